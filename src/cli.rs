@@ -1,0 +1,94 @@
+//! What every binary shares: the SESSION argument, reading it, reporting
+//! warnings and errors, writing output, and man pages.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::session::{ReadOptions, Session};
+use clap::{Args, CommandFactory, Parser};
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The session argument and the options that control how it is read.
+#[derive(Args, Debug, Clone)]
+pub struct SessionArgs {
+    /// Session file, `-` for stdin (the default), or a session-id prefix
+    /// (looked up like `pi --session`: this project's sessions first, then all).
+    #[arg(value_name = "SESSION")]
+    pub session: Option<String>,
+
+    /// Directory to look up session-id prefixes in (instead of
+    /// $PI_CODING_AGENT_SESSION_DIR or ~/.pi/agent/sessions).
+    #[arg(long, value_name = "DIR")]
+    pub session_dir: Option<PathBuf>,
+
+    /// Treat lines that are not JSON objects as errors (pi skips them with no word).
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Do not print warnings.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl SessionArgs {
+    /// Resolve and read the session, printing its warnings to stderr.
+    pub fn open(&self, tool: &str) -> Result<Session> {
+        let input =
+            crate::locate::resolve_session(self.session.as_deref(), self.session_dir.as_deref())?;
+        let s = Session::open(
+            input,
+            ReadOptions {
+                strict: self.strict,
+            },
+        )?;
+        if !self.quiet {
+            for w in &s.warnings {
+                eprintln!("{tool}: warning: {w}");
+            }
+        }
+        Ok(s)
+    }
+}
+
+/// Buffered standard output.
+pub fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
+    io::BufWriter::with_capacity(1 << 16, io::stdout().lock())
+}
+
+/// Turn an output error into the tool's error (a closed pipe is not one).
+pub fn out_err(e: io::Error) -> Error {
+    Error::io("<stdout>", &e)
+}
+
+/// Run a tool's body: parse arguments (with the hidden `--generate-man-page`
+/// for `man/`), report errors as `TOOL: error: ...`, and pick the exit status.
+pub fn main<A: Parser>(tool: &str, body: impl FnOnce(A) -> Result<()>) -> ExitCode {
+    if std::env::args_os().nth(1).is_some_and(|a| a == "--generate-man-page") {
+        return match write_man_page::<A>(&mut io::stdout()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("{tool}: error: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let args = A::parse();
+    match body(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind == ErrorKind::Io && is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{tool}: error: {e}");
+            ExitCode::from(e.exit_code() as u8)
+        }
+    }
+}
+
+fn is_broken_pipe(e: &Error) -> bool {
+    e.diag.message.to_lowercase().contains("broken pipe")
+}
+
+/// Render the man page of a clap command.
+pub fn write_man_page<A: CommandFactory>(out: &mut impl Write) -> io::Result<()> {
+    let cmd = A::command();
+    clap_mangen::Man::new(cmd).render(out)
+}

@@ -1,0 +1,158 @@
+//! `pi-path`: the entries, messages or context on the path to a leaf, and
+//! the list of leaves.
+
+use crate::cli::out_err;
+use crate::context::{self, message_json};
+use crate::entry::EntryType;
+use crate::error::Result;
+use crate::index::NONE;
+use crate::json::ObjectWriter;
+use crate::path::path_to;
+use crate::refs;
+use crate::session::Session;
+use crate::summary;
+use std::io::Write;
+
+/// What `pi-path` prints for each path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The entry lines, byte for byte as in the input.
+    Entries,
+    /// The context's messages (pi's `buildSessionContext().messages`), one per line.
+    Messages,
+    /// One line: the whole `{messages, thinkingLevel, model}` object.
+    Context,
+    /// One entry id per line.
+    Ids,
+}
+
+/// Print the path from the root to the entry `leaf` (a REF).
+pub fn write_path(
+    s: &Session,
+    leaf: &str,
+    format: Format,
+    header: bool,
+    out: &mut impl Write,
+) -> Result<()> {
+    let leaf = match (leaf, s.index.leaf) {
+        // An empty session has an empty path at its default leaf.
+        ("leaf", None) => None,
+        _ => Some(refs::resolve(s, leaf)?),
+    };
+    if header {
+        out.write_all(&s.header_line()?).map_err(out_err)?;
+        out.write_all(b"\n").map_err(out_err)?;
+    }
+    match format {
+        Format::Entries | Format::Ids => {
+            let path = match leaf {
+                Some(l) => path_to(s, l)?,
+                None => Vec::new(),
+            };
+            for i in path {
+                if format == Format::Ids {
+                    out.write_all(s.entries[i].id_string().as_bytes())
+                        .map_err(out_err)?;
+                } else {
+                    out.write_all(&s.line(i)?).map_err(out_err)?;
+                }
+                out.write_all(b"\n").map_err(out_err)?;
+            }
+        }
+        Format::Messages => {
+            let ctx = context::build(s, leaf)?;
+            for item in ctx.items {
+                if let Some(m) = message_json(s, item)? {
+                    out.write_all(&m).map_err(out_err)?;
+                    out.write_all(b"\n").map_err(out_err)?;
+                }
+            }
+        }
+        Format::Context => {
+            let ctx = context::build(s, leaf)?;
+            out.write_all(b"{\"messages\":[").map_err(out_err)?;
+            let mut first = true;
+            for item in ctx.items {
+                if let Some(m) = message_json(s, item)? {
+                    if !first {
+                        out.write_all(b",").map_err(out_err)?;
+                    }
+                    first = false;
+                    out.write_all(&m).map_err(out_err)?;
+                }
+            }
+            out.write_all(b"]").map_err(out_err)?;
+            if let Some(t) = &ctx.thinking_level {
+                out.write_all(b",\"thinkingLevel\":").map_err(out_err)?;
+                out.write_all(t).map_err(out_err)?;
+            }
+            out.write_all(b",\"model\":").map_err(out_err)?;
+            out.write_all(ctx.model.as_deref().unwrap_or(b"null"))
+                .map_err(out_err)?;
+            out.write_all(b"}\n").map_err(out_err)?;
+        }
+    }
+    out.flush().map_err(out_err)
+}
+
+/// Print one JSON line per leaf (an entry no other entry names as parent):
+/// `{"id","line","timestamp","depth","label"?,"current","lastUser"}`.
+pub fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
+    let n = s.entries.len();
+    let mut has_child = vec![false; n];
+    for (i, e) in s.entries.iter().enumerate() {
+        if e.ty != EntryType::Session && s.index.parent[i] != NONE {
+            has_child[s.index.parent[i] as usize] = true;
+        }
+    }
+    for i in 0..n {
+        let e = &s.entries[i];
+        if has_child[i] || e.ty == EntryType::Session {
+            continue;
+        }
+        // A duplicate id shadowed by a later line is not reachable by id.
+        if let Some(id) = &e.id {
+            if s.index.get(id) != Some(i) {
+                continue;
+            }
+        }
+        let path = path_to(s, i)?;
+        let line = s.line(i)?;
+        let obj = s.object(&line, e.line)?;
+        let mut w = ObjectWriter::new();
+        w.str("id", &e.id_string());
+        w.number("line", e.line as f64);
+        w.raw("timestamp", obj.canonical("timestamp").ok().flatten().as_deref());
+        w.number("depth", path.len() as f64);
+        if let Some(id) = &e.id {
+            if let Some(l) = s.index.labels.get(id) {
+                w.str("label", &l.label);
+            }
+        }
+        w.raw(
+            "current",
+            Some(if s.index.leaf == Some(i) { b"true" } else { b"false" }),
+        );
+        let mut last_user = None;
+        for &j in path.iter().rev() {
+            if s.entries[j].ty != EntryType::Message {
+                continue;
+            }
+            let l = s.line(j)?;
+            let o = s.object(&l, s.entries[j].line)?;
+            if let Some(m) = o.object("message") {
+                if m.str("role").as_deref() == Some("user") {
+                    last_user = summary::message_text(&m).map(|t| summary::one_line(&t, 120));
+                    break;
+                }
+            }
+        }
+        match last_user {
+            Some(t) => w.str("lastUser", &t),
+            None => w.raw("lastUser", Some(b"null")),
+        };
+        out.write_all(&w.finish()).map_err(out_err)?;
+        out.write_all(b"\n").map_err(out_err)?;
+    }
+    out.flush().map_err(out_err)
+}

@@ -1,0 +1,257 @@
+//! One line of a session: what the index keeps of it.
+//!
+//! Only the fields every command needs are decoded (type, id, parentId,
+//! timestamp, and the label and name of label and session_info entries);
+//! everything else stays in the file and is read again when a command must
+//! look inside (see [`crate::session::Session::line`]).
+
+use crate::json::{js, Object};
+use std::fmt;
+
+/// An entry id. pi's ids are 8 lowercase hex digits, kept in 4 bytes; any
+/// other string is kept as it is.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Id {
+    Hex8(u32),
+    Other(Box<str>),
+}
+
+impl Id {
+    pub fn new(s: &str) -> Id {
+        let b = s.as_bytes();
+        if b.len() == 8 && b.iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')) {
+            if let Ok(n) = u32::from_str_radix(s, 16) {
+                return Id::Hex8(n);
+            }
+        }
+        Id::Other(s.into())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        matches!(self, Id::Other(s) if s.is_empty())
+    }
+}
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Id::Hex8(n) => write!(f, "{n:08x}"),
+            Id::Other(s) => f.write_str(s),
+        }
+    }
+}
+
+impl fmt::Debug for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self}")
+    }
+}
+
+/// What an entry's `parentId` says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parent {
+    /// `null`: a root.
+    Null,
+    /// No `parentId` key, or a false-like value other than null.
+    Missing,
+    /// A string: the parent's id (maybe naming no entry).
+    Id(Id),
+    /// Some other JSON value (names no entry).
+    Other,
+}
+
+impl Parent {
+    /// The id to follow when walking to the root (pi follows truthy ids only).
+    pub fn id(&self) -> Option<&Id> {
+        match self {
+            Parent::Id(id) if !id.is_empty() => Some(id),
+            _ => None,
+        }
+    }
+}
+
+/// The entry types pi writes, and anything else.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EntryType {
+    Message,
+    ThinkingLevelChange,
+    ModelChange,
+    Compaction,
+    BranchSummary,
+    Custom,
+    CustomMessage,
+    Label,
+    SessionInfo,
+    /// A `session` line that is not the first: a second header (pi skips it).
+    Session,
+    /// A type this tool does not know, kept as written.
+    Other(Box<str>),
+    /// No string `type`.
+    None,
+}
+
+impl EntryType {
+    pub fn from_str(s: &str) -> EntryType {
+        match s {
+            "message" => EntryType::Message,
+            "thinking_level_change" => EntryType::ThinkingLevelChange,
+            "model_change" => EntryType::ModelChange,
+            "compaction" => EntryType::Compaction,
+            "branch_summary" => EntryType::BranchSummary,
+            "custom" => EntryType::Custom,
+            "custom_message" => EntryType::CustomMessage,
+            "label" => EntryType::Label,
+            "session_info" => EntryType::SessionInfo,
+            "session" => EntryType::Session,
+            other => EntryType::Other(other.into()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            EntryType::Message => "message",
+            EntryType::ThinkingLevelChange => "thinking_level_change",
+            EntryType::ModelChange => "model_change",
+            EntryType::Compaction => "compaction",
+            EntryType::BranchSummary => "branch_summary",
+            EntryType::Custom => "custom",
+            EntryType::CustomMessage => "custom_message",
+            EntryType::Label => "label",
+            EntryType::SessionInfo => "session_info",
+            EntryType::Session => "session",
+            EntryType::Other(s) => s,
+            EntryType::None => "",
+        }
+    }
+}
+
+/// Fields only some entry types have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Extra {
+    None,
+    /// A `label` entry: its target and the label it sets (None = cleared).
+    Label {
+        target: Option<Id>,
+        label: Option<Box<str>>,
+    },
+    /// A `session_info` entry: its name, trimmed (None when absent).
+    SessionInfo { name: Option<Box<str>> },
+}
+
+/// What the index keeps of one entry line.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// 1-based line number in the input.
+    pub line: u64,
+    /// Byte offset of the line in the input, and its length (without `\n`).
+    pub offset: u64,
+    pub len: u64,
+    pub ty: EntryType,
+    pub id: Option<Id>,
+    pub parent: Parent,
+    /// `new Date(timestamp).getTime()`: NaN when absent or unparsable.
+    pub time: f64,
+    pub extra: Extra,
+}
+
+impl Entry {
+    /// Read the fields of an entry from its parsed line.
+    pub fn from_object(obj: &Object<'_>, line: u64, offset: u64, len: u64) -> Entry {
+        let ty = match obj.str("type") {
+            Some(t) => EntryType::from_str(&t),
+            None => EntryType::None,
+        };
+        let id = obj.str("id").map(|s| Id::new(&s));
+        let parent = match obj.raw("parentId") {
+            None => Parent::Missing,
+            Some(b"null") => Parent::Null,
+            Some(v) if v[0] == b'"' => Parent::Id(Id::new(&js::decode_string(v, 0..v.len()))),
+            Some(v) if !js::truthy(v) => Parent::Missing,
+            Some(_) => Parent::Other,
+        };
+        let time = obj.raw("timestamp").map_or(f64::NAN, crate::time::js_date_ms);
+        let extra = match ty {
+            EntryType::Label => Extra::Label {
+                target: obj.str("targetId").map(|s| Id::new(&s)),
+                label: obj
+                    .str("label")
+                    .filter(|l| !l.is_empty())
+                    .map(|l| l.into_owned().into_boxed_str()),
+            },
+            EntryType::SessionInfo => Extra::SessionInfo {
+                name: obj
+                    .str("name")
+                    .map(|n| js_trim(&n).to_string().into_boxed_str()),
+            },
+            _ => Extra::None,
+        };
+        Entry {
+            line,
+            offset,
+            len,
+            ty,
+            id,
+            parent,
+            time,
+            extra,
+        }
+    }
+
+    /// The id as text ("" when the entry has none).
+    pub fn id_string(&self) -> String {
+        self.id.as_ref().map(Id::to_string).unwrap_or_default()
+    }
+}
+
+/// JavaScript's `String.prototype.trim()`: strips white space and line
+/// terminators as ECMAScript defines them (including U+FEFF).
+pub fn js_trim(s: &str) -> &str {
+    s.trim_matches(is_js_space)
+}
+
+pub fn is_js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}'..='\u{d}'
+            | ' '
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+            | '\u{feff}'
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip() {
+        for s in ["0123abcd", "ffffffff", "ABCDEF01", "short", "", "0123abcde"] {
+            assert_eq!(Id::new(s).to_string(), s);
+        }
+        assert!(matches!(Id::new("00000000"), Id::Hex8(0)));
+    }
+
+    #[test]
+    fn reads_fields() {
+        let line = br#"{"type":"label","id":"0000000a","parentId":"0000000b","timestamp":"2026-07-20T09:00:00.000Z","targetId":"x","label":""}"#;
+        let obj = Object::parse_line(line).unwrap().unwrap();
+        let e = Entry::from_object(&obj, 3, 0, line.len() as u64);
+        assert_eq!(e.ty, EntryType::Label);
+        assert_eq!(e.parent, Parent::Id(Id::new("0000000b")));
+        assert_eq!(
+            e.extra,
+            Extra::Label {
+                target: Some(Id::new("x")),
+                label: None
+            }
+        );
+        assert_eq!(e.time, 1784538000000.0);
+    }
+}

@@ -1,0 +1,158 @@
+//! The index of a session: ids, parents, labels, name and leaf, built in
+//! one pass over the entries exactly as pi's `_buildIndex` builds it.
+
+use crate::entry::{Entry, EntryType, Extra, Id};
+use crate::error::Diagnostic;
+use std::collections::HashMap;
+
+/// "No entry" in the compact index vectors.
+pub const NONE: u32 = u32::MAX;
+
+/// Labels in force, in the order pi's `labelsById` map holds them.
+#[derive(Debug, Default, Clone)]
+pub struct Labels {
+    slots: Vec<Option<LabelSlot>>,
+    by_target: HashMap<Id, usize>,
+}
+
+/// One label in force.
+#[derive(Debug, Clone)]
+pub struct LabelSlot {
+    pub target: Id,
+    pub label: Box<str>,
+    /// The entry (index) of the label entry that set it.
+    pub set_by: usize,
+}
+
+impl Labels {
+    fn set(&mut self, target: Id, label: Box<str>, set_by: usize) {
+        match self.by_target.get(&target) {
+            // Map.set on an existing key keeps its place.
+            Some(&slot) => {
+                if let Some(s) = self.slots[slot].as_mut() {
+                    s.label = label;
+                    s.set_by = set_by;
+                }
+            }
+            None => {
+                self.by_target.insert(target.clone(), self.slots.len());
+                self.slots.push(Some(LabelSlot {
+                    target,
+                    label,
+                    set_by,
+                }));
+            }
+        }
+    }
+
+    fn delete(&mut self, target: &Id) {
+        if let Some(slot) = self.by_target.remove(target) {
+            self.slots[slot] = None;
+        }
+    }
+
+    /// The label on `id`, if any.
+    pub fn get(&self, id: &Id) -> Option<&LabelSlot> {
+        self.by_target
+            .get(id)
+            .and_then(|&s| self.slots[s].as_ref())
+    }
+
+    /// Every label in force, in pi's map order.
+    pub fn iter(&self) -> impl Iterator<Item = &LabelSlot> {
+        self.slots.iter().flatten()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_target.is_empty()
+    }
+}
+
+/// Lookups over the entries of a session.
+#[derive(Debug, Default)]
+pub struct Index {
+    /// Entry index by id; when ids repeat, the later line wins (as in pi).
+    pub by_id: HashMap<Id, u32>,
+    /// For each entry, the entry its `parentId` names (`NONE` if none).
+    pub parent: Vec<u32>,
+    pub labels: Labels,
+    /// The session name: the last `session_info` decides (empty = none).
+    pub name: Option<Box<str>>,
+    /// pi's leaf after opening: the last entry (second headers aside).
+    pub leaf: Option<usize>,
+}
+
+impl Index {
+    /// Build the index; duplicate ids and parents naming no entry are
+    /// reported in `warnings`.
+    pub fn build(file: &str, entries: &[Entry], warnings: &mut Vec<Diagnostic>) -> Index {
+        let mut ix = Index {
+            by_id: HashMap::with_capacity(entries.len()),
+            parent: vec![NONE; entries.len()],
+            ..Index::default()
+        };
+        for (i, e) in entries.iter().enumerate() {
+            if e.ty == EntryType::Session {
+                continue;
+            }
+            ix.leaf = Some(i);
+            if let Some(id) = &e.id {
+                if let Some(prev) = ix.by_id.insert(id.clone(), i as u32) {
+                    warnings.push(Diagnostic::new(
+                        file,
+                        Some(e.line),
+                        format!(
+                            "duplicate id {id} (also on line {}); this later line wins, as in pi",
+                            entries[prev as usize].line
+                        ),
+                    ));
+                }
+            }
+            match &e.extra {
+                Extra::Label {
+                    target: Some(t),
+                    label,
+                } => match label {
+                    Some(l) => ix.labels.set(t.clone(), l.clone(), i),
+                    None => ix.labels.delete(t),
+                },
+                Extra::SessionInfo { name } => {
+                    ix.name = name.clone().filter(|n| !n.is_empty());
+                }
+                _ => {}
+            }
+        }
+        for (i, e) in entries.iter().enumerate() {
+            if e.ty == EntryType::Session {
+                continue;
+            }
+            if let Some(pid) = e.parent.id() {
+                match ix.by_id.get(pid) {
+                    Some(&p) => ix.parent[i] = p,
+                    None => warnings.push(Diagnostic::new(
+                        file,
+                        Some(e.line),
+                        format!(
+                            "entry {} names parent {pid}, which is not in the file; its path starts here",
+                            e.id_string()
+                        ),
+                    )),
+                }
+            }
+        }
+        ix
+    }
+
+    /// The entry index of `id`.
+    pub fn get(&self, id: &Id) -> Option<usize> {
+        self.by_id.get(id).map(|&i| i as usize)
+    }
+
+    /// The parent entry of entry `i` (None for a root or a dangling parent).
+    pub fn parent_of(&self, i: usize) -> Option<usize> {
+        match self.parent[i] {
+            NONE => None,
+            p => Some(p as usize),
+        }
+    }
+}

@@ -1,0 +1,436 @@
+//! JSON written the way JavaScript writes it.
+//!
+//! pi stores what `JSON.stringify` produced. Whenever a tool prints a value it
+//! took out of a line (a message, a summary), the result must equal
+//! `JSON.stringify(JSON.parse(text))`: no whitespace, escapes normalized,
+//! numbers in JavaScript's shortest form, integer-like keys first, duplicate
+//! keys collapsed. [`canonical`] does that directly on the text, without a
+//! value tree; for text pi wrote itself it returns the same bytes.
+
+use super::scan::{self, SyntaxError};
+use std::borrow::Cow;
+use std::ops::Range;
+
+/// How deep [`canonical`] follows nested arrays and objects. JavaScript's own
+/// `JSON.stringify` gives up (stack overflow) at a similar depth.
+pub const MAX_DEPTH: usize = 2000;
+
+/// Append `JSON.stringify(JSON.parse(text[range]))` to `out`. The range must
+/// hold one valid JSON value (see [`scan::validate`]).
+pub fn canonical(out: &mut Vec<u8>, text: &[u8], range: Range<usize>) -> Result<(), SyntaxError> {
+    canonical_at(out, text, range, 0)
+}
+
+/// Same as [`canonical`], returning a new buffer.
+pub fn canonical_vec(text: &[u8], range: Range<usize>) -> Result<Vec<u8>, SyntaxError> {
+    let mut out = Vec::with_capacity(range.len());
+    canonical(&mut out, text, range)?;
+    Ok(out)
+}
+
+fn too_deep(offset: usize) -> SyntaxError {
+    SyntaxError {
+        offset,
+        what: "JSON nested too deeply to re-serialize",
+    }
+}
+
+fn canonical_at(
+    out: &mut Vec<u8>,
+    text: &[u8],
+    range: Range<usize>,
+    depth: usize,
+) -> Result<(), SyntaxError> {
+    let v = &text[range.clone()];
+    match v.first() {
+        Some(b'"') => {
+            write_raw_string(out, &v[1..v.len() - 1]);
+            Ok(())
+        }
+        Some(b'{') => {
+            if depth >= MAX_DEPTH {
+                return Err(too_deep(range.start));
+            }
+            let members = scan::members(text, range.clone())?;
+            let order = member_order(text, &members);
+            out.push(b'{');
+            for (n, &(key_idx, val_idx)) in order.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                let k = &members[key_idx].key;
+                write_raw_string(out, &text[k.start + 1..k.end - 1]);
+                out.push(b':');
+                canonical_at(out, text, members[val_idx].value.clone(), depth + 1)?;
+            }
+            out.push(b'}');
+            Ok(())
+        }
+        Some(b'[') => {
+            if depth >= MAX_DEPTH {
+                return Err(too_deep(range.start));
+            }
+            out.push(b'[');
+            for (n, el) in scan::elements(text, range)?.into_iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                canonical_at(out, text, el, depth + 1)?;
+            }
+            out.push(b']');
+            Ok(())
+        }
+        Some(b't' | b'f' | b'n') => {
+            out.extend_from_slice(v);
+            Ok(())
+        }
+        Some(_) => {
+            write_number_text(out, v);
+            Ok(())
+        }
+        None => Err(SyntaxError {
+            offset: range.start,
+            what: "empty value",
+        }),
+    }
+}
+
+/// The order JavaScript gives an object's members after `JSON.parse`: keys
+/// that are array indices first (ascending), then the others in first-seen
+/// order; a repeated key keeps its first place and takes its last value.
+/// Returns (member whose key is printed, member whose value is printed).
+fn member_order(text: &[u8], members: &[scan::Member]) -> Vec<(usize, usize)> {
+    let keys: Vec<Cow<[u8]>> = members
+        .iter()
+        .map(|m| {
+            let raw = &text[m.key.start + 1..m.key.end - 1];
+            if raw.contains(&b'\\') {
+                let mut o = Vec::new();
+                write_raw_string(&mut o, raw);
+                Cow::Owned(o)
+            } else {
+                Cow::Borrowed(raw)
+            }
+        })
+        .collect();
+    let simple = keys.iter().all(|k| array_index(k).is_none()) && !has_duplicates(&keys);
+    if simple {
+        return (0..members.len()).map(|i| (i, i)).collect();
+    }
+    let mut order: Vec<(usize, usize)> = Vec::new();
+    let mut seen: std::collections::HashMap<&[u8], usize> = std::collections::HashMap::new();
+    for (i, k) in keys.iter().enumerate() {
+        match seen.get(k.as_ref()) {
+            Some(&slot) => order[slot].1 = i,
+            None => {
+                seen.insert(k.as_ref(), order.len());
+                order.push((i, i));
+            }
+        }
+    }
+    // Stable: indices first in numeric order, the rest keep insertion order.
+    order.sort_by_key(|&(i, _)| match array_index(&keys[i]) {
+        Some(n) => (0u8, n),
+        None => (1u8, 0),
+    });
+    order
+}
+
+fn has_duplicates(keys: &[Cow<[u8]>]) -> bool {
+    if keys.len() <= 16 {
+        for i in 0..keys.len() {
+            for j in 0..i {
+                if keys[i] == keys[j] {
+                    return true;
+                }
+            }
+        }
+        false
+    } else {
+        let mut set = std::collections::HashSet::new();
+        !keys.iter().all(|k| set.insert(k.as_ref()))
+    }
+}
+
+/// A key (as written by [`write_raw_string`], without quotes) that
+/// JavaScript treats as an array index: "0" or no leading zero, < 2^32 - 1.
+fn array_index(key: &[u8]) -> Option<u64> {
+    if key.is_empty() || key.len() > 10 || !key.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    if key.len() > 1 && key[0] == b'0' {
+        return None;
+    }
+    let n: u64 = std::str::from_utf8(key).ok()?.parse().ok()?;
+    (n < 4_294_967_295).then_some(n)
+}
+
+/// One UTF-16 code unit or scalar decoded from raw string content.
+fn for_each_unit(raw: &[u8], mut f: impl FnMut(Unit<'_>)) {
+    let mut i = 0;
+    while i < raw.len() {
+        // Run of plain bytes.
+        let run_end = memchr::memchr(b'\\', &raw[i..]).map_or(raw.len(), |p| i + p);
+        if run_end > i {
+            f(Unit::Bytes(&raw[i..run_end]));
+            i = run_end;
+            continue;
+        }
+        // An escape at i.
+        let e = raw[i + 1];
+        i += 2;
+        let unit: u16 = match e {
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => 0x0a,
+            b'r' => 0x0d,
+            b't' => 0x09,
+            b'u' => {
+                let h = hex4(&raw[i..i + 4]);
+                i += 4;
+                h
+            }
+            other => other as u16,
+        };
+        if (0xD800..0xDC00).contains(&unit)
+            && raw.len() >= i + 6
+            && raw[i] == b'\\'
+            && raw[i + 1] == b'u'
+        {
+            let low = hex4(&raw[i + 2..i + 6]);
+            if (0xDC00..0xE000).contains(&low) {
+                i += 6;
+                let c = 0x10000 + (((unit as u32) - 0xD800) << 10) + (low as u32 - 0xDC00);
+                f(Unit::Char(char::from_u32(c).unwrap_or('\u{FFFD}')));
+                continue;
+            }
+        }
+        match char::from_u32(unit as u32) {
+            Some(c) => f(Unit::Char(c)),
+            None => f(Unit::LoneSurrogate(unit)),
+        }
+    }
+}
+
+enum Unit<'a> {
+    /// Bytes without escapes, as they stood (maybe not UTF-8).
+    Bytes(&'a [u8]),
+    Char(char),
+    LoneSurrogate(u16),
+}
+
+fn hex4(h: &[u8]) -> u16 {
+    h.iter().fold(0u16, |acc, &b| {
+        let d = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            _ => b - b'A' + 10,
+        };
+        acc << 4 | d as u16
+    })
+}
+
+/// Write the raw content of a JSON string (between the quotes, valid) the
+/// way `JSON.stringify` writes the decoded string, quotes included.
+pub fn write_raw_string(out: &mut Vec<u8>, raw: &[u8]) {
+    out.push(b'"');
+    for_each_unit(raw, |u| match u {
+        Unit::Bytes(b) => match std::str::from_utf8(b) {
+            // Plain bytes hold no quote, backslash or control character
+            // (the scanner rejected those), so they are copied as they are.
+            Ok(_) => out.extend_from_slice(b),
+            Err(_) => out.extend_from_slice(String::from_utf8_lossy(b).as_bytes()),
+        },
+        Unit::Char(c) => write_char(out, c),
+        Unit::LoneSurrogate(u) => {
+            out.extend_from_slice(format!("\\u{u:04x}").as_bytes());
+        }
+    });
+    out.push(b'"');
+}
+
+fn write_char(out: &mut Vec<u8>, c: char) {
+    match c {
+        '"' => out.extend_from_slice(b"\\\""),
+        '\\' => out.extend_from_slice(b"\\\\"),
+        '\u{08}' => out.extend_from_slice(b"\\b"),
+        '\u{0c}' => out.extend_from_slice(b"\\f"),
+        '\n' => out.extend_from_slice(b"\\n"),
+        '\r' => out.extend_from_slice(b"\\r"),
+        '\t' => out.extend_from_slice(b"\\t"),
+        c if (c as u32) < 0x20 => out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes()),
+        c => {
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+    }
+}
+
+/// Write a Rust string as `JSON.stringify` would.
+pub fn write_str(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    for c in s.chars() {
+        write_char(out, c);
+    }
+    out.push(b'"');
+}
+
+/// Decode the JSON string at `text[range]` (quotes included). Lone
+/// surrogates become U+FFFD, as do bytes that are not UTF-8.
+pub fn decode_string(text: &[u8], range: Range<usize>) -> Cow<'_, str> {
+    let raw = &text[range.start + 1..range.end - 1];
+    if !raw.contains(&b'\\') {
+        return String::from_utf8_lossy(raw);
+    }
+    let mut s = String::with_capacity(raw.len());
+    for_each_unit(raw, |u| match u {
+        Unit::Bytes(b) => s.push_str(&String::from_utf8_lossy(b)),
+        Unit::Char(c) => s.push(c),
+        Unit::LoneSurrogate(_) => s.push('\u{FFFD}'),
+    });
+    Cow::Owned(s)
+}
+
+/// Write a JSON number text as JavaScript prints the number it parses to.
+pub fn write_number_text(out: &mut Vec<u8>, text: &[u8]) {
+    // Fast path: small integers are already in JavaScript's form.
+    let digits = text.strip_prefix(b"-").unwrap_or(text);
+    if !digits.is_empty()
+        && digits.len() <= 15
+        && digits.iter().all(u8::is_ascii_digit)
+        && (digits[0] != b'0' || digits.len() == 1)
+        && text != b"-0"
+    {
+        out.extend_from_slice(text);
+        return;
+    }
+    let n: f64 = std::str::from_utf8(text)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(f64::NAN);
+    write_number(out, n);
+}
+
+/// Write an f64 as `JSON.stringify` does (`null` when not finite).
+pub fn write_number(out: &mut Vec<u8>, n: f64) {
+    out.extend_from_slice(number_to_js(n).as_bytes());
+}
+
+/// JavaScript's `Number.prototype.toString()` for finite numbers; "null"
+/// for NaN and infinities (what `JSON.stringify` writes for them).
+pub fn number_to_js(n: f64) -> String {
+    if !n.is_finite() {
+        return "null".into();
+    }
+    if n == 0.0 {
+        return "0".into();
+    }
+    // Shortest round-trip digits, as "d.ddde±x".
+    let sci = format!("{:e}", n.abs());
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let digits: String = mant.chars().filter(|c| *c != '.').collect();
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let k = digits.len() as i32;
+    let p = exp + 1; // decimal point position
+    let mut s = String::new();
+    if n < 0.0 {
+        s.push('-');
+    }
+    if k <= p && p <= 21 {
+        s.push_str(&digits);
+        s.extend(std::iter::repeat('0').take((p - k) as usize));
+    } else if 0 < p && p <= 21 {
+        s.push_str(&digits[..p as usize]);
+        s.push('.');
+        s.push_str(&digits[p as usize..]);
+    } else if -6 < p && p <= 0 {
+        s.push_str("0.");
+        s.extend(std::iter::repeat('0').take((-p) as usize));
+        s.push_str(&digits);
+    } else {
+        let e = p - 1;
+        s.push_str(&digits[..1]);
+        if k > 1 {
+            s.push('.');
+            s.push_str(&digits[1..]);
+        }
+        s.push('e');
+        s.push(if e < 0 { '-' } else { '+' });
+        s.push_str(&e.abs().to_string());
+    }
+    s
+}
+
+/// JavaScript truthiness of a JSON value's text.
+pub fn truthy(value: &[u8]) -> bool {
+    match value.first() {
+        None => false,
+        Some(b'n' | b'f') => false,
+        Some(b'"') => value.len() > 2,
+        Some(b'-' | b'0'..=b'9') => std::str::from_utf8(value)
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok())
+            .is_some_and(|n| n != 0.0),
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn canon(s: &str) -> String {
+        let t = s.as_bytes();
+        let r = scan::validate(t).unwrap();
+        String::from_utf8(canonical_vec(t, r).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn numbers_like_javascript() {
+        for (n, js) in [
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (1e-7, "1e-7"),
+            (1.5e-7, "1.5e-7"),
+            (0.000001, "0.000001"),
+            (0.1, "0.1"),
+            (-2.5, "-2.5"),
+            (123.456, "123.456"),
+            (0.0002130934582091868, "0.0002130934582091868"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (5e-324, "5e-324"),
+        ] {
+            assert_eq!(number_to_js(n), js);
+        }
+        assert_eq!(canon("-0"), "0");
+        assert_eq!(canon("1E400"), "null");
+        assert_eq!(canon("1.0"), "1");
+        assert_eq!(canon("100e-2"), "1");
+    }
+
+    #[test]
+    fn strings_like_javascript() {
+        assert_eq!(canon(r#""\u0041\/\u00e9""#), "\"A/é\"");
+        assert_eq!(canon(r#""\ud83d\ude00""#), "\"😀\"");
+        assert_eq!(canon(r#""\ud83d""#), r#""\ud83d""#);
+        assert_eq!(canon(r#""\uDE00x""#), r#""\ude00x""#);
+        assert_eq!(canon(r#""\u0001\u001F\b""#), r#""\u0001\u001f\b""#);
+        assert_eq!(canon("\"\u{2028}\""), "\"\u{2028}\"");
+    }
+
+    #[test]
+    fn objects_like_javascript() {
+        assert_eq!(canon(r#"{ "b" : 1 , "a" : [ 1 , 2 ] }"#), r#"{"b":1,"a":[1,2]}"#);
+        assert_eq!(canon(r#"{"b":1,"2":0,"1":0,"a":2,"b":3}"#), r#"{"1":0,"2":0,"b":3,"a":2}"#);
+        assert_eq!(canon(r#"{"01":1,"1":2}"#), r#"{"1":2,"01":1}"#);
+    }
+
+    #[test]
+    fn truthiness() {
+        assert!(!truthy(b"\"\""));
+        assert!(!truthy(b"0.0"));
+        assert!(!truthy(b"null"));
+        assert!(truthy(b"[]"));
+        assert!(truthy(b"\"0\""));
+    }
+}

@@ -1,0 +1,138 @@
+//! JSON without a value tree: validate a line, find the members a command
+//! needs, and write values back exactly as JavaScript would.
+
+pub mod js;
+pub mod scan;
+
+pub use scan::SyntaxError;
+use std::borrow::Cow;
+use std::ops::Range;
+
+/// A view of one JSON object: its text and the spans of its members.
+#[derive(Debug, Clone)]
+pub struct Object<'a> {
+    pub text: &'a [u8],
+    pub range: Range<usize>,
+    pub members: Vec<scan::Member>,
+}
+
+impl<'a> Object<'a> {
+    /// Validate `text` as one JSON value and view it as an object.
+    /// `Ok(None)` when it is valid JSON but not an object.
+    pub fn parse_line(text: &'a [u8]) -> Result<Option<Self>, SyntaxError> {
+        let range = scan::validate(text)?;
+        if text[range.start] != b'{' {
+            return Ok(None);
+        }
+        Ok(Some(Self::at(text, range)?))
+    }
+
+    /// View the (valid) object at `text[range]`.
+    pub fn at(text: &'a [u8], range: Range<usize>) -> Result<Self, SyntaxError> {
+        let members = scan::members(text, range.clone())?;
+        Ok(Object {
+            text,
+            range,
+            members,
+        })
+    }
+
+    /// The value span of `key`; the last one wins, as in `JSON.parse`.
+    pub fn get(&self, key: &str) -> Option<Range<usize>> {
+        self.members
+            .iter()
+            .rev()
+            .find(|m| key_is(self.text, &m.key, key))
+            .map(|m| m.value.clone())
+    }
+
+    /// The raw bytes of `key`'s value.
+    pub fn raw(&self, key: &str) -> Option<&'a [u8]> {
+        self.get(key).map(|r| &self.text[r])
+    }
+
+    /// `key`'s value when it is a string, decoded.
+    pub fn str(&self, key: &str) -> Option<Cow<'a, str>> {
+        let r = self.get(key)?;
+        (self.text[r.start] == b'"').then(|| js::decode_string(self.text, r))
+    }
+
+    /// `key`'s value when it is an object.
+    pub fn object(&self, key: &str) -> Option<Object<'a>> {
+        let r = self.get(key)?;
+        if self.text[r.start] != b'{' {
+            return None;
+        }
+        Object::at(self.text, r).ok()
+    }
+
+    /// `JSON.stringify` of `key`'s value, or None when the key is absent
+    /// (JavaScript's `undefined`).
+    pub fn canonical(&self, key: &str) -> Result<Option<Vec<u8>>, SyntaxError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(r) => js::canonical_vec(self.text, r).map(Some),
+        }
+    }
+}
+
+/// Whether the key span (quotes included) decodes to `want`.
+pub fn key_is(text: &[u8], key: &Range<usize>, want: &str) -> bool {
+    let raw = &text[key.start + 1..key.end - 1];
+    if !raw.contains(&b'\\') {
+        return raw == want.as_bytes();
+    }
+    js::decode_string(text, key.clone()) == want
+}
+
+/// Builds a JSON object the way `JSON.stringify` writes one: members in the
+/// order they are added, `None` values (JavaScript's `undefined`) left out.
+#[derive(Default)]
+pub struct ObjectWriter {
+    buf: Vec<u8>,
+    any: bool,
+}
+
+impl ObjectWriter {
+    pub fn new() -> Self {
+        ObjectWriter {
+            buf: vec![b'{'],
+            any: false,
+        }
+    }
+
+    fn key(&mut self, key: &str) {
+        if self.any {
+            self.buf.push(b',');
+        }
+        self.any = true;
+        js::write_str(&mut self.buf, key);
+        self.buf.push(b':');
+    }
+
+    /// Add a member whose value is already JSON text (skipped when None).
+    pub fn raw(&mut self, key: &str, value: Option<&[u8]>) -> &mut Self {
+        if let Some(v) = value {
+            self.key(key);
+            self.buf.extend_from_slice(v);
+        }
+        self
+    }
+
+    pub fn str(&mut self, key: &str, value: &str) -> &mut Self {
+        self.key(key);
+        js::write_str(&mut self.buf, value);
+        self
+    }
+
+    pub fn number(&mut self, key: &str, n: f64) -> &mut Self {
+        self.key(key);
+        js::write_number(&mut self.buf, n);
+        self
+    }
+
+    pub fn finish(mut self) -> Vec<u8> {
+        self.buf.push(b'}');
+        self.buf
+    }
+}

@@ -1,0 +1,37 @@
+//! pi-session-tools: read, inspect and rewrite the session files of the pi
+//! coding agent exactly as pi itself does.
+//!
+//! The library is usable without the binaries:
+//!
+//! ```no_run
+//! use pi_session_tools::{session::{Input, ReadOptions, Session}, refs, path, context};
+//! let s = Session::open(Input::File("s.jsonl".into()), ReadOptions::default())?;
+//! let leaf = refs::resolve(&s, "leaf~2")?;
+//! for i in path::path_to(&s, leaf)? {
+//!     println!("{}", String::from_utf8_lossy(&s.line(i)?));
+//! }
+//! let ctx = context::build(&s, Some(leaf))?;
+//! println!("{} messages", ctx.items.len());
+//! # Ok::<(), pi_session_tools::error::Error>(())
+//! ```
+//!
+//! Modules by concept: [`json`] (validating scanner and JavaScript-exact
+//! writer), [`entry`] (what is kept of a line), [`session`] (reading),
+//! [`index`] (ids, parents, labels), [`refs`] (entry references),
+//! [`path`], [`context`], [`migrate`], [`locate`] (session directories),
+//! [`time`], [`cmd`] (what each tool does), [`cli`] (what the binaries share).
+
+pub mod cli;
+pub mod cmd;
+pub mod context;
+pub mod entry;
+pub mod error;
+pub mod index;
+pub mod json;
+pub mod locate;
+pub mod migrate;
+pub mod path;
+pub mod refs;
+pub mod session;
+pub mod summary;
+pub mod time;

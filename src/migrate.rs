@@ -1,0 +1,258 @@
+//! Version 1 and 2 sessions brought to version 3 (SPEC §8), line by line.
+//!
+//! A line is changed only where pi's migration changes it: new keys are
+//! added at the end of the object, replaced values are replaced in place,
+//! and everything else keeps its original bytes.
+
+use crate::json::{key_is, scan, Object};
+use std::ops::Range;
+
+/// The version pi writes today.
+pub const CURRENT_VERSION: u32 = 3;
+
+/// The deterministic id of the version-1 entry on `line` of the session
+/// `session_id`; `attempt` > 0 when an earlier attempt collided.
+///
+/// id = first 8 hex digits of SHA-1("pi-session-tools/v1-id/SID/LINE[/ATTEMPT]").
+/// This scheme is part of the tools' contract: ids shown for an old file
+/// stay valid after migrating it, in any version of the tools.
+pub fn v1_id(session_id: &str, line: u64, attempt: u32) -> String {
+    let mut s = format!("pi-session-tools/v1-id/{session_id}/{line}");
+    if attempt > 0 {
+        s.push_str(&format!("/{attempt}"));
+    }
+    let hex = sha1_smol::Sha1::from(s.as_bytes()).digest().to_string();
+    hex[..8].to_string()
+}
+
+/// A set of changes to one object's text, applied in one pass.
+#[derive(Default)]
+pub struct ObjectEdit {
+    replace: Vec<(Range<usize>, Vec<u8>)>,
+    append: Vec<(String, Vec<u8>)>,
+}
+
+impl ObjectEdit {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Give `key` the JSON value `value`: in place when the key exists
+    /// (its last occurrence, the one `JSON.parse` keeps), else at the end.
+    pub fn set(&mut self, obj: &Object<'_>, key: &str, value: Vec<u8>) {
+        match obj.get(key) {
+            Some(r) => self.replace.push((r, value)),
+            None => self.append.push((key.to_string(), value)),
+        }
+    }
+
+    /// Remove every occurrence of `key`.
+    pub fn delete(&mut self, obj: &Object<'_>, key: &str) {
+        let ms = &obj.members;
+        for (i, m) in ms.iter().enumerate() {
+            if !key_is(obj.text, &m.key, key) {
+                continue;
+            }
+            // Cut the member with the comma before it, or after it when first.
+            let range = if i > 0 {
+                ms[i - 1].value.end..m.value.end
+            } else if let Some(next) = ms.get(1) {
+                m.key.start..next.key.start
+            } else {
+                m.key.start..m.value.end
+            };
+            self.replace.push((range, Vec::new()));
+        }
+    }
+
+    /// Replace any span of the text (e.g. a nested value).
+    pub fn replace(&mut self, range: Range<usize>, value: Vec<u8>) {
+        self.replace.push((range, value));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.replace.is_empty() && self.append.is_empty()
+    }
+
+    /// The edited text of the object at `obj.range` (bytes outside the
+    /// object, such as surrounding whitespace, are kept).
+    pub fn apply(mut self, obj: &Object<'_>) -> Vec<u8> {
+        let text = obj.text;
+        let mut out = Vec::with_capacity(text.len() + 64);
+        self.replace.sort_by_key(|(r, _)| r.start);
+        let close = obj.range.end - 1; // the closing brace
+        let mut pos = 0;
+        for (r, v) in &self.replace {
+            if r.start < pos {
+                continue; // overlapping edits: the first one wins
+            }
+            out.extend_from_slice(&text[pos..r.start]);
+            out.extend_from_slice(v);
+            pos = r.end;
+        }
+        if self.append.is_empty() {
+            out.extend_from_slice(&text[pos..]);
+            return out;
+        }
+        out.extend_from_slice(&text[pos..close]);
+        let mut has_members = obj.members.len()
+            > self
+                .replace
+                .iter()
+                .filter(|(r, v)| v.is_empty() && r.start >= obj.range.start)
+                .count();
+        for (k, v) in &self.append {
+            if has_members {
+                out.push(b',');
+            }
+            has_members = true;
+            crate::json::js::write_str(&mut out, k);
+            out.push(b':');
+            out.extend_from_slice(v);
+        }
+        out.extend_from_slice(&text[close..]);
+        out
+    }
+}
+
+/// JSON text of a string.
+pub fn json_str(s: &str) -> Vec<u8> {
+    let mut v = Vec::new();
+    crate::json::js::write_str(&mut v, s);
+    v
+}
+
+/// What migration does to one non-header line.
+pub struct EntryMigration<'a> {
+    pub from_version: u32,
+    /// Version 1: the id given to this entry, its parent's (None = null),
+    /// and for a compaction the id its `firstKeptEntryIndex` maps to
+    /// (`Some(None)`: the index is a number that maps to nothing).
+    pub id: Option<&'a str>,
+    pub parent: Option<&'a str>,
+    pub first_kept: Option<Option<String>>,
+    /// The line is a `session` line (a second header): only its version changes.
+    pub is_session: bool,
+}
+
+/// The migrated text of a header line.
+pub fn migrate_header(obj: &Object<'_>) -> Vec<u8> {
+    let mut e = ObjectEdit::new();
+    e.set(obj, "version", CURRENT_VERSION.to_string().into_bytes());
+    e.apply(obj)
+}
+
+/// The migrated text of an entry line.
+pub fn migrate_entry(obj: &Object<'_>, m: &EntryMigration<'_>) -> Vec<u8> {
+    let mut e = ObjectEdit::new();
+    if m.is_session {
+        e.set(obj, "version", CURRENT_VERSION.to_string().into_bytes());
+        return e.apply(obj);
+    }
+    if m.from_version < 2 {
+        if let Some(id) = m.id {
+            e.set(obj, "id", json_str(id));
+        }
+        e.set(
+            obj,
+            "parentId",
+            m.parent.map_or_else(|| b"null".to_vec(), json_str),
+        );
+        if let Some(target) = &m.first_kept {
+            e.delete(obj, "firstKeptEntryIndex");
+            match target {
+                Some(id) => e.set(obj, "firstKeptEntryId", json_str(id)),
+                // pi assigns `undefined`, which JSON.stringify leaves out.
+                None => e.delete(obj, "firstKeptEntryId"),
+            }
+        }
+    }
+    if m.from_version < 3 {
+        if let Some(role) = hook_message_role(obj) {
+            e.replace(role, json_str("custom"));
+        }
+    }
+    e.apply(obj)
+}
+
+/// The span of `message.role` when it is `"hookMessage"` in a message entry.
+pub fn hook_message_role(obj: &Object<'_>) -> Option<Range<usize>> {
+    if obj.str("type").as_deref() != Some("message") {
+        return None;
+    }
+    let msg = obj.object("message")?;
+    let role = msg.get("role")?;
+    (msg.str("role").as_deref() == Some("hookMessage")).then_some(role)
+}
+
+/// For a version-1 compaction: the number in `firstKeptEntryIndex`, if any.
+pub fn first_kept_index(obj: &Object<'_>) -> Option<f64> {
+    let raw = obj.raw("firstKeptEntryIndex")?;
+    if scan::kind_of(raw) != Some(scan::Kind::Number) {
+        return None;
+    }
+    std::str::from_utf8(raw).ok()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(s: &str) -> Object<'_> {
+        Object::parse_line(s.as_bytes()).unwrap().unwrap()
+    }
+
+    #[test]
+    fn v1_ids_are_stable() {
+        // Pinned: changing the scheme would break users' references.
+        assert_eq!(v1_id("abc", 2, 0).len(), 8);
+        assert_eq!(v1_id("abc", 2, 0), v1_id("abc", 2, 0));
+        assert_ne!(v1_id("abc", 2, 0), v1_id("abc", 2, 1));
+    }
+
+    #[test]
+    fn migrates_like_pi() {
+        let o = obj(r#"{"type":"compaction","timestamp":"t","summary":"s","firstKeptEntryIndex":1,"tokensBefore":5}"#);
+        let m = EntryMigration {
+            from_version: 1,
+            id: Some("0000000b"),
+            parent: Some("0000000a"),
+            first_kept: Some(Some("0000000a".into())),
+            is_session: false,
+        };
+        assert_eq!(
+            String::from_utf8(migrate_entry(&o, &m)).unwrap(),
+            r#"{"type":"compaction","timestamp":"t","summary":"s","tokensBefore":5,"id":"0000000b","parentId":"0000000a","firstKeptEntryId":"0000000a"}"#
+        );
+        let h = obj(r#"{"type":"session","id":"x","a":1}"#);
+        assert_eq!(
+            String::from_utf8(migrate_header(&h)).unwrap(),
+            r#"{"type":"session","id":"x","a":1,"version":3}"#
+        );
+        let h = obj(r#"{"type":"session","version":2,"id":"x"}"#);
+        assert_eq!(
+            String::from_utf8(migrate_header(&h)).unwrap(),
+            r#"{"type":"session","version":3,"id":"x"}"#
+        );
+        let r = obj(r#"{"type":"message","id":"a","message":{"role":"hookMessage","content":"x"}}"#);
+        let m = EntryMigration {
+            from_version: 2,
+            id: None,
+            parent: None,
+            first_kept: None,
+            is_session: false,
+        };
+        assert_eq!(
+            String::from_utf8(migrate_entry(&r, &m)).unwrap(),
+            r#"{"type":"message","id":"a","message":{"role":"custom","content":"x"}}"#
+        );
+    }
+
+    #[test]
+    fn deletes_first_member() {
+        let o = obj(r#"{"firstKeptEntryIndex":1,"type":"compaction"}"#);
+        let mut e = ObjectEdit::new();
+        e.delete(&o, "firstKeptEntryIndex");
+        assert_eq!(e.apply(&o), br#"{"type":"compaction"}"#);
+    }
+}

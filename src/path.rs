@@ -1,0 +1,79 @@
+//! The path from a root to an entry (pi's `getBranch`), with the cycle
+//! check pi lacks.
+
+use crate::error::{Error, Result};
+use crate::session::Session;
+
+/// Entry indices from the root to `leaf`, following `parentId` as pi does
+/// (a parent that names no entry ends the walk). A cycle, which would make
+/// pi loop forever, is an error naming its lines.
+pub fn path_to(session: &Session, leaf: usize) -> Result<Vec<usize>> {
+    let ix = &session.index;
+    let mut path = vec![leaf];
+    let mut cur = leaf;
+    while let Some(p) = ix.parent_of(cur) {
+        path.push(p);
+        cur = p;
+        if path.len() > session.entries.len() {
+            return Err(cycle_error(session, leaf));
+        }
+    }
+    path.reverse();
+    Ok(path)
+}
+
+/// The root of the path that ends at `leaf`.
+pub fn root_of(session: &Session, leaf: usize) -> Result<usize> {
+    Ok(path_to(session, leaf)?[0])
+}
+
+fn cycle_error(session: &Session, leaf: usize) -> Error {
+    let ix = &session.index;
+    let mut seen = vec![false; session.entries.len()];
+    let mut cur = leaf;
+    while !seen[cur] {
+        seen[cur] = true;
+        match ix.parent_of(cur) {
+            Some(p) => cur = p,
+            None => break,
+        }
+    }
+    // `cur` is on the cycle: list it once round.
+    let start = cur;
+    let mut members = vec![start];
+    let mut c = start;
+    while let Some(p) = ix.parent_of(c) {
+        if p == start || members.len() > 20 {
+            break;
+        }
+        members.push(p);
+        c = p;
+    }
+    let e = &session.entries[start];
+    if members.len() == 1 {
+        return Error::data(
+            &session.name,
+            Some(e.line),
+            format!(
+                "entry {} is its own parent (pi would loop forever here)",
+                e.id_string()
+            ),
+        );
+    }
+    let ring: Vec<String> = members
+        .iter()
+        .map(|&m| {
+            let e = &session.entries[m];
+            format!("{} (line {})", e.id_string(), e.line)
+        })
+        .collect();
+    Error::data(
+        &session.name,
+        Some(e.line),
+        format!(
+            "parentId cycle: {} -> back to {} (pi would loop forever here)",
+            ring.join(" -> "),
+            session.entries[start].id_string()
+        ),
+    )
+}

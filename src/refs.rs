@@ -1,0 +1,277 @@
+//! Entry references (REF), the same in every tool:
+//!
+//! - a full id, or a unique id prefix of at least 4 characters;
+//! - `leaf`: the last entry (pi's leaf after opening the file);
+//! - `root`: the root of the leaf's path;
+//! - `@NAME`: the entry labelled NAME now;
+//! - suffixes, chainable: `^` (parent), `~N` (N-th ancestor, `~` = `~1`),
+//!   e.g. `leaf~3`, `@plan^~2`.
+
+use crate::entry::{EntryType, Id};
+use crate::error::{Error, Result};
+use crate::path;
+use crate::session::Session;
+
+/// Shortest id prefix accepted.
+pub const MIN_PREFIX: usize = 4;
+
+/// A parsed reference: a base and a number of steps up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ref {
+    pub base: Base,
+    /// How many parents to walk up from the base.
+    pub up: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Base {
+    Leaf,
+    Root,
+    Label(String),
+    Id(String),
+}
+
+impl Ref {
+    /// Parse REF text. Labels are matched whole first, so a label that
+    /// itself ends in `^` or `~2` still resolves (see [`resolve`]).
+    pub fn parse(text: &str) -> Result<Ref> {
+        if text.is_empty() {
+            return Err(Error::usage("empty entry reference"));
+        }
+        let split = text
+            .char_indices()
+            .filter(|&(_, c)| c == '^' || c == '~')
+            .map(|(i, _)| i)
+            .find(|&i| i > 0 && parse_suffixes(&text[i..]).is_some());
+        let (base, up) = match split {
+            Some(i) => (&text[..i], parse_suffixes(&text[i..]).unwrap_or(0)),
+            None => (text, 0),
+        };
+        let base = match base {
+            "leaf" => Base::Leaf,
+            "root" => Base::Root,
+            b if b.starts_with('@') => {
+                if b.len() == 1 {
+                    return Err(Error::usage(format!("'{text}': '@' needs a label name")));
+                }
+                Base::Label(b[1..].to_string())
+            }
+            b => {
+                if b.contains(['^', '~']) {
+                    return Err(Error::usage(format!(
+                        "'{text}': bad suffix (use ^ for the parent, ~N for the N-th ancestor)"
+                    )));
+                }
+                Base::Id(b.to_string())
+            }
+        };
+        Ok(Ref { base, up })
+    }
+}
+
+/// `^`, `~`, `~N`, repeated; the total number of steps up.
+fn parse_suffixes(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let mut up: u64 = 0;
+    while i < b.len() {
+        match b[i] {
+            b'^' => {
+                up = up.checked_add(1)?;
+                i += 1;
+            }
+            b'~' => {
+                i += 1;
+                let start = i;
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+                let n: u64 = if start == i {
+                    1
+                } else {
+                    s[start..i].parse().ok()?
+                };
+                up = up.checked_add(n)?;
+            }
+            _ => return None,
+        }
+    }
+    Some(up)
+}
+
+/// Resolve REF text to an entry index of `session`.
+pub fn resolve(session: &Session, text: &str) -> Result<usize> {
+    // A label written whole wins over reading its tail as suffixes.
+    if let Some(name) = text.strip_prefix('@') {
+        if let Some(i) = label_target(session, name)? {
+            return Ok(i);
+        }
+    }
+    let r = Ref::parse(text)?;
+    let base = match &r.base {
+        Base::Leaf => leaf(session)?,
+        Base::Root => path::root_of(session, leaf(session)?)?,
+        Base::Label(name) => label_target(session, name)?.ok_or_else(|| {
+            let known: Vec<String> = session
+                .index
+                .labels
+                .iter()
+                .map(|l| format!("@{}", l.label))
+                .collect();
+            Error::request(
+                &session.name,
+                if known.is_empty() {
+                    format!("no entry is labelled '{name}' (the session has no labels)")
+                } else {
+                    format!(
+                        "no entry is labelled '{name}' (labels: {})",
+                        known.join(", ")
+                    )
+                },
+            )
+        })?,
+        Base::Id(id) => by_id(session, id)?,
+    };
+    walk_up(session, base, r.up, text)
+}
+
+/// The last entry: pi's leaf after opening the file.
+pub fn leaf(session: &Session) -> Result<usize> {
+    session
+        .index
+        .leaf
+        .ok_or_else(|| Error::request(&session.name, "the session has no entries"))
+}
+
+fn label_target(session: &Session, name: &str) -> Result<Option<usize>> {
+    let targets: Vec<&Id> = session
+        .index
+        .labels
+        .iter()
+        .filter(|l| &*l.label == name)
+        .map(|l| &l.target)
+        .collect();
+    match targets.as_slice() {
+        [] => Ok(None),
+        [t] => session.index.get(t).map(Some).ok_or_else(|| {
+            Error::request(
+                &session.name,
+                format!("label '{name}' is on entry {t}, which is not in the file"),
+            )
+        }),
+        many => Err(Error::request(
+            &session.name,
+            format!(
+                "label '{name}' is on several entries: {}",
+                many.iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
+}
+
+fn by_id(session: &Session, text: &str) -> Result<usize> {
+    if let Some(i) = session.index.get(&Id::new(text)) {
+        return Ok(i);
+    }
+    if text.chars().count() < MIN_PREFIX {
+        return Err(Error::request(
+            &session.name,
+            format!(
+                "no entry has id '{text}' (an id prefix needs at least {MIN_PREFIX} characters)"
+            ),
+        ));
+    }
+    let mut matches: Vec<usize> = session
+        .index
+        .by_id
+        .iter()
+        .filter(|(id, _)| id.to_string().starts_with(text))
+        .map(|(_, &i)| i as usize)
+        .collect();
+    matches.sort_unstable();
+    match matches.as_slice() {
+        [] => Err(Error::request(
+            &session.name,
+            format!("no entry has an id starting with '{text}'"),
+        )),
+        [one] => Ok(*one),
+        many => {
+            let list: Vec<String> = many
+                .iter()
+                .take(10)
+                .map(|&i| {
+                    let e = &session.entries[i];
+                    format!("{} (line {}, {})", e.id_string(), e.line, e.ty.as_str())
+                })
+                .collect();
+            Err(Error::request(
+                &session.name,
+                format!(
+                    "id prefix '{text}' is ambiguous: {} entries match: {}{}",
+                    many.len(),
+                    list.join(", "),
+                    if many.len() > 10 { ", ..." } else { "" }
+                ),
+            ))
+        }
+    }
+}
+
+fn walk_up(session: &Session, mut i: usize, up: u64, text: &str) -> Result<usize> {
+    for step in 0..up {
+        let e = &session.entries[i];
+        match session.index.parent_of(i) {
+            Some(p) => {
+                i = p;
+                if step > session.entries.len() as u64 {
+                    // Only a cycle can make the walk longer than the file.
+                    return path::path_to(session, i).map(|_| i);
+                }
+            }
+            None => {
+                let why = match e.parent.id() {
+                    Some(pid) => format!("its parent {pid} is not in the file"),
+                    None => "it is a root".to_string(),
+                };
+                return Err(Error::request(
+                    &session.name,
+                    format!(
+                        "'{text}' walks past the root: entry {} (line {}) has no parent ({why}); {} of {} steps taken",
+                        e.id_string(),
+                        e.line,
+                        step,
+                        up
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(i)
+}
+
+/// Whether entry `i` is a user message (for tools that fork "before" one).
+pub fn is_user_message(session: &Session, i: usize) -> Result<bool> {
+    if session.entries[i].ty != EntryType::Message {
+        return Ok(false);
+    }
+    Ok(crate::context::message_role(session, i)?.as_deref() == Some("user"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_suffixes() {
+        assert_eq!(Ref::parse("leaf~3").unwrap().up, 3);
+        assert_eq!(Ref::parse("@plan-a^").unwrap().base, Base::Label("plan-a".into()));
+        assert_eq!(Ref::parse("@plan^~2").unwrap().up, 3);
+        assert_eq!(Ref::parse("abcd^^~").unwrap().up, 3);
+        assert_eq!(Ref::parse("abcd").unwrap().base, Base::Id("abcd".into()));
+        assert!(Ref::parse("ab~x").is_err());
+        assert!(Ref::parse("").is_err());
+    }
+}

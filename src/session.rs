@@ -1,0 +1,490 @@
+//! Reading a session: the header, one [`Entry`] per line, and the index.
+//!
+//! A file is read once, line by line, keeping only offsets and the few
+//! fields in [`Entry`]; a line is read again (with `pread`) when a command
+//! prints it or looks inside it. Standard input is kept in memory.
+//! Version 1 and 2 files are migrated in memory with deterministic ids.
+
+use crate::entry::{is_js_space, Entry, EntryType, Id};
+use crate::error::{Diagnostic, Error, Result};
+use crate::index::Index;
+use crate::json::{scan, Object};
+use crate::migrate::{self, EntryMigration, CURRENT_VERSION};
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// Where a session comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    Stdin,
+    File(PathBuf),
+}
+
+impl Input {
+    /// The name used in messages (`FILE:LINE: ...`).
+    pub fn display_name(&self) -> String {
+        match self {
+            Input::Stdin => "<stdin>".to_string(),
+            Input::File(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// How strictly to read.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReadOptions {
+    /// A line that is not a JSON object is an error (pi skips it).
+    pub strict: bool,
+}
+
+/// The session header (first line).
+#[derive(Debug, Clone)]
+pub struct Header {
+    pub line: u64,
+    pub offset: u64,
+    pub len: u64,
+    pub id: String,
+    /// The version the file says it has (1 when absent).
+    pub version: u32,
+}
+
+enum Store {
+    File(File),
+    Memory(Vec<u8>),
+}
+
+/// A session read from a file or stdin.
+pub struct Session {
+    pub input: Input,
+    /// Name for messages.
+    pub name: String,
+    store: Store,
+    pub header: Header,
+    /// Every line after the header that is a JSON object, in file order
+    /// (a second `session` line is kept with type [`EntryType::Session`]).
+    pub entries: Vec<Entry>,
+    pub index: Index,
+    /// Problems found while reading that did not stop it.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// A line of input as the reader sees it.
+struct RawLine<'a> {
+    number: u64,
+    offset: u64,
+    bytes: &'a [u8],
+}
+
+impl Session {
+    /// Read a session.
+    pub fn open(input: Input, opts: ReadOptions) -> Result<Session> {
+        let name = input.display_name();
+        let mut loader = Loader::new(&name, opts);
+        let store = match &input {
+            Input::Stdin => {
+                let mut buf = Vec::new();
+                std::io::stdin()
+                    .lock()
+                    .read_to_end(&mut buf)
+                    .map_err(|e| Error::io(&name, &e))?;
+                for_each_line_in(&buf, |l| loader.line(l))?;
+                Store::Memory(buf)
+            }
+            Input::File(path) => {
+                let file = File::open(path).map_err(|e| Error::io(&name, &e))?;
+                if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+                    return Err(Error::request(&name, "is a directory, not a session file"));
+                }
+                let mut reader = BufReader::with_capacity(1 << 20, &file);
+                for_each_line_read(&mut reader, &name, |l| loader.line(l))?;
+                drop(reader);
+                Store::File(file)
+            }
+        };
+        loader.finish(input, store)
+    }
+
+    /// Read a session held in memory (for tests and library users).
+    pub fn from_bytes(name: &str, bytes: Vec<u8>, opts: ReadOptions) -> Result<Session> {
+        let mut loader = Loader::new(name, opts);
+        for_each_line_in(&bytes, |l| loader.line(l))?;
+        let mut s = loader.finish(Input::Stdin, Store::Memory(bytes))?;
+        s.name = name.to_string();
+        Ok(s)
+    }
+
+    /// The path of the file, if the session came from one.
+    pub fn path(&self) -> Option<&Path> {
+        match &self.input {
+            Input::File(p) => Some(p),
+            Input::Stdin => None,
+        }
+    }
+
+    /// The version the file says it has.
+    pub fn version(&self) -> u32 {
+        self.header.version
+    }
+
+    fn read_span(&self, offset: u64, len: u64) -> Result<Cow<'_, [u8]>> {
+        match &self.store {
+            Store::Memory(b) => Ok(Cow::Borrowed(&b[offset as usize..(offset + len) as usize])),
+            Store::File(f) => {
+                let mut buf = vec![0u8; len as usize];
+                read_exact_at(f, &mut buf, offset).map_err(|e| Error::io(&self.name, &e))?;
+                Ok(Cow::Owned(buf))
+            }
+        }
+    }
+
+    /// The bytes of entry `i` exactly as they stand in the input.
+    pub fn raw_line(&self, i: usize) -> Result<Cow<'_, [u8]>> {
+        let e = &self.entries[i];
+        self.read_span(e.offset, e.len)
+    }
+
+    /// The bytes of the header line as they stand in the input.
+    pub fn raw_header(&self) -> Result<Cow<'_, [u8]>> {
+        self.read_span(self.header.offset, self.header.len)
+    }
+
+    /// The bytes of entry `i` as pi holds it after opening the file: the
+    /// input bytes, or for an old file the migrated line.
+    pub fn line(&self, i: usize) -> Result<Cow<'_, [u8]>> {
+        let raw = self.raw_line(i)?;
+        if self.header.version >= CURRENT_VERSION {
+            return Ok(raw);
+        }
+        let e = &self.entries[i];
+        let obj = self.object(&raw, e.line)?;
+        let id = e.id.as_ref().map(Id::to_string);
+        let parent = match (self.header.version, e.parent.id()) {
+            (v, Some(p)) if v < 2 => Some(p.to_string()),
+            _ => None,
+        };
+        let first_kept = if self.header.version < 2 && e.ty == EntryType::Compaction {
+            migrate::first_kept_index(&obj).map(|k| self.v1_first_kept(i, k))
+        } else {
+            None
+        };
+        let m = EntryMigration {
+            from_version: self.header.version,
+            id: id.as_deref(),
+            parent: parent.as_deref(),
+            first_kept,
+            is_session: e.ty == EntryType::Session,
+        };
+        Ok(Cow::Owned(migrate::migrate_entry(&obj, &m)))
+    }
+
+    /// The header as pi holds it after opening (migrated for an old file).
+    pub fn header_line(&self) -> Result<Cow<'_, [u8]>> {
+        let raw = self.raw_header()?;
+        if self.header.version >= CURRENT_VERSION {
+            return Ok(raw);
+        }
+        let obj = self.object(&raw, self.header.line)?;
+        Ok(Cow::Owned(migrate::migrate_header(&obj)))
+    }
+
+    /// pi's mapping of a version-1 `firstKeptEntryIndex` (the header is
+    /// index 0) for the compaction at entry `i`.
+    fn v1_first_kept(&self, i: usize, k: f64) -> Option<String> {
+        if k.fract() != 0.0 || k < 1.0 {
+            return None;
+        }
+        let target = (k as usize) - 1;
+        // Entries after `i` have no id yet when pi maps this one.
+        if target > i || target >= self.entries.len() {
+            return None;
+        }
+        let t = &self.entries[target];
+        if t.ty == EntryType::Session {
+            return None;
+        }
+        t.id.as_ref().map(Id::to_string)
+    }
+
+    /// Parse a line read again from the input.
+    pub fn object<'a>(&self, bytes: &'a [u8], line: u64) -> Result<Object<'a>> {
+        match Object::parse_line(bytes) {
+            Ok(Some(o)) => Ok(o),
+            Ok(None) => Err(Error::data(&self.name, Some(line), "not a JSON object")),
+            Err(e) => Err(Error::data(&self.name, Some(line), format!("not valid JSON ({e})"))),
+        }
+    }
+
+    /// The entry index of the entry whose line number is `line`.
+    pub fn entry_at_line(&self, line: u64) -> Option<usize> {
+        self.entries.binary_search_by_key(&line, |e| e.line).ok()
+    }
+}
+
+#[cfg(unix)]
+fn read_exact_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    f.read_exact_at(buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    let mut f = f;
+    f.seek(SeekFrom::Start(offset))?;
+    f.read_exact(buf)
+}
+
+fn for_each_line_in(buf: &[u8], mut f: impl FnMut(RawLine<'_>) -> Result<()>) -> Result<()> {
+    let mut offset = 0usize;
+    let mut number = 0u64;
+    while offset < buf.len() {
+        number += 1;
+        let end = memchr::memchr(b'\n', &buf[offset..]).map_or(buf.len(), |p| offset + p);
+        f(RawLine {
+            number,
+            offset: offset as u64,
+            bytes: &buf[offset..end],
+        })?;
+        offset = end + 1;
+    }
+    Ok(())
+}
+
+fn for_each_line_read(
+    r: &mut impl BufRead,
+    name: &str,
+    mut f: impl FnMut(RawLine<'_>) -> Result<()>,
+) -> Result<()> {
+    let mut buf = Vec::new();
+    let mut offset = 0u64;
+    let mut number = 0u64;
+    loop {
+        buf.clear();
+        let n = r
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| Error::io(name, &e))?;
+        if n == 0 {
+            return Ok(());
+        }
+        number += 1;
+        let bytes = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        f(RawLine {
+            number,
+            offset,
+            bytes,
+        })?;
+        offset += n as u64;
+    }
+}
+
+/// Whether pi skips the line as blank (`!line.trim()`).
+fn is_blank(bytes: &[u8]) -> bool {
+    if bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c)) {
+        return true;
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.chars().all(is_js_space),
+        Err(_) => false,
+    }
+}
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+struct Loader<'n> {
+    name: &'n str,
+    opts: ReadOptions,
+    header: Option<Header>,
+    entries: Vec<Entry>,
+    warnings: Vec<Diagnostic>,
+    lines_seen: u64,
+}
+
+impl<'n> Loader<'n> {
+    fn new(name: &'n str, opts: ReadOptions) -> Self {
+        Loader {
+            name,
+            opts,
+            header: None,
+            entries: Vec::new(),
+            warnings: Vec::new(),
+            lines_seen: 0,
+        }
+    }
+
+    fn warn(&mut self, line: u64, msg: impl Into<String>) {
+        self.warnings
+            .push(Diagnostic::new(self.name, Some(line), msg.into()));
+    }
+
+    fn line(&mut self, l: RawLine<'_>) -> Result<()> {
+        self.lines_seen = l.number;
+        let (mut bytes, mut offset) = (l.bytes, l.offset);
+        if l.number == 1 && bytes.starts_with(BOM) {
+            // pi's content.trim() drops a leading byte order mark.
+            bytes = &bytes[3..];
+            offset += 3;
+        }
+        if is_blank(bytes) {
+            return Ok(());
+        }
+        let obj = match Object::parse_line(bytes) {
+            Ok(Some(o)) => o,
+            Ok(None) => return self.skip(l.number, "valid JSON but not an object".into()),
+            Err(e) => {
+                let what = if e.offset >= bytes.len() {
+                    format!("not valid JSON: {} (a torn or truncated line?)", e.what)
+                } else {
+                    format!("not valid JSON ({e})")
+                };
+                return self.skip(l.number, what);
+            }
+        };
+        if std::str::from_utf8(bytes).is_err() {
+            self.warn(
+                l.number,
+                "not valid UTF-8 (pi reads the bad bytes as U+FFFD; they are kept as they are)",
+            );
+        }
+        let len = bytes.len() as u64;
+        if self.header.is_none() {
+            return self.header(&obj, l.number, offset, len);
+        }
+        let entry = Entry::from_object(&obj, l.number, offset, len);
+        if entry.ty == EntryType::Session {
+            self.warn(l.number, "a second session header; pi ignores it");
+        }
+        self.entries.push(entry);
+        Ok(())
+    }
+
+    fn skip(&mut self, line: u64, what: String) -> Result<()> {
+        if self.opts.strict {
+            return Err(Error::data(self.name, Some(line), what));
+        }
+        self.warn(line, format!("{what}; skipped, as pi does"));
+        Ok(())
+    }
+
+    fn header(&mut self, obj: &Object<'_>, line: u64, offset: u64, len: u64) -> Result<()> {
+        if obj.str("type").as_deref() != Some("session") {
+            return Err(Error::data(
+                self.name,
+                Some(line),
+                "the first entry is not a session header (pi would treat this file as empty and overwrite it)",
+            ));
+        }
+        let Some(id) = obj.str("id") else {
+            return Err(Error::data(
+                self.name,
+                Some(line),
+                "the session header has no string \"id\"",
+            ));
+        };
+        let version = match obj.raw("version") {
+            None | Some(b"null") => 1,
+            Some(v) if scan::kind_of(v) == Some(scan::Kind::Number) => {
+                let n: f64 = std::str::from_utf8(v)
+                    .ok()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(f64::NAN);
+                if n >= CURRENT_VERSION as f64 {
+                    if n > CURRENT_VERSION as f64 {
+                        self.warn(
+                            line,
+                            format!(
+                                "session version {} is newer than this tool knows ({CURRENT_VERSION}); read as version {CURRENT_VERSION}",
+                                String::from_utf8_lossy(v)
+                            ),
+                        );
+                    }
+                    CURRENT_VERSION
+                } else if n >= 2.0 {
+                    2
+                } else {
+                    1
+                }
+            }
+            Some(v) => {
+                return Err(Error::data(
+                    self.name,
+                    Some(line),
+                    format!(
+                        "unsupported session version {}",
+                        String::from_utf8_lossy(v)
+                    ),
+                ))
+            }
+        };
+        self.header = Some(Header {
+            line,
+            offset,
+            len,
+            id: id.into_owned(),
+            version,
+        });
+        Ok(())
+    }
+
+    fn finish(mut self, input: Input, store: Store) -> Result<Session> {
+        let Some(header) = self.header.take() else {
+            let what = if self.lines_seen == 0 {
+                "empty input: not a session"
+            } else {
+                "no session header: not a session"
+            };
+            return Err(Error::request(self.name, what));
+        };
+        if header.version < 2 {
+            assign_v1_ids(&header.id, &mut self.entries);
+        }
+        if header.version < CURRENT_VERSION {
+            self.warnings.push(Diagnostic::new(
+                self.name,
+                None,
+                format!(
+                    "version-{} session, read as version {CURRENT_VERSION} in memory{}; `pi-migrate` upgrades the file",
+                    header.version,
+                    if header.version < 2 { " with deterministic ids" } else { "" }
+                ),
+            ));
+        }
+        let index = Index::build(self.name, &self.entries, &mut self.warnings);
+        Ok(Session {
+            input,
+            name: self.name.to_string(),
+            store,
+            header,
+            entries: self.entries,
+            index,
+            warnings: self.warnings,
+        })
+    }
+}
+
+/// Version 1 → 2: every entry, in file order, gets a deterministic id and
+/// the previous entry as parent (SPEC §8).
+fn assign_v1_ids(session_id: &str, entries: &mut [Entry]) {
+    let mut used = std::collections::HashSet::new();
+    let mut prev: Option<Id> = None;
+    for e in entries.iter_mut() {
+        if e.ty == EntryType::Session {
+            continue;
+        }
+        let mut attempt = 0;
+        let id = loop {
+            let id = Id::new(&migrate::v1_id(session_id, e.line, attempt));
+            if used.insert(id.clone()) {
+                break id;
+            }
+            attempt += 1;
+        };
+        e.parent = match prev.take() {
+            Some(p) => crate::entry::Parent::Id(p),
+            None => crate::entry::Parent::Null,
+        };
+        e.id = Some(id.clone());
+        prev = Some(id);
+    }
+}

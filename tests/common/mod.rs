@@ -1,0 +1,162 @@
+//! Shared helpers for the tests that drive the real binaries.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub fn bin(tool: &str) -> PathBuf {
+    let p = match tool {
+        "pi-path" => env!("CARGO_BIN_EXE_pi-path"),
+        other => panic!("unknown tool {other}"),
+    };
+    PathBuf::from(p)
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Run a tool with args and optional stdin.
+pub fn run(tool: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut cmd = Command::new(bin(tool));
+    cmd.args(args)
+        .env_remove("PI_CODING_AGENT_DIR")
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn tool");
+    {
+        let mut si = child.stdin.take().unwrap();
+        if let Some(input) = stdin {
+            // The tool may exit before reading everything; that is fine.
+            let _ = si.write_all(input);
+        }
+    }
+    child.wait_with_output().expect("wait tool")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// One recorded answer of pi: run `tool args... SESSION`, expect `stdout`.
+pub struct Case {
+    pub session: PathBuf,
+    pub tool: String,
+    pub args: Vec<String>,
+    pub stdout: String,
+    pub what: String,
+}
+
+/// Every conformance case for `tool` under tests/conformance.
+pub fn conformance_cases(tool: &str) -> Vec<Case> {
+    let dir = repo().join("tests/conformance");
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("answers"))
+        .expect("answers dir")
+        .flatten()
+        .map(|d| d.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    let mut cases = Vec::new();
+    for f in files {
+        let session = dir.join("sessions").join(f.file_name().unwrap());
+        let text = std::fs::read_to_string(&f).unwrap();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            if v["tool"] != tool {
+                continue;
+            }
+            cases.push(Case {
+                session: session.clone(),
+                tool: tool.to_string(),
+                args: v["args"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|a| a.as_str().unwrap().to_string())
+                    .collect(),
+                stdout: v["stdout"].as_str().unwrap().to_string(),
+                what: v["what"].as_str().unwrap_or("").to_string(),
+            });
+        }
+    }
+    cases
+}
+
+/// Run every case; return a description of each mismatch.
+pub fn check_cases(cases: &[Case], normalize: impl Fn(&str) -> String) -> Vec<String> {
+    let mut failures = Vec::new();
+    for c in cases {
+        let mut args: Vec<&str> = c.args.iter().map(String::as_str).collect();
+        let session = c.session.to_string_lossy().into_owned();
+        args.push(&session);
+        let o = run(&c.tool, &args, None);
+        let got = normalize(&stdout(&o));
+        let want = normalize(&c.stdout);
+        if !o.status.success() || got != want {
+            failures.push(format!(
+                "{} {} {} ({}): exit {:?}\n  stderr: {}\n  first difference at byte {}\n  want: {}\n  got:  {}",
+                c.tool,
+                c.args.join(" "),
+                rel(&c.session),
+                c.what,
+                o.status.code(),
+                stderr(&o).trim(),
+                first_diff(&want, &got),
+                excerpt(&want, first_diff(&want, &got)),
+                excerpt(&got, first_diff(&want, &got)),
+            ));
+        }
+    }
+    failures
+}
+
+fn rel(p: &Path) -> String {
+    p.strip_prefix(repo()).unwrap_or(p).display().to_string()
+}
+
+fn first_diff(a: &str, b: &str) -> usize {
+    a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
+}
+
+fn excerpt(s: &str, at: usize) -> String {
+    let start = at.saturating_sub(60);
+    let b = &s.as_bytes()[start.min(s.len())..(at + 80).min(s.len())];
+    format!("{:?}", String::from_utf8_lossy(b))
+}
+
+/// A temporary directory removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!(
+            "pst-{tag}-{}-{}",
+            std::process::id(),
+            uuid::Uuid::new_v4()
+        ));
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+    pub fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
