@@ -6,11 +6,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 pub fn bin(tool: &str) -> PathBuf {
-    let p = match tool {
-        "pi-path" => env!("CARGO_BIN_EXE_pi-path"),
-        other => panic!("unknown tool {other}"),
-    };
-    PathBuf::from(p)
+    // Cargo puts every binary of the package next to the test's directory.
+    let mut p = std::env::current_exe().expect("test exe");
+    p.pop();
+    if p.ends_with("deps") {
+        p.pop();
+    }
+    p.join(format!("{tool}{}", std::env::consts::EXE_SUFFIX))
 }
 
 pub fn repo() -> PathBuf {
@@ -57,7 +59,7 @@ pub struct Case {
 /// Every conformance case for `tool` under tests/conformance.
 pub fn conformance_cases(tool: &str) -> Vec<Case> {
     let dir = repo().join("tests/conformance");
-    let mut files: Vec<_> = std::fs::read_dir(dir.join("answers"))
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("answers").join(tool))
         .expect("answers dir")
         .flatten()
         .map(|d| d.path())

@@ -10,7 +10,7 @@
 //
 // Output (deterministic, byte for byte):
 //   sessions/NAME.jsonl  session files
-//   answers/NAME.jsonl   one JSON object per line:
+//   answers/TOOL/NAME.jsonl   one JSON object per line (cases of TOOL on sessions/NAME.jsonl):
 //     {"tool":"pi-path","args":[...],"stdout":"...","what":"..."}
 //   The Rust harness runs `<tool> <args...> sessions/NAME.jsonl` and compares stdout.
 //
@@ -710,6 +710,24 @@ export const KINDS = {
 	},
 };
 
+// Answer kinds of later tools live in kinds/*.mjs, one module per tool:
+//   export const KINDS = { "<kind>": { tool, scope, args, what, stdout } };
+//   export function extraFixtures(pi) -> [{ name, text, cases: [{tool,args,stdout,what}] }]   (optional)
+// Each kind's stdout(s, id) gets s = { sm, entries, byId, header, name, linear, pi }.
+const KINDS_DIR = path.join(HERE, "kinds");
+const KIND_MODULES = [];
+if (fs.existsSync(KINDS_DIR)) {
+	for (const f of fs.readdirSync(KINDS_DIR).sort()) {
+		if (!f.endsWith(".mjs")) continue;
+		const mod = await import(path.join(KINDS_DIR, f));
+		KIND_MODULES.push(mod);
+		for (const [k, v] of Object.entries(mod.KINDS ?? {})) {
+			if (KINDS[k]) throw new Error(`kinds/${f}: kind ${k} defined twice`);
+			KINDS[k] = v;
+		}
+	}
+}
+
 const SAFE_LABEL = /^[^\s^~@\-][^\s^~]*$/u;
 
 function chooseLeaves(s, rng) {
@@ -775,7 +793,7 @@ function computeAnswers(name, fileText, { ids: v1QueueIds, linear } = {}) {
 			if (JSON.stringify(o) !== lines[i]) throw new Error(`${name}:${i + 1}: JSON.stringify(entry) differs from line`);
 		});
 	}
-	const s = { sm, entries, byId, header, name, linear };
+	const s = { sm, entries, byId, header, name, linear, pi };
 	const rng = new Rng(`answers/${name}`);
 	const leaves = chooseLeaves(s, rng);
 	const cases = [];
@@ -927,9 +945,23 @@ const REQUIRED = [
 // Main
 // ---------------------------------------------------------------------------
 
+fs.rmSync(ANSWERS_DIR, { recursive: true, force: true });
 for (const dir of [SESSIONS_DIR, ANSWERS_DIR]) {
 	fs.mkdirSync(dir, { recursive: true });
 	for (const f of fs.readdirSync(dir)) if (f.endsWith(".jsonl")) fs.rmSync(path.join(dir, f));
+}
+
+// answers/<tool>/<name>.jsonl: the cases of one tool for one fixture
+function writeAnswers(name, cases) {
+	const byTool = new Map();
+	for (const c of cases) {
+		if (!byTool.has(c.tool)) byTool.set(c.tool, []);
+		byTool.get(c.tool).push(c);
+	}
+	for (const [tool, cs] of byTool) {
+		fs.mkdirSync(path.join(ANSWERS_DIR, tool), { recursive: true });
+		fs.writeFileSync(path.join(ANSWERS_DIR, tool, `${name}.jsonl`), jsonLines(cs));
+	}
 }
 
 const seen = new Set();
@@ -948,12 +980,20 @@ for (const spec of SPECS) {
 	const cases = computeAnswers(spec.name, t, { ids, linear: spec.opts.linear });
 	const a = jsonLines(cases);
 	fs.writeFileSync(path.join(SESSIONS_DIR, `${spec.name}.jsonl`), t);
-	fs.writeFileSync(path.join(ANSWERS_DIR, `${spec.name}.jsonl`), a);
+	writeAnswers(spec.name, cases);
 	nCases += cases.length;
 	bytes += Buffer.byteLength(t) + Buffer.byteLength(a);
 	perVersion[spec.version]++;
 	const nEntries = t.split("\n").length - 2;
 	console.log(`${spec.name}: v${spec.version}, ${nEntries} entries, ${cases.length} cases, ${Buffer.byteLength(t)}+${Buffer.byteLength(a)} bytes`);
+}
+for (const mod of KIND_MODULES) {
+	for (const fx of mod.extraFixtures?.(pi) ?? []) {
+		fs.writeFileSync(path.join(SESSIONS_DIR, `${fx.name}.jsonl`), fx.text);
+		writeAnswers(fx.name, fx.cases);
+		nCases += fx.cases.length;
+		bytes += Buffer.byteLength(fx.text) + Buffer.byteLength(jsonLines(fx.cases));
+	}
 }
 const missing = REQUIRED.filter((x) => !seen.has(x));
 if (missing.length) throw new Error(`corpus lacks features: ${missing.join(", ")}`);
