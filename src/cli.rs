@@ -63,7 +63,10 @@ pub fn out_err(e: io::Error) -> Error {
 /// Run a tool's body: parse arguments (with the hidden `--generate-man-page`
 /// for `man/`), report errors as `TOOL: error: ...`, and pick the exit status.
 pub fn main<A: Parser>(tool: &str, body: impl FnOnce(A) -> Result<()>) -> ExitCode {
-    if std::env::args_os().nth(1).is_some_and(|a| a == "--generate-man-page") {
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == "--generate-man-page")
+    {
         return match write_man_page::<A>(&mut io::stdout()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

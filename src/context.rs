@@ -2,7 +2,7 @@
 
 use crate::entry::EntryType;
 use crate::error::{Error, Result};
-use crate::json::{js, key_is, Object, ObjectWriter};
+use crate::json::{js, Object, ObjectWriter};
 use crate::path::path_to;
 use crate::session::Session;
 
@@ -59,8 +59,14 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
                 let line = session.line(i)?;
                 let obj = session.object(&line, session.entries[i].line)?;
                 let mut w = ObjectWriter::new();
-                w.raw("provider", canonical(session, &obj, "provider", i)?.as_deref());
-                w.raw("modelId", canonical(session, &obj, "modelId", i)?.as_deref());
+                w.raw(
+                    "provider",
+                    canonical(session, &obj, "provider", i)?.as_deref(),
+                );
+                w.raw(
+                    "modelId",
+                    canonical(session, &obj, "modelId", i)?.as_deref(),
+                );
                 model = Some(w.finish());
                 break;
             }
@@ -74,7 +80,10 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
                     continue;
                 }
                 let mut w = ObjectWriter::new();
-                w.raw("provider", canonical(session, &msg, "provider", i)?.as_deref());
+                w.raw(
+                    "provider",
+                    canonical(session, &msg, "provider", i)?.as_deref(),
+                );
                 w.raw("modelId", canonical(session, &msg, "model", i)?.as_deref());
                 model = Some(w.finish());
                 break;
@@ -198,9 +207,4 @@ pub fn message_role(session: &Session, i: usize) -> Result<Option<String>> {
     Ok(obj
         .object("message")
         .and_then(|m| m.str("role").map(|r| r.into_owned())))
-}
-
-/// Whether the member span is the key `k` (re-exported for tools).
-pub fn is_key(text: &[u8], m: &crate::json::scan::Member, k: &str) -> bool {
-    key_is(text, &m.key, k)
 }

@@ -91,7 +91,7 @@ pub enum EntryType {
 }
 
 impl EntryType {
-    pub fn from_str(s: &str) -> EntryType {
+    pub fn parse(s: &str) -> EntryType {
         match s {
             "message" => EntryType::Message,
             "thinking_level_change" => EntryType::ThinkingLevelChange,
@@ -135,7 +135,9 @@ pub enum Extra {
         label: Option<Box<str>>,
     },
     /// A `session_info` entry: its name, trimmed (None when absent).
-    SessionInfo { name: Option<Box<str>> },
+    SessionInfo {
+        name: Option<Box<str>>,
+    },
 }
 
 /// What the index keeps of one entry line.
@@ -158,7 +160,7 @@ impl Entry {
     /// Read the fields of an entry from its parsed line.
     pub fn from_object(obj: &Object<'_>, line: u64, offset: u64, len: u64) -> Entry {
         let ty = match obj.str("type") {
-            Some(t) => EntryType::from_str(&t),
+            Some(t) => EntryType::parse(&t),
             None => EntryType::None,
         };
         let id = obj.str("id").map(|s| Id::new(&s));
@@ -169,7 +171,9 @@ impl Entry {
             Some(v) if !js::truthy(v) => Parent::Missing,
             Some(_) => Parent::Other,
         };
-        let time = obj.raw("timestamp").map_or(f64::NAN, crate::time::js_date_ms);
+        let time = obj
+            .raw("timestamp")
+            .map_or(f64::NAN, crate::time::js_date_ms);
         let extra = match ty {
             EntryType::Label => Extra::Label {
                 target: obj.str("targetId").map(|s| Id::new(&s)),

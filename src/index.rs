@@ -53,9 +53,7 @@ impl Labels {
 
     /// The label on `id`, if any.
     pub fn get(&self, id: &Id) -> Option<&LabelSlot> {
-        self.by_target
-            .get(id)
-            .and_then(|&s| self.slots[s].as_ref())
+        self.by_target.get(id).and_then(|&s| self.slots[s].as_ref())
     }
 
     /// Every label in force, in pi's map order.

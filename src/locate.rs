@@ -43,7 +43,13 @@ pub fn encode_cwd(cwd: &str) -> String {
         .unwrap_or(cwd);
     let enc: String = trimmed
         .chars()
-        .map(|c| if matches!(c, '/' | '\\' | ':') { '-' } else { c })
+        .map(|c| {
+            if matches!(c, '/' | '\\' | ':') {
+                '-'
+            } else {
+                c
+            }
+        })
         .collect();
     format!("--{enc}--")
 }

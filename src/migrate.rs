@@ -212,7 +212,9 @@ mod tests {
 
     #[test]
     fn migrates_like_pi() {
-        let o = obj(r#"{"type":"compaction","timestamp":"t","summary":"s","firstKeptEntryIndex":1,"tokensBefore":5}"#);
+        let o = obj(
+            r#"{"type":"compaction","timestamp":"t","summary":"s","firstKeptEntryIndex":1,"tokensBefore":5}"#,
+        );
         let m = EntryMigration {
             from_version: 1,
             id: Some("0000000b"),
@@ -234,7 +236,8 @@ mod tests {
             String::from_utf8(migrate_header(&h)).unwrap(),
             r#"{"type":"session","version":3,"id":"x"}"#
         );
-        let r = obj(r#"{"type":"message","id":"a","message":{"role":"hookMessage","content":"x"}}"#);
+        let r =
+            obj(r#"{"type":"message","id":"a","message":{"role":"hookMessage","content":"x"}}"#);
         let m = EntryMigration {
             from_version: 2,
             id: None,

@@ -267,7 +267,10 @@ mod tests {
     #[test]
     fn parses_suffixes() {
         assert_eq!(Ref::parse("leaf~3").unwrap().up, 3);
-        assert_eq!(Ref::parse("@plan-a^").unwrap().base, Base::Label("plan-a".into()));
+        assert_eq!(
+            Ref::parse("@plan-a^").unwrap().base,
+            Base::Label("plan-a".into())
+        );
         assert_eq!(Ref::parse("@plan^~2").unwrap().up, 3);
         assert_eq!(Ref::parse("abcd^^~").unwrap().up, 3);
         assert_eq!(Ref::parse("abcd").unwrap().base, Base::Id("abcd".into()));

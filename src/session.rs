@@ -212,7 +212,11 @@ impl Session {
         match Object::parse_line(bytes) {
             Ok(Some(o)) => Ok(o),
             Ok(None) => Err(Error::data(&self.name, Some(line), "not a JSON object")),
-            Err(e) => Err(Error::data(&self.name, Some(line), format!("not valid JSON ({e})"))),
+            Err(e) => Err(Error::data(
+                &self.name,
+                Some(line),
+                format!("not valid JSON ({e})"),
+            )),
         }
     }
 
@@ -281,7 +285,10 @@ fn for_each_line_read(
 
 /// Whether pi skips the line as blank (`!line.trim()`).
 fn is_blank(bytes: &[u8]) -> bool {
-    if bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c)) {
+    if bytes
+        .iter()
+        .all(|b| matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c))
+    {
         return true;
     }
     match std::str::from_utf8(bytes) {
@@ -410,10 +417,7 @@ impl<'n> Loader<'n> {
                 return Err(Error::data(
                     self.name,
                     Some(line),
-                    format!(
-                        "unsupported session version {}",
-                        String::from_utf8_lossy(v)
-                    ),
+                    format!("unsupported session version {}", String::from_utf8_lossy(v)),
                 ))
             }
         };

@@ -15,7 +15,9 @@ pub fn message_text(msg: &Object<'_>) -> Option<String> {
                 if t[el.start] != b'{' {
                     continue;
                 }
-                let Ok(block) = Object::at(t, el) else { continue };
+                let Ok(block) = Object::at(t, el) else {
+                    continue;
+                };
                 if block.str("type").as_deref() == Some("text") {
                     if let Some(s) = block.str("text") {
                         parts.push(s.into_owned());

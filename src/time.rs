@@ -70,7 +70,10 @@ pub fn parse_iso(s: &str) -> f64 {
 }
 
 fn parse_iso_opt(s: &str) -> Option<f64> {
-    let mut p = P { b: s.as_bytes(), i: 0 };
+    let mut p = P {
+        b: s.as_bytes(),
+        i: 0,
+    };
     let year = match p.peek()? {
         b'+' | b'-' => {
             let neg = p.peek() == Some(b'-');

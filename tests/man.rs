@@ -23,7 +23,10 @@ fn man_pages_are_current() {
         assert!(o.status.success(), "{tool} --generate-man-page failed");
         let page = repo().join("man").join(format!("{tool}.1"));
         let text = String::from_utf8(o.stdout).unwrap();
-        assert!(text.contains("EXAMPLES") || text.contains("Examples"), "{tool}: man page without examples");
+        assert!(
+            text.contains("EXAMPLES") || text.contains("Examples"),
+            "{tool}: man page without examples"
+        );
         if update {
             std::fs::create_dir_all(page.parent().unwrap()).unwrap();
             std::fs::write(&page, &text).unwrap();

@@ -12,6 +12,385 @@ fn conformance_with_pi() {
         "{} of {} cases differ from pi:\n{}",
         failures.len(),
         cases.len(),
-        failures.iter().take(8).cloned().collect::<Vec<_>>().join("\n")
+        failures
+            .iter()
+            .take(8)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
+}
+
+const H: &str = r#"{"type":"session","version":3,"id":"0190aaaa-0000-7000-8000-000000000001","timestamp":"2026-07-20T09:00:00.000Z","cwd":"/p"}"#;
+
+fn entry(id: &str, parent: Option<&str>, extra: &str) -> String {
+    let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":{p},"timestamp":"2026-07-20T09:00:01.000Z","message":{{"role":"user","content":"{extra}","timestamp":1}}}}"#
+    )
+}
+
+fn session(lines: &[String]) -> Vec<u8> {
+    let mut s = String::from(H);
+    s.push('\n');
+    for l in lines {
+        s.push_str(l);
+        s.push('\n');
+    }
+    s.into_bytes()
+}
+
+fn path_ids(input: &[u8], args: &[&str]) -> (i32, String, String) {
+    let mut a = vec!["--format", "ids"];
+    a.extend_from_slice(args);
+    let o = run("pi-path", &a, Some(input));
+    (o.status.code().unwrap_or(-1), stdout(&o), stderr(&o))
+}
+
+#[test]
+fn empty_input_is_an_error() {
+    let (code, out, err) = path_ids(b"", &[]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("pi-path: error: <stdin>: empty input"),
+        "{err}"
+    );
+    let (code, _, err) = path_ids(b"  \n\n", &[]);
+    assert_eq!(code, 1, "{err}");
+}
+
+#[test]
+fn missing_or_late_header_is_an_error_with_its_line() {
+    let e = entry("aaaa0001", None, "hi");
+    let (code, _, err) = path_ids(format!("{e}\n{H}\n").as_bytes(), &[]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("<stdin>:1: the first entry is not a session header"),
+        "{err}"
+    );
+    let (code, _, err) = path_ids(br#"{"type":"session","version":3}"#, &[]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("<stdin>:1:") && err.contains("no string \"id\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn malformed_lines_warn_and_are_skipped_unless_strict() {
+    let mut s = session(&[entry("aaaa0001", None, "a")]);
+    s.extend_from_slice(b"{not json\n");
+    s.extend_from_slice(entry("aaaa0002", Some("aaaa0001"), "b").as_bytes());
+    s.push(b'\n');
+    let (code, out, err) = path_ids(&s, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "aaaa0001\naaaa0002\n");
+    assert!(
+        err.contains("pi-path: warning: <stdin>:3: not valid JSON"),
+        "{err}"
+    );
+    let (code, out, err) = path_ids(&s, &["--strict"]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(err.contains("error: <stdin>:3: not valid JSON"), "{err}");
+    // JSON that is not an object is treated the same way.
+    let s2 = [H.as_bytes(), b"\n42\n"].concat();
+    let (code, _, err) = path_ids(&s2, &[]);
+    assert_eq!(code, 0);
+    assert!(
+        err.contains("<stdin>:2: valid JSON but not an object"),
+        "{err}"
+    );
+}
+
+#[test]
+fn torn_last_line_is_reported_as_such() {
+    let mut s = session(&[entry("aaaa0001", None, "a")]);
+    s.extend_from_slice(br#"{"type":"message","id":"aaaa0002","par"#);
+    let (code, out, err) = path_ids(&s, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(out, "aaaa0001\n");
+    assert!(err.contains("<stdin>:3:") && err.contains("torn"), "{err}");
+}
+
+#[test]
+fn odd_bytes_come_out_unchanged() {
+    // Invalid UTF-8 inside a string, a lone surrogate escape, CRLF, no final newline.
+    let bad = b"{\"type\":\"message\",\"id\":\"aaaa0001\",\"parentId\":null,\"timestamp\":\"2026-07-20T09:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"x\xff\xfe \\ud83d\",\"timestamp\":1}}";
+    let mut s = H.as_bytes().to_vec();
+    s.extend_from_slice(b"\r\n");
+    s.extend_from_slice(bad);
+    s.extend_from_slice(b"\r\n");
+    s.extend_from_slice(entry("aaaa0002", Some("aaaa0001"), "b").as_bytes());
+    let o = run("pi-path", &[], Some(&s));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut want = bad.to_vec();
+    want.extend_from_slice(b"\r\n");
+    want.extend_from_slice(entry("aaaa0002", Some("aaaa0001"), "b").as_bytes());
+    want.push(b'\n');
+    assert_eq!(o.stdout, want);
+    assert!(
+        stderr(&o).contains("<stdin>:2: not valid UTF-8"),
+        "{}",
+        stderr(&o)
+    );
+    // The message as pi would send it: bad bytes as U+FFFD, the surrogate kept escaped.
+    let o = run(
+        "pi-path",
+        &["--format", "messages", "--leaf", "aaaa0001"],
+        Some(&s),
+    );
+    assert_eq!(
+        stdout(&o),
+        "{\"role\":\"user\",\"content\":\"x\u{FFFD}\u{FFFD} \\ud83d\",\"timestamp\":1}\n"
+    );
+}
+
+#[test]
+fn byte_order_mark_is_ignored_like_pi() {
+    let mut s = b"\xEF\xBB\xBF".to_vec();
+    s.extend_from_slice(&session(&[entry("aaaa0001", None, "a")]));
+    let (code, out, err) = path_ids(&s, &[]);
+    assert_eq!((code, out.as_str()), (0, "aaaa0001\n"), "{err}");
+}
+
+#[test]
+fn cycles_and_self_parents_stop_with_the_lines_named() {
+    let s = session(&[
+        entry("aaaa0001", None, "a"),
+        entry("aaaa0002", Some("aaaa0003"), "b"),
+        entry("aaaa0003", Some("aaaa0002"), "c"),
+    ]);
+    let (code, out, err) = path_ids(&s, &[]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("parentId cycle") && err.contains("line 3") && err.contains("line 4"),
+        "{err}"
+    );
+    let s = session(&[entry("aaaa0001", Some("aaaa0001"), "a")]);
+    let o = run("pi-path", &["--format", "context"], Some(&s));
+    let (code, err) = (o.status.code().unwrap_or(-1), stderr(&o));
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("<stdin>:2: entry aaaa0001 is its own parent"),
+        "{err}"
+    );
+    // A cycle off the requested path does not matter.
+    let s = session(&[
+        entry("aaaa0001", None, "a"),
+        entry("aaaa0002", Some("aaaa0002"), "b"),
+        entry("aaaa0003", Some("aaaa0001"), "c"),
+    ]);
+    assert_eq!(path_ids(&s, &[]).1, "aaaa0001\naaaa0003\n");
+}
+
+#[test]
+fn dangling_parents_and_duplicate_ids_warn_and_follow_pi() {
+    let s = session(&[
+        entry("aaaa0001", None, "a"),
+        entry("aaaa0002", Some("ffff0000"), "b"),
+    ]);
+    let (code, out, err) = path_ids(&s, &[]);
+    assert_eq!((code, out.as_str()), (0, "aaaa0002\n"));
+    assert!(
+        err.contains("<stdin>:3: entry aaaa0002 names parent ffff0000"),
+        "{err}"
+    );
+    let s = session(&[
+        entry("aaaa0001", None, "first"),
+        entry("aaaa0001", None, "second"),
+        entry("aaaa0002", Some("aaaa0001"), "c"),
+    ]);
+    let o = run("pi-path", &[], Some(&s));
+    assert!(stderr(&o).contains("<stdin>:3: duplicate id aaaa0001 (also on line 2)"));
+    assert!(stdout(&o).contains("second") && !stdout(&o).contains("first"));
+}
+
+#[test]
+fn references() {
+    let label = r#"{"type":"label","id":"bbbb0001","parentId":"aaaa0003","timestamp":"2026-07-20T09:00:02.000Z","targetId":"aaaa0002","label":"plan^x"}"#;
+    let s = session(&[
+        entry("aaaa0001", None, "a"),
+        entry("aaaa0002", Some("aaaa0001"), "b"),
+        entry("aaab0003", Some("aaaa0002"), "c"),
+        label.replace("aaaa0003", "aaab0003"),
+    ]);
+    let ids = |r: &str| path_ids(&s, &["--leaf", r]);
+    assert_eq!(ids("leaf").1, "aaaa0001\naaaa0002\naaab0003\nbbbb0001\n");
+    assert_eq!(ids("leaf~2").1, "aaaa0001\naaaa0002\n");
+    assert_eq!(ids("leaf^^^").1, "aaaa0001\n");
+    assert_eq!(ids("root").1, "aaaa0001\n");
+    assert_eq!(ids("aaab").1, "aaaa0001\naaaa0002\naaab0003\n");
+    assert_eq!(ids("@plan^x").1, "aaaa0001\naaaa0002\n");
+    assert_eq!(ids("@plan^x^").1, "aaaa0001\n");
+    let (code, _, err) = ids("aaaa");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("ambiguous") && err.contains("aaaa0001") && err.contains("aaaa0002"),
+        "{err}"
+    );
+    let (code, _, err) = ids("cafe");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("no entry has an id starting with 'cafe'"),
+        "{err}"
+    );
+    let (code, _, err) = ids("root^");
+    assert_eq!(code, 1);
+    assert!(err.contains("walks past the root"), "{err}");
+    let (code, _, err) = ids("leaf~99999");
+    assert_eq!(code, 1);
+    assert!(err.contains("walks past the root"), "{err}");
+    let (code, _, err) = ids("@nope");
+    assert_eq!(code, 1);
+    assert!(err.contains("no entry is labelled 'nope'"), "{err}");
+    let (code, _, _) = ids("abc");
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn version_1_ids_are_deterministic_and_usable() {
+    let v1 = concat!(
+        r#"{"type":"session","id":"old-session","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}"#,
+        "\n",
+        r#"{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#,
+        "\n",
+        r#"{"type":"message","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[],"provider":"p","model":"m","timestamp":2}}"#,
+        "\n"
+    );
+    let (code, ids1, err) = path_ids(v1.as_bytes(), &[]);
+    assert_eq!(code, 0);
+    assert_eq!(err.matches("pi-migrate").count(), 1, "{err}");
+    let (_, ids2, _) = path_ids(v1.as_bytes(), &[]);
+    assert_eq!(ids1, ids2);
+    let ids: Vec<&str> = ids1.lines().collect();
+    assert_eq!(ids.len(), 2);
+    assert_eq!(
+        ids[0],
+        pi_session_tools::migrate::v1_id("old-session", 2, 0)
+    );
+    let (code, out, _) = path_ids(v1.as_bytes(), &["--leaf", ids[0]]);
+    assert_eq!((code, out.as_str()), (0, format!("{}\n", ids[0]).as_str()));
+    // The entries come out migrated: the new keys at the end.
+    let o = run("pi-path", &["--header"], Some(v1.as_bytes()));
+    let out = stdout(&o);
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .ends_with(r#""cwd":"/p","version":3}"#),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(r#""id":"{}","parentId":null}}"#, ids[0])),
+        "{out}"
+    );
+}
+
+#[test]
+fn header_output_is_itself_a_session() {
+    let s = session(&[
+        entry("aaaa0001", None, "a"),
+        entry("aaaa0002", Some("aaaa0001"), "b"),
+        entry("aaaa0003", Some("aaaa0001"), "c"),
+    ]);
+    let o = run("pi-path", &["--header", "--leaf", "aaaa0002"], Some(&s));
+    let linear = o.stdout;
+    assert_eq!(linear.iter().filter(|&&b| b == b'\n').count(), 3);
+    let (code, out, _) = path_ids(&linear, &[]);
+    assert_eq!((code, out.as_str()), (0, "aaaa0001\naaaa0002\n"));
+}
+
+#[test]
+fn leaves_lists_every_branch() {
+    let s = session(&[
+        entry("aaaa0001", None, "a"),
+        entry("aaaa0002", Some("aaaa0001"), "first\\ttry"),
+        entry("aaaa0003", Some("aaaa0001"), "second"),
+    ]);
+    let o = run("pi-path", &["--leaves"], Some(&s));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["id"], "aaaa0002");
+    assert_eq!(lines[0]["lastUser"], "first try");
+    assert_eq!(lines[0]["current"], false);
+    assert_eq!(lines[1]["id"], "aaaa0003");
+    assert_eq!(lines[1]["current"], true);
+    assert_eq!(lines[1]["depth"], 2);
+}
+
+#[test]
+fn a_very_deep_chain_does_not_overflow() {
+    let n = 200_000;
+    let mut s = String::from(H);
+    s.push('\n');
+    for i in 0..n {
+        let parent = if i == 0 {
+            "null".to_string()
+        } else {
+            format!("\"{:08x}\"", i - 1)
+        };
+        s.push_str(&format!(
+            r#"{{"type":"message","id":"{:08x}","parentId":{parent},"timestamp":"2026-07-20T09:00:01.000Z","message":{{"role":"user","content":"m","timestamp":1}}}}"#,
+            i
+        ));
+        s.push('\n');
+    }
+    let dir = TempDir::new("deep");
+    let f = dir.write("deep.jsonl", s.as_bytes());
+    let f = f.to_str().unwrap();
+    for fmt in ["ids", "context"] {
+        let o = run("pi-path", &["--format", fmt, f], None);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let o = run("pi-path", &["--format", "ids", f], None);
+    assert_eq!(stdout(&o).lines().count(), n);
+    let o = run("pi-path", &["--leaves", f], None);
+    assert_eq!(stdout(&o).lines().count(), 1);
+}
+
+#[test]
+fn session_id_prefixes_are_looked_up_like_pi() {
+    let agent = TempDir::new("agent");
+    let proj = agent.path().join("sessions").join("--elsewhere--");
+    std::fs::create_dir_all(&proj).unwrap();
+    std::fs::write(
+        proj.join("2026-07-20T09-00-00-000Z_0190aaaa-0000-7000-8000-000000000001.jsonl"),
+        session(&[entry("aaaa0001", None, "a")]),
+    )
+    .unwrap();
+    let o = std::process::Command::new(bin("pi-path"))
+        .args(["--format", "ids", "0190aa"])
+        .env("PI_CODING_AGENT_DIR", agent.path())
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&o), "aaaa0001\n", "{}", stderr(&o));
+    let o = std::process::Command::new(bin("pi-path"))
+        .args(["--format", "ids", "--session-dir"])
+        .arg(agent.path().join("sessions"))
+        .arg("0190aaaa")
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&o), "aaaa0001\n", "{}", stderr(&o));
+    let o = std::process::Command::new(bin("pi-path"))
+        .arg("0190ffff")
+        .env("PI_CODING_AGENT_DIR", agent.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no session id starts with '0190ffff'"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let o = run("pi-path", &["--format", "nope"], Some(b""));
+    assert_eq!(o.status.code(), Some(2));
+    let o = run("pi-path", &["--help"], None);
+    assert!(stdout(&o).contains("Examples:"));
 }

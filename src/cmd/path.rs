@@ -105,8 +105,7 @@ pub fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
             has_child[s.index.parent[i] as usize] = true;
         }
     }
-    for i in 0..n {
-        let e = &s.entries[i];
+    for (i, e) in s.entries.iter().enumerate() {
         if has_child[i] || e.ty == EntryType::Session {
             continue;
         }
@@ -122,7 +121,10 @@ pub fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
         let mut w = ObjectWriter::new();
         w.str("id", &e.id_string());
         w.number("line", e.line as f64);
-        w.raw("timestamp", obj.canonical("timestamp").ok().flatten().as_deref());
+        w.raw(
+            "timestamp",
+            obj.canonical("timestamp").ok().flatten().as_deref(),
+        );
         w.number("depth", path.len() as f64);
         if let Some(id) = &e.id {
             if let Some(l) = s.index.labels.get(id) {
@@ -131,7 +133,11 @@ pub fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
         }
         w.raw(
             "current",
-            Some(if s.index.leaf == Some(i) { b"true" } else { b"false" }),
+            Some(if s.index.leaf == Some(i) {
+                b"true"
+            } else {
+                b"false"
+            }),
         );
         let mut last_user = None;
         for &j in path.iter().rev() {

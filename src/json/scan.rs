@@ -349,11 +349,7 @@ mod tests {
             b"[1 2]",
             b"{\"a\" 1}",
         ] {
-            assert!(
-                validate(bad).is_err(),
-                "{:?}",
-                String::from_utf8_lossy(bad)
-            );
+            assert!(validate(bad).is_err(), "{:?}", String::from_utf8_lossy(bad));
         }
     }
 
