@@ -1,7 +1,9 @@
 //! The path from a root to an entry (pi's `getBranch`), with the cycle
 //! check pi lacks.
 
+use crate::entry::EntryType;
 use crate::error::{Error, Result};
+use crate::index::NONE;
 use crate::session::Session;
 
 /// Entry indices from the root to `leaf`, following `parentId` as pi does
@@ -76,4 +78,25 @@ fn cycle_error(session: &Session, leaf: usize) -> Error {
             session.entries[start].id_string()
         ),
     )
+}
+
+/// Every leaf (an entry no other entry names as parent; second headers
+/// and entries shadowed by a later duplicate id aside), in file order.
+pub fn leaves(session: &Session) -> Vec<usize> {
+    let s = session;
+    let mut has_child = vec![false; s.entries.len()];
+    for (i, e) in s.entries.iter().enumerate() {
+        if e.ty != EntryType::Session && s.index.parent[i] != NONE {
+            has_child[s.index.parent[i] as usize] = true;
+        }
+    }
+    (0..s.entries.len())
+        .filter(|&i| !has_child[i] && s.entries[i].ty != EntryType::Session)
+        .filter(|&i| {
+            s.entries[i]
+                .id
+                .as_ref()
+                .is_none_or(|id| s.index.get(id) == Some(i))
+        })
+        .collect()
 }

@@ -123,6 +123,14 @@ impl Session {
         }
     }
 
+    /// The whole input, when it is held in memory (stdin).
+    pub fn memory(&self) -> Option<&[u8]> {
+        match &self.store {
+            Store::Memory(b) => Some(b),
+            Store::File(_) => None,
+        }
+    }
+
     /// The version the file says it has.
     pub fn version(&self) -> u32 {
         self.header.version

@@ -51,3 +51,65 @@ pub fn one_line(s: &str, max: usize) -> String {
     }
     out
 }
+
+/// A one-line description of entry `i` for listings (`role: text`,
+/// `[compaction]`, ...), at most about `max` characters.
+pub fn entry_summary(
+    session: &crate::session::Session,
+    i: usize,
+    max: usize,
+) -> crate::error::Result<String> {
+    use crate::entry::EntryType as T;
+    let e = &session.entries[i];
+    let line = session.line(i)?;
+    let obj = session.object(&line, e.line)?;
+    let s = |k: &str| obj.str(k).map(|v| one_line(&v, max)).unwrap_or_default();
+    Ok(match &e.ty {
+        T::Message => match obj.object("message") {
+            Some(m) => {
+                let role = m.str("role").map(|r| r.into_owned()).unwrap_or_default();
+                let text = message_text(&m).unwrap_or_default();
+                let text = if text.trim().is_empty() {
+                    tool_calls(&m)
+                } else {
+                    one_line(&text, max)
+                };
+                format!("{role}: {text}")
+            }
+            None => "message".into(),
+        },
+        T::Compaction => format!("[compaction] {}", s("summary")),
+        T::BranchSummary => format!("[branch summary] {}", s("summary")),
+        T::ModelChange => format!("[model] {}/{}", s("provider"), s("modelId")),
+        T::ThinkingLevelChange => format!("[thinking] {}", s("thinkingLevel")),
+        T::Custom => format!("[custom] {}", s("customType")),
+        T::CustomMessage => {
+            let text = message_text(&obj).unwrap_or_default();
+            format!("[{}] {}", s("customType"), one_line(&text, max))
+        }
+        T::Label => format!("[label] {}", s("label")),
+        T::SessionInfo => format!("[name] {}", s("name")),
+        other => format!("[{}]", other.as_str()),
+    })
+}
+
+fn tool_calls(msg: &Object<'_>) -> String {
+    let Some(r) = msg.get("content") else {
+        return String::new();
+    };
+    let Ok(els) = crate::json::scan::elements(msg.text, r) else {
+        return String::new();
+    };
+    let names: Vec<String> = els
+        .into_iter()
+        .filter(|el| msg.text[el.start] == b'{')
+        .filter_map(|el| Object::at(msg.text, el).ok())
+        .filter(|b| b.str("type").as_deref() == Some("toolCall"))
+        .filter_map(|b| b.str("name").map(|n| n.into_owned()))
+        .collect();
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!("[tool calls: {}]", names.join(", "))
+    }
+}

@@ -5,7 +5,6 @@ use crate::cli::out_err;
 use crate::context::{self, message_json};
 use crate::entry::EntryType;
 use crate::error::Result;
-use crate::index::NONE;
 use crate::json::ObjectWriter;
 use crate::path::path_to;
 use crate::refs;
@@ -98,23 +97,8 @@ pub fn write_path(
 /// Print one JSON line per leaf (an entry no other entry names as parent):
 /// `{"id","line","timestamp","depth","label"?,"current","lastUser"}`.
 pub fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
-    let n = s.entries.len();
-    let mut has_child = vec![false; n];
-    for (i, e) in s.entries.iter().enumerate() {
-        if e.ty != EntryType::Session && s.index.parent[i] != NONE {
-            has_child[s.index.parent[i] as usize] = true;
-        }
-    }
-    for (i, e) in s.entries.iter().enumerate() {
-        if has_child[i] || e.ty == EntryType::Session {
-            continue;
-        }
-        // A duplicate id shadowed by a later line is not reachable by id.
-        if let Some(id) = &e.id {
-            if s.index.get(id) != Some(i) {
-                continue;
-            }
-        }
+    for i in crate::path::leaves(s) {
+        let e = &s.entries[i];
         let path = path_to(s, i)?;
         let line = s.line(i)?;
         let obj = s.object(&line, e.line)?;

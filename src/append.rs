@@ -1,0 +1,113 @@
+//! Appending one entry to a session file the safe way, and making the ids
+//! and times of new entries the way pi makes them.
+//!
+//! An append is one `write` of the complete line to a file opened for
+//! appending, preceded by a newline when the file does not end with one,
+//! then `fsync`. Our own tools hold an advisory lock (`flock`) meanwhile, so
+//! several of them never interleave; pi itself does not lock, and a single
+//! `O_APPEND` write of a whole line stays whole next to pi's own appends.
+
+use crate::error::{Error, Result};
+use crate::index::Index;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+
+/// An open session file, locked for appending.
+pub struct Appender {
+    file: File,
+    name: String,
+}
+
+impl Appender {
+    /// Open `path` for appending and take the advisory lock (waits for
+    /// other tools of this project holding it).
+    pub fn open(path: &Path) -> Result<Appender> {
+        let name = path.display().to_string();
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| Error::io(&name, &e))?;
+        file.lock().map_err(|e| Error::io(&name, &e))?;
+        Ok(Appender { file, name })
+    }
+
+    /// Append `line` (without its newline) as one write on a fresh line.
+    pub fn append_line(&mut self, line: &[u8]) -> Result<()> {
+        let buf = fresh_line(&self.file, line).map_err(|e| Error::io(&self.name, &e))?;
+        // One write call: for a regular file Linux writes it whole or not at all
+        // (short writes happen only when the disk is full, reported below).
+        let n = (&self.file)
+            .write(&buf)
+            .map_err(|e| Error::io(&self.name, &e))?;
+        if n != buf.len() {
+            return Err(Error::request(
+                &self.name,
+                format!(
+                    "short write ({n} of {} bytes): the disk may be full; the partial line must be removed by hand",
+                    buf.len()
+                ),
+            ));
+        }
+        self.file.sync_all().map_err(|e| Error::io(&self.name, &e))
+    }
+}
+
+impl Drop for Appender {
+    fn drop(&mut self) {
+        let _ = self.file.unlock();
+    }
+}
+
+/// The bytes to append so that `line` starts on a fresh line and ends with one.
+fn fresh_line(file: &File, line: &[u8]) -> std::io::Result<Vec<u8>> {
+    let len = file.metadata()?.len();
+    let mut buf = Vec::with_capacity(line.len() + 2);
+    if len > 0 {
+        let mut last = [0u8; 1];
+        read_at(file, &mut last, len - 1)?;
+        if last[0] != b'\n' {
+            buf.push(b'\n');
+        }
+    }
+    buf.extend_from_slice(line);
+    buf.push(b'\n');
+    Ok(buf)
+}
+
+#[cfg(unix)]
+fn read_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    f.read_exact_at(buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = f;
+    f.seek(SeekFrom::Start(offset))?;
+    f.read_exact(buf)
+}
+
+/// A new entry id as pi draws it: the first 8 hex digits of a random
+/// UUID, drawn again while it collides with an id in use.
+pub fn fresh_id(index: &Index, also_taken: &[String]) -> String {
+    for _ in 0..100 {
+        let id = uuid::Uuid::new_v4().to_string()[..8].to_string();
+        if index.get(&crate::entry::Id::new(&id)).is_none() && !also_taken.contains(&id) {
+            return id;
+        }
+    }
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// A new session id as pi makes it (UUID version 7, time ordered).
+pub fn new_session_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
+/// pi's file name for a new session: `<timestamp with : and . as ->_<id>.jsonl`.
+pub fn session_file_name(timestamp: &str, id: &str) -> String {
+    format!("{}_{id}.jsonl", timestamp.replace([':', '.'], "-"))
+}

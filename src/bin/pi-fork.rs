@@ -1,0 +1,304 @@
+//! pi-fork: a branch of a pi session into a new session file, a whole
+//! session into another project, or (in place) back to an earlier entry.
+//!
+//! Usage: pi-fork [OPTIONS] SESSION --at REF | --before REF
+//!        pi-fork [OPTIONS] SESSION --cwd DIR
+//!        pi-fork [OPTIONS] SESSION --all-leaves
+//!        pi-fork [OPTIONS] SESSION --in-place (--at REF | --before REF) [--summary TEXT]
+
+use clap::{ArgGroup, Parser};
+use pi_session_tools::cli;
+use pi_session_tools::cmd::fork::{self, NewSession};
+use pi_session_tools::error::{Error, Result};
+use pi_session_tools::json::ObjectWriter;
+use pi_session_tools::locate::{project_session_dir, resolve_session};
+use pi_session_tools::session::{Input, ReadOptions, Session};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+const EXAMPLES: &str = "\
+Examples:
+  pi-fork s.jsonl --at leaf~2            a new session: the path up to two entries above the leaf
+  pi-fork s.jsonl --before 3f2a --json   pi's /fork on a user message: fork at its parent,
+                                         and hand back the message's text
+  pi-fork s.jsonl --at @plan -o - | pi-path --format ids
+                                         write the new session to stdout
+  for f in $(pi-fork s.jsonl --all-leaves); do pi-path --leaves \"$f\"; done
+                                         one new session per branch, for a review
+  pi-fork s.jsonl --cwd ~/src/other-project
+                                         move (copy) a whole session into another project
+  pi-fork s.jsonl --in-place --at leaf~2 undo the last two entries without losing them:
+                                         pi continues from there, the old branch stays
+  pi-fork s.jsonl --in-place --before @retry --summary 'Tried X; it failed because Y.'
+                                         go back before a user message, leaving a summary
+
+New files go next to SESSION (or into --session-dir DIR, or -o FILE) under
+pi's own name <time>_<uuid>.jsonl, and are never overwritten. Prints the new
+path (with --in-place: the new entry's id); --json prints an object instead.
+
+REF: a full id, a unique id prefix (4+ chars), leaf, root, @LABEL, with ^ and ~N.
+Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.";
+
+/// Fork a pi session: a branch into a new session file, a whole session into
+/// another project, or back to an earlier entry inside the file.
+///
+/// New files are exactly what pi's createBranchedSession (/fork) and forkFrom
+/// write. With --in-place, one entry is appended whose parent is the chosen
+/// entry, so pi (which continues from the last entry of a file) goes on from
+/// there and the old branch stays in the tree: a branch_summary when --summary
+/// is given (pi's branchWithSummary), else a custom entry of type pi-fork that
+/// pi never sends to the model.
+#[derive(Parser, Debug)]
+#[command(name = "pi-fork", version, after_help = EXAMPLES)]
+#[command(group(ArgGroup::new("what").required(true).args(["at", "before", "cwd", "all_leaves"])))]
+struct Args {
+    /// Session file, `-` for stdin, or a session-id prefix.
+    #[arg(value_name = "SESSION")]
+    session: String,
+
+    /// Fork at REF: the new session holds the path from the root to REF.
+    #[arg(long, value_name = "REF")]
+    at: Option<String>,
+
+    /// Fork before the user message REF (at its parent), like pi's /fork,
+    /// and print the message's text to stderr (and in --json).
+    #[arg(long, value_name = "REF")]
+    before: Option<String>,
+
+    /// Copy the whole session (every branch) into project DIR's session
+    /// directory, with cwd DIR (pi's forkFrom).
+    #[arg(long, value_name = "DIR", conflicts_with = "in_place")]
+    cwd: Option<PathBuf>,
+
+    /// One new session per leaf of the tree; prints one path per line.
+    #[arg(long, conflicts_with_all = ["in_place", "output"])]
+    all_leaves: bool,
+
+    /// Do not write a new file: append one entry to SESSION so that pi
+    /// continues from the chosen entry (see above).
+    #[arg(long, short = 'i')]
+    in_place: bool,
+
+    /// With --in-place: leave a branch summary with this text.
+    #[arg(
+        long,
+        value_name = "TEXT",
+        requires = "in_place",
+        conflicts_with = "summary_file"
+    )]
+    summary: Option<String>,
+
+    /// With --in-place: leave a branch summary read from FILE (`-` for stdin).
+    #[arg(long, value_name = "FILE", requires = "in_place")]
+    summary_file: Option<PathBuf>,
+
+    /// Write the new session to FILE (`-`: stdout) instead of a new file
+    /// named like pi's.
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE",
+        conflicts_with = "in_place"
+    )]
+    output: Option<PathBuf>,
+
+    /// Directory for the new session (default: SESSION's directory; with
+    /// --cwd, that project's session directory); also where session-id
+    /// prefixes are looked up.
+    #[arg(long, value_name = "DIR")]
+    session_dir: Option<PathBuf>,
+
+    /// Also name the new session (a session_info entry).
+    #[arg(long, value_name = "NAME", conflicts_with = "in_place")]
+    name: Option<String>,
+
+    /// Print a JSON object per result instead of a path (or id).
+    #[arg(long)]
+    json: bool,
+
+    /// Treat lines that are not JSON objects as errors.
+    #[arg(long)]
+    strict: bool,
+
+    /// Do not print warnings.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+fn main() -> std::process::ExitCode {
+    cli::main("pi-fork", run)
+}
+
+fn run(args: Args) -> Result<()> {
+    let input = resolve_session(Some(&args.session), args.session_dir.as_deref())?;
+    let opts = ReadOptions {
+        strict: args.strict,
+    };
+    let quiet = args.quiet;
+    let mut warn = |s: &Session| {
+        if !quiet {
+            for w in &s.warnings {
+                eprintln!("pi-fork: warning: {w}");
+            }
+        }
+    };
+    let mut out = cli::stdout();
+    if args.in_place {
+        return in_place(&args, input, opts, &mut warn, &mut out);
+    }
+    let s = Session::open(input, opts)?;
+    warn(&s);
+    let source = s.path().map(absolute);
+    let parent = source.as_ref().map(|p| p.to_string_lossy().into_owned());
+    let dir = match (&args.session_dir, &args.cwd, &source) {
+        (Some(d), _, _) => Some(d.clone()),
+        (None, Some(cwd), _) => Some(project_session_dir(&absolute(cwd), None)),
+        (None, None, Some(src)) => src.parent().map(Path::to_path_buf),
+        (None, None, None) => None,
+    };
+    let mut made: Vec<(NewSession, Option<String>)> = Vec::new();
+    if let Some(cwd) = &args.cwd {
+        let cwd = absolute(cwd).to_string_lossy().into_owned();
+        made.push((fork::fork_from(&s, &cwd, parent.as_deref())?, None));
+    } else if args.all_leaves {
+        for leaf in pi_session_tools::path::leaves(&s) {
+            made.push((
+                fork::branched_session(&s, Some(leaf), parent.as_deref())?,
+                None,
+            ));
+        }
+    } else if let Some(r) = &args.at {
+        let i = fork::at(&s, r)?;
+        made.push((
+            fork::branched_session(&s, Some(i), parent.as_deref())?,
+            None,
+        ));
+    } else if let Some(r) = &args.before {
+        let i = pi_session_tools::refs::resolve(&s, r)?;
+        let (target, text) = fork::before(&s, i, false)?;
+        made.push((
+            fork::branched_session(&s, target, parent.as_deref())?,
+            Some(text),
+        ));
+    }
+    for (mut new, text) in made {
+        if let Some(n) = &args.name {
+            fork::add_name(&mut new, n);
+        }
+        let path = fork::write_new(&new, args.output.as_deref(), dir.as_deref(), &mut out)?;
+        if let (Some(t), false) = (&text, args.json) {
+            eprintln!("{t}");
+        }
+        let Some(path) = path else { continue };
+        if args.json {
+            let mut w = ObjectWriter::new();
+            w.str("path", &absolute(&path).to_string_lossy())
+                .str("id", &new.id);
+            match &new.parent_session {
+                Some(p) => w.str("parentSession", p),
+                None => w.raw("parentSession", Some(b"null")),
+            };
+            match &new.leaf {
+                Some(l) => w.str("leaf", l),
+                None => w.raw("leaf", Some(b"null")),
+            };
+            if let Some(t) = &text {
+                w.str("text", t);
+            }
+            out.write_all(&w.finish()).map_err(cli::out_err)?;
+            out.write_all(b"\n").map_err(cli::out_err)?;
+        } else {
+            writeln!(out, "{}", path.display()).map_err(cli::out_err)?;
+        }
+    }
+    out.flush().map_err(cli::out_err)
+}
+
+fn in_place(
+    args: &Args,
+    input: Input,
+    opts: ReadOptions,
+    warn: &mut dyn FnMut(&Session),
+    out: &mut impl Write,
+) -> Result<()> {
+    let Input::File(path) = input else {
+        return Err(Error::usage("--in-place needs a session file, not stdin"));
+    };
+    let summary = match (&args.summary, &args.summary_file) {
+        (Some(t), _) => Some(t.clone()),
+        (None, Some(f)) => Some(read_text(f)?),
+        (None, None) => None,
+    };
+    if summary.as_deref() == Some("") {
+        return Err(Error::usage(
+            "an empty summary: pi writes no branch summary for it; leave out --summary",
+        ));
+    }
+    let mut text = None;
+    let moved = fork::move_in_place(
+        &path,
+        opts,
+        |s| match (&args.at, &args.before) {
+            (Some(r), _) => Ok(Some(fork::at(s, r)?)),
+            (None, Some(r)) => {
+                let i = pi_session_tools::refs::resolve(s, r)?;
+                let (target, t) = fork::before(s, i, true)?;
+                text = Some(t);
+                Ok(target)
+            }
+            _ => Err(Error::usage("--in-place needs --at REF or --before REF")),
+        },
+        summary.as_deref(),
+        warn,
+    )?;
+    if moved.id.is_none() && !args.quiet {
+        eprintln!("pi-fork: already at that entry; nothing written");
+    }
+    if let (Some(t), false) = (&text, args.json) {
+        eprintln!("{t}");
+    }
+    if args.json {
+        let mut w = ObjectWriter::new();
+        let opt = |w: &mut ObjectWriter, k: &str, v: &Option<String>| match v {
+            Some(v) => {
+                w.str(k, v);
+            }
+            None => {
+                w.raw(k, Some(b"null"));
+            }
+        };
+        opt(&mut w, "id", &moved.id);
+        opt(&mut w, "oldLeaf", &moved.old_leaf);
+        opt(
+            &mut w,
+            "newLeaf",
+            &moved.id.clone().or(moved.old_leaf.clone()),
+        );
+        opt(&mut w, "target", &moved.target);
+        if let Some(t) = &text {
+            w.str("text", t);
+        }
+        out.write_all(&w.finish()).map_err(cli::out_err)?;
+        out.write_all(b"\n").map_err(cli::out_err)?;
+    } else if let Some(id) = &moved.id {
+        writeln!(out, "{id}").map_err(cli::out_err)?;
+    }
+    out.flush().map_err(cli::out_err)
+}
+
+fn read_text(f: &Path) -> Result<String> {
+    let name = f.display().to_string();
+    let bytes = if f == Path::new("-") {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut b)
+            .map_err(|e| Error::io("<stdin>", &e))?;
+        b
+    } else {
+        std::fs::read(f).map_err(|e| Error::io(&name, &e))?
+    };
+    String::from_utf8(bytes).map_err(|_| Error::request(&name, "the summary is not UTF-8 text"))
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}

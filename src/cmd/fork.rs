@@ -1,0 +1,399 @@
+//! `pi-fork`: a branch into a new session file (pi's `createBranchedSession`,
+//! `/fork`), a whole session into another project (`forkFrom`), or, in place,
+//! back to an earlier entry (`/tree`: `branch`, `branchWithSummary`).
+
+use crate::append::{fresh_id, new_session_id, session_file_name, Appender};
+use crate::cli::out_err;
+use crate::entry::{EntryType, Id};
+use crate::error::{Error, Result};
+use crate::index::NONE;
+use crate::json::{js, Object, ObjectWriter};
+use crate::migrate::{json_str, CURRENT_VERSION};
+use crate::path::path_to;
+use crate::refs;
+use crate::session::Session;
+use crate::time::now_iso;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The `customType` of the entry an in-place move without summary appends.
+pub const MOVE_CUSTOM_TYPE: &str = "pi-fork";
+
+/// A new session, ready to be written.
+#[derive(Debug, Clone)]
+pub struct NewSession {
+    pub id: String,
+    pub timestamp: String,
+    pub parent_session: Option<String>,
+    /// The id of its last entry (None when it holds only a header).
+    pub leaf: Option<String>,
+    pub bytes: Vec<u8>,
+}
+
+/// The header pi writes for a new session.
+fn header(id: &str, timestamp: &str, cwd: &[u8], parent_session: Option<&str>) -> Vec<u8> {
+    let mut w = ObjectWriter::new();
+    w.str("type", "session")
+        .number("version", CURRENT_VERSION as f64)
+        .str("id", id)
+        .str("timestamp", timestamp)
+        .raw("cwd", Some(cwd));
+    if let Some(p) = parent_session {
+        w.str("parentSession", p);
+    }
+    w.finish()
+}
+
+/// The source header's `cwd` as JSON (pi falls back to the process's cwd).
+fn source_cwd(s: &Session) -> Result<Vec<u8>> {
+    let raw = s.header_line()?;
+    let obj = s.object(&raw, s.header.line)?;
+    if let Ok(Some(c)) = obj.canonical("cwd") {
+        return Ok(c);
+    }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    Ok(json_str(&cwd.to_string_lossy()))
+}
+
+/// An entry's line as pi writes it again (`JSON.stringify` of what it read).
+fn restringify(s: &Session, i: usize) -> Result<Vec<u8>> {
+    let line = s.line(i)?;
+    let obj = s.object(&line, s.entries[i].line)?;
+    js::canonical_vec(obj.text, obj.range.clone())
+        .map_err(|e| Error::data(&s.name, Some(s.entries[i].line), e.to_string()))
+}
+
+/// pi's `createBranchedSession(leaf)`: the path root→leaf without its label
+/// entries, then one fresh label entry per label in force on that path.
+/// `leaf` None gives a session with only its header (pi's fork before a
+/// root message).
+pub fn branched_session(
+    s: &Session,
+    leaf: Option<usize>,
+    parent_session: Option<&str>,
+) -> Result<NewSession> {
+    let id = new_session_id();
+    let timestamp = now_iso();
+    let mut bytes = header(&id, &timestamp, &source_cwd(s)?, parent_session);
+    bytes.push(b'\n');
+    let path = match leaf {
+        Some(l) => path_to(s, l)?,
+        None => Vec::new(),
+    };
+    let kept: Vec<usize> = path
+        .into_iter()
+        .filter(|&i| s.entries[i].ty != EntryType::Label)
+        .collect();
+    let mut taken: Vec<String> = Vec::new();
+    let mut on_path = std::collections::HashSet::new();
+    for &i in &kept {
+        bytes.extend_from_slice(&restringify(s, i)?);
+        bytes.push(b'\n');
+        if let Some(id) = &s.entries[i].id {
+            on_path.insert(id.clone());
+            taken.push(id.to_string());
+        }
+    }
+    let mut last = kept
+        .last()
+        .and_then(|&i| s.entries[i].id.as_ref().map(Id::to_string));
+    for l in s.index.labels.iter() {
+        if !on_path.contains(&l.target) {
+            continue;
+        }
+        let new_id = fresh_label_id(&taken);
+        taken.push(new_id.clone());
+        let set_by = s.line(l.set_by)?;
+        let obj = s.object(&set_by, s.entries[l.set_by].line)?;
+        let ts = obj.canonical("timestamp").ok().flatten();
+        let mut w = ObjectWriter::new();
+        w.str("type", "label").str("id", &new_id);
+        match &last {
+            Some(p) => w.str("parentId", p),
+            None => w.raw("parentId", Some(b"null")),
+        };
+        w.raw("timestamp", ts.as_deref())
+            .str("targetId", &l.target.to_string())
+            .str("label", &l.label);
+        bytes.extend_from_slice(&w.finish());
+        bytes.push(b'\n');
+        last = Some(new_id);
+    }
+    Ok(NewSession {
+        id,
+        timestamp,
+        parent_session: parent_session.map(str::to_string),
+        leaf: last,
+        bytes,
+    })
+}
+
+/// pi's `generateId(new Set(pathEntryIds))`: random, avoiding `taken`.
+fn fresh_label_id(taken: &[String]) -> String {
+    for _ in 0..100 {
+        let id = uuid::Uuid::new_v4().to_string()[..8].to_string();
+        if !taken.contains(&id) {
+            return id;
+        }
+    }
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// pi's `forkFrom(source, cwd)`: every entry of the session, under a new
+/// header with the new cwd and `parentSession` = the source.
+pub fn fork_from(s: &Session, cwd: &str, parent_session: Option<&str>) -> Result<NewSession> {
+    let id = new_session_id();
+    let timestamp = now_iso();
+    let mut bytes = header(&id, &timestamp, &json_str(cwd), parent_session);
+    bytes.push(b'\n');
+    let mut last = None;
+    for (i, e) in s.entries.iter().enumerate() {
+        if e.ty == EntryType::Session {
+            continue;
+        }
+        bytes.extend_from_slice(&restringify(s, i)?);
+        bytes.push(b'\n');
+        last = e.id.as_ref().map(Id::to_string);
+    }
+    Ok(NewSession {
+        id,
+        timestamp,
+        parent_session: parent_session.map(str::to_string),
+        leaf: last,
+        bytes,
+    })
+}
+
+/// Append pi's `appendSessionInfo(name)` entry to a new session.
+pub fn add_name(new: &mut NewSession, name: &str) {
+    let id = loop {
+        let id = uuid::Uuid::new_v4().to_string()[..8].to_string();
+        if new.leaf.as_deref() != Some(id.as_str()) {
+            break id;
+        }
+    };
+    let mut w = ObjectWriter::new();
+    w.str("type", "session_info").str("id", &id);
+    match &new.leaf {
+        Some(p) => w.str("parentId", p),
+        None => w.raw("parentId", Some(b"null")),
+    };
+    w.str("timestamp", &now_iso())
+        .str("name", crate::entry::js_trim(name));
+    new.bytes.extend_from_slice(&w.finish());
+    new.bytes.push(b'\n');
+    new.leaf = Some(id);
+}
+
+/// The text of a user message's content as pi puts it back in the editor
+/// (a string, or its text blocks joined).
+pub fn message_text_for_editor(content: Option<&[u8]>) -> String {
+    let Some(c) = content else {
+        return String::new();
+    };
+    match c.first() {
+        Some(b'"') => js::decode_string(c, 0..c.len()).into_owned(),
+        Some(b'[') => {
+            let mut out = String::new();
+            if let Ok(els) = crate::json::scan::elements(c, 0..c.len()) {
+                for el in els {
+                    if c[el.start] != b'{' {
+                        continue;
+                    }
+                    if let Ok(b) = Object::at(c, el) {
+                        if b.str("type").as_deref() == Some("text") {
+                            if let Some(t) = b.str("text") {
+                                out.push_str(&t);
+                            }
+                        }
+                    }
+                }
+            }
+            out
+        }
+        _ => String::new(),
+    }
+}
+
+/// Where `--before REF` leads: REF must be a user message (or, with
+/// `allow_custom`, a custom message); returns its parent (None for a root)
+/// and its text.
+pub fn before(s: &Session, i: usize, allow_custom: bool) -> Result<(Option<usize>, String)> {
+    let e = &s.entries[i];
+    let line = s.line(i)?;
+    let obj = s.object(&line, e.line)?;
+    let text = match &e.ty {
+        EntryType::Message => {
+            let msg = obj.object("message");
+            if msg.as_ref().and_then(|m| m.str("role")).as_deref() != Some("user") {
+                return Err(not_a_user_message(s, i, allow_custom));
+            }
+            message_text_for_editor(msg.as_ref().and_then(|m| m.raw("content")))
+        }
+        EntryType::CustomMessage if allow_custom => {
+            // pi's /tree joins the text blocks of a custom message with nothing.
+            message_text_for_editor(obj.raw("content"))
+        }
+        _ => return Err(not_a_user_message(s, i, allow_custom)),
+    };
+    let parent = match (s.index.parent[i], e.parent.id()) {
+        (NONE, None) => None,
+        (NONE, Some(p)) => {
+            return Err(Error::data(
+                &s.name,
+                Some(e.line),
+                format!("the parent {p} of this message is not in the file"),
+            ))
+        }
+        (p, _) => Some(p as usize),
+    };
+    Ok((parent, text))
+}
+
+fn not_a_user_message(s: &Session, i: usize, allow_custom: bool) -> Error {
+    let e = &s.entries[i];
+    Error::data(
+        &s.name,
+        Some(e.line),
+        format!(
+            "--before needs a user message{}; entry {} is {}{}",
+            if allow_custom {
+                " or a custom message"
+            } else {
+                ""
+            },
+            e.id_string(),
+            e.ty.as_str(),
+            if e.ty == EntryType::Message {
+                " (not from the user); use --at to keep it"
+            } else {
+                "; use --at"
+            }
+        ),
+    )
+}
+
+/// Write a new session: to stdout (`-`), to `file`, or into `dir` under
+/// pi's file name. Never overwrites. Returns the path written (None for stdout).
+pub fn write_new(
+    new: &NewSession,
+    file: Option<&Path>,
+    dir: Option<&Path>,
+    out: &mut impl Write,
+) -> Result<Option<PathBuf>> {
+    let target = match (file, dir) {
+        (Some(f), _) if f == Path::new("-") => {
+            out.write_all(&new.bytes).map_err(out_err)?;
+            out.flush().map_err(out_err)?;
+            return Ok(None);
+        }
+        (Some(f), _) => f.to_path_buf(),
+        (None, Some(d)) => {
+            std::fs::create_dir_all(d).map_err(|e| Error::io(&d.display().to_string(), &e))?;
+            d.join(session_file_name(&new.timestamp, &new.id))
+        }
+        (None, None) => {
+            return Err(Error::usage(
+                "say where the new session goes: -o FILE, -o - (stdout) or --session-dir DIR",
+            ))
+        }
+    };
+    let name = target.display().to_string();
+    crate::write::create_new(&target, "pi-fork", &new.bytes).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            Error::request(&name, "already exists; pi-fork never overwrites a file")
+        } else {
+            Error::io(&name, &e)
+        }
+    })?;
+    Ok(Some(target))
+}
+
+/// What an in-place move appended.
+#[derive(Debug, Clone)]
+pub struct Moved {
+    /// The new entry's id (the new leaf); None when nothing was written.
+    pub id: Option<String>,
+    pub old_leaf: Option<String>,
+    /// The entry the session now continues from (None: before the first entry).
+    pub target: Option<String>,
+}
+
+/// Move the leaf of the session file `path` in place (pi's `/tree`): append
+/// a `branch_summary` (with `summary`) or a `custom` entry of type
+/// [`MOVE_CUSTOM_TYPE`] whose parent is `target` (None: before the first
+/// entry). The file is locked, read, and appended to in one write.
+pub fn move_in_place(
+    path: &Path,
+    opts: crate::session::ReadOptions,
+    choose: impl FnOnce(&Session) -> Result<Option<usize>>,
+    summary: Option<&str>,
+    warn: &mut dyn FnMut(&Session),
+) -> Result<Moved> {
+    let mut appender = Appender::open(path)?;
+    let s = Session::open(crate::session::Input::File(path.to_path_buf()), opts)?;
+    warn(&s);
+    if s.version() < CURRENT_VERSION {
+        return Err(Error::request(
+            &s.name,
+            format!(
+                "version-{} session: pi would re-number its entries when it opens it; run `pi-migrate -i` first",
+                s.version()
+            ),
+        ));
+    }
+    let target = choose(&s)?;
+    let id_of = |i: usize| s.entries[i].id.as_ref().map(Id::to_string);
+    let old_leaf = s.index.leaf.and_then(id_of);
+    let target_id = target.and_then(id_of);
+    if target.is_some() && target == s.index.leaf {
+        return Ok(Moved {
+            id: None,
+            old_leaf,
+            target: target_id,
+        });
+    }
+    let new_id = fresh_id(&s.index, &[]);
+    let parent = target_id
+        .as_deref()
+        .map_or_else(|| b"null".to_vec(), json_str);
+    let mut w = ObjectWriter::new();
+    match summary {
+        Some(text) => {
+            w.str("type", "branch_summary")
+                .str("id", &new_id)
+                .raw("parentId", Some(&parent))
+                .str("timestamp", &now_iso())
+                .str("fromId", target_id.as_deref().unwrap_or("root"))
+                .str("summary", text);
+        }
+        None => {
+            let mut data = ObjectWriter::new();
+            data.raw(
+                "from",
+                Some(
+                    &old_leaf
+                        .as_deref()
+                        .map_or_else(|| b"null".to_vec(), json_str),
+                ),
+            );
+            w.str("type", "custom")
+                .str("customType", MOVE_CUSTOM_TYPE)
+                .raw("data", Some(&data.finish()))
+                .str("id", &new_id)
+                .raw("parentId", Some(&parent))
+                .str("timestamp", &now_iso());
+        }
+    }
+    appender.append_line(&w.finish())?;
+    Ok(Moved {
+        id: Some(new_id),
+        old_leaf,
+        target: target_id,
+    })
+}
+
+/// Resolve REF for `--at`.
+pub fn at(s: &Session, reference: &str) -> Result<usize> {
+    refs::resolve(s, reference)
+}
