@@ -21,6 +21,7 @@
 //! [`path`], [`context`], [`migrate`], [`locate`] (session directories),
 //! [`time`], [`cmd`] (what each tool does), [`cli`] (what the binaries share).
 
+pub mod append;
 pub mod cli;
 pub mod cmd;
 pub mod context;
@@ -35,3 +36,4 @@ pub mod refs;
 pub mod session;
 pub mod summary;
 pub mod time;
+pub mod write;

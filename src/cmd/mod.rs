@@ -1,3 +1,5 @@
 //! What each tool does, as library functions the binaries call.
 
+pub mod fork;
+pub mod label;
 pub mod path;

@@ -1,0 +1,362 @@
+//! Writing session files safely (SPEC §10): replace a file atomically,
+//! create a new file exclusively, keep a backup, and clean up the
+//! temporary files an interrupted run left behind.
+//!
+//! Every write goes to a temporary file in the target's own directory,
+//! named `.NAME.TAG-tmp-PID-RAND` (TAG is the tool, e.g. `pi-migrate`), is
+//! flushed to disk, and only then takes the target's name with one
+//! `rename` (or `link` for a new file), after which the directory is
+//! flushed too. Killed at any moment, the target is either the complete
+//! old file or the complete new one.
+
+use std::ffi::OsString;
+use std::fs::{self, File, Metadata, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// The name part that marks a temporary file of tool `tag`.
+fn marker(tag: &str) -> String {
+    format!(".{tag}-tmp-")
+}
+
+/// The temporary name for `target` (same directory, hidden, recognisable).
+pub fn temp_path(target: &Path, tag: &str) -> PathBuf {
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let rand = &uuid::Uuid::new_v4().simple().to_string()[..8];
+    let mut s = OsString::from(".");
+    s.push(&name);
+    s.push(format!("{}{}-{rand}", marker(tag), std::process::id()));
+    target.with_file_name(s)
+}
+
+/// The directory a file lives in (`.` for a bare name).
+fn dir_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Flush a directory's entries to disk (a no-op where that is not possible).
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        File::open(dir)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(())
+    }
+}
+
+/// A temporary file beside its target; removed on drop unless committed.
+pub struct TempFile {
+    path: PathBuf,
+    target: PathBuf,
+    file: File,
+}
+
+impl TempFile {
+    /// Create `.NAME.TAG-tmp-PID-RAND` beside `target`, with the
+    /// permissions (and, where allowed, the owner) of `like` when given.
+    pub fn beside(target: &Path, tag: &str, like: Option<&Metadata>) -> io::Result<TempFile> {
+        let mut opts = OpenOptions::new();
+        opts.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(0o600);
+        }
+        let mut last = None;
+        for _ in 0..16 {
+            let path = temp_path(target, tag);
+            match opts.open(&path) {
+                Ok(file) => {
+                    let t = TempFile {
+                        path,
+                        target: target.to_path_buf(),
+                        file,
+                    };
+                    if let Some(m) = like {
+                        t.copy_metadata(m)?;
+                    }
+                    return Ok(t);
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| io::Error::other("cannot create a temporary file")))
+    }
+
+    fn copy_metadata(&self, m: &Metadata) -> io::Result<()> {
+        let f = &self.file;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            // Another owner is kept only when we may (root); else ours.
+            let _ = std::os::unix::fs::fchown(f, Some(m.uid()), Some(m.gid()));
+        }
+        f.set_permissions(m.permissions())
+    }
+
+    /// The temporary file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The open file, to write into.
+    pub fn file(&mut self) -> &mut File {
+        &mut self.file
+    }
+
+    /// Flush the data to disk and close the file (before committing).
+    fn finish(&mut self) -> io::Result<()> {
+        self.file.flush()?;
+        self.file.sync_all()
+    }
+
+    /// Flush, then give the temporary file the target's name (replacing
+    /// it), then flush the directory.
+    pub fn commit_replace(mut self) -> io::Result<()> {
+        self.finish()?;
+        fs::rename(&self.path, &self.target)?;
+        self.path = PathBuf::new();
+        sync_dir(&dir_of(&self.target))
+    }
+
+    /// Flush, then give the temporary file the target's name only if no
+    /// file has it (`AlreadyExists` otherwise), then flush the directory.
+    pub fn commit_new(mut self) -> io::Result<()> {
+        self.finish()?;
+        match fs::hard_link(&self.path, &self.target) {
+            Ok(()) => {
+                let _ = fs::remove_file(&self.path);
+                self.path = PathBuf::new();
+                sync_dir(&dir_of(&self.target))
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
+            Err(_) => {
+                // No hard links here: copy into an exclusively created file.
+                let bytes = fs::read(&self.path)?;
+                write_exclusive_direct(&self.target, &bytes)?;
+                let _ = fs::remove_file(&self.path);
+                self.path = PathBuf::new();
+                sync_dir(&dir_of(&self.target))
+            }
+        }
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.path.as_os_str().is_empty() {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+fn write_exclusive_direct(target: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(target)?;
+    let r = f.write_all(bytes).and_then(|()| f.sync_all());
+    if r.is_err() {
+        let _ = fs::remove_file(target);
+    }
+    r
+}
+
+/// Replace `target` with `bytes` atomically, keeping its permissions.
+pub fn replace_file(target: &Path, tag: &str, bytes: &[u8]) -> io::Result<()> {
+    let like = fs::metadata(target).ok();
+    let mut t = TempFile::beside(target, tag, like.as_ref())?;
+    t.file().write_all(bytes)?;
+    t.commit_replace()
+}
+
+/// Create `target` holding `bytes`; fails with `AlreadyExists` when a file
+/// has that name. The file appears complete or not at all.
+pub fn create_new(target: &Path, tag: &str, bytes: &[u8]) -> io::Result<()> {
+    if fs::symlink_metadata(target).is_ok() {
+        return Err(io::Error::new(io::ErrorKind::AlreadyExists, "file exists"));
+    }
+    let mut t = TempFile::beside(target, tag, None)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // What a plain create gives (0666 less the umask is not readable
+        // without libc; 0644 is the common result).
+        t.file()
+            .set_permissions(fs::Permissions::from_mode(0o644))?;
+    }
+    t.file().write_all(bytes)?;
+    t.commit_new()
+}
+
+/// Keep the current `target` as `backup` (a hard link, or a copy where
+/// links are not possible); never replaces an existing backup.
+pub fn make_backup(target: &Path, backup: &Path, tag: &str) -> io::Result<()> {
+    match fs::hard_link(target, backup) {
+        Ok(()) => sync_dir(&dir_of(backup)),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
+        Err(_) => {
+            let bytes = fs::read(target)?;
+            let like = fs::metadata(target).ok();
+            let mut t = TempFile::beside(backup, tag, like.as_ref())?;
+            t.file().write_all(&bytes)?;
+            t.commit_new()
+        }
+    }
+}
+
+/// What a file looked like when it was read: replaced only if it still does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    pub len: u64,
+    pub modified: Option<SystemTime>,
+    #[cfg(unix)]
+    pub ino: (u64, u64),
+}
+
+impl Snapshot {
+    pub fn of(m: &Metadata) -> Snapshot {
+        Snapshot {
+            len: m.len(),
+            modified: m.modified().ok(),
+            #[cfg(unix)]
+            ino: {
+                use std::os::unix::fs::MetadataExt;
+                (m.dev(), m.ino())
+            },
+        }
+    }
+}
+
+/// Read a whole file with the snapshot of what was read.
+pub fn read_with_snapshot(path: &Path) -> io::Result<(Vec<u8>, Snapshot)> {
+    let mut f = File::open(path)?;
+    let m = f.metadata()?;
+    if m.is_dir() {
+        return Err(io::Error::other("is a directory"));
+    }
+    let mut bytes = Vec::with_capacity(m.len() as usize);
+    f.read_to_end(&mut bytes)?;
+    let after = f.metadata()?;
+    let snap = Snapshot::of(&after);
+    if Snapshot::of(&m) != snap || bytes.len() as u64 != snap.len {
+        return Err(io::Error::other("the file changed while it was read"));
+    }
+    Ok((bytes, snap))
+}
+
+/// Whether `path` still holds exactly `bytes` with the same size, time and inode.
+pub fn unchanged(path: &Path, snap: &Snapshot, bytes: &[u8]) -> io::Result<bool> {
+    let m = fs::metadata(path)?;
+    if Snapshot::of(&m) != *snap {
+        return Ok(false);
+    }
+    let now = fs::read(path)?;
+    Ok(now == bytes)
+}
+
+/// Remove temporary files of tool `tag` left beside `target` by runs that
+/// are no longer alive; returns the paths removed.
+pub fn remove_stray_temps(target: &Path, tag: &str) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let Some(name) = target.file_name() else {
+        return removed;
+    };
+    let prefix = format!(".{}{}", name.to_string_lossy(), marker(tag));
+    let Ok(rd) = fs::read_dir(dir_of(target)) else {
+        return removed;
+    };
+    for d in rd.flatten() {
+        let n = d.file_name();
+        let n = n.to_string_lossy();
+        let Some(rest) = n.strip_prefix(&prefix) else {
+            continue;
+        };
+        let Some((pid, _)) = rest.split_once('-') else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<u32>() else {
+            continue;
+        };
+        if pid == std::process::id() || process_alive(pid) {
+            continue;
+        }
+        if fs::remove_file(d.path()).is_ok() {
+            removed.push(d.path());
+        }
+    }
+    removed
+}
+
+/// Whether a process with this id runs (Linux: /proc; elsewhere assume not).
+fn process_alive(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    proc.join("self").exists() && proc.join(pid.to_string()).exists()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmpdir(tag: &str) -> PathBuf {
+        let p = std::env::temp_dir().join(format!(
+            "pst-write-{tag}-{}-{}",
+            std::process::id(),
+            uuid::Uuid::new_v4()
+        ));
+        fs::create_dir_all(&p).unwrap();
+        p
+    }
+
+    #[test]
+    fn replaces_and_creates() {
+        let d = tmpdir("rc");
+        let f = d.join("a.jsonl");
+        fs::write(&f, b"old").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&f, fs::Permissions::from_mode(0o640)).unwrap();
+        }
+        replace_file(&f, "t", b"new").unwrap();
+        assert_eq!(fs::read(&f).unwrap(), b"new");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(
+                fs::metadata(&f).unwrap().permissions().mode() & 0o777,
+                0o640
+            );
+        }
+        let g = d.join("b.jsonl");
+        create_new(&g, "t", b"x").unwrap();
+        assert_eq!(
+            create_new(&g, "t", b"y").unwrap_err().kind(),
+            io::ErrorKind::AlreadyExists
+        );
+        assert_eq!(fs::read(&g).unwrap(), b"x");
+        make_backup(&f, &d.join("a.jsonl.bak"), "t").unwrap();
+        assert!(make_backup(&f, &d.join("a.jsonl.bak"), "t").is_err());
+        // Only the three files: no temporary left.
+        assert_eq!(fs::read_dir(&d).unwrap().count(), 3);
+        // A stray temp of a dead process is removed; a live one is kept.
+        let stray = d.join(".a.jsonl.t-tmp-999999999-abcd");
+        fs::write(&stray, b"").unwrap();
+        let mine = d.join(format!(".a.jsonl.t-tmp-{}-abcd", std::process::id()));
+        fs::write(&mine, b"").unwrap();
+        assert_eq!(remove_stray_temps(&f, "t"), vec![stray.clone()]);
+        assert!(mine.exists());
+        fs::remove_dir_all(&d).unwrap();
+    }
+}
