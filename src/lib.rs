@@ -36,4 +36,5 @@ pub mod refs;
 pub mod session;
 pub mod summary;
 pub mod time;
+pub mod tree;
 pub mod write;

@@ -2,4 +2,6 @@
 
 pub mod fork;
 pub mod label;
+pub mod migrate;
 pub mod path;
+pub mod tree;

@@ -54,6 +54,10 @@ pub struct Case {
     pub args: Vec<String>,
     pub stdout: String,
     pub what: String,
+    /// Feed the session on stdin instead of passing its path.
+    pub stdin: bool,
+    /// Run on a temporary copy of the session (the tool writes to it).
+    pub in_place: bool,
 }
 
 /// Every conformance case for `tool` under tests/conformance.
@@ -86,6 +90,8 @@ pub fn conformance_cases(tool: &str) -> Vec<Case> {
                     .collect(),
                 stdout: v["stdout"].as_str().unwrap().to_string(),
                 what: v["what"].as_str().unwrap_or("").to_string(),
+                stdin: v["stdin"] == true,
+                in_place: v["inPlace"] == true,
             });
         }
     }
@@ -161,4 +167,66 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// The string values of `"id":"..."` members in a JSONL text.
+pub fn ids_in(text: &str) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    for line in text.lines() {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
+            if let Some(id) = v["id"].as_str() {
+                out.insert(id.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Replace what is fresh by nature in a session a tool wrote: the header's
+/// id, timestamp and parentSession, and every entry id not in `known` (with
+/// the references to it), numbered in order of appearance.
+pub fn normalize_new_session(text: &str, known: &std::collections::HashSet<String>) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut fresh: Vec<String> = Vec::new();
+    for (n, line) in lines.iter_mut().enumerate() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if n == 0 && v["type"] == "session" {
+            for key in ["id", "timestamp", "parentSession"] {
+                if let Some(val) = v[key].as_str() {
+                    let from = format!("\"{key}\":{}", serde_json::to_string(val).unwrap());
+                    *line = line.replacen(&from, &format!("\"{key}\":\"<{key}>\""), 1);
+                }
+            }
+            continue;
+        }
+        if let Some(id) = v["id"].as_str() {
+            if !known.contains(id) && !fresh.iter().any(|f| f == id) {
+                fresh.push(id.to_string());
+            }
+        }
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    for (k, id) in fresh.iter().enumerate() {
+        out = out.replace(&format!("\"{id}\""), &format!("\"<new-{k}>\""));
+    }
+    out
+}
+
+/// An entry line with its `id` and `timestamp` values blanked.
+pub fn blank_id_and_time(line: &str) -> String {
+    let v: serde_json::Value = match serde_json::from_str(line) {
+        Ok(v) => v,
+        Err(_) => return line.to_string(),
+    };
+    let mut out = line.to_string();
+    for key in ["id", "timestamp"] {
+        if let Some(val) = v[key].as_str() {
+            let from = format!("\"{key}\":{}", serde_json::to_string(val).unwrap());
+            out = out.replacen(&from, &format!("\"{key}\":\"<{key}>\""), 1);
+        }
+    }
+    out
 }

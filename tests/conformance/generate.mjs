@@ -713,7 +713,8 @@ export const KINDS = {
 // Answer kinds of later tools live in kinds/*.mjs, one module per tool:
 //   export const KINDS = { "<kind>": { tool, scope, args, what, stdout } };
 //   export function extraFixtures(pi) -> [{ name, text, cases: [{tool,args,stdout,what}] }]   (optional)
-// Each kind's stdout(s, id) gets s = { sm, entries, byId, header, name, linear, pi }.
+// Each kind's stdout(s, id) gets s = { sm, entries, byId, header, name, linear, pi, rewritten }
+// (rewritten = the file text after pi opened it); optional only(s) limits a kind to some sessions.
 const KINDS_DIR = path.join(HERE, "kinds");
 const KIND_MODULES = [];
 if (fs.existsSync(KINDS_DIR)) {
@@ -776,6 +777,7 @@ function computeAnswers(name, fileText, { ids: v1QueueIds, linear } = {}) {
 	if (v1QueueIds) for (const id of v1QueueIds) uuidQueue.push(`${id}-0000-4000-8000-000000000000`);
 	const sm = SessionManager.open(copy);
 	if (uuidQueue.length !== 0) throw new Error(`${name}: pi did not consume all v1 ids (${uuidQueue.length} left)`);
+	const rewritten = fs.readFileSync(copy, "utf8"); // the file as pi left it (rewritten when it migrated)
 	fs.rmSync(tmp, { recursive: true, force: true });
 	const entries = sm.getEntries();
 	const byId = new Map();
@@ -793,14 +795,18 @@ function computeAnswers(name, fileText, { ids: v1QueueIds, linear } = {}) {
 			if (JSON.stringify(o) !== lines[i]) throw new Error(`${name}:${i + 1}: JSON.stringify(entry) differs from line`);
 		});
 	}
-	const s = { sm, entries, byId, header, name, linear, pi };
+	const s = { sm, entries, byId, header, name, linear, pi, rewritten };
 	const rng = new Rng(`answers/${name}`);
 	const leaves = chooseLeaves(s, rng);
 	const cases = [];
 	const emit = (kind, ref, id) => {
 		const k = KINDS[kind];
+		if (k.only && !k.only(s)) return; // a kind may apply to some sessions only
 		const what = k.what(ref, id) + (ref !== null && ref !== id ? ` via ${ref}` : "");
-		cases.push({ tool: k.tool, args: k.args(ref), stdout: k.stdout(s, id), what });
+		const c = { tool: k.tool, args: k.args(ref), stdout: k.stdout(s, id), what };
+		if (k.stdin) c.stdin = true; // feed the session on stdin instead of passing its path
+		if (k.inPlace) c.inPlace = true; // run on a temporary copy (see kinds/pi-fork.mjs)
+		cases.push(c);
 	};
 	for (const [kind, k] of Object.entries(KINDS)) if (k.scope === "session") emit(kind, null, null);
 	for (const { ref, id } of leaves) {

@@ -1,0 +1,769 @@
+//! `pi-migrate`: version 1 and 2 session files brought to version 3, on
+//! stdout or in place, one file or whole trees, without losing a byte.
+//!
+//! The migrated text is what pi's `migrateSessionEntries` gives (SPEC §8),
+//! except that ids are deterministic by default (the ones every read-only
+//! tool shows for the old file) and that every line needing no change,
+//! including lines pi would skip, keeps its bytes.
+
+use crate::entry::{is_js_space, EntryType};
+use crate::error::{Error, Result};
+use crate::json::{scan, Object};
+use crate::locate;
+use crate::migrate::{self, EntryMigration, CURRENT_VERSION};
+use crate::session::{ReadOptions, Session};
+use crate::write::{self, Snapshot, TempFile};
+use std::collections::HashSet;
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The tag in temporary file names: `.NAME.pi-migrate-tmp-PID-RAND`.
+pub const TEMP_TAG: &str = "pi-migrate";
+const TOOL: &str = "pi-migrate";
+
+/// How one session is migrated.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MigrateOptions {
+    /// Carry lines that are not JSON objects through unchanged (else refuse).
+    pub keep_malformed: bool,
+    /// Draw ids the way pi does (random) instead of the deterministic ones.
+    pub random_ids: bool,
+}
+
+/// What migrating a session changes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changes {
+    pub from_version: u32,
+    pub ids_given: usize,
+    pub compactions_repointed: usize,
+    pub roles_renamed: usize,
+    pub malformed_kept: usize,
+}
+
+impl Changes {
+    /// `version 1 -> 3: 27 entries given ids, 1 compaction re-pointed, 2 roles renamed`.
+    pub fn describe(&self) -> String {
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let mut s = format!("version {} -> {CURRENT_VERSION}", self.from_version);
+        let mut parts = Vec::new();
+        if self.from_version < 2 {
+            parts.push(plural(
+                self.ids_given,
+                "entry given an id",
+                "entries given ids",
+            ));
+            parts.push(plural(
+                self.compactions_repointed,
+                "compaction re-pointed",
+                "compactions re-pointed",
+            ));
+        }
+        parts.push(plural(self.roles_renamed, "role renamed", "roles renamed"));
+        if self.malformed_kept > 0 {
+            parts.push(plural(
+                self.malformed_kept,
+                "malformed line kept",
+                "malformed lines kept",
+            ));
+        }
+        s.push_str(": ");
+        s.push_str(&parts.join(", "));
+        s
+    }
+}
+
+/// The result of migrating one session's bytes.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Already version 3: nothing to do.
+    Current,
+    /// The migrated file text and what changed.
+    Migrated { bytes: Vec<u8>, changes: Changes },
+}
+
+/// Migrate the text of a session file. Refuses (with `FILE:LINE`) an empty
+/// file, a file without a header or whose first object is not one, a
+/// version newer than this tool knows, and (unless `keep_malformed`) a
+/// line that is not a JSON object.
+pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<Outcome> {
+    let s = Session::from_bytes(name, bytes.to_vec(), ReadOptions { strict: false })?;
+    let raw_header = s.raw_header()?;
+    let hobj = s.object(&raw_header, s.header.line)?;
+    if let Some(v) = hobj.raw("version") {
+        if scan::kind_of(v) == Some(scan::Kind::Number) {
+            let n: f64 = std::str::from_utf8(v)
+                .ok()
+                .and_then(|t| t.parse().ok())
+                .unwrap_or(f64::NAN);
+            if n > CURRENT_VERSION as f64 {
+                return Err(Error::data(
+                    name,
+                    Some(s.header.line),
+                    format!(
+                        "session version {} is newer than this tool knows ({CURRENT_VERSION}); left as it is",
+                        String::from_utf8_lossy(v)
+                    ),
+                ));
+            }
+        }
+    }
+    let from = s.version();
+    if from >= CURRENT_VERSION {
+        return Ok(Outcome::Current);
+    }
+    let mut changes = Changes {
+        from_version: from,
+        ..Changes::default()
+    };
+
+    // The ids pi's v1 -> v2 step gives, in file order.
+    let ids: Vec<Option<String>> = if from < 2 {
+        let mut used = HashSet::new();
+        s.entries
+            .iter()
+            .map(|e| {
+                if e.ty == EntryType::Session {
+                    return None;
+                }
+                changes.ids_given += 1;
+                if opts.random_ids {
+                    loop {
+                        let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
+                        if used.insert(id.clone()) {
+                            break Some(id);
+                        }
+                    }
+                } else {
+                    e.id.as_ref().map(|i| i.to_string())
+                }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+
+    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 8 + 64);
+    let mut offset = 0usize;
+    let mut number = 0u64;
+    let mut prev_id: Option<&str> = None;
+    while offset < bytes.len() {
+        number += 1;
+        let end = memchr::memchr(b'\n', &bytes[offset..]).map_or(bytes.len(), |p| offset + p);
+        let line = &bytes[offset..end];
+        if number == s.header.line {
+            let start = (s.header.offset as usize).saturating_sub(offset);
+            let stop = start + s.header.len as usize;
+            out.extend_from_slice(&line[..start]);
+            out.extend_from_slice(&migrate::migrate_header(&hobj));
+            out.extend_from_slice(&line[stop.min(line.len())..]);
+        } else if let Some(i) = s.entry_at_line(number) {
+            let e = &s.entries[i];
+            let start = (e.offset as usize).saturating_sub(offset);
+            let stop = (start + e.len as usize).min(line.len());
+            let text = &line[start..stop];
+            let obj = s.object(text, number)?;
+            let is_session = e.ty == EntryType::Session;
+            let mut first_kept = None;
+            if from < 2 && !is_session && e.ty == EntryType::Compaction {
+                if let Some(k) = migrate::first_kept_index(&obj) {
+                    changes.compactions_repointed += 1;
+                    first_kept = Some(first_kept_target(&s, &ids, i, k));
+                }
+            }
+            if from < 3 && migrate::hook_message_role(&obj).is_some() {
+                changes.roles_renamed += 1;
+            }
+            let id = ids.get(i).and_then(|x| x.as_deref());
+            let m = EntryMigration {
+                from_version: from,
+                id,
+                parent: prev_id,
+                first_kept,
+                is_session,
+            };
+            out.extend_from_slice(&line[..start]);
+            out.extend_from_slice(&migrate::migrate_entry(&obj, &m));
+            out.extend_from_slice(&line[stop..]);
+            if from < 2 && !is_session {
+                prev_id = id;
+            }
+        } else {
+            if !is_blank(line) {
+                if !opts.keep_malformed {
+                    let why = s
+                        .warnings
+                        .iter()
+                        .find(|w| w.at.as_ref().and_then(|a| a.line) == Some(number))
+                        .map(|w| {
+                            w.message
+                                .trim_end_matches("; skipped, as pi does")
+                                .to_string()
+                        })
+                        .unwrap_or_else(|| "not a JSON object".to_string());
+                    return Err(Error::data(
+                        name,
+                        Some(number),
+                        format!("{why}; pi would drop this line when migrating; file left as it is (--keep-malformed carries it through)"),
+                    ));
+                }
+                changes.malformed_kept += 1;
+            }
+            out.extend_from_slice(line);
+        }
+        if end < bytes.len() {
+            out.push(b'\n');
+        }
+        offset = end + 1;
+    }
+    Ok(Outcome::Migrated {
+        bytes: out,
+        changes,
+    })
+}
+
+/// pi's mapping of a version-1 `firstKeptEntryIndex` (the header is index
+/// 0) for the compaction at entry `i`: the id, or None for "undefined".
+fn first_kept_target(s: &Session, ids: &[Option<String>], i: usize, k: f64) -> Option<String> {
+    if k.fract() != 0.0 || k < 1.0 {
+        return None;
+    }
+    let target = (k as usize) - 1;
+    // Entries after `i` have no id yet when pi maps this one.
+    if target > i || target >= s.entries.len() || s.entries[target].ty == EntryType::Session {
+        return None;
+    }
+    ids.get(target).cloned().flatten()
+}
+
+/// Whether pi skips the line as blank (`!line.trim()`).
+fn is_blank(bytes: &[u8]) -> bool {
+    match std::str::from_utf8(bytes) {
+        Ok(t) => t.chars().all(is_js_space),
+        Err(_) => false,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The command
+// ---------------------------------------------------------------------------
+
+/// What `pi-migrate` does with the files it finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Print the migrated session on stdout.
+    Stdout,
+    /// Rewrite each file atomically.
+    InPlace,
+    /// List the files that need migrating.
+    Check,
+    /// Say what would change.
+    DryRun,
+}
+
+/// The request, as the command line gives it.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub paths: Vec<String>,
+    pub mode: Mode,
+    pub all: bool,
+    pub relocate: bool,
+    /// Suffix of the backup kept next to each rewritten file.
+    pub backup: Option<String>,
+    pub opts: MigrateOptions,
+    pub quiet: bool,
+}
+
+/// Result of one file in a batch.
+enum FileResult {
+    Migrated,
+    Current,
+    Failed,
+}
+
+/// Run `pi-migrate`; `Ok(false)` means exit 1 with the messages already printed.
+pub fn run(req: &Request) -> Result<bool> {
+    if req.paths.is_empty() && !req.all || req.paths.iter().any(|p| p == "-") {
+        if req.paths.len() > 1 || req.all {
+            return Err(Error::usage(
+                "`-` (stdin) cannot be combined with other paths",
+            ));
+        }
+        if req.mode == Mode::InPlace {
+            return Err(Error::usage(
+                "--in-place needs a file or directory, not stdin",
+            ));
+        }
+        if req.backup.is_some() {
+            return Err(Error::usage("--backup needs --in-place"));
+        }
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut buf)
+            .map_err(|e| Error::io("<stdin>", &e))?;
+        return single(req, "<stdin>", &buf);
+    }
+    if req.backup.is_some() && req.mode != Mode::InPlace {
+        return Err(Error::usage("--backup needs --in-place"));
+    }
+    let batch = req.mode != Mode::Stdout;
+    let mut files = Vec::new();
+    let mut failed = 0usize;
+    let mut relocated = 0usize;
+    let mut roots: Vec<PathBuf> = req.paths.iter().map(PathBuf::from).collect();
+    if req.all {
+        if req.relocate {
+            match relocate(req) {
+                Ok(n) => relocated = n,
+                Err(n) => failed += n,
+            }
+        }
+        let root = match std::env::var_os("PI_CODING_AGENT_SESSION_DIR") {
+            Some(d) if !d.is_empty() => locate::expand_tilde(&d.to_string_lossy()),
+            _ => locate::sessions_root(),
+        };
+        if root.is_dir() {
+            roots.push(root);
+        } else if !req.quiet {
+            eprintln!("{TOOL}: warning: {}: no sessions directory", root.display());
+        }
+    }
+    for p in &roots {
+        let meta = std::fs::metadata(p).map_err(|e| Error::io(&p.display().to_string(), &e))?;
+        if meta.is_dir() {
+            if !batch {
+                return Err(Error::usage(format!(
+                    "{}: a directory needs --in-place, --check or --dry-run",
+                    p.display()
+                )));
+            }
+            collect(p, &mut files, req.quiet);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    if !batch {
+        if files.len() != 1 {
+            return Err(Error::usage(
+                "several files need --in-place, --check or --dry-run (stdout takes one session)",
+            ));
+        }
+        let name = files[0].display().to_string();
+        let bytes = std::fs::read(&files[0]).map_err(|e| Error::io(&name, &e))?;
+        return single(req, &name, &bytes);
+    }
+    // The same file reached twice (by two arguments or a link) is done once.
+    let mut seen = HashSet::new();
+    files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
+    let (migrated, current, batch_failed) = run_batch(req, &files);
+    failed += batch_failed;
+    let verb = match req.mode {
+        Mode::InPlace => "migrated",
+        Mode::Check => "need migrating",
+        _ => "would be migrated",
+    };
+    if !req.quiet || failed > 0 {
+        let moved = if relocated > 0 {
+            format!(", {relocated} relocated")
+        } else {
+            String::new()
+        };
+        eprintln!("{TOOL}: {migrated} {verb}, {current} already current, {failed} failed{moved}");
+    }
+    Ok(failed == 0 && !(req.mode == Mode::Check && migrated > 0))
+}
+
+/// One session (stdin or a file) in stdout/check/dry-run mode.
+fn single(req: &Request, name: &str, bytes: &[u8]) -> Result<bool> {
+    let outcome = migrate_bytes(name, bytes, req.opts)?;
+    let mut out = crate::cli::stdout();
+    let r = match (&outcome, req.mode) {
+        (Outcome::Current, Mode::Stdout) => out.write_all(bytes),
+        (Outcome::Migrated { bytes, .. }, Mode::Stdout) => out.write_all(bytes),
+        (Outcome::Migrated { .. }, Mode::Check) => writeln!(out, "{name}"),
+        (Outcome::Migrated { changes, .. }, Mode::DryRun) => {
+            writeln!(out, "{name}: {}", changes.describe())
+        }
+        (Outcome::Current, Mode::DryRun) if !req.quiet => {
+            writeln!(out, "{name}: already version {CURRENT_VERSION}")
+        }
+        _ => Ok(()),
+    };
+    r.and_then(|()| out.flush()).map_err(crate::cli::out_err)?;
+    Ok(!(req.mode == Mode::Check && matches!(outcome, Outcome::Migrated { .. })))
+}
+
+/// Every `*.jsonl` file below `dir` (directory links are not followed).
+fn collect(dir: &Path, files: &mut Vec<PathBuf>, quiet: bool) {
+    let mut stack = vec![dir.to_path_buf()];
+    let mut found = Vec::new();
+    while let Some(d) = stack.pop() {
+        let rd = match std::fs::read_dir(&d) {
+            Ok(rd) => rd,
+            Err(e) => {
+                if !quiet {
+                    eprintln!(
+                        "{TOOL}: warning: {}: {}",
+                        d.display(),
+                        crate::error::io_message(&e)
+                    );
+                }
+                continue;
+            }
+        };
+        for ent in rd.flatten() {
+            let p = ent.path();
+            let Ok(ft) = ent.file_type() else { continue };
+            if ft.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "jsonl")
+                && (ft.is_file() || (ft.is_symlink() && p.is_file()))
+            {
+                found.push(p);
+            }
+        }
+    }
+    found.sort();
+    files.extend(found);
+}
+
+/// Shared state of a batch: counters, and stderr shared by the workers.
+struct Progress {
+    total: usize,
+    done: AtomicUsize,
+    tty: bool,
+    last: Mutex<Option<Instant>>,
+}
+
+impl Progress {
+    /// Print a message line (clearing the progress line first).
+    fn say(&self, to_stdout: bool, msg: &str) {
+        let mut guard = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if self.tty {
+            eprint!("\r\x1b[K");
+        }
+        if to_stdout {
+            let mut o = std::io::stdout().lock();
+            let _ = writeln!(o, "{msg}");
+            let _ = o.flush();
+        } else {
+            eprintln!("{msg}");
+        }
+        *guard = None;
+    }
+
+    fn tick(&self) {
+        let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        if !self.tty {
+            return;
+        }
+        let mut guard = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        if n == self.total
+            || match *guard {
+                None => true,
+                Some(t) => now - t >= Duration::from_millis(100),
+            }
+        {
+            eprint!("\r\x1b[K{TOOL}: {n}/{} files", self.total);
+            *guard = Some(now);
+        }
+    }
+
+    fn clear(&self) {
+        if self.tty {
+            eprint!("\r\x1b[K");
+        }
+    }
+}
+
+fn run_batch(req: &Request, files: &[PathBuf]) -> (usize, usize, usize) {
+    let progress = Progress {
+        total: files.len(),
+        done: AtomicUsize::new(0),
+        tty: std::io::stderr().is_terminal() && files.len() > 1 && !req.quiet,
+        last: Mutex::new(None),
+    };
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<FileResult>>> =
+        Mutex::new((0..files.len()).map(|_| None).collect());
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len().max(1));
+    std::thread::scope(|sc| {
+        for _ in 0..workers {
+            sc.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(f) = files.get(i) else { break };
+                let r = one_file(req, f, &progress);
+                if let Ok(mut v) = results.lock() {
+                    v[i] = Some(r);
+                }
+                progress.tick();
+            });
+        }
+    });
+    progress.clear();
+    let (mut m, mut c, mut f) = (0, 0, 0);
+    for r in results.into_inner().unwrap_or_default() {
+        match r {
+            Some(FileResult::Migrated) => m += 1,
+            Some(FileResult::Current) => c += 1,
+            _ => f += 1,
+        }
+    }
+    (m, c, f)
+}
+
+fn one_file(req: &Request, path: &Path, p: &Progress) -> FileResult {
+    let name = path.display().to_string();
+    match process_file(req, path, &name, p) {
+        Ok(r) => r,
+        Err(e) => {
+            p.say(false, &format!("{TOOL}: error: {e}"));
+            FileResult::Failed
+        }
+    }
+}
+
+fn process_file(req: &Request, path: &Path, name: &str, p: &Progress) -> Result<FileResult> {
+    // Write beside the real file, not over a symbolic link to it.
+    let real = if req.mode == Mode::InPlace {
+        std::fs::canonicalize(path).map_err(|e| Error::io(name, &e))?
+    } else {
+        path.to_path_buf()
+    };
+    if req.mode == Mode::InPlace {
+        for t in write::remove_stray_temps(&real, TEMP_TAG) {
+            if !req.quiet {
+                p.say(
+                    false,
+                    &format!(
+                        "{TOOL}: warning: {}: removed a temporary file left by an interrupted run",
+                        t.display()
+                    ),
+                );
+            }
+        }
+    }
+    let (bytes, snap) = write::read_with_snapshot(&real).map_err(|e| Error::io(name, &e))?;
+    let outcome = migrate_bytes(name, &bytes, req.opts)?;
+    let Outcome::Migrated {
+        bytes: new,
+        changes,
+    } = outcome
+    else {
+        return Ok(FileResult::Current);
+    };
+    match req.mode {
+        Mode::Check => p.say(true, name),
+        Mode::DryRun => p.say(true, &format!("{name}: {}", changes.describe())),
+        Mode::InPlace => replace(req, &real, name, &bytes, &snap, &new)?,
+        Mode::Stdout => {}
+    }
+    if changes.malformed_kept > 0 && !req.quiet && req.mode == Mode::InPlace {
+        p.say(
+            false,
+            &format!(
+                "{TOOL}: warning: {name}: {} malformed line(s) carried through unchanged",
+                changes.malformed_kept
+            ),
+        );
+    }
+    Ok(FileResult::Migrated)
+}
+
+/// Replace `real` with `new` if it still holds `old`; keep a backup if asked.
+fn replace(
+    req: &Request,
+    real: &Path,
+    name: &str,
+    old: &[u8],
+    snap: &Snapshot,
+    new: &[u8],
+) -> Result<()> {
+    let io = |e: std::io::Error| Error::io(name, &e);
+    let meta = std::fs::metadata(real).map_err(io)?;
+    let mut t = TempFile::beside(real, TEMP_TAG, Some(&meta)).map_err(io)?;
+    t.file().write_all(new).map_err(io)?;
+    let mut backup_made = None;
+    if let Some(suffix) = &req.backup {
+        let mut b = real.as_os_str().to_owned();
+        b.push(suffix);
+        let b = PathBuf::from(b);
+        write::make_backup(real, &b, TEMP_TAG).map_err(|e| {
+            Error::request(
+                name,
+                if e.kind() == std::io::ErrorKind::AlreadyExists {
+                    format!("backup {} already exists; file left as it is", b.display())
+                } else {
+                    format!(
+                        "cannot keep a backup {}: {}",
+                        b.display(),
+                        crate::error::io_message(&e)
+                    )
+                },
+            )
+        })?;
+        backup_made = Some(b);
+    }
+    let same = write::unchanged(real, snap, old).unwrap_or(false);
+    if !same {
+        if let Some(b) = backup_made {
+            let _ = std::fs::remove_file(b);
+        }
+        return Err(Error::request(
+            name,
+            "the file changed while it was being migrated; left as it is (run again)",
+        ));
+    }
+    t.commit_replace().map_err(io)
+}
+
+/// pi 0.30 wrote sessions into the agent directory itself; move each to
+/// `sessions/--<encoded cwd>--/` (never over an existing file), as pi's
+/// own one-time fix does. Ok(moved) or Err(failed).
+fn relocate(req: &Request) -> std::result::Result<usize, usize> {
+    let agent = locate::agent_dir();
+    let Ok(rd) = std::fs::read_dir(&agent) else {
+        return Ok(0);
+    };
+    let mut files: Vec<PathBuf> = rd
+        .flatten()
+        .map(|d| d.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && p.is_file())
+        .collect();
+    files.sort();
+    let (mut moved, mut failed) = (0, 0);
+    for f in files {
+        let name = f.display().to_string();
+        let Some(cwd) = locate_cwd(&f) else { continue };
+        let (Some(file_name), dir) = (
+            f.file_name(),
+            agent.join("sessions").join(locate::encode_cwd(&cwd)),
+        ) else {
+            continue;
+        };
+        let dest = dir.join(file_name);
+        let say = |m: String| {
+            if req.mode == Mode::Check || req.mode == Mode::DryRun {
+                println!("{m}");
+            } else if !req.quiet {
+                eprintln!("{TOOL}: {m}");
+            }
+        };
+        if dest.exists() {
+            eprintln!(
+                "{TOOL}: warning: {name}: not relocated: {} already exists",
+                dest.display()
+            );
+            continue;
+        }
+        if req.mode != Mode::InPlace {
+            say(format!("{name}: would move to {}", dest.display()));
+            moved += 1;
+            continue;
+        }
+        let r = std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::hard_link(&f, &dest))
+            .and_then(|()| std::fs::remove_file(&f))
+            .and_then(|()| write::sync_dir(&dir))
+            .and_then(|()| write::sync_dir(&agent));
+        match r {
+            Ok(()) => {
+                say(format!("{name}: moved to {}", dest.display()));
+                moved += 1;
+            }
+            Err(e) => {
+                eprintln!(
+                    "{TOOL}: error: {name}: cannot move to {}: {}",
+                    dest.display(),
+                    crate::error::io_message(&e)
+                );
+                failed += 1;
+            }
+        }
+    }
+    if failed > 0 {
+        Err(failed)
+    } else {
+        Ok(moved)
+    }
+}
+
+/// The `cwd` of a session file's header, as pi's relocation reads it.
+fn locate_cwd(path: &Path) -> Option<String> {
+    let text = std::fs::read(path).ok()?;
+    let first = text.split(|&b| b == b'\n').next()?;
+    let obj = Object::parse_line(first).ok()??;
+    if obj.str("type").as_deref() != Some("session") {
+        return None;
+    }
+    obj.str("cwd")
+        .filter(|c| !c.is_empty())
+        .map(|c| c.into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mig(text: &str, keep: bool) -> Result<Outcome> {
+        migrate_bytes(
+            "t",
+            text.as_bytes(),
+            MigrateOptions {
+                keep_malformed: keep,
+                random_ids: false,
+            },
+        )
+    }
+
+    #[test]
+    fn same_lines_as_session_line() {
+        let text = "{\"type\":\"session\",\"id\":\"s1\",\"cwd\":\"/x\"}\r\n\n{\"type\":\"message\",\"timestamp\":\"t\",\"message\":{\"role\":\"hookMessage\"}}\n{\"type\":\"compaction\",\"summary\":\"s\",\"firstKeptEntryIndex\":1,\"tokensBefore\":1}";
+        let s = Session::from_bytes("t", text.as_bytes().to_vec(), ReadOptions::default()).unwrap();
+        let Outcome::Migrated { bytes, changes } = mig(text, false).unwrap() else {
+            panic!("not migrated")
+        };
+        let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+        assert_eq!(lines.len(), 4);
+        assert_eq!(lines[0], &s.header_line().unwrap()[..]);
+        assert!(lines[0].ends_with(b"}\r"));
+        assert_eq!(lines[1], b"");
+        assert_eq!(lines[2], &s.line(0).unwrap()[..]);
+        assert_eq!(lines[3], &s.line(1).unwrap()[..]);
+        assert_eq!(changes.ids_given, 2);
+        assert_eq!(changes.compactions_repointed, 1);
+        assert_eq!(changes.roles_renamed, 1);
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_do() {
+        assert!(mig("", false).is_err());
+        assert!(mig("{\"type\":\"message\"}\n", false).is_err());
+        let e = mig("{\"type\":\"session\",\"version\":4,\"id\":\"s\"}\n", false).unwrap_err();
+        assert!(e.to_string().contains("t:1:"), "{e}");
+        let text = "{\"type\":\"session\",\"id\":\"s\"}\n{oops\n{\"type\":\"x\"}\n";
+        let e = mig(text, false).unwrap_err();
+        assert!(e.to_string().starts_with("t:2:"), "{e}");
+        let Outcome::Migrated { bytes, .. } = mig(text, true).unwrap() else {
+            panic!()
+        };
+        assert!(bytes.starts_with(
+            b"{\"type\":\"session\",\"id\":\"s\",\"version\":3}\n{oops\n{\"type\":\"x\",\"id\":"
+        ));
+        assert!(matches!(
+            mig(
+                "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n{oops\n",
+                false
+            )
+            .unwrap(),
+            Outcome::Current
+        ));
+    }
+}

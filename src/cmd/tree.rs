@@ -1,0 +1,1219 @@
+//! `pi-tree`: pi's `/tree` view from the shell, pi's `getTree()` as JSON,
+//! one JSON line per entry, a Graphviz graph, and statistics.
+//!
+//! The text view replays `TreeSelectorComponent` (pi's
+//! `modes/interactive/components/tree-selector.js`): the same display
+//! order (the branch holding the active leaf first), indentation,
+//! connectors and gutters, `•` on the active path, `[label]`, one-line
+//! summaries and filter modes; without the cursor column, the fold glyphs
+//! (drawn `─`) and the `(n/m)` counter. Nothing here recurses.
+
+use crate::cli::out_err;
+use crate::entry::{is_js_space, EntryType, Id};
+use crate::error::{Diagnostic, Error, Result};
+use crate::json::{js, scan, Object};
+use crate::refs;
+use crate::session::Session;
+use crate::tree::{Step, Tree};
+use std::collections::{HashMap, HashSet};
+use std::io::Write;
+use std::rc::Rc;
+
+/// pi's `/tree` filter modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Filter {
+    /// Everything but settings and bookkeeping (labels, custom, model and
+    /// thinking changes, session info).
+    Default,
+    /// The default view without tool results.
+    NoTools,
+    /// User messages only.
+    UserOnly,
+    /// Labelled entries only.
+    LabeledOnly,
+    /// Every entry.
+    All,
+}
+
+/// What to print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// pi's /tree view as text.
+    Text,
+    /// One line: `JSON.stringify(getTree())`.
+    Json,
+    /// One JSON line per entry in display order.
+    Jsonl,
+    /// A Graphviz digraph.
+    Dot,
+}
+
+/// Options of a `pi-tree` run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub format: Format,
+    /// None: the text view's `default`; the data formats show every entry.
+    pub filter: Option<Filter>,
+    pub search: Option<String>,
+    /// The active leaf (a REF); None = pi's leaf (the last entry).
+    pub leaf: Option<String>,
+    pub ids: bool,
+    pub width: Option<usize>,
+    pub color: bool,
+}
+
+/// The flat display list, as `TreeList` holds it.
+struct View<'s> {
+    s: &'s Session,
+    tree: Tree,
+    /// Nodes in flattenTree order, with their depth in the tree.
+    flat: Vec<(usize, usize)>,
+    active: Vec<bool>,
+    /// toolCall id -> (name, arguments) of assistant messages, in display order.
+    tool_calls: HashMap<String, (String, Option<Vec<u8>>)>,
+    leaf: Option<usize>,
+    home: String,
+}
+
+/// Run `pi-tree`; warnings go to `warn`.
+pub fn run(
+    s: &Session,
+    opts: &Options,
+    out: &mut impl Write,
+    warn: &mut dyn FnMut(Diagnostic),
+) -> Result<()> {
+    let tree = Tree::build(s);
+    report_unreachable(s, &tree, warn);
+    if opts.format == Format::Json {
+        return write_json(s, &tree, out, warn);
+    }
+    let leaf = match (opts.leaf.as_deref(), s.index.leaf) {
+        (None, l) => l,
+        (Some(r), _) => Some(refs::resolve(s, r)?),
+    };
+    let view = View::new(s, tree, leaf)?;
+    match opts.format {
+        Format::Text => view.write_text(opts, out),
+        Format::Jsonl => view.write_jsonl(opts, out),
+        Format::Dot => view.write_dot(opts, out),
+        Format::Json => Ok(()),
+    }?;
+    out.flush().map_err(out_err)
+}
+
+fn report_unreachable(s: &Session, tree: &Tree, warn: &mut dyn FnMut(Diagnostic)) {
+    for (k, &i) in tree.unreachable.iter().enumerate() {
+        if k == 10 {
+            warn(Diagnostic::new(
+                &s.name,
+                None,
+                format!(
+                    "{} more entries no root reaches",
+                    tree.unreachable.len() - 10
+                ),
+            ));
+            break;
+        }
+        let e = &s.entries[i];
+        warn(Diagnostic::new(
+            &s.name,
+            Some(e.line),
+            format!(
+                "entry {} is on a parentId cycle: no root reaches it, so it is not in the tree (as in pi)",
+                e.id_string()
+            ),
+        ));
+    }
+}
+
+/// `JSON.stringify(getTree())`, written without recursion.
+fn write_json(
+    s: &Session,
+    tree: &Tree,
+    out: &mut impl Write,
+    warn: &mut dyn FnMut(Diagnostic),
+) -> Result<()> {
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
+    let mut first: Vec<bool> = vec![true];
+    let mut err: Option<Error> = None;
+    buf.push(b'[');
+    tree.walk(|step| {
+        if err.is_some() {
+            return;
+        }
+        match step {
+            Step::Enter { node, .. } => {
+                if let Some(f) = first.last_mut() {
+                    if !*f {
+                        buf.push(b',');
+                    }
+                    *f = false;
+                }
+                first.push(true);
+                buf.extend_from_slice(b"{\"entry\":");
+                if let Err(e) = entry_json(s, node, &mut buf) {
+                    err = Some(e);
+                }
+                buf.extend_from_slice(b",\"children\":[");
+            }
+            Step::Leave { node } => {
+                first.pop();
+                buf.push(b']');
+                if let Err(e) = label_json(s, node, &mut buf) {
+                    err = Some(e);
+                }
+                buf.push(b'}');
+                if buf.len() > 1 << 16 {
+                    if let Err(e) = out.write_all(&buf) {
+                        err = Some(out_err(e));
+                    }
+                    buf.clear();
+                }
+            }
+            Step::Cycle { node, .. } => warn(Diagnostic::new(
+                &s.name,
+                Some(s.entries[node].line),
+                format!(
+                    "entry {} is its own ancestor through duplicate ids; pi's JSON.stringify fails here, it is left out",
+                    s.entries[node].id_string()
+                ),
+            )),
+        }
+    });
+    if let Some(e) = err {
+        return Err(e);
+    }
+    buf.extend_from_slice(b"]\n");
+    out.write_all(&buf).map_err(out_err)?;
+    out.flush().map_err(out_err)
+}
+
+fn entry_json(s: &Session, i: usize, buf: &mut Vec<u8>) -> Result<()> {
+    let line = s.line(i)?;
+    let range = scan::validate(&line).map_err(|e| {
+        Error::data(
+            &s.name,
+            Some(s.entries[i].line),
+            format!("not valid JSON ({e})"),
+        )
+    })?;
+    js::canonical(buf, &line, range).map_err(|e| {
+        Error::data(
+            &s.name,
+            Some(s.entries[i].line),
+            format!("not valid JSON ({e})"),
+        )
+    })
+}
+
+fn label_json(s: &Session, i: usize, buf: &mut Vec<u8>) -> Result<()> {
+    let Some(id) = &s.entries[i].id else {
+        return Ok(());
+    };
+    let Some(l) = s.index.labels.get(id) else {
+        return Ok(());
+    };
+    buf.extend_from_slice(b",\"label\":");
+    js::write_str(buf, &l.label);
+    let line = s.line(l.set_by)?;
+    let obj = s.object(&line, s.entries[l.set_by].line)?;
+    if let Ok(Some(ts)) = obj.canonical("timestamp") {
+        buf.extend_from_slice(b",\"labelTimestamp\":");
+        buf.extend_from_slice(&ts);
+    }
+    Ok(())
+}
+
+/// One visible line: a flat position and its visual structure.
+#[derive(Clone, Default)]
+struct Visual {
+    indent: usize,
+    show_connector: bool,
+    is_last: bool,
+    gutters: Rc<Vec<(usize, bool)>>,
+    virtual_root_child: bool,
+}
+
+/// A piece of a line and its colour (an SGR code).
+type Seg = (String, Option<&'static str>);
+
+const DIM: &str = "2";
+const ACCENT: &str = "36";
+const SUCCESS: &str = "32";
+const WARNING: &str = "33";
+const ERROR: &str = "31";
+
+impl<'s> View<'s> {
+    fn new(s: &'s Session, tree: Tree, leaf: Option<usize>) -> Result<View<'s>> {
+        let n = s.entries.len();
+        let leaf_id: Option<Id> = leaf.and_then(|l| s.entries[l].id.clone());
+        // containsActive, post-order.
+        let mut has = vec![false; n];
+        tree.walk(|step| {
+            if let Step::Leave { node } = step {
+                let mine = leaf_id.is_some() && s.entries[node].id == leaf_id;
+                has[node] = mine || tree.children[node].iter().any(|&c| has[c]);
+            }
+        });
+        let prioritize = |xs: &[usize]| -> Vec<usize> {
+            let mut v: Vec<usize> = xs.iter().copied().filter(|&c| has[c]).collect();
+            v.extend(xs.iter().copied().filter(|&c| !has[c]));
+            v
+        };
+        let ordered_tree = Tree {
+            roots: prioritize(&tree.roots),
+            children: tree.children.iter().map(|c| prioritize(c)).collect(),
+            unreachable: Vec::new(),
+        };
+        let mut flat = Vec::new();
+        ordered_tree.walk(|step| {
+            if let Step::Enter { node, depth, .. } = step {
+                flat.push((node, depth));
+            }
+        });
+        // Active path: walk parent ids from the leaf through displayed entries.
+        let mut in_flat = vec![false; n];
+        for &(i, _) in &flat {
+            in_flat[i] = true;
+        }
+        let mut active = vec![false; n];
+        if let Some(id) = &leaf_id {
+            let mut cur = s.index.get(id);
+            let mut steps = 0;
+            while let Some(i) = cur {
+                if active[i] || steps > n {
+                    break;
+                }
+                active[i] = true;
+                steps += 1;
+                if !in_flat[i] {
+                    break;
+                }
+                cur = s.entries[i].parent.id().and_then(|p| s.index.get(p));
+            }
+        }
+        let mut v = View {
+            s,
+            tree,
+            flat,
+            active,
+            tool_calls: HashMap::new(),
+            leaf,
+            home: std::env::var("HOME")
+                .or_else(|_| std::env::var("USERPROFILE"))
+                .unwrap_or_default(),
+        };
+        for k in 0..v.flat.len() {
+            let i = v.flat[k].0;
+            if s.entries[i].ty != EntryType::Message {
+                continue;
+            }
+            let line = s.line(i)?;
+            let Ok(obj) = s.object(&line, s.entries[i].line) else {
+                continue;
+            };
+            let Some(m) = obj.object("message") else {
+                continue;
+            };
+            if m.str("role").as_deref() != Some("assistant") {
+                continue;
+            }
+            let Some(r) = m.get("content") else { continue };
+            if m.text[r.start] != b'[' {
+                continue;
+            }
+            for el in scan::elements(m.text, r).unwrap_or_default() {
+                let Ok(b) = Object::at(m.text, el.clone()) else {
+                    continue;
+                };
+                if m.text[el.start] != b'{' || b.str("type").as_deref() != Some("toolCall") {
+                    continue;
+                }
+                let id = b
+                    .raw("id")
+                    .map(js_string)
+                    .unwrap_or_else(|| "undefined".into());
+                let name = b
+                    .raw("name")
+                    .map(js_string)
+                    .unwrap_or_else(|| "undefined".into());
+                let args = b.canonical("arguments").ok().flatten();
+                v.tool_calls.insert(id, (name, args));
+            }
+        }
+        Ok(v)
+    }
+
+    /// `entry.id === currentLeafId`.
+    fn is_leaf(&self, i: usize) -> bool {
+        self.leaf.is_some_and(|l| {
+            self.s.entries[l].id.is_some() && self.s.entries[l].id == self.s.entries[i].id
+        })
+    }
+
+    fn id_of(&self, i: usize) -> Option<&Id> {
+        self.s.entries[i].id.as_ref()
+    }
+
+    fn label_of(&self, i: usize) -> Option<&str> {
+        self.id_of(i)
+            .and_then(|id| self.s.index.labels.get(id))
+            .map(|l| &*l.label)
+    }
+
+    /// The flat positions the filter and search let through.
+    fn visible(&self, filter: Filter, search: Option<&str>, strict: bool) -> Result<Vec<usize>> {
+        let tokens: Vec<String> = search
+            .map(|q| {
+                q.to_lowercase()
+                    .split(is_js_space)
+                    .filter(|t| !t.is_empty())
+                    .map(String::from)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        for (k, &(i, _)) in self.flat.iter().enumerate() {
+            if !strict && tokens.is_empty() {
+                out.push(k);
+                continue;
+            }
+            let e = &self.s.entries[i];
+            let line = self.s.line(i)?;
+            let obj = self.s.object(&line, e.line)?;
+            let msg = if e.ty == EntryType::Message {
+                obj.object("message")
+            } else {
+                None
+            };
+            let role = msg.as_ref().and_then(|m| m.str("role"));
+            if let (true, Some(m), Some("assistant")) = (strict, &msg, role.as_deref()) {
+                if !self.is_leaf(i) {
+                    let has_text = m
+                        .get("content")
+                        .is_some_and(|r| has_text_content(m.text, r));
+                    let bad = m
+                        .raw("stopReason")
+                        .is_some_and(|r| js::truthy(r) && r != b"\"stop\"" && r != b"\"toolUse\"");
+                    if !has_text && !bad {
+                        continue;
+                    }
+                }
+            }
+            let settings = matches!(
+                e.ty,
+                EntryType::Label
+                    | EntryType::Custom
+                    | EntryType::ModelChange
+                    | EntryType::ThinkingLevelChange
+                    | EntryType::SessionInfo
+            );
+            let pass = match filter {
+                Filter::UserOnly => role.as_deref() == Some("user"),
+                Filter::NoTools => !settings && role.as_deref() != Some("toolResult"),
+                Filter::LabeledOnly => self.label_of(i).is_some(),
+                Filter::All => true,
+                Filter::Default => !settings,
+            };
+            if strict && !pass {
+                continue;
+            }
+            if !tokens.is_empty() {
+                let text = self.searchable(i, &obj).to_lowercase();
+                if !tokens.iter().all(|t| text.contains(t.as_str())) {
+                    continue;
+                }
+            }
+            out.push(k);
+        }
+        Ok(out)
+    }
+
+    /// `recalculateVisualStructure()`: the visual structure of the visible positions.
+    fn visuals(&self, vis: &[usize]) -> (Vec<Visual>, bool) {
+        let n = self.s.entries.len();
+        let mut visual = vec![Visual::default(); vis.len()];
+        if vis.is_empty() {
+            return (visual, false);
+        }
+        let mut visible = vec![false; n];
+        let mut in_flat = vec![false; n];
+        for &(i, _) in &self.flat {
+            in_flat[i] = true;
+        }
+        for &k in vis {
+            visible[self.flat[k].0] = true;
+        }
+        let parent_in_view = |i: usize| -> Option<usize> {
+            self.s.entries[i]
+                .parent
+                .id()
+                .and_then(|p| self.s.index.get(p))
+        };
+        let mut roots: Vec<usize> = Vec::new();
+        let mut vchildren: HashMap<usize, Vec<usize>> = HashMap::new();
+        let mut pos_of: HashMap<usize, usize> = HashMap::new();
+        for (v, &k) in vis.iter().enumerate() {
+            let i = self.flat[k].0;
+            pos_of.insert(i, v);
+            let mut cur = if in_flat[i] { parent_in_view(i) } else { None };
+            let mut steps = 0;
+            let anc = loop {
+                match cur {
+                    None => break None,
+                    Some(p) if visible[p] => break Some(p),
+                    Some(p) if in_flat[p] && steps <= n => {
+                        steps += 1;
+                        cur = parent_in_view(p);
+                    }
+                    Some(_) => break None,
+                }
+            };
+            match anc {
+                None => roots.push(i),
+                Some(a) => vchildren.entry(a).or_default().push(i),
+            }
+        }
+        let multiple_roots = roots.len() > 1;
+        type Frame = (usize, usize, bool, bool, bool, Rc<Vec<(usize, bool)>>, bool);
+        let mut stack: Vec<Frame> = Vec::new();
+        let empty = Rc::new(Vec::new());
+        for (r, &root) in roots.iter().enumerate().rev() {
+            let last = r == roots.len() - 1;
+            stack.push((
+                root,
+                usize::from(multiple_roots),
+                multiple_roots,
+                multiple_roots,
+                last,
+                empty.clone(),
+                multiple_roots,
+            ));
+        }
+        let mut done = vec![false; n];
+        while let Some((i, indent, just_branched, show_connector, is_last, gutters, vrc)) =
+            stack.pop()
+        {
+            let Some(&v) = pos_of.get(&i) else { continue };
+            if done[i] {
+                continue;
+            }
+            done[i] = true;
+            visual[v] = Visual {
+                indent,
+                show_connector,
+                is_last,
+                gutters: gutters.clone(),
+                virtual_root_child: vrc,
+            };
+            let children = vchildren.get(&i).map(Vec::as_slice).unwrap_or(&[]);
+            let multiple = children.len() > 1;
+            let child_indent = if multiple || (just_branched && indent > 0) {
+                indent + 1
+            } else {
+                indent
+            };
+            let shown = show_connector && !vrc;
+            let display = if multiple_roots {
+                indent.saturating_sub(1)
+            } else {
+                indent
+            };
+            let child_gutters = if shown {
+                let mut g = (*gutters).clone();
+                g.push((display.saturating_sub(1), !is_last));
+                Rc::new(g)
+            } else {
+                gutters
+            };
+            for (c, &child) in children.iter().enumerate().rev() {
+                stack.push((
+                    child,
+                    child_indent,
+                    multiple,
+                    multiple,
+                    c == children.len() - 1,
+                    child_gutters.clone(),
+                    false,
+                ));
+            }
+        }
+        (visual, multiple_roots)
+    }
+
+    fn write_text(&self, opts: &Options, out: &mut impl Write) -> Result<()> {
+        let filter = opts.filter.unwrap_or(Filter::Default);
+        let vis = self.visible(filter, opts.search.as_deref(), true)?;
+        let (visual, multiple_roots) = self.visuals(&vis);
+        let mut line = String::new();
+        for (v, &k) in vis.iter().enumerate() {
+            let i = self.flat[k].0;
+            let vi = &visual[v];
+            let display = if multiple_roots {
+                vi.indent.saturating_sub(1)
+            } else {
+                vi.indent
+            };
+            let connector = vi.show_connector && !vi.virtual_root_child;
+            let mut prefix = String::new();
+            for c in 0..display * 3 {
+                let (level, pos) = (c / 3, c % 3);
+                if let Some(&(_, show)) = vi.gutters.iter().find(|g| g.0 == level) {
+                    prefix.push(if pos == 0 && show { '│' } else { ' ' });
+                } else if connector && level + 1 == display {
+                    prefix.push(match pos {
+                        0 if vi.is_last => '└',
+                        0 => '├',
+                        1 => '─',
+                        _ => ' ',
+                    });
+                } else {
+                    prefix.push(' ');
+                }
+            }
+            let mut segs: Vec<Seg> = Vec::new();
+            if opts.ids {
+                segs.push((format!("{} ", self.s.entries[i].id_string()), Some(DIM)));
+            }
+            segs.push((prefix, Some(DIM)));
+            if self.active[i] {
+                segs.push(("• ".into(), Some(ACCENT)));
+            }
+            if let Some(l) = self.label_of(i) {
+                segs.push((format!("[{l}] "), Some(WARNING)));
+            }
+            segs.extend(self.summary(i)?);
+            line.clear();
+            render_line(&mut line, &segs, opts.width, opts.color);
+            out.write_all(line.as_bytes()).map_err(out_err)?;
+            out.write_all(b"\n").map_err(out_err)?;
+        }
+        Ok(())
+    }
+
+    fn display_positions(&self, opts: &Options) -> Result<Vec<usize>> {
+        match (opts.filter, opts.search.as_deref()) {
+            (None, None) => Ok((0..self.flat.len()).collect()),
+            (f, q) => self.visible(f.unwrap_or(Filter::All), q, f.is_some()),
+        }
+    }
+
+    fn write_jsonl(&self, opts: &Options, out: &mut impl Write) -> Result<()> {
+        let mut buf = Vec::new();
+        for k in self.display_positions(opts)? {
+            let (i, depth) = self.flat[k];
+            let e = &self.s.entries[i];
+            let line = self.s.line(i)?;
+            let obj = self.s.object(&line, e.line)?;
+            buf.clear();
+            buf.extend_from_slice(b"{\"id\":");
+            raw_or_null(&mut buf, &obj, "id");
+            buf.extend_from_slice(b",\"parentId\":");
+            raw_or_null(&mut buf, &obj, "parentId");
+            buf.extend_from_slice(format!(",\"depth\":{depth},\"children\":[").as_bytes());
+            for (c, &child) in self.tree.children[i].iter().enumerate() {
+                if c > 0 {
+                    buf.push(b',');
+                }
+                js::write_str(&mut buf, &self.s.entries[child].id_string());
+            }
+            buf.push(b']');
+            if let Some(l) = self.label_of(i) {
+                buf.extend_from_slice(b",\"label\":");
+                js::write_str(&mut buf, l);
+            }
+            buf.extend_from_slice(b",\"active\":");
+            buf.extend_from_slice(if self.active[i] { b"true" } else { b"false" });
+            buf.extend_from_slice(b",\"type\":");
+            raw_or_null(&mut buf, &obj, "type");
+            if let Some(m) = obj.object("message").filter(|_| e.ty == EntryType::Message) {
+                if let Ok(Some(r)) = m.canonical("role") {
+                    buf.extend_from_slice(b",\"role\":");
+                    buf.extend_from_slice(&r);
+                }
+            }
+            buf.extend_from_slice(b",\"text\":");
+            let text: String = self.summary(i)?.into_iter().map(|(t, _)| t).collect();
+            js::write_str(&mut buf, &text);
+            buf.extend_from_slice(b"}\n");
+            out.write_all(&buf).map_err(out_err)?;
+        }
+        Ok(())
+    }
+
+    fn write_dot(&self, opts: &Options, out: &mut impl Write) -> Result<()> {
+        let shown = self.display_positions(opts)?;
+        let mut on = vec![false; self.s.entries.len()];
+        for &k in &shown {
+            on[self.flat[k].0] = true;
+        }
+        let mut w = String::from(
+            "digraph session {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n",
+        );
+        let mut printed = HashSet::new();
+        for &k in &shown {
+            let i = self.flat[k].0;
+            if !printed.insert(i) {
+                continue;
+            }
+            let text: String = self.summary(i)?.into_iter().map(|(t, _)| t).collect();
+            let mut label = String::new();
+            if let Some(l) = self.label_of(i) {
+                label.push_str(&format!("[{l}] "));
+            }
+            label.push_str(&cut_chars(&text, 60));
+            let mut attrs = format!("label=\"{}\"", dot_escape(&label));
+            attrs.push_str(&format!(
+                ", tooltip=\"{}\"",
+                dot_escape(&self.s.entries[i].id_string())
+            ));
+            if self.active[i] {
+                attrs.push_str(", style=\"bold,filled\", fillcolor=\"#dbeafe\", color=\"#1d4ed8\"");
+            }
+            if self.label_of(i).is_some() {
+                attrs.push_str(", peripheries=2");
+            }
+            w.push_str(&format!("  n{i} [{attrs}];\n"));
+        }
+        // Edges: each shown entry to its nearest shown ancestor in the tree.
+        let mut parent_of: HashMap<usize, usize> = HashMap::new();
+        self.tree.walk(|step| {
+            if let Step::Enter {
+                node,
+                parent: Some(p),
+                ..
+            } = step
+            {
+                parent_of.entry(node).or_insert(p);
+            }
+        });
+        let mut edges = HashSet::new();
+        for &k in &shown {
+            let i = self.flat[k].0;
+            let mut cur = parent_of.get(&i).copied();
+            let mut steps = 0;
+            while let Some(p) = cur {
+                if on[p] || steps > self.s.entries.len() {
+                    break;
+                }
+                steps += 1;
+                cur = parent_of.get(&p).copied();
+            }
+            if let Some(p) = cur.filter(|&p| on[p]) {
+                if edges.insert((p, i)) {
+                    let style = if self.active[p] && self.active[i] {
+                        " [style=bold, color=\"#1d4ed8\"]"
+                    } else {
+                        ""
+                    };
+                    w.push_str(&format!("  n{p} -> n{i}{style};\n"));
+                }
+            }
+        }
+        w.push_str("}\n");
+        out.write_all(w.as_bytes()).map_err(out_err)
+    }
+
+    /// `getSearchableText(node)`.
+    fn searchable(&self, i: usize, obj: &Object<'_>) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        if let Some(l) = self.label_of(i) {
+            parts.push(l.to_string());
+        }
+        let field = |o: &Object<'_>, k: &str| o.raw(k).map(js_string_or_empty).unwrap_or_default();
+        match self.s.entries[i].ty {
+            EntryType::Message => {
+                if let Some(m) = obj.object("message") {
+                    parts.push(field(&m, "role"));
+                    if let Some(r) = m.get("content").filter(|r| js::truthy(&m.text[r.clone()])) {
+                        parts.push(extract_content(m.text, r));
+                    }
+                    if m.str("role").as_deref() == Some("bashExecution")
+                        && m.raw("command").is_some_and(js::truthy)
+                    {
+                        parts.push(field(&m, "command"));
+                    }
+                }
+            }
+            EntryType::CustomMessage => {
+                parts.push(field(obj, "customType"));
+                match obj.get("content") {
+                    Some(r) if obj.text[r.start] == b'"' => parts.push(field(obj, "content")),
+                    Some(r) => parts.push(extract_content(obj.text, r)),
+                    None => parts.push(String::new()),
+                }
+            }
+            EntryType::Compaction => parts.push("compaction".into()),
+            EntryType::BranchSummary => {
+                parts.push("branch summary".into());
+                parts.push(field(obj, "summary"));
+            }
+            EntryType::SessionInfo => {
+                parts.push("title".into());
+                if obj.raw("name").is_some_and(js::truthy) {
+                    parts.push(field(obj, "name"));
+                }
+            }
+            EntryType::ModelChange => {
+                parts.push("model".into());
+                parts.push(field(obj, "modelId"));
+            }
+            EntryType::ThinkingLevelChange => {
+                parts.push("thinking".into());
+                parts.push(field(obj, "thinkingLevel"));
+            }
+            EntryType::Custom => {
+                parts.push("custom".into());
+                parts.push(field(obj, "customType"));
+            }
+            EntryType::Label => {
+                parts.push("label".into());
+                parts.push(field(obj, "label"));
+            }
+            _ => {}
+        }
+        parts.join(" ")
+    }
+
+    /// `getEntryDisplayText(node)`, as coloured pieces.
+    fn summary(&self, i: usize) -> Result<Vec<Seg>> {
+        let e = &self.s.entries[i];
+        let line = self.s.line(i)?;
+        let obj = self.s.object(&line, e.line)?;
+        let tmpl = |k: &str| template(obj.raw(k));
+        let mut v: Vec<Seg> = Vec::new();
+        match e.ty {
+            EntryType::Message => {
+                let Some(m) = obj.object("message") else {
+                    // `entry.message.role` throws in pi; show the type.
+                    v.push(("[message]".into(), Some(DIM)));
+                    return Ok(v);
+                };
+                let role = m
+                    .raw("role")
+                    .map(js_string)
+                    .unwrap_or_else(|| "undefined".into());
+                let content = || {
+                    m.get("content")
+                        .map(|r| normalize(&extract_content(m.text, r)))
+                        .unwrap_or_default()
+                };
+                match role.as_str() {
+                    "user" => {
+                        v.push(("user: ".into(), Some(ACCENT)));
+                        v.push((content(), None));
+                    }
+                    "assistant" => {
+                        v.push(("assistant: ".into(), Some(SUCCESS)));
+                        let text = content();
+                        if !text.is_empty() {
+                            v.push((text, None));
+                        } else if m.raw("stopReason") == Some(b"\"aborted\"") {
+                            v.push(("(aborted)".into(), Some(DIM)));
+                        } else if let Some(err) = m.raw("errorMessage").filter(|r| js::truthy(r)) {
+                            v.push((js_slice(&normalize(&js_string(err)), 80), Some(ERROR)));
+                        } else {
+                            v.push(("(no content)".into(), Some(DIM)));
+                        }
+                    }
+                    "toolResult" => {
+                        let call = m
+                            .raw("toolCallId")
+                            .filter(|r| js::truthy(r))
+                            .and_then(|r| self.tool_calls.get(&js_string(r)));
+                        let t = match call {
+                            Some((name, args)) => self.format_tool_call(name, args.as_deref()),
+                            None => {
+                                let name = match m.raw("toolName") {
+                                    None | Some(b"null") => "tool".to_string(),
+                                    Some(r) => js_string(r),
+                                };
+                                format!("[{name}]")
+                            }
+                        };
+                        v.push((t, Some(DIM)));
+                    }
+                    "bashExecution" => {
+                        let cmd = match m.raw("command") {
+                            None | Some(b"null") => String::new(),
+                            Some(r) => js_string(r),
+                        };
+                        v.push((format!("[bash]: {}", normalize(&cmd)), Some(DIM)));
+                    }
+                    _ => v.push((format!("[{role}]"), Some(DIM))),
+                }
+            }
+            EntryType::CustomMessage => {
+                let content = match obj.get("content") {
+                    Some(r) if obj.text[r.start] == b'"' => js_string(&obj.text[r]),
+                    Some(r) if obj.text[r.start] == b'[' => {
+                        let mut s = String::new();
+                        for el in scan::elements(obj.text, r).unwrap_or_default() {
+                            let Ok(b) = Object::at(obj.text, el.clone()) else {
+                                continue;
+                            };
+                            if obj.text[el.start] == b'{'
+                                && b.str("type").as_deref() == Some("text")
+                            {
+                                s.push_str(&template(b.raw("text")));
+                            }
+                        }
+                        s
+                    }
+                    _ => String::new(),
+                };
+                v.push((format!("[{}]: ", tmpl("customType")), Some(WARNING)));
+                v.push((normalize(&content), None));
+            }
+            EntryType::Compaction => {
+                let tokens = obj
+                    .raw("tokensBefore")
+                    .and_then(|r| std::str::from_utf8(r).ok())
+                    .and_then(|s| s.parse::<f64>().ok())
+                    .map(|t| js::number_to_js((t / 1000.0 + 0.5).floor()))
+                    .unwrap_or_else(|| "NaN".into());
+                v.push((format!("[compaction: {tokens}k tokens]"), Some(ACCENT)));
+            }
+            EntryType::BranchSummary => {
+                v.push(("[branch summary]: ".into(), Some(WARNING)));
+                v.push((normalize(&tmpl("summary")), None));
+            }
+            EntryType::ModelChange => v.push((format!("[model: {}]", tmpl("modelId")), Some(DIM))),
+            EntryType::ThinkingLevelChange => {
+                v.push((format!("[thinking: {}]", tmpl("thinkingLevel")), Some(DIM)))
+            }
+            EntryType::Custom => v.push((format!("[custom: {}]", tmpl("customType")), Some(DIM))),
+            EntryType::Label => {
+                let l = match obj.raw("label") {
+                    None | Some(b"null") => "(cleared)".to_string(),
+                    Some(r) => js_string(r),
+                };
+                v.push((format!("[label: {l}]"), Some(DIM)));
+            }
+            EntryType::SessionInfo => {
+                let name = obj.raw("name").filter(|r| js::truthy(r)).map(js_string);
+                v.push((
+                    format!("[title: {}]", name.as_deref().unwrap_or("empty")),
+                    Some(DIM),
+                ));
+            }
+            _ => {}
+        }
+        Ok(v)
+    }
+
+    /// `formatToolCall(name, args)`.
+    fn format_tool_call(&self, name: &str, args: Option<&[u8]>) -> String {
+        let a = args.and_then(|t| Object::parse_line(t).ok().flatten());
+        let get = |k: &str| a.as_ref().and_then(|o| o.raw(k));
+        let truthy_str = |k: &str| get(k).filter(|r| js::truthy(r)).map(js_string);
+        let shorten = |p: String| -> String {
+            if !self.home.is_empty() && p.starts_with(&self.home) {
+                format!("~{}", &p[self.home.len()..])
+            } else {
+                p
+            }
+        };
+        let path_arg = || {
+            shorten(
+                truthy_str("path")
+                    .or_else(|| truthy_str("file_path"))
+                    .unwrap_or_default(),
+            )
+        };
+        let num = |k: &str| -> Option<f64> {
+            get(k)
+                .filter(|r| *r != b"null")
+                .and_then(|r| std::str::from_utf8(r).ok()?.parse::<f64>().ok())
+        };
+        match name {
+            "read" => {
+                let mut d = path_arg();
+                let (off, lim) = (num("offset"), num("limit"));
+                if off.is_some() || lim.is_some() {
+                    let start = off.unwrap_or(1.0);
+                    d.push(':');
+                    d.push_str(&js::number_to_js(start));
+                    if let Some(l) = lim {
+                        let end = start + l - 1.0;
+                        if end != 0.0 && !end.is_nan() {
+                            d.push('-');
+                            d.push_str(&js::number_to_js(end));
+                        }
+                    }
+                }
+                format!("[read: {d}]")
+            }
+            "write" => format!("[write: {}]", path_arg()),
+            "edit" => format!("[edit: {}]", path_arg()),
+            "bash" => {
+                let raw = truthy_str("command").unwrap_or_default();
+                let cmd = js_slice(js_trim(&raw.replace(['\n', '\t'], " ")), 50);
+                let more = if utf16_len(&raw) > 50 { "..." } else { "" };
+                format!("[bash: {cmd}{more}]")
+            }
+            "grep" => format!(
+                "[grep: /{}/ in {}]",
+                truthy_str("pattern").unwrap_or_default(),
+                shorten(truthy_str("path").unwrap_or_else(|| ".".into()))
+            ),
+            "find" => format!(
+                "[find: {} in {}]",
+                truthy_str("pattern").unwrap_or_default(),
+                shorten(truthy_str("path").unwrap_or_else(|| ".".into()))
+            ),
+            "ls" => format!(
+                "[ls: {}]",
+                shorten(truthy_str("path").unwrap_or_else(|| ".".into()))
+            ),
+            _ => {
+                let s = args
+                    .map(|a| String::from_utf8_lossy(a).into_owned())
+                    .unwrap_or_default();
+                let more = if utf16_len(&s) > 40 { "..." } else { "" };
+                format!("[{name}: {}{more}]", js_slice(&s, 40))
+            }
+        }
+    }
+}
+
+/// Write segments, truncated to `width` columns with "..." (pi-tui's
+/// `truncateToWidth`, counting one column per character).
+fn render_line(out: &mut String, segs: &[Seg], width: Option<usize>, color: bool) {
+    let plain: String = segs.iter().map(|(t, _)| t.as_str()).collect();
+    let trimmed_len = plain.trim_end_matches(is_js_space).len();
+    let total = plain.chars().count();
+    let limit = match width {
+        Some(w) if total > w => Some(w.saturating_sub(3)),
+        _ => None,
+    };
+    let mut written_bytes = 0;
+    let mut cols = 0;
+    for (t, c) in segs {
+        let mut piece = String::new();
+        for ch in t.chars() {
+            if written_bytes >= trimmed_len || limit.is_some_and(|l| cols >= l) {
+                break;
+            }
+            piece.push(ch);
+            written_bytes += ch.len_utf8();
+            cols += 1;
+        }
+        if piece.is_empty() {
+            continue;
+        }
+        match (color, c) {
+            (true, Some(code)) => out.push_str(&format!("\x1b[{code}m{piece}\x1b[0m")),
+            _ => out.push_str(&piece),
+        }
+    }
+    if limit.is_some() {
+        out.push_str("...");
+    }
+}
+
+fn raw_or_null(buf: &mut Vec<u8>, obj: &Object<'_>, key: &str) {
+    match obj.canonical(key) {
+        Ok(Some(v)) => buf.extend_from_slice(&v),
+        _ => buf.extend_from_slice(b"null"),
+    }
+}
+
+/// A JSON value as `${value}` shows it (strings as they are).
+fn js_string(raw: &[u8]) -> String {
+    match raw.first() {
+        Some(b'"') => js::decode_string(raw, 0..raw.len()).into_owned(),
+        Some(b'{') => "[object Object]".into(),
+        Some(b'[') => {
+            // Array.prototype.join(","): null and undefined become "".
+            scan::elements(raw, 0..raw.len())
+                .unwrap_or_default()
+                .into_iter()
+                .map(|r| js_string_or_empty(&raw[r]))
+                .collect::<Vec<_>>()
+                .join(",")
+        }
+        Some(b'-' | b'0'..=b'9') => std::str::from_utf8(raw)
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok())
+            .map(js::number_to_js)
+            .unwrap_or_default(),
+        _ => String::from_utf8_lossy(raw).into_owned(),
+    }
+}
+
+/// As `Array.prototype.join` shows an element: null as "".
+fn js_string_or_empty(raw: &[u8]) -> String {
+    if raw == b"null" {
+        String::new()
+    } else {
+        js_string(raw)
+    }
+}
+
+/// `${obj[key]}`: "undefined" when absent.
+fn template(raw: Option<&[u8]>) -> String {
+    raw.map(js_string).unwrap_or_else(|| "undefined".into())
+}
+
+/// pi's `normalize`: tabs and newlines to spaces, then `trim()`.
+fn normalize(s: &str) -> String {
+    js_trim(&s.replace(['\n', '\t'], " ")).to_string()
+}
+
+fn js_trim(s: &str) -> &str {
+    s.trim_matches(is_js_space)
+}
+
+fn utf16_len(s: &str) -> usize {
+    s.chars().map(char::len_utf16).sum()
+}
+
+/// `s.slice(0, n)` in UTF-16 units (a split pair becomes U+FFFD, as Node
+/// writes a lone surrogate).
+fn js_slice(s: &str, n: usize) -> String {
+    let mut out = String::new();
+    let mut units = 0;
+    for c in s.chars() {
+        let u = c.len_utf16();
+        if units + u > n {
+            if units < n {
+                out.push('\u{FFFD}');
+            }
+            break;
+        }
+        units += u;
+        out.push(c);
+    }
+    out
+}
+
+fn cut_chars(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
+    t.push('…');
+    t
+}
+
+fn dot_escape(s: &str) -> String {
+    let mut o = String::new();
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            '\n' | '\r' => o.push(' '),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// `extractContent(content)`: a string cut at 200 UTF-16 units, or the
+/// `text` blocks concatenated (cut once 200 is reached).
+fn extract_content(text: &[u8], r: std::ops::Range<usize>) -> String {
+    match text[r.start] {
+        b'"' => js_slice(&js::decode_string(text, r), 200),
+        b'[' => {
+            let mut s = String::new();
+            for el in scan::elements(text, r).unwrap_or_default() {
+                if text[el.start] != b'{' {
+                    continue;
+                }
+                let Ok(b) = Object::at(text, el) else {
+                    continue;
+                };
+                if b.str("type").as_deref() == Some("text") {
+                    s.push_str(&template(b.raw("text")));
+                    if utf16_len(&s) >= 200 {
+                        return js_slice(&s, 200);
+                    }
+                }
+            }
+            s
+        }
+        _ => String::new(),
+    }
+}
+
+/// `hasTextContent(content)`.
+fn has_text_content(text: &[u8], r: std::ops::Range<usize>) -> bool {
+    match text[r.start] {
+        b'"' => !js_trim(&js::decode_string(text, r)).is_empty(),
+        b'[' => scan::elements(text, r)
+            .unwrap_or_default()
+            .into_iter()
+            .any(|el| {
+                text[el.start] == b'{'
+                    && Object::at(text, el).is_ok_and(|b| {
+                        b.str("type").as_deref() == Some("text")
+                            && b.str("text").is_some_and(|t| !js_trim(&t).is_empty())
+                    })
+            }),
+        _ => false,
+    }
+}
+
+/// Counts for `--stats`, as one JSON line.
+pub fn write_stats(
+    s: &Session,
+    out: &mut impl Write,
+    warn: &mut dyn FnMut(Diagnostic),
+) -> Result<()> {
+    let tree = Tree::build(s);
+    report_unreachable(s, &tree, warn);
+    let mut types: Vec<(String, usize)> = Vec::new();
+    let mut entries = 0;
+    for e in &s.entries {
+        if e.ty == EntryType::Session {
+            continue;
+        }
+        entries += 1;
+        let t = e.ty.as_str().to_string();
+        match types.iter_mut().find(|(k, _)| *k == t) {
+            Some(x) => x.1 += 1,
+            None => types.push((t, 1)),
+        }
+    }
+    let (mut nodes, mut branch_points, mut leaves, mut max_depth) =
+        (0usize, 0usize, 0usize, 0usize);
+    tree.walk(|step| {
+        if let Step::Enter { node, depth, .. } = step {
+            nodes += 1;
+            let c = tree.children[node].len();
+            if c > 1 {
+                branch_points += 1;
+            }
+            if c == 0 {
+                leaves += 1;
+            }
+            max_depth = max_depth.max(depth + 1);
+        }
+    });
+    let mut b = Vec::new();
+    b.extend_from_slice(format!("{{\"entries\":{entries},\"types\":{{").as_bytes());
+    for (k, (t, c)) in types.iter().enumerate() {
+        if k > 0 {
+            b.push(b',');
+        }
+        js::write_str(&mut b, t);
+        b.extend_from_slice(format!(":{c}").as_bytes());
+    }
+    b.extend_from_slice(
+        format!(
+            "}},\"nodes\":{nodes},\"roots\":{},\"branchPoints\":{branch_points},\"leaves\":{leaves},\"maxDepth\":{max_depth},\"unreachable\":{},\"labels\":{},\"name\":",
+            tree.roots.len(),
+            tree.unreachable.len(),
+            s.index.labels.iter().count()
+        )
+        .as_bytes(),
+    );
+    match &s.index.name {
+        Some(n) => js::write_str(&mut b, n),
+        None => b.extend_from_slice(b"null"),
+    }
+    b.extend_from_slice(b"}\n");
+    out.write_all(&b).map_err(out_err)?;
+    out.flush().map_err(out_err)
+}

@@ -1,0 +1,250 @@
+//! pi-fork, driven as a user runs it, and compared with what pi writes.
+mod common;
+use common::*;
+
+fn source_ids(c: &Case) -> std::collections::HashSet<String> {
+    ids_in(&std::fs::read_to_string(&c.session).unwrap())
+}
+
+#[test]
+fn new_sessions_match_pi() {
+    let cases: Vec<Case> = conformance_cases("pi-fork")
+        .into_iter()
+        .filter(|c| !c.in_place)
+        .collect();
+    assert!(cases.len() > 50, "only {} cases", cases.len());
+    let mut failures = Vec::new();
+    for c in &cases {
+        let known = source_ids(c);
+        let f = check_cases(std::slice::from_ref(c), |s| normalize_new_session(s, &known));
+        failures.extend(f);
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} differ from pi:\n{}",
+        failures.len(),
+        cases.len(),
+        failures[..failures.len().min(5)].join("\n")
+    );
+}
+
+fn context_value(text: &str, summary: Option<&str>) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+    // The branch summary's time is "now": blank it.
+    if let Some(msgs) = v["messages"].as_array_mut() {
+        for m in msgs {
+            if m["role"] == "branchSummary" && m["summary"].as_str() == summary {
+                m["timestamp"] = serde_json::Value::Null;
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn in_place_moves_match_pi() {
+    let cases: Vec<Case> = conformance_cases("pi-fork")
+        .into_iter()
+        .filter(|c| c.in_place)
+        .collect();
+    assert!(cases.len() > 20, "only {} cases", cases.len());
+    for c in &cases {
+        let dir = TempDir::new("inplace");
+        let copy = dir.write("s.jsonl", &std::fs::read(&c.session).unwrap());
+        let before = std::fs::read_to_string(&copy).unwrap();
+        let mut args: Vec<&str> = c.args.iter().map(String::as_str).collect();
+        args.push(copy.to_str().unwrap());
+        let o = run("pi-fork", &args, None);
+        assert!(o.status.success(), "{}: {}", c.what, stderr(&o));
+        let after = std::fs::read_to_string(&copy).unwrap();
+        assert!(after.starts_with(&before), "{}: the file was not only appended to", c.what);
+        let added: Vec<&str> = after[before.len()..].lines().collect();
+        assert_eq!(added.len(), 1, "{}: one line appended", c.what);
+        let new_id = stdout(&o).trim().to_string();
+        let pi: serde_json::Value = serde_json::from_str(&c.stdout).unwrap();
+        let summary = c
+            .args
+            .iter()
+            .position(|a| a == "--summary")
+            .map(|i| c.args[i + 1].clone());
+        let reference = &c.args[c.args.iter().position(|a| a == "--at").unwrap() + 1];
+        let target = stdout(&run(
+            "pi-path",
+            &["--format", "ids", "--leaf", reference, c.session.to_str().unwrap()],
+            None,
+        ))
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
+        match pi["line"].as_str() {
+            Some(pi_line) => assert_eq!(
+                blank_id_and_time(added[0]),
+                blank_id_and_time(pi_line),
+                "{}: appended line differs from pi's branchWithSummary",
+                c.what
+            ),
+            None => {
+                let v: serde_json::Value = serde_json::from_str(added[0]).unwrap();
+                assert_eq!(v["type"], "custom");
+                assert_eq!(v["customType"], "pi-fork");
+                assert_eq!(v["parentId"].as_str(), Some(target.as_str()));
+            }
+        }
+        assert!(added[0].contains(&format!("\"id\":\"{new_id}\"")), "{}", c.what);
+        // pi continues from the new entry, with the context pi computes after the move.
+        let leaf = run("pi-path", &["--format", "ids", "--leaf", "leaf", copy.to_str().unwrap()], None);
+        assert!(stdout(&leaf).ends_with(&format!("{new_id}\n")));
+        let ctx = run("pi-path", &["--format", "context", copy.to_str().unwrap()], None);
+        assert_eq!(
+            context_value(&stdout(&ctx), summary.as_deref()),
+            context_value(&serde_json::to_string(&pi["context"]).unwrap(), summary.as_deref()),
+            "{}: context after the move differs from pi's",
+            c.what
+        );
+    }
+}
+
+const H: &str = r#"{"type":"session","version":3,"id":"0190aaaa-0000-7000-8000-000000000001","timestamp":"2026-07-20T09:00:00.000Z","cwd":"/p"}"#;
+
+fn msg(id: &str, parent: Option<&str>, role: &str, text: &str) -> String {
+    let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":{p},"timestamp":"2026-07-20T09:00:01.000Z","message":{{"role":"{role}","content":[{{"type":"text","text":"{text}"}}],"timestamp":1}}}}"#
+    )
+}
+
+fn small() -> String {
+    [
+        H.to_string(),
+        msg("aaaa0001", None, "user", "first"),
+        msg("aaaa0002", Some("aaaa0001"), "assistant", "reply"),
+        msg("aaaa0003", Some("aaaa0002"), "user", "say it again"),
+        msg("aaaa0004", Some("aaaa0003"), "assistant", "again"),
+    ]
+    .join("\n")
+        + "\n"
+}
+
+#[test]
+fn before_hands_back_the_text_and_refuses_other_entries() {
+    let dir = TempDir::new("before");
+    let f = dir.write("s.jsonl", small().as_bytes());
+    let f = f.to_str().unwrap();
+    let o = run("pi-fork", &[f, "--before", "aaaa0003", "--json"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["text"], "say it again");
+    assert_eq!(v["leaf"], "aaaa0002");
+    let path = v["path"].as_str().unwrap();
+    assert!(std::path::Path::new(path).starts_with(dir.path()));
+    let ids = run("pi-path", &["--format", "ids", path], None);
+    assert_eq!(stdout(&ids), "aaaa0001\naaaa0002\n");
+    // A root user message: a session with only a header, parentSession set.
+    let o = run("pi-fork", &[f, "--before", "aaaa0001", "-o", "-"], None);
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 1);
+    assert!(out.contains("\"parentSession\":"));
+    assert_eq!(stderr(&o).trim(), "first");
+    // Not a user message.
+    let o = run("pi-fork", &[f, "--before", "aaaa0002", "-o", "-"], None);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains(":3: --before needs a user message"), "{}", stderr(&o));
+}
+
+#[test]
+fn never_overwrites_and_names_files_like_pi() {
+    let dir = TempDir::new("noover");
+    let f = dir.write("s.jsonl", small().as_bytes());
+    let f = f.to_str().unwrap();
+    let taken = dir.write("taken.jsonl", b"keep me");
+    let o = run("pi-fork", &[f, "--at", "leaf", "-o", taken.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("already exists"));
+    assert_eq!(std::fs::read(&taken).unwrap(), b"keep me");
+    let o = run("pi-fork", &[f, "--at", "leaf", "--name", " review "], None);
+    let path = stdout(&o).trim().to_string();
+    let name = std::path::Path::new(&path).file_name().unwrap().to_string_lossy().into_owned();
+    // <ISO time with : and . as ->_<uuid v7>.jsonl
+    assert_eq!(name.len(), "2026-11-30T06-08-42-130Z_01a22b11-e292-7055-b337-2409e1af4344.jsonl".len());
+    assert_eq!(&name[10..11], "T");
+    assert_eq!(&name[39..40], "7", "a version-7 uuid: {name}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.lines().last().unwrap().contains(r#""type":"session_info""#));
+    assert!(text.lines().last().unwrap().contains(r#""name":"review""#));
+    let o = run("pi-label", &[&path, "--name"], None);
+    assert_eq!(stdout(&o), "review\n");
+}
+
+#[test]
+fn all_leaves_makes_one_session_per_branch() {
+    let mut s = small();
+    s.push_str(&msg("aaaa0005", Some("aaaa0002"), "user", "other"));
+    s.push('\n');
+    let dir = TempDir::new("leaves");
+    let f = dir.write("s.jsonl", s.as_bytes());
+    let o = run("pi-fork", &[f.to_str().unwrap(), "--all-leaves"], None);
+    let paths: Vec<String> = stdout(&o).lines().map(str::to_string).collect();
+    assert_eq!(paths.len(), 2, "{}", stderr(&o));
+    let last: Vec<String> = paths
+        .iter()
+        .map(|p| stdout(&run("pi-path", &["--format", "ids", p], None)).lines().last().unwrap().to_string())
+        .collect();
+    assert_eq!(last, ["aaaa0004", "aaaa0005"]);
+}
+
+#[test]
+fn in_place_before_a_root_message_starts_over_and_bad_requests_write_nothing() {
+    let dir = TempDir::new("root");
+    let f = dir.write("s.jsonl", small().as_bytes());
+    let fs = f.to_str().unwrap();
+    let o = run("pi-fork", &[fs, "--in-place", "--before", "aaaa0001", "--json"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["oldLeaf"], "aaaa0004");
+    assert_eq!(v["text"], "first");
+    let last = std::fs::read_to_string(&f).unwrap().lines().last().unwrap().to_string();
+    assert!(last.contains(r#""parentId":null"#), "{last}");
+    let ctx = run("pi-path", &["--format", "messages", fs], None);
+    assert_eq!(stdout(&ctx), "", "pi's context is empty after a reset");
+    let before = std::fs::read(&f).unwrap();
+    for bad in [
+        vec![fs, "--in-place", "--at", "nope"],
+        vec![fs, "--in-place", "--before", "aaaa0002"],
+        vec![fs, "--in-place", "--at", "root^"],
+    ] {
+        let o = run("pi-fork", &bad, None);
+        assert_eq!(o.status.code(), Some(1), "{bad:?}");
+        assert_eq!(std::fs::read(&f).unwrap(), before, "{bad:?} changed the file");
+    }
+}
+
+#[test]
+fn round_trip_branch_then_append_makes_a_sibling() {
+    let dir = TempDir::new("roundtrip");
+    let f = dir.write("s.jsonl", small().as_bytes());
+    let fs = f.to_str().unwrap();
+    let o = run("pi-fork", &[fs, "--in-place", "--at", "leaf~2"], None);
+    let moved = stdout(&o).trim().to_string();
+    // pi appends its next message as a child of the last entry.
+    let mut file = std::fs::OpenOptions::new().append(true).open(&f).unwrap();
+    use std::io::Write;
+    writeln!(file, "{}", msg("aaaa0009", Some(&moved), "user", "new direction")).unwrap();
+    let ids = run("pi-path", &["--format", "ids", fs], None);
+    assert_eq!(stdout(&ids), format!("aaaa0001\naaaa0002\n{moved}\naaaa0009\n"));
+    // The old branch is still there: two leaves now.
+    let leaves = run("pi-path", &["--leaves", fs], None);
+    let ids: Vec<serde_json::Value> = stdout(&leaves).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(ids.len(), 2);
+    assert_eq!(ids[0]["id"], "aaaa0004");
+    assert_eq!(ids[1]["id"], "aaaa0009");
+}
+
+#[test]
+fn no_file_without_a_destination_on_stdin() {
+    let o = run("pi-fork", &["-", "--at", "leaf"], Some(small().as_bytes()));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = run("pi-fork", &["-", "--at", "leaf", "-o", "-"], Some(small().as_bytes()));
+    assert!(o.status.success());
+    assert_eq!(stdout(&o).lines().count(), 5);
+}

@@ -1,0 +1,519 @@
+//! pi-migrate, driven as a user runs it.
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, SystemTime};
+
+fn answer(name: &str) -> String {
+    let p = repo()
+        .join("tests/conformance/answers/pi-migrate")
+        .join(format!("{name}.jsonl"));
+    let text = std::fs::read_to_string(p).unwrap();
+    let v: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    v["stdout"].as_str().unwrap().to_string()
+}
+
+fn old_fixtures() -> Vec<(String, PathBuf)> {
+    let mut v: Vec<_> = std::fs::read_dir(repo().join("tests/conformance/sessions"))
+        .unwrap()
+        .flatten()
+        .map(|d| d.path())
+        .filter_map(|p| {
+            let n = p.file_stem()?.to_str()?.to_string();
+            (n.starts_with("v1-") || n.starts_with("v2-")).then_some((n, p))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn mtime(p: &Path) -> SystemTime {
+    std::fs::metadata(p).unwrap().modified().unwrap()
+}
+
+fn entries_of(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|d| d.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn conformance_with_pi() {
+    let cases = conformance_cases("pi-migrate");
+    assert!(cases.len() >= 7, "only {} pi-migrate cases", cases.len());
+    let failures = check_cases(&cases, |s| s.to_string());
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ from pi:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn in_place_is_pi_and_idempotent() {
+    let t = TempDir::new("mig-idem");
+    let mut files = Vec::new();
+    for (name, p) in old_fixtures() {
+        let f = t.write(&format!("{name}.jsonl"), &std::fs::read(&p).unwrap());
+        files.push((name, f));
+    }
+    let dir = t.path().to_str().unwrap();
+    let o = run("pi-migrate", &["--check", dir], None);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), files.len());
+    // The ids the read-only tools show for the old file are the ids it gets.
+    let (_, first) = &files[0];
+    let ids_before = stdout(&run(
+        "pi-path",
+        &["--format", "ids", first.to_str().unwrap()],
+        None,
+    ));
+    let o = run("pi-migrate", &["-i", dir], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "{} migrated, 0 already current, 0 failed",
+            files.len()
+        )),
+        "{}",
+        stderr(&o)
+    );
+    for (name, f) in &files {
+        assert_eq!(std::fs::read_to_string(f).unwrap(), answer(name), "{name}");
+    }
+    let ids_after = stdout(&run(
+        "pi-path",
+        &["--format", "ids", first.to_str().unwrap()],
+        None,
+    ));
+    assert_eq!(ids_before, ids_after);
+    // A second run changes nothing, not even the times.
+    let times: Vec<_> = files.iter().map(|(_, f)| mtime(f)).collect();
+    std::thread::sleep(Duration::from_millis(20));
+    let o = run("pi-migrate", &["-i", dir], None);
+    assert!(o.status.success());
+    assert!(stderr(&o).contains(&format!("0 migrated, {} already current", files.len())));
+    for ((name, f), t0) in files.iter().zip(times) {
+        assert_eq!(mtime(f), t0, "{name} touched");
+        assert_eq!(std::fs::read_to_string(f).unwrap(), answer(name));
+    }
+    let o = run("pi-migrate", &["--check", dir], None);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o), "");
+    assert_eq!(entries_of(t.path()).len(), files.len(), "stray files");
+}
+
+#[test]
+fn stdin_stdout_and_usage() {
+    let (name, p) = &old_fixtures()[0];
+    let bytes = std::fs::read(p).unwrap();
+    let o = run("pi-migrate", &[], Some(&bytes));
+    assert!(o.status.success());
+    assert_eq!(stdout(&o), answer(name));
+    let o = run("pi-migrate", &["-"], Some(&bytes));
+    assert_eq!(stdout(&o), answer(name));
+    let o = run("pi-migrate", &["--check"], Some(&bytes));
+    assert_eq!(o.status.code(), Some(1));
+    let o = run("pi-migrate", &["--check"], Some(answer(name).as_bytes()));
+    assert_eq!(o.status.code(), Some(0));
+    // A current file goes through unchanged.
+    let v3 = repo().join("tests/conformance/sessions/v3-001.jsonl");
+    let o = run("pi-migrate", &[v3.to_str().unwrap()], None);
+    assert_eq!(o.stdout, std::fs::read(&v3).unwrap());
+    // A directory, or several files, without -i/--check/--dry-run.
+    let d = repo().join("tests/conformance/sessions");
+    assert_eq!(
+        run("pi-migrate", &[d.to_str().unwrap()], None)
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        run(
+            "pi-migrate",
+            &[v3.to_str().unwrap(), p.to_str().unwrap()],
+            None
+        )
+        .status
+        .code(),
+        Some(2)
+    );
+    assert_eq!(
+        run("pi-migrate", &["-i"], Some(&bytes)).status.code(),
+        Some(2)
+    );
+    let o = run("pi-migrate", &["--dry-run", p.to_str().unwrap()], None);
+    assert!(o.status.success());
+    assert!(
+        stdout(&o).contains("version 1 -> 3: 28 entries given ids"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn random_ids_like_pi() {
+    let (_, p) = &old_fixtures()[0];
+    let o = run("pi-migrate", &["--random-ids", p.to_str().unwrap()], None);
+    assert!(o.status.success());
+    let text = stdout(&o);
+    let mut seen = std::collections::HashSet::new();
+    let mut prev = serde_json::Value::Null;
+    for (i, l) in text.lines().enumerate().skip(1) {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        let id = v["id"].as_str().unwrap().to_string();
+        assert!(
+            id.len() == 8 && id.bytes().all(|b| b.is_ascii_hexdigit()),
+            "line {i}"
+        );
+        assert!(seen.insert(id.clone()));
+        assert_eq!(v["parentId"], prev);
+        prev = serde_json::Value::String(id);
+    }
+    let again = stdout(&run(
+        "pi-migrate",
+        &["--random-ids", p.to_str().unwrap()],
+        None,
+    ));
+    assert_ne!(text, again, "random ids should differ between runs");
+}
+
+const V1_MESSY: &[u8] = b"{\"type\":\"session\",\"id\":\"s-1\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/p\",\"provider\":\"x\"}\r\n\
+\n\
+{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}}\r\n\
+{\"type\":\"message\", \"timestamp\" : \"2025-01-01T00:00:02.000Z\"   ,\"message\":{\"role\":\"hookMessage\",\"content\":\"x\\u00e9\"} }\n\
+{this is not json\n\
+   \n\
+{\"type\":\"whatever\",\"unknown\":[1,2,{\"a\":null}]}\n\
+[1,2]\n\
+{\"type\":\"compaction\",\"timestamp\":\"2025-01-01T00:00:03.000Z\",\"summary\":\"s\",\"firstKeptEntryIndex\":2,\"tokensBefore\":9}";
+
+#[test]
+fn keep_malformed_keeps_every_byte() {
+    let t = TempDir::new("mig-keep");
+    let f = t.write("m.jsonl", V1_MESSY);
+    let fs_ = f.to_str().unwrap();
+    // Refused by default: FILE:LINE, exit 1, untouched.
+    let t0 = mtime(&f);
+    let o = run("pi-migrate", &["-i", fs_], None);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains(&format!("{fs_}:5:")), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&f).unwrap(), V1_MESSY);
+    assert_eq!(mtime(&f), t0);
+    let o = run("pi-migrate", &["-i", "--keep-malformed", fs_], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let new = std::fs::read(&f).unwrap();
+    let old_lines: Vec<&[u8]> = V1_MESSY.split(|&b| b == b'\n').collect();
+    let new_lines: Vec<&[u8]> = new.split(|&b| b == b'\n').collect();
+    assert_eq!(old_lines.len(), new_lines.len());
+    let ids = stdout(&run("pi-path", &["--format", "ids"], Some(V1_MESSY)));
+    let ids: Vec<&str> = ids.lines().collect();
+    assert_eq!(ids.len(), 4);
+    for (i, (o, n)) in old_lines.iter().zip(&new_lines).enumerate() {
+        match i {
+            // Unchanged lines: byte for byte (blank, malformed, not an object).
+            1 | 4 | 5 | 7 => assert_eq!(o, n, "line {}", i + 1),
+            // Changed lines keep their text up to the closing brace.
+            _ => {
+                let close = o.iter().rposition(|&b| b == b'}').unwrap();
+                assert!(
+                    n.starts_with(&o[..close]) || i == 3 || i == 8,
+                    "line {}",
+                    i + 1
+                );
+                assert_eq!(o.ends_with(b"\r"), n.ends_with(b"\r"), "line {}", i + 1);
+            }
+        }
+    }
+    let text = String::from_utf8(new).unwrap();
+    assert!(text.starts_with("{\"type\":\"session\",\"id\":\"s-1\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/p\",\"provider\":\"x\",\"version\":3}\r\n\n"));
+    assert!(
+        text.contains(&format!(
+            "\"tokensBefore\":9,\"id\":\"{}\",\"parentId\":\"{}\",\"firstKeptEntryId\":\"{}\"}}",
+            ids[3], ids[2], ids[1]
+        )),
+        "{text}"
+    );
+    assert!(text.contains(&format!("{{\"type\":\"message\", \"timestamp\" : \"2025-01-01T00:00:02.000Z\"   ,\"message\":{{\"role\":\"custom\",\"content\":\"x\\u00e9\"}} ,\"id\":\"{}\",\"parentId\":\"{}\"}}\n", ids[1], ids[0])), "{text}");
+    assert!(!text.ends_with('\n'));
+    // Idempotent afterwards.
+    let o = run("pi-migrate", &["--check", fs_], None);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn refusals_leave_files_untouched() {
+    let t = TempDir::new("mig-refuse");
+    let cases: &[(&str, &[u8], &str)] = &[
+        ("empty.jsonl", b"", "empty"),
+        ("blank.jsonl", b"\n\n", "no session header"),
+        (
+            "noheader.jsonl",
+            b"{\"type\":\"message\",\"id\":\"a\"}\n",
+            ":1:",
+        ),
+        (
+            "late.jsonl",
+            b"{\"type\":\"message\"}\n{\"type\":\"session\",\"id\":\"s\"}\n",
+            ":1:",
+        ),
+        (
+            "newer.jsonl",
+            b"{\"type\":\"session\",\"version\":4,\"id\":\"s\"}\n{\"type\":\"x\"}\n",
+            ":1:",
+        ),
+        (
+            "garbage.jsonl",
+            b"{\"type\":\"session\",\"id\":\"s\"}\n{\"type\":\"x\",\n",
+            ":2:",
+        ),
+    ];
+    let mut times = Vec::new();
+    for (n, b, _) in cases {
+        times.push(mtime(&t.write(n, b)));
+    }
+    let v1 = t.write(
+        "ok.jsonl",
+        b"{\"type\":\"session\",\"id\":\"s\"}\n{\"type\":\"x\"}\n",
+    );
+    std::thread::sleep(Duration::from_millis(20));
+    let o = run("pi-migrate", &["-i", t.path().to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!(
+            "1 migrated, 0 already current, {} failed",
+            cases.len()
+        )),
+        "{err}"
+    );
+    for ((n, b, what), t0) in cases.iter().zip(times) {
+        let p = t.path().join(n);
+        assert_eq!(&std::fs::read(&p).unwrap()[..], *b, "{n}");
+        assert_eq!(mtime(&p), t0, "{n}");
+        let line = err
+            .lines()
+            .find(|l| l.contains(&format!("/{n}")))
+            .unwrap_or_else(|| panic!("no error for {n}: {err}"));
+        assert!(line.contains(what), "{n}: {line}");
+    }
+    assert!(std::fs::read_to_string(&v1)
+        .unwrap()
+        .contains("\"version\":3"));
+    assert_eq!(entries_of(t.path()).len(), cases.len() + 1);
+}
+
+#[test]
+fn backup_keeps_the_original() {
+    let t = TempDir::new("mig-bak");
+    let (name, p) = &old_fixtures()[0];
+    let old = std::fs::read(p).unwrap();
+    let f = t.write("a.jsonl", &old);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let o = run("pi-migrate", &["-i", "--backup", f.to_str().unwrap()], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(t.path().join("a.jsonl.bak")).unwrap(), old);
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), answer(name));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&f).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    // An existing backup is never overwritten: the file is left as it is.
+    std::fs::write(&f, &old).unwrap();
+    let o = run(
+        "pi-migrate",
+        &["-i", "--backup=.orig", f.to_str().unwrap()],
+        None,
+    );
+    assert!(o.status.success());
+    std::fs::write(&f, &old).unwrap();
+    let o = run(
+        "pi-migrate",
+        &["-i", "--backup=.orig", f.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&f).unwrap(), old);
+}
+
+#[test]
+fn a_thousand_small_files() {
+    let t = TempDir::new("mig-batch");
+    let mut expect = Vec::new();
+    for i in 0..1000 {
+        let sub = t.path().join(format!("--p{}--", i % 7));
+        std::fs::create_dir_all(&sub).unwrap();
+        let p = sub.join(format!("s{i}.jsonl"));
+        let v = i % 3; // 0: v1, 1: v2, 2: v3
+        let mut s = match v {
+            0 => format!(
+                "{{\"type\":\"session\",\"id\":\"sid-{i}\",\"timestamp\":\"t\",\"cwd\":\"/p\"}}\n"
+            ),
+            1 => format!(
+                "{{\"type\":\"session\",\"version\":2,\"id\":\"sid-{i}\",\"cwd\":\"/p\"}}\n"
+            ),
+            _ => format!(
+                "{{\"type\":\"session\",\"version\":3,\"id\":\"sid-{i}\",\"cwd\":\"/p\"}}\n"
+            ),
+        };
+        for k in 0..(i % 5 + 1) {
+            if v == 0 {
+                s.push_str(&format!(
+                    "{{\"type\":\"message\",\"message\":{{\"role\":\"hookMessage\",\"n\":{k}}}}}\n"
+                ));
+            } else {
+                s.push_str(&format!("{{\"type\":\"message\",\"id\":\"{k:08x}\",\"parentId\":null,\"message\":{{\"role\":\"hookMessage\"}}}}\n"));
+            }
+        }
+        std::fs::write(&p, &s).unwrap();
+        expect.push((p, v, s));
+    }
+    std::fs::write(t.path().join("notes.txt"), b"not a session").unwrap();
+    let o = run("pi-migrate", &["-i", t.path().to_str().unwrap()], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("667 migrated, 333 already current, 0 failed"),
+        "{}",
+        stderr(&o)
+    );
+    for (p, v, s) in expect {
+        let now = std::fs::read_to_string(&p).unwrap();
+        if v == 2 {
+            assert_eq!(now, s);
+            continue;
+        }
+        let want = stdout(&run("pi-migrate", &[], Some(s.as_bytes())));
+        assert_eq!(now, want, "{}", p.display());
+        assert!(now.lines().next().unwrap().contains("\"version\":3"));
+        assert!(!now.contains("hookMessage"));
+    }
+    let o = run("pi-migrate", &["--check", t.path().to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+}
+
+#[test]
+fn relocates_like_pi() {
+    let t = TempDir::new("mig-reloc");
+    let agent = t.path().join("agent");
+    std::fs::create_dir_all(agent.join("sessions/--home-a--")).unwrap();
+    let (name, p) = &old_fixtures()[0];
+    let mut text = std::fs::read_to_string(p).unwrap();
+    // Point the header at a known cwd.
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let cwd = header["cwd"].as_str().unwrap().to_string();
+    text = text.replacen(
+        &format!("\"cwd\":{}", serde_json::to_string(&cwd).unwrap()),
+        "\"cwd\":\"/home/b\"",
+        1,
+    );
+    std::fs::write(agent.join("x.jsonl"), &text).unwrap();
+    std::fs::write(
+        agent.join("sessions/--home-a--/y.jsonl"),
+        b"{\"type\":\"session\",\"id\":\"s\"}\n",
+    )
+    .unwrap();
+    // Already there: never overwritten.
+    std::fs::create_dir_all(agent.join("sessions/--home-b--")).unwrap();
+    std::fs::write(agent.join("z.jsonl"), &text).unwrap();
+    std::fs::write(
+        agent.join("sessions/--home-b--/z.jsonl"),
+        b"{\"type\":\"session\",\"version\":3,\"id\":\"z\"}\n",
+    )
+    .unwrap();
+    let o = Command::new(bin("pi-migrate"))
+        .args(["-i", "--all", "--relocate"])
+        .env("PI_CODING_AGENT_DIR", &agent)
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!agent.join("x.jsonl").exists());
+    let moved = std::fs::read_to_string(agent.join("sessions/--home-b--/x.jsonl")).unwrap();
+    assert!(moved.starts_with("{\"type\":\"session\""));
+    assert!(moved.lines().next().unwrap().contains("\"version\":3"));
+    assert_eq!(moved.lines().count(), answer(name).lines().count());
+    assert!(agent.join("z.jsonl").exists());
+    assert_eq!(
+        std::fs::read(agent.join("sessions/--home-b--/z.jsonl")).unwrap(),
+        b"{\"type\":\"session\",\"version\":3,\"id\":\"z\"}\n"
+    );
+    assert!(
+        std::fs::read_to_string(agent.join("sessions/--home-a--/y.jsonl"))
+            .unwrap()
+            .contains("\"version\":3")
+    );
+}
+
+/// A big version-1 session (tens of MB) and its migrated text.
+fn big_v1() -> (Vec<u8>, Vec<u8>) {
+    let mut s = String::from("{\"type\":\"session\",\"id\":\"big\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n");
+    let pad = "x".repeat(2000);
+    for i in 0..12_000 {
+        s.push_str(&format!(
+            "{{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"{i} {pad}\",\"timestamp\":{i}}}}}\n"
+        ));
+    }
+    let old = s.into_bytes();
+    let o = run("pi-migrate", &[], Some(&old));
+    assert!(o.status.success());
+    (old, o.stdout)
+}
+
+#[test]
+fn kill_9_leaves_old_or_new() {
+    let (old, new) = big_v1();
+    let t = TempDir::new("mig-kill");
+    let f = t.path().join("big.jsonl");
+    let delays = [
+        0u64, 2, 5, 10, 20, 40, 80, 150, 250, 300, 350, 400, 600, 1500,
+    ];
+    let mut saw = (0, 0);
+    for d in delays {
+        std::fs::write(&f, &old).unwrap();
+        let mut child = Command::new(bin("pi-migrate"))
+            .args(["-i", f.to_str().unwrap()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(d));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        let now = std::fs::read(&f).unwrap();
+        if now == old {
+            saw.0 += 1;
+        } else if now == new {
+            saw.1 += 1;
+        } else {
+            panic!(
+                "after kill at {d} ms the file is neither old nor new ({} bytes)",
+                now.len()
+            );
+        }
+        // The next run completes the job and leaves no temporary file.
+        let o = run("pi-migrate", &["-i", f.to_str().unwrap()], None);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(std::fs::read(&f).unwrap(), new);
+        assert_eq!(entries_of(t.path()), vec!["big.jsonl".to_string()]);
+    }
+    assert!(saw.0 > 0, "never killed before the rename: {saw:?}");
+    eprintln!("kill -9: {} times old, {} times new", saw.0, saw.1);
+}

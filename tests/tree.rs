@@ -1,0 +1,228 @@
+//! pi-tree, driven as a user runs it.
+mod common;
+use common::*;
+
+fn trim_lines(s: &str) -> String {
+    s.lines()
+        .map(|l| l.trim_end())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn conformance_with_pi() {
+    let cases = conformance_cases("pi-tree");
+    assert!(cases.len() > 100, "only {} pi-tree cases", cases.len());
+    assert!(cases.iter().any(|c| c.args.iter().any(|a| a == "--json")));
+    assert!(cases.iter().any(|c| c.args.iter().any(|a| a == "--search")));
+    let failures = check_cases(&cases, trim_lines);
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ from pi:\n{}",
+        failures.len(),
+        cases.len(),
+        failures
+            .iter()
+            .take(8)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+fn session(name: &str) -> String {
+    repo()
+        .join("tests/conformance/sessions")
+        .join(format!("{name}.jsonl"))
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn jsonl(out: &str) -> Vec<serde_json::Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+#[test]
+fn jsonl_one_line_per_entry() {
+    let s = session("v3-many-roots");
+    let o = run("pi-tree", &["--format", "jsonl", &s], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = jsonl(&stdout(&o));
+    let entries = std::fs::read_to_string(&s).unwrap().lines().count() - 1;
+    assert_eq!(rows.len(), entries);
+    let mut ids = std::collections::HashSet::new();
+    for r in &rows {
+        assert!(ids.insert(r["id"].as_str().unwrap().to_string()));
+        assert!(r["depth"].is_u64() && r["children"].is_array() && r["text"].is_string());
+        assert!(r["active"].is_boolean() && r["type"].is_string());
+    }
+    // parents come before their children, at depth - 1
+    let by_id: std::collections::HashMap<_, _> = rows
+        .iter()
+        .enumerate()
+        .map(|(k, r)| (r["id"].as_str().unwrap(), k))
+        .collect();
+    for (k, r) in rows.iter().enumerate() {
+        for c in r["children"].as_array().unwrap() {
+            let ck = by_id[c.as_str().unwrap()];
+            assert!(ck > k);
+            assert_eq!(
+                rows[ck]["depth"].as_u64().unwrap(),
+                r["depth"].as_u64().unwrap() + 1
+            );
+            assert_eq!(rows[ck]["parentId"], r["id"]);
+        }
+    }
+    // the last entry is active, and so is its root
+    let last = std::fs::read_to_string(&s)
+        .unwrap()
+        .lines()
+        .last()
+        .map(String::from)
+        .unwrap();
+    let last: serde_json::Value = serde_json::from_str(&last).unwrap();
+    assert_eq!(rows[by_id[last["id"].as_str().unwrap()]]["active"], true);
+    assert_eq!(rows[0]["active"], true, "the active branch comes first");
+    // a filter narrows it
+    let o = run(
+        "pi-tree",
+        &["--format", "jsonl", "--filter", "user-only", &s],
+        None,
+    );
+    for r in jsonl(&stdout(&o)) {
+        assert_eq!(r["role"], "user");
+    }
+}
+
+#[test]
+fn dot_graph() {
+    let s = session("v3-labels");
+    let o = run("pi-tree", &["--format", "dot", &s], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("digraph session {\n") && out.ends_with("}\n"));
+    let nodes = out.lines().filter(|l| l.contains(" [label=")).count();
+    let edges = out.lines().filter(|l| l.contains(" -> ")).count();
+    let entries = std::fs::read_to_string(&s).unwrap().lines().count() - 1;
+    assert_eq!(nodes, entries);
+    let roots = stdout(&run("pi-tree", &["--stats", &s], None));
+    let stats: serde_json::Value = serde_json::from_str(roots.trim()).unwrap();
+    assert_eq!(
+        edges as u64,
+        entries as u64 - stats["roots"].as_u64().unwrap()
+    );
+    assert!(out.contains("peripheries=2"), "labelled entries are marked");
+    assert!(out.contains("style=bold"), "the active path is marked");
+    let t = TempDir::new("tree-dot");
+    let f = t.write("g.dot", out.as_bytes());
+    if let Ok(o) = std::process::Command::new("dot")
+        .arg("-Tsvg")
+        .arg(&f)
+        .output()
+    {
+        assert!(
+            o.status.success(),
+            "dot: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+#[test]
+fn stats() {
+    let s = session("tree-roots");
+    let o = run("pi-tree", &["--stats", &s], None);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["entries"], 12);
+    assert_eq!(v["types"]["message"], 11);
+    assert_eq!(v["types"]["label"], 1);
+    assert_eq!(v["roots"], 4);
+    assert_eq!(v["branchPoints"], 2);
+    assert_eq!(v["leaves"], 7);
+    assert_eq!(v["maxDepth"], 4);
+    assert_eq!(v["labels"], 1);
+    assert_eq!(v["unreachable"], 0);
+    assert_eq!(v["name"], serde_json::Value::Null);
+    let o = run("pi-tree", &["--stats", &session("tree-cycle")], None);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["unreachable"], 2);
+    assert!(stderr(&o).contains("tree-cycle.jsonl:3: entry bbbb0002 is on a parentId cycle"));
+}
+
+fn chain(n: usize) -> Vec<u8> {
+    let mut s = String::from(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"00000000-0000-4000-8000-000000000001\",\"timestamp\":\"2026-07-20T09:00:00.000Z\",\"cwd\":\"/p\"}\n",
+    );
+    for i in 0..n {
+        let parent = if i == 0 {
+            "null".to_string()
+        } else {
+            format!("\"{:08x}\"", i - 1)
+        };
+        let role = if i % 2 == 0 { "user" } else { "bashExecution" };
+        s.push_str(&format!(
+            "{{\"type\":\"message\",\"id\":\"{i:08x}\",\"parentId\":{parent},\"timestamp\":\"2026-07-20T09:00:00.000Z\",\"message\":{{\"role\":\"{role}\",\"content\":\"m{i}\",\"command\":\"c{i}\",\"timestamp\":1}}}}\n"
+        ));
+    }
+    s.into_bytes()
+}
+
+#[test]
+fn deep_chain_in_every_format() {
+    let n = 100_000;
+    let input = chain(n);
+    let t = TempDir::new("tree-deep");
+    let f = t.write("deep.jsonl", &input);
+    let f = f.to_string_lossy().into_owned();
+    let text = run("pi-tree", &[&f], None);
+    assert!(text.status.success(), "{}", stderr(&text));
+    assert_eq!(stdout(&text).lines().count(), n);
+    assert!(stdout(&text).lines().all(|l| l.starts_with("• ")));
+    let json = run("pi-tree", &["--json", &f], None);
+    assert!(json.status.success(), "{}", stderr(&json));
+    let out = stdout(&json);
+    assert_eq!(out.matches("\"children\":[").count(), n);
+    assert!(out.starts_with("[{\"entry\":{\"type\":\"message\",\"id\":\"00000000\""));
+    assert!(out.ends_with(&format!("{}]\n", "]}".repeat(n))));
+    let rows = run("pi-tree", &["--format", "jsonl", &f], None);
+    assert!(rows.status.success());
+    let rows = jsonl(&stdout(&rows));
+    assert_eq!(rows.len(), n);
+    assert_eq!(rows[n - 1]["depth"], (n - 1) as u64);
+    let dot = run("pi-tree", &["--format", "dot", &f], None);
+    assert!(dot.status.success());
+    assert_eq!(stdout(&dot).matches(" -> ").count(), n - 1);
+    let st = run("pi-tree", &["--stats", &f], None);
+    let v: serde_json::Value = serde_json::from_str(stdout(&st).trim()).unwrap();
+    assert_eq!(v["maxDepth"], n as u64);
+    let user = run(
+        "pi-tree",
+        &["--filter", "user-only", "--ids", "-"],
+        Some(&input),
+    );
+    assert!(user.status.success());
+    assert_eq!(stdout(&user).lines().count(), n / 2);
+}
+
+#[test]
+fn options() {
+    let s = session("tree-roots");
+    let o = run("pi-tree", &["--ids", "--width", "20", &s], None);
+    let out = stdout(&o);
+    let first = out.lines().next().unwrap();
+    assert_eq!(first, "aaaa0001 • user: ...");
+    assert!(out.lines().all(|l| l.chars().count() <= 20));
+    assert!(!out.contains('\x1b'), "no colour in a pipe");
+    let o = run("pi-tree", &["--leaf", "nope", &s], None);
+    assert_eq!(o.status.code(), Some(1));
+    let o = run("pi-tree", &["--filter", "bogus", &s], None);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run("pi-tree", &["--search", "ORPHAN missing", &s], None);
+    assert_eq!(stdout(&o), "user: orphan: parent missing\n");
+    let o = run("pi-tree", &["--search", "no such words", &s], None);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o), "");
+}
