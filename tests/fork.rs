@@ -16,7 +16,9 @@ fn new_sessions_match_pi() {
     let mut failures = Vec::new();
     for c in &cases {
         let known = source_ids(c);
-        let f = check_cases(std::slice::from_ref(c), |s| normalize_new_session(s, &known));
+        let f = check_cases(std::slice::from_ref(c), |s| {
+            normalize_new_session(s, &known)
+        });
         failures.extend(f);
     }
     assert!(
@@ -57,7 +59,11 @@ fn in_place_moves_match_pi() {
         let o = run("pi-fork", &args, None);
         assert!(o.status.success(), "{}: {}", c.what, stderr(&o));
         let after = std::fs::read_to_string(&copy).unwrap();
-        assert!(after.starts_with(&before), "{}: the file was not only appended to", c.what);
+        assert!(
+            after.starts_with(&before),
+            "{}: the file was not only appended to",
+            c.what
+        );
         let added: Vec<&str> = after[before.len()..].lines().collect();
         assert_eq!(added.len(), 1, "{}: one line appended", c.what);
         let new_id = stdout(&o).trim().to_string();
@@ -70,7 +76,13 @@ fn in_place_moves_match_pi() {
         let reference = &c.args[c.args.iter().position(|a| a == "--at").unwrap() + 1];
         let target = stdout(&run(
             "pi-path",
-            &["--format", "ids", "--leaf", reference, c.session.to_str().unwrap()],
+            &[
+                "--format",
+                "ids",
+                "--leaf",
+                reference,
+                c.session.to_str().unwrap(),
+            ],
             None,
         ))
         .lines()
@@ -91,14 +103,29 @@ fn in_place_moves_match_pi() {
                 assert_eq!(v["parentId"].as_str(), Some(target.as_str()));
             }
         }
-        assert!(added[0].contains(&format!("\"id\":\"{new_id}\"")), "{}", c.what);
+        assert!(
+            added[0].contains(&format!("\"id\":\"{new_id}\"")),
+            "{}",
+            c.what
+        );
         // pi continues from the new entry, with the context pi computes after the move.
-        let leaf = run("pi-path", &["--format", "ids", "--leaf", "leaf", copy.to_str().unwrap()], None);
+        let leaf = run(
+            "pi-path",
+            &["--format", "ids", "--leaf", "leaf", copy.to_str().unwrap()],
+            None,
+        );
         assert!(stdout(&leaf).ends_with(&format!("{new_id}\n")));
-        let ctx = run("pi-path", &["--format", "context", copy.to_str().unwrap()], None);
+        let ctx = run(
+            "pi-path",
+            &["--format", "context", copy.to_str().unwrap()],
+            None,
+        );
         assert_eq!(
             context_value(&stdout(&ctx), summary.as_deref()),
-            context_value(&serde_json::to_string(&pi["context"]).unwrap(), summary.as_deref()),
+            context_value(
+                &serde_json::to_string(&pi["context"]).unwrap(),
+                summary.as_deref()
+            ),
             "{}: context after the move differs from pi's",
             c.what
         );
@@ -149,7 +176,11 @@ fn before_hands_back_the_text_and_refuses_other_entries() {
     // Not a user message.
     let o = run("pi-fork", &[f, "--before", "aaaa0002", "-o", "-"], None);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains(":3: --before needs a user message"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(":3: --before needs a user message"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -158,19 +189,34 @@ fn never_overwrites_and_names_files_like_pi() {
     let f = dir.write("s.jsonl", small().as_bytes());
     let f = f.to_str().unwrap();
     let taken = dir.write("taken.jsonl", b"keep me");
-    let o = run("pi-fork", &[f, "--at", "leaf", "-o", taken.to_str().unwrap()], None);
+    let o = run(
+        "pi-fork",
+        &[f, "--at", "leaf", "-o", taken.to_str().unwrap()],
+        None,
+    );
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("already exists"));
     assert_eq!(std::fs::read(&taken).unwrap(), b"keep me");
     let o = run("pi-fork", &[f, "--at", "leaf", "--name", " review "], None);
     let path = stdout(&o).trim().to_string();
-    let name = std::path::Path::new(&path).file_name().unwrap().to_string_lossy().into_owned();
+    let name = std::path::Path::new(&path)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     // <ISO time with : and . as ->_<uuid v7>.jsonl
-    assert_eq!(name.len(), "2026-11-30T06-08-42-130Z_01a22b11-e292-7055-b337-2409e1af4344.jsonl".len());
+    assert_eq!(
+        name.len(),
+        "2026-11-30T06-08-42-130Z_01a22b11-e292-7055-b337-2409e1af4344.jsonl".len()
+    );
     assert_eq!(&name[10..11], "T");
     assert_eq!(&name[39..40], "7", "a version-7 uuid: {name}");
     let text = std::fs::read_to_string(&path).unwrap();
-    assert!(text.lines().last().unwrap().contains(r#""type":"session_info""#));
+    assert!(text
+        .lines()
+        .last()
+        .unwrap()
+        .contains(r#""type":"session_info""#));
     assert!(text.lines().last().unwrap().contains(r#""name":"review""#));
     let o = run("pi-label", &[&path, "--name"], None);
     assert_eq!(stdout(&o), "review\n");
@@ -188,7 +234,13 @@ fn all_leaves_makes_one_session_per_branch() {
     assert_eq!(paths.len(), 2, "{}", stderr(&o));
     let last: Vec<String> = paths
         .iter()
-        .map(|p| stdout(&run("pi-path", &["--format", "ids", p], None)).lines().last().unwrap().to_string())
+        .map(|p| {
+            stdout(&run("pi-path", &["--format", "ids", p], None))
+                .lines()
+                .last()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     assert_eq!(last, ["aaaa0004", "aaaa0005"]);
 }
@@ -198,12 +250,21 @@ fn in_place_before_a_root_message_starts_over_and_bad_requests_write_nothing() {
     let dir = TempDir::new("root");
     let f = dir.write("s.jsonl", small().as_bytes());
     let fs = f.to_str().unwrap();
-    let o = run("pi-fork", &[fs, "--in-place", "--before", "aaaa0001", "--json"], None);
+    let o = run(
+        "pi-fork",
+        &[fs, "--in-place", "--before", "aaaa0001", "--json"],
+        None,
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!(v["oldLeaf"], "aaaa0004");
     assert_eq!(v["text"], "first");
-    let last = std::fs::read_to_string(&f).unwrap().lines().last().unwrap().to_string();
+    let last = std::fs::read_to_string(&f)
+        .unwrap()
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
     assert!(last.contains(r#""parentId":null"#), "{last}");
     let ctx = run("pi-path", &["--format", "messages", fs], None);
     assert_eq!(stdout(&ctx), "", "pi's context is empty after a reset");
@@ -215,7 +276,11 @@ fn in_place_before_a_root_message_starts_over_and_bad_requests_write_nothing() {
     ] {
         let o = run("pi-fork", &bad, None);
         assert_eq!(o.status.code(), Some(1), "{bad:?}");
-        assert_eq!(std::fs::read(&f).unwrap(), before, "{bad:?} changed the file");
+        assert_eq!(
+            std::fs::read(&f).unwrap(),
+            before,
+            "{bad:?} changed the file"
+        );
     }
 }
 
@@ -229,12 +294,23 @@ fn round_trip_branch_then_append_makes_a_sibling() {
     // pi appends its next message as a child of the last entry.
     let mut file = std::fs::OpenOptions::new().append(true).open(&f).unwrap();
     use std::io::Write;
-    writeln!(file, "{}", msg("aaaa0009", Some(&moved), "user", "new direction")).unwrap();
+    writeln!(
+        file,
+        "{}",
+        msg("aaaa0009", Some(&moved), "user", "new direction")
+    )
+    .unwrap();
     let ids = run("pi-path", &["--format", "ids", fs], None);
-    assert_eq!(stdout(&ids), format!("aaaa0001\naaaa0002\n{moved}\naaaa0009\n"));
+    assert_eq!(
+        stdout(&ids),
+        format!("aaaa0001\naaaa0002\n{moved}\naaaa0009\n")
+    );
     // The old branch is still there: two leaves now.
     let leaves = run("pi-path", &["--leaves", fs], None);
-    let ids: Vec<serde_json::Value> = stdout(&leaves).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let ids: Vec<serde_json::Value> = stdout(&leaves)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(ids.len(), 2);
     assert_eq!(ids[0]["id"], "aaaa0004");
     assert_eq!(ids[1]["id"], "aaaa0009");
@@ -244,7 +320,11 @@ fn round_trip_branch_then_append_makes_a_sibling() {
 fn no_file_without_a_destination_on_stdin() {
     let o = run("pi-fork", &["-", "--at", "leaf"], Some(small().as_bytes()));
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let o = run("pi-fork", &["-", "--at", "leaf", "-o", "-"], Some(small().as_bytes()));
+    let o = run(
+        "pi-fork",
+        &["-", "--at", "leaf", "-o", "-"],
+        Some(small().as_bytes()),
+    );
     assert!(o.status.success());
     assert_eq!(stdout(&o).lines().count(), 5);
 }

@@ -12,7 +12,11 @@ fn appended_lines_match_pi() {
         let args: Vec<&str> = c.args.iter().map(String::as_str).collect();
         let o = run("pi-label", &args, Some(&input));
         assert!(o.status.success(), "{}: {}", c.what, stderr(&o));
-        assert!(o.stdout.starts_with(&input), "{}: the session is echoed first", c.what);
+        assert!(
+            o.stdout.starts_with(&input),
+            "{}: the session is echoed first",
+            c.what
+        );
         let added = String::from_utf8(o.stdout[input.len()..].to_vec()).unwrap();
         assert_eq!(added.lines().count(), 1, "{}", c.what);
         assert_eq!(
@@ -36,37 +40,73 @@ fn msg(id: &str, parent: Option<&str>) -> String {
 #[test]
 fn set_list_clear_and_name_in_place() {
     let dir = TempDir::new("label");
-    let f = dir.write("s.jsonl", format!("{H}\n{}\n{}\n", msg("aaaa0001", None), msg("aaaa0002", Some("aaaa0001"))).as_bytes());
+    let f = dir.write(
+        "s.jsonl",
+        format!(
+            "{H}\n{}\n{}\n",
+            msg("aaaa0001", None),
+            msg("aaaa0002", Some("aaaa0001"))
+        )
+        .as_bytes(),
+    );
     let fs = f.to_str().unwrap();
     let o = run("pi-label", &[fs, "leaf^", "start"], None);
     assert!(o.status.success(), "{}", stderr(&o));
     let id = stdout(&o).trim().to_string();
     assert_eq!(id.len(), 8);
-    let last = std::fs::read_to_string(&f).unwrap().lines().last().unwrap().to_string();
-    assert!(last.starts_with(&format!(r#"{{"type":"label","id":"{id}","parentId":"aaaa0002","timestamp":""#)), "{last}");
-    assert!(last.ends_with(r#","targetId":"aaaa0001","label":"start"}"#), "{last}");
+    let last = std::fs::read_to_string(&f)
+        .unwrap()
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
+    assert!(
+        last.starts_with(&format!(
+            r#"{{"type":"label","id":"{id}","parentId":"aaaa0002","timestamp":""#
+        )),
+        "{last}"
+    );
+    assert!(
+        last.ends_with(r#","targetId":"aaaa0001","label":"start"}"#),
+        "{last}"
+    );
     let o = run("pi-label", &[fs, "--list"], None);
     assert_eq!(stdout(&o), "aaaa0001\tstart\tuser: hello aaaa0001\n");
     let o = run("pi-label", &[fs, "--list", "--json"], None);
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!(v["line"], 2);
     // @NAME works in every tool now.
-    let o = run("pi-path", &["--format", "ids", "--leaf", "@start", fs], None);
+    let o = run(
+        "pi-path",
+        &["--format", "ids", "--leaf", "@start", fs],
+        None,
+    );
     assert_eq!(stdout(&o), "aaaa0001\n");
     let o = run("pi-label", &[fs, "@start", "--clear"], None);
     assert!(o.status.success());
-    let last = std::fs::read_to_string(&f).unwrap().lines().last().unwrap().to_string();
+    let last = std::fs::read_to_string(&f)
+        .unwrap()
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
     assert!(last.ends_with(r#","targetId":"aaaa0001"}"#), "{last}");
     assert_eq!(stdout(&run("pi-label", &[fs, "--list"], None)), "");
     run("pi-label", &[fs, "--name", "  my  session "], None);
-    assert_eq!(stdout(&run("pi-label", &[fs, "--name"], None)), "my  session\n");
+    assert_eq!(
+        stdout(&run("pi-label", &[fs, "--name"], None)),
+        "my  session\n"
+    );
 }
 
 #[test]
 fn appends_on_a_fresh_line_and_refuses_without_touching() {
     let dir = TempDir::new("label-fresh");
     // No final newline: the label must start on a line of its own.
-    let f = dir.write("s.jsonl", format!("{H}\n{}", msg("aaaa0001", None)).as_bytes());
+    let f = dir.write(
+        "s.jsonl",
+        format!("{H}\n{}", msg("aaaa0001", None)).as_bytes(),
+    );
     let fs = f.to_str().unwrap();
     let o = run("pi-label", &[fs, "aaaa0001", "x"], None);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -74,10 +114,18 @@ fn appends_on_a_fresh_line_and_refuses_without_touching() {
     assert_eq!(text.lines().count(), 3);
     assert!(text.ends_with("\"label\":\"x\"}\n"));
     let before = std::fs::read(&f).unwrap();
-    for bad in [vec![fs, "nope", "x"], vec![fs, "aaaa0001", ""], vec![fs, "root^", "x"]] {
+    for bad in [
+        vec![fs, "nope", "x"],
+        vec![fs, "aaaa0001", ""],
+        vec![fs, "root^", "x"],
+    ] {
         let o = run("pi-label", &bad, None);
         assert_ne!(o.status.code(), Some(0), "{bad:?}");
-        assert_eq!(std::fs::read(&f).unwrap(), before, "{bad:?} changed the file");
+        assert_eq!(
+            std::fs::read(&f).unwrap(),
+            before,
+            "{bad:?} changed the file"
+        );
     }
     // A version-1 file is refused: pi would renumber its entries.
     let v1 = dir.write(
@@ -96,15 +144,23 @@ fn appends_on_a_fresh_line_and_refuses_without_touching() {
 #[test]
 fn concurrent_writers_lose_nothing() {
     let dir = TempDir::new("label-conc");
-    let f = dir.write("s.jsonl", format!("{H}\n{}\n", msg("aaaa0001", None)).as_bytes());
+    let f = dir.write(
+        "s.jsonl",
+        format!("{H}\n{}\n", msg("aaaa0001", None)).as_bytes(),
+    );
     let path = f.clone();
     // A pi-style appender: one write per entry, no lock.
     let pi = std::thread::spawn(move || {
         use std::io::Write;
         for i in 0..200 {
-            let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
-            file.write_all(format!("{}\n", msg(&format!("cccc{i:04}"), Some("aaaa0001"))).as_bytes())
+            let mut file = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
                 .unwrap();
+            file.write_all(
+                format!("{}\n", msg(&format!("cccc{i:04}"), Some("aaaa0001"))).as_bytes(),
+            )
+            .unwrap();
         }
     });
     let per = 25;
@@ -113,7 +169,11 @@ fn concurrent_writers_lose_nothing() {
             let f = f.clone();
             std::thread::spawn(move || {
                 for i in 0..per {
-                    let o = run("pi-label", &[f.to_str().unwrap(), "aaaa0001", &format!("w{w}-{i}")], None);
+                    let o = run(
+                        "pi-label",
+                        &[f.to_str().unwrap(), "aaaa0001", &format!("w{w}-{i}")],
+                        None,
+                    );
                     assert!(o.status.success(), "{}", stderr(&o));
                 }
             })
@@ -127,7 +187,8 @@ fn concurrent_writers_lose_nothing() {
     let mut labels = 0;
     let mut msgs = 0;
     for line in text.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("bad line {line:?}: {e}"));
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("bad line {line:?}: {e}"));
         match v["type"].as_str() {
             Some("label") => labels += 1,
             Some("message") => msgs += 1,

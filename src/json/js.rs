@@ -338,14 +338,14 @@ pub fn number_to_js(n: f64) -> String {
     }
     if k <= p && p <= 21 {
         s.push_str(&digits);
-        s.extend(std::iter::repeat('0').take((p - k) as usize));
+        s.extend(std::iter::repeat_n('0', (p - k) as usize));
     } else if 0 < p && p <= 21 {
         s.push_str(&digits[..p as usize]);
         s.push('.');
         s.push_str(&digits[p as usize..]);
     } else if -6 < p && p <= 0 {
         s.push_str("0.");
-        s.extend(std::iter::repeat('0').take((-p) as usize));
+        s.extend(std::iter::repeat_n('0', (-p) as usize));
         s.push_str(&digits);
     } else {
         let e = p - 1;

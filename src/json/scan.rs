@@ -356,7 +356,7 @@ mod tests {
     #[test]
     fn deep_nesting_does_not_recurse() {
         let mut s = vec![b'['; 1_000_000];
-        s.extend(std::iter::repeat(b']').take(1_000_000));
+        s.extend(std::iter::repeat_n(b']', 1_000_000));
         assert!(validate(&s).is_ok());
     }
 
