@@ -110,7 +110,7 @@ fn main() -> std::process::ExitCode {
             leaf: args.leaf,
             ids: args.ids,
             width,
-            color: tty && std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty()),
+            color: tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
         };
         tree::run(&session, &opts, &mut out, &mut warn)
     })
