@@ -126,11 +126,10 @@ pub fn json_str(s: &str) -> Vec<u8> {
 pub struct EntryMigration<'a> {
     pub from_version: u32,
     /// Version 1: the id given to this entry, its parent's (None = null),
-    /// and for a compaction the id its `firstKeptEntryIndex` maps to
-    /// (`Some(None)`: the index is a number that maps to nothing).
+    /// and for a compaction what its `firstKeptEntryIndex` becomes.
     pub id: Option<&'a str>,
     pub parent: Option<&'a str>,
-    pub first_kept: Option<Option<String>>,
+    pub first_kept: FirstKept,
     /// The line is a `session` line (a second header): only its version changes.
     pub is_session: bool,
 }
@@ -158,12 +157,17 @@ pub fn migrate_entry(obj: &Object<'_>, m: &EntryMigration<'_>) -> Vec<u8> {
             "parentId",
             m.parent.map_or_else(|| b"null".to_vec(), json_str),
         );
-        if let Some(target) = &m.first_kept {
-            e.delete(obj, "firstKeptEntryIndex");
-            match target {
-                Some(id) => e.set(obj, "firstKeptEntryId", json_str(id)),
+        match &m.first_kept {
+            FirstKept::None => {}
+            FirstKept::Leave => e.delete(obj, "firstKeptEntryIndex"),
+            FirstKept::Set(id) => {
+                e.delete(obj, "firstKeptEntryIndex");
+                e.set(obj, "firstKeptEntryId", json_str(id));
+            }
+            FirstKept::Unset => {
+                e.delete(obj, "firstKeptEntryIndex");
                 // pi assigns `undefined`, which JSON.stringify leaves out.
-                None => e.delete(obj, "firstKeptEntryId"),
+                e.delete(obj, "firstKeptEntryId");
             }
         }
     }
@@ -183,6 +187,44 @@ pub fn hook_message_role(obj: &Object<'_>) -> Option<Range<usize>> {
     let msg = obj.object("message")?;
     let role = msg.get("role")?;
     (msg.str("role").as_deref() == Some("hookMessage")).then_some(role)
+}
+
+/// What pi's v1 migration does with a compaction's `firstKeptEntryIndex`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FirstKept {
+    /// Not a compaction with a numeric index: nothing.
+    None,
+    /// The index names nothing pi can use (the header, a fraction, out of
+    /// range): the index goes, `firstKeptEntryId` stays as it was.
+    Leave,
+    /// The index names an entry with this id.
+    Set(String),
+    /// The index names a later entry, which has no id yet when pi maps
+    /// this one: the index goes and `firstKeptEntryId` becomes undefined.
+    Unset,
+}
+
+/// pi's mapping of the version-1 `firstKeptEntryIndex` `k` (the header is
+/// index 0) of the compaction at entry `i`; `id_of(j)` is the id entry `j`
+/// gets, `is_session(j)` whether entry `j` is a second header.
+pub fn v1_first_kept(
+    k: f64,
+    i: usize,
+    count: usize,
+    is_session: impl Fn(usize) -> bool,
+    id_of: impl Fn(usize) -> Option<String>,
+) -> FirstKept {
+    if k.fract() != 0.0 || k < 1.0 || k - 1.0 >= count as f64 {
+        return FirstKept::Leave;
+    }
+    let target = (k as usize) - 1;
+    if is_session(target) {
+        return FirstKept::Leave;
+    }
+    if target > i {
+        return FirstKept::Unset;
+    }
+    id_of(target).map_or(FirstKept::Unset, FirstKept::Set)
 }
 
 /// For a version-1 compaction: the number in `firstKeptEntryIndex`, if any.
@@ -219,7 +261,7 @@ mod tests {
             from_version: 1,
             id: Some("0000000b"),
             parent: Some("0000000a"),
-            first_kept: Some(Some("0000000a".into())),
+            first_kept: FirstKept::Set("0000000a".into()),
             is_session: false,
         };
         assert_eq!(
@@ -242,7 +284,7 @@ mod tests {
             from_version: 2,
             id: None,
             parent: None,
-            first_kept: None,
+            first_kept: FirstKept::None,
             is_session: false,
         };
         assert_eq!(

@@ -172,10 +172,18 @@ impl Session {
             (v, Some(p)) if v < 2 => Some(p.to_string()),
             _ => None,
         };
-        let first_kept = if self.header.version < 2 && e.ty == EntryType::Compaction {
-            migrate::first_kept_index(&obj).map(|k| self.v1_first_kept(i, k))
-        } else {
-            None
+        let first_kept = match migrate::first_kept_index(&obj) {
+            Some(k) if self.header.version < 2 && e.ty == EntryType::Compaction => {
+                let entries = &self.entries;
+                migrate::v1_first_kept(
+                    k,
+                    i,
+                    entries.len(),
+                    |j| entries[j].ty == EntryType::Session,
+                    |j| entries[j].id.as_ref().map(Id::to_string),
+                )
+            }
+            _ => migrate::FirstKept::None,
         };
         let m = EntryMigration {
             from_version: self.header.version,
@@ -195,24 +203,6 @@ impl Session {
         }
         let obj = self.object(&raw, self.header.line)?;
         Ok(Cow::Owned(migrate::migrate_header(&obj)))
-    }
-
-    /// pi's mapping of a version-1 `firstKeptEntryIndex` (the header is
-    /// index 0) for the compaction at entry `i`.
-    fn v1_first_kept(&self, i: usize, k: f64) -> Option<String> {
-        if k.fract() != 0.0 || k < 1.0 {
-            return None;
-        }
-        let target = (k as usize) - 1;
-        // Entries after `i` have no id yet when pi maps this one.
-        if target > i || target >= self.entries.len() {
-            return None;
-        }
-        let t = &self.entries[target];
-        if t.ty == EntryType::Session {
-            return None;
-        }
-        t.id.as_ref().map(Id::to_string)
     }
 
     /// Parse a line read again from the input.

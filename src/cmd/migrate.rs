@@ -167,11 +167,17 @@ pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<O
             let text = &line[start..stop];
             let obj = s.object(text, number)?;
             let is_session = e.ty == EntryType::Session;
-            let mut first_kept = None;
+            let mut first_kept = migrate::FirstKept::None;
             if from < 2 && !is_session && e.ty == EntryType::Compaction {
                 if let Some(k) = migrate::first_kept_index(&obj) {
                     changes.compactions_repointed += 1;
-                    first_kept = Some(first_kept_target(&s, &ids, i, k));
+                    first_kept = migrate::v1_first_kept(
+                        k,
+                        i,
+                        s.entries.len(),
+                        |j| s.entries[j].ty == EntryType::Session,
+                        |j| ids.get(j).cloned().flatten(),
+                    );
                 }
             }
             if from < 3 && migrate::hook_message_role(&obj).is_some() {
@@ -223,20 +229,6 @@ pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<O
         bytes: out,
         changes,
     })
-}
-
-/// pi's mapping of a version-1 `firstKeptEntryIndex` (the header is index
-/// 0) for the compaction at entry `i`: the id, or None for "undefined".
-fn first_kept_target(s: &Session, ids: &[Option<String>], i: usize, k: f64) -> Option<String> {
-    if k.fract() != 0.0 || k < 1.0 {
-        return None;
-    }
-    let target = (k as usize) - 1;
-    // Entries after `i` have no id yet when pi maps this one.
-    if target > i || target >= s.entries.len() || s.entries[target].ty == EntryType::Session {
-        return None;
-    }
-    ids.get(target).cloned().flatten()
 }
 
 /// Whether pi skips the line as blank (`!line.trim()`).
