@@ -1,5 +1,6 @@
 //! What each tool does, as library functions the binaries call.
 
+pub mod convert;
 pub mod fork;
 pub mod label;
 pub mod migrate;

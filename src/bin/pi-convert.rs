@@ -1,0 +1,106 @@
+//! pi-convert: exactly what the model sees, and transcripts people can read.
+//!
+//! Usage: pi-convert [OPTIONS] [SESSION]
+//!
+//! Reads a session (the context at a leaf) or a stream of AgentMessages,
+//! one per line, and writes pi's `convertToLlm` answer as JSON lines, or a
+//! Markdown, HTML or plain-text transcript.
+
+use clap::Parser;
+use pi_session_tools::cli::{self, SessionArgs};
+use pi_session_tools::cmd::convert::{self, From, Options, To};
+use pi_session_tools::error::Error;
+use pi_session_tools::session::{Input, ReadOptions};
+use std::io::Read;
+
+const EXAMPLES: &str = "\
+Examples:
+  pi-convert s.jsonl                        the pi-ai messages sent to the model, one per line
+  pi-convert --leaf @plan s.jsonl           the same at the entry labelled plan
+  pi-convert --to markdown s.jsonl > t.md   a transcript to read or share
+  pi-convert --to html s.jsonl > t.html     one self-contained page (no network, prints well)
+  pi-convert --to text s.jsonl | grep '^toolResult (bash, error)'
+                                            failed bash tool calls
+  pi-convert --to markdown --include-hidden s.jsonl
+                                            with the !! bash runs the model never saw
+  pi-path --format messages s.jsonl | pi-convert
+                                            messages on stdin (detected from the first line)
+  pi-convert 019a5c --to text               a session by id prefix, like pi --session
+
+REF (for --leaf): a full id, a unique id prefix (4+ chars), leaf, root, @LABEL,
+followed by any of ^ (parent) and ~N (N-th ancestor): leaf~3, @plan^, root.
+
+Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.";
+
+/// Exactly what the model sees, and transcripts people can read.
+///
+/// The input is a pi session (a file, `-` for stdin, or a session-id
+/// prefix) or AgentMessages, one JSON object per line (what `pi-path
+/// --format messages` prints); which one is told from the first non-empty
+/// line unless --from says. For a session, the context pi builds at the
+/// leaf (buildSessionContext) is converted. `--to llm` writes pi's
+/// convertToLlm answer byte for byte: user, assistant and toolResult
+/// messages as they are, bash executions, custom messages and summaries as
+/// user messages, `!!` bash runs and unknown roles left out.
+#[derive(Parser, Debug)]
+#[command(name = "pi-convert", version, after_help = EXAMPLES)]
+struct Args {
+    #[command(flatten)]
+    input: SessionArgs,
+
+    /// What the input is (default: detected from the first non-empty line).
+    #[arg(long, value_enum, value_name = "KIND")]
+    from: Option<From>,
+
+    /// What to write.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "llm")]
+    to: To,
+
+    /// For a session: the entry whose context is converted (a REF, see below).
+    #[arg(long, value_name = "REF", default_value = "leaf")]
+    leaf: String,
+
+    /// In markdown, html and text: also show bash runs excluded from the
+    /// context (`!!`), marked as such (never in --to llm).
+    #[arg(long)]
+    include_hidden: bool,
+}
+
+fn main() -> std::process::ExitCode {
+    cli::main("pi-convert", |args: Args| {
+        let a = &args.input;
+        let input = pi_session_tools::locate::resolve_session(
+            a.session.as_deref(),
+            a.session_dir.as_deref(),
+        )?;
+        let name = input.display_name();
+        let bytes = match &input {
+            Input::Stdin => {
+                let mut buf = Vec::new();
+                std::io::stdin()
+                    .lock()
+                    .read_to_end(&mut buf)
+                    .map_err(|e| Error::io(&name, &e))?;
+                buf
+            }
+            Input::File(p) => {
+                if p.is_dir() {
+                    return Err(Error::request(
+                        &name,
+                        "is a directory, not a session or message file",
+                    ));
+                }
+                std::fs::read(p).map_err(|e| Error::io(&name, &e))?
+            }
+        };
+        let opts = Options {
+            from: args.from,
+            to: args.to,
+            leaf: args.leaf.clone(),
+            include_hidden: args.include_hidden,
+            read: ReadOptions { strict: a.strict },
+            warn: (!a.quiet).then(|| "pi-convert".to_string()),
+        };
+        convert::run(&name, bytes, &opts, &mut cli::stdout())
+    })
+}

@@ -1,0 +1,229 @@
+//! `pi-convert`: the messages the model sees (pi's `convertToLlm`), or a
+//! transcript people can read, from a session or a stream of messages.
+
+use crate::cli::out_err;
+use crate::context::{self, Item};
+use crate::convert::{self, ConvertError, Converted};
+use crate::error::{Error, Result};
+use crate::json::Object;
+use crate::refs;
+use crate::session::{ReadOptions, Session};
+use crate::transcript::{self, Meta, Source};
+use std::io::Write;
+
+/// What the input is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum From {
+    /// A pi session file (header line, then entries).
+    Session,
+    /// AgentMessages, one JSON object per line (`pi-path --format messages`).
+    Messages,
+}
+
+/// What to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum To {
+    /// pi-ai Message JSON lines, exactly what pi's convertToLlm gives.
+    Llm,
+    /// A Markdown transcript.
+    Markdown,
+    /// A self-contained HTML page (no network, no script).
+    Html,
+    /// Plain `role: text` lines, for grep.
+    Text,
+}
+
+/// How to convert.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Force the input kind (else detected from the first non-empty line).
+    pub from: Option<From>,
+    pub to: To,
+    /// The leaf REF for session input.
+    pub leaf: String,
+    pub include_hidden: bool,
+    pub read: ReadOptions,
+    /// Print session warnings to stderr.
+    pub warn: Option<String>,
+}
+
+/// Tell a session from a message stream by the first non-empty line.
+pub fn detect(name: &str, bytes: &[u8]) -> Result<From> {
+    // A leading byte order mark is not part of the first line (pi trims it).
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        let lineno = n as u64 + 1;
+        let obj = match Object::parse_line(line) {
+            Ok(Some(o)) => o,
+            Ok(None) => return Err(Error::data(name, Some(lineno), "not a JSON object")),
+            Err(e) => return Err(Error::data(name, Some(lineno), format!("not JSON: {e}"))),
+        };
+        if obj.str("type").as_deref() == Some("session")
+            || (obj.get("type").is_some() && obj.get("id").is_some())
+        {
+            return Ok(From::Session);
+        }
+        if obj.get("role").is_some() {
+            return Ok(From::Messages);
+        }
+        return Err(Error::data(
+            name,
+            Some(lineno),
+            "neither a session header or entry nor a message (no \"type\" and \"id\", no \"role\"); use --from",
+        ));
+    }
+    // Nothing at all: an empty stream of messages.
+    Ok(From::Messages)
+}
+
+/// Convert the input held in `bytes` (named `name` in messages).
+pub fn run(name: &str, bytes: Vec<u8>, opts: &Options, out: &mut impl Write) -> Result<()> {
+    let from = match opts.from {
+        Some(f) => f,
+        None => detect(name, &bytes)?,
+    };
+    let (msgs, meta) = match from {
+        From::Session => session_messages(name, bytes, opts)?,
+        From::Messages => (
+            stream_messages(name, &bytes)?,
+            Meta {
+                title: format!(
+                    "Messages from {}",
+                    std::path::Path::new(name)
+                        .file_name()
+                        .map_or(name.into(), |f| f.to_string_lossy())
+                ),
+                fields: vec![],
+            },
+        ),
+    };
+    let mut buf = Vec::new();
+    match opts.to {
+        To::Llm => {
+            for m in &msgs {
+                let r = convert::to_llm(&m.json, 0..m.json.len()).map_err(|e| match e {
+                    ConvertError::Null => Error::data(
+                        name,
+                        Some(m.line),
+                        "the message is null; pi's convertToLlm fails on it",
+                    ),
+                    ConvertError::Syntax(e) => Error::data(name, Some(m.line), e.to_string()),
+                })?;
+                if let Converted::Message(j) = r {
+                    buf.extend_from_slice(&j);
+                    buf.push(b'\n');
+                }
+            }
+        }
+        To::Markdown | To::Html | To::Text => {
+            let format = match opts.to {
+                To::Markdown => transcript::Format::Markdown,
+                To::Html => transcript::Format::Html,
+                _ => transcript::Format::Text,
+            };
+            let turns = transcript::build(
+                name,
+                &msgs,
+                transcript::Options {
+                    include_hidden: opts.include_hidden,
+                },
+            )?;
+            transcript::write(format, &meta, &turns, &mut buf).map_err(out_err)?;
+        }
+    }
+    out.write_all(&buf).map_err(out_err)?;
+    out.flush().map_err(out_err)
+}
+
+/// The context messages of a session at the `--leaf` REF.
+fn session_messages(name: &str, bytes: Vec<u8>, opts: &Options) -> Result<(Vec<Source>, Meta)> {
+    let s = Session::from_bytes(name, bytes, opts.read)?;
+    if let Some(tool) = &opts.warn {
+        for w in &s.warnings {
+            eprintln!("{tool}: warning: {w}");
+        }
+    }
+    let leaf = match (opts.leaf.as_str(), s.index.leaf) {
+        ("leaf", None) => None,
+        (r, _) => Some(refs::resolve(&s, r)?),
+    };
+    let ctx = context::build(&s, leaf)?;
+    let mut msgs = Vec::with_capacity(ctx.items.len());
+    for item in ctx.items {
+        let i = match item {
+            Item::CompactionSummary(i) | Item::Entry(i) => i,
+        };
+        if let Some(json) = context::message_json(&s, item)? {
+            msgs.push(Source {
+                json,
+                line: s.entries[i].line,
+            });
+        }
+    }
+    let mut fields = vec![("session".to_string(), transcript::clean(&s.header.id))];
+    if let Ok(h) = s.header_line() {
+        if let Ok(Some(o)) = Object::parse_line(&h) {
+            if let Some(cwd) = o.str("cwd") {
+                fields.push(("cwd".into(), transcript::clean(&cwd)));
+            }
+            if let Some(t) = o.str("timestamp") {
+                fields.push(("started".into(), transcript::clean(&t)));
+            }
+        }
+    }
+    if let Some(l) = leaf {
+        fields.push(("leaf".into(), transcript::clean(&s.entries[l].id_string())));
+    }
+    let title = match &s.index.name {
+        Some(n) => transcript::clean(n),
+        None => format!("Session {}", transcript::clean(&s.header.id)),
+    };
+    Ok((msgs, Meta { title, fields }))
+}
+
+/// A stream of messages: one JSON object with a string `role` per line.
+fn stream_messages(name: &str, bytes: &[u8]) -> Result<Vec<Source>> {
+    let mut msgs = Vec::new();
+    for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let lineno = n as u64 + 1;
+        if line.iter().all(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        let obj = match Object::parse_line(line) {
+            Ok(Some(o)) => o,
+            Ok(None) => {
+                return Err(Error::data(
+                    name,
+                    Some(lineno),
+                    "not a JSON object (a message is one)",
+                ))
+            }
+            Err(e) => return Err(Error::data(name, Some(lineno), format!("not JSON: {e}"))),
+        };
+        match obj.get("role") {
+            None => {
+                return Err(Error::data(
+                    name,
+                    Some(lineno),
+                    "the message has no \"role\"",
+                ))
+            }
+            Some(r) if line[r.start] != b'"' => {
+                return Err(Error::data(
+                    name,
+                    Some(lineno),
+                    "the message's \"role\" is not a string",
+                ))
+            }
+            Some(_) => {}
+        }
+        msgs.push(Source {
+            json: line.to_vec(),
+            line: lineno,
+        });
+    }
+    Ok(msgs)
+}

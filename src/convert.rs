@@ -1,0 +1,333 @@
+//! What the model sees: pi's `convertToLlm` (SPEC §7) on message JSON text.
+//!
+//! Works on the text of one AgentMessage and writes the pi-ai `Message` the
+//! way `JSON.stringify` would, without building a value tree.
+
+use crate::json::js;
+use crate::json::scan::{self, SyntaxError};
+use crate::json::{Object, ObjectWriter};
+use std::ops::Range;
+
+/// pi's `COMPACTION_SUMMARY_PREFIX` (messages.js).
+pub const COMPACTION_SUMMARY_PREFIX: &str =
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+/// pi's `COMPACTION_SUMMARY_SUFFIX`.
+pub const COMPACTION_SUMMARY_SUFFIX: &str = "\n</summary>";
+/// pi's `BRANCH_SUMMARY_PREFIX`.
+pub const BRANCH_SUMMARY_PREFIX: &str =
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
+/// pi's `BRANCH_SUMMARY_SUFFIX`.
+pub const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
+
+/// What `convertToLlm` does with one message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Converted {
+    /// The pi-ai message, as `JSON.stringify` writes it.
+    Message(Vec<u8>),
+    /// A `bashExecution` with `excludeFromContext` (pi's `!!`): left out.
+    Excluded,
+    /// A value whose `role` is none pi converts (or that has no role): left out.
+    Dropped,
+}
+
+/// Why a message cannot be converted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConvertError {
+    /// The message is `null`: pi's `m.role` throws a TypeError.
+    Null,
+    /// The text is not valid JSON.
+    Syntax(SyntaxError),
+}
+
+impl std::fmt::Display for ConvertError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConvertError::Null => write!(f, "the message is null (pi fails on it)"),
+            ConvertError::Syntax(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<SyntaxError> for ConvertError {
+    fn from(e: SyntaxError) -> Self {
+        ConvertError::Syntax(e)
+    }
+}
+
+/// `convertToLlm([m])` for the (valid) JSON value at `text[range]`.
+pub fn to_llm(text: &[u8], range: Range<usize>) -> Result<Converted, ConvertError> {
+    match text.get(range.start) {
+        Some(b'n') => return Err(ConvertError::Null),
+        Some(b'{') => {}
+        // `m.role` of a string, number, boolean or array is undefined.
+        _ => return Ok(Converted::Dropped),
+    }
+    let m = Object::at(text, range.clone())?;
+    let Some(role) = m.str("role") else {
+        return Ok(Converted::Dropped);
+    };
+    let text_message = |t: JsText, m: &Object<'_>| -> Result<Converted, ConvertError> {
+        let mut content = b"[{\"type\":\"text\",\"text\":\"".to_vec();
+        content.extend_from_slice(&t.0);
+        content.extend_from_slice(b"\"}]");
+        Ok(Converted::Message(user_message(&content, m)?))
+    };
+    match role.as_ref() {
+        "user" | "assistant" | "toolResult" => {
+            Ok(Converted::Message(js::canonical_vec(text, range)?))
+        }
+        "bashExecution" => {
+            if m.raw("excludeFromContext").is_some_and(js::truthy) {
+                return Ok(Converted::Excluded);
+            }
+            text_message(bash_execution_text(&m)?, &m)
+        }
+        "custom" => {
+            let content = match m.get("content") {
+                Some(r) if text[r.start] == b'"' => {
+                    let mut c = b"[{\"type\":\"text\",\"text\":".to_vec();
+                    js::canonical(&mut c, text, r)?;
+                    c.extend_from_slice(b"}]");
+                    Some(c)
+                }
+                Some(r) => Some(js::canonical_vec(text, r)?),
+                None => None,
+            };
+            let mut w = ObjectWriter::new();
+            w.str("role", "user");
+            w.raw("content", content.as_deref());
+            w.raw("timestamp", m.canonical("timestamp")?.as_deref());
+            Ok(Converted::Message(w.finish()))
+        }
+        "branchSummary" | "compactionSummary" => {
+            let (prefix, suffix) = if role == "branchSummary" {
+                (BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX)
+            } else {
+                (COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX)
+            };
+            let mut t = JsText::default();
+            t.push_str(prefix);
+            t.push_value(text, m.get("summary"))?;
+            t.push_str(suffix);
+            text_message(t, &m)
+        }
+        _ => Ok(Converted::Dropped),
+    }
+}
+
+fn user_message(content: &[u8], m: &Object<'_>) -> Result<Vec<u8>, ConvertError> {
+    let mut w = ObjectWriter::new();
+    w.str("role", "user");
+    w.raw("content", Some(content));
+    w.raw("timestamp", m.canonical("timestamp")?.as_deref());
+    Ok(w.finish())
+}
+
+/// pi's `bashExecutionToText`, as the inside of a JSON string.
+pub fn bash_execution_text(m: &Object<'_>) -> Result<JsText, SyntaxError> {
+    let text = m.text;
+    let mut t = JsText::default();
+    t.push_str("Ran `");
+    t.push_value(text, m.get("command"))?;
+    t.push_str("`\n");
+    if m.raw("output").is_some_and(js::truthy) {
+        t.push_str("```\n");
+        t.push_value(text, m.get("output"))?;
+        t.push_str("\n```");
+    } else {
+        t.push_str("(no output)");
+    }
+    if m.raw("cancelled").is_some_and(js::truthy) {
+        t.push_str("\n\n(command cancelled)");
+    } else if let Some(r) = m.get("exitCode") {
+        let v = &text[r.clone()];
+        let zero = matches!(scan::kind_of(v), Some(scan::Kind::Number))
+            && std::str::from_utf8(v)
+                .ok()
+                .and_then(|s| s.parse::<f64>().ok())
+                .is_some_and(|n| n == 0.0);
+        if v != b"null" && !zero {
+            t.push_str("\n\nCommand exited with code ");
+            t.push_value(text, Some(r))?;
+        }
+    }
+    if m.raw("truncated").is_some_and(js::truthy) && m.raw("fullOutputPath").is_some_and(js::truthy)
+    {
+        t.push_str("\n\n[Output truncated. Full output: ");
+        t.push_value(text, m.get("fullOutputPath"))?;
+        t.push_str("]");
+    }
+    Ok(t)
+}
+
+/// A JavaScript string being built, held as the inside of the JSON string
+/// `JSON.stringify` writes for it (escapes included, no quotes).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct JsText(pub Vec<u8>);
+
+impl JsText {
+    /// Append a Rust string.
+    pub fn push_str(&mut self, s: &str) {
+        let mut q = Vec::with_capacity(s.len() + 2);
+        js::write_str(&mut q, s);
+        self.push_inner(&q[1..q.len() - 1]);
+    }
+
+    /// Append `String(value)` as a template literal does (`undefined` for
+    /// an absent value).
+    pub fn push_value(
+        &mut self,
+        text: &[u8],
+        value: Option<Range<usize>>,
+    ) -> Result<(), SyntaxError> {
+        let Some(r) = value else {
+            self.push_str("undefined");
+            return Ok(());
+        };
+        // One pass over the tokens: an array's string is its elements'
+        // strings joined with "," at every depth (null inside an array is
+        // ""), so brackets vanish and commas stay. Linear in the text.
+        let top = r.start;
+        let mut i = r.start;
+        while i < r.end {
+            let c = text[i];
+            match c {
+                b'[' | b']' | b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+                b',' => {
+                    self.push_inner(b",");
+                    i += 1;
+                }
+                b'"' => {
+                    let e = scan::scan_value(text, i)?;
+                    let mut q = Vec::new();
+                    js::canonical(&mut q, text, i..e)?;
+                    self.push_inner(&q[1..q.len() - 1]);
+                    i = e;
+                }
+                b'{' => {
+                    i = scan::scan_value(text, i)?;
+                    self.push_str("[object Object]");
+                }
+                b'-' | b'0'..=b'9' => {
+                    let e = scan::scan_value(text, i)?;
+                    let mut q = Vec::new();
+                    js::write_number_text(&mut q, &text[i..e]);
+                    // A number JSON cannot hold (overflow) is "Infinity" in JS.
+                    if q == b"null" {
+                        self.push_str(if c == b'-' { "-Infinity" } else { "Infinity" });
+                    } else {
+                        self.push_inner(&q);
+                    }
+                    i = e;
+                }
+                _ => {
+                    // true, false, null: their JSON text is their string,
+                    // except null inside an array, which is "".
+                    let e = scan::scan_value(text, i)?;
+                    if !(c == b'n' && i != top) {
+                        let v = text[i..e].to_vec();
+                        self.push_inner(&v);
+                    }
+                    i = e;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Append the inside of a canonical JSON string. A lone high surrogate
+    /// at the end followed by a lone low one makes one character, as in JS.
+    fn push_inner(&mut self, inner: &[u8]) {
+        if let (Some(hi), Some(lo)) = (self.trailing_surrogate(), leading_surrogate(inner)) {
+            if (0xd800..0xdc00).contains(&hi) && (0xdc00..0xe000).contains(&lo) {
+                let c = 0x10000 + ((hi as u32 - 0xd800) << 10) + (lo as u32 - 0xdc00);
+                self.0.truncate(self.0.len() - 6);
+                if let Some(ch) = char::from_u32(c) {
+                    let mut b = [0u8; 4];
+                    self.0.extend_from_slice(ch.encode_utf8(&mut b).as_bytes());
+                }
+                self.0.extend_from_slice(&inner[6..]);
+                return;
+            }
+        }
+        self.0.extend_from_slice(inner);
+    }
+
+    fn trailing_surrogate(&self) -> Option<u16> {
+        let b = &self.0;
+        if b.len() < 6 {
+            return None;
+        }
+        let tail = &b[b.len() - 6..];
+        // The backslash must itself be unescaped: an odd run of them.
+        let run = b[..b.len() - 5]
+            .iter()
+            .rev()
+            .take_while(|&&c| c == b'\\')
+            .count();
+        if run % 2 == 1 {
+            surrogate_escape(tail)
+        } else {
+            None
+        }
+    }
+}
+
+fn leading_surrogate(inner: &[u8]) -> Option<u16> {
+    inner.get(..6).and_then(surrogate_escape)
+}
+
+fn surrogate_escape(six: &[u8]) -> Option<u16> {
+    if six.len() != 6 || six[0] != b'\\' || six[1] != b'u' || six[2] != b'd' {
+        return None;
+    }
+    let hex = std::str::from_utf8(&six[2..]).ok()?;
+    u16::from_str_radix(hex, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conv(s: &str) -> String {
+        match to_llm(s.as_bytes(), 0..s.len()).unwrap() {
+            Converted::Message(m) => String::from_utf8(m).unwrap(),
+            other => format!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn bash_variants() {
+        assert_eq!(
+            conv(
+                r#"{"role":"bashExecution","command":"ls","output":"a\n","exitCode":2,"timestamp":5}"#
+            ),
+            r#"{"role":"user","content":[{"type":"text","text":"Ran `ls`\n```\na\n\n```\n\nCommand exited with code 2"}],"timestamp":5}"#
+        );
+        assert_eq!(
+            conv(
+                r#"{"role":"bashExecution","command":["a",null,1e21],"output":"","exitCode":-0.0}"#
+            ),
+            r#"{"role":"user","content":[{"type":"text","text":"Ran `a,,1e+21`\n(no output)"}]}"#
+        );
+        assert_eq!(
+            conv(r#"{"role":"bashExecution","excludeFromContext":1}"#),
+            "Excluded"
+        );
+        assert_eq!(conv(r#"{"role":"other"}"#), "Dropped");
+        assert_eq!(conv(r#""x""#), "Dropped");
+        assert!(to_llm(b"null", 0..4).is_err());
+    }
+
+    #[test]
+    fn surrogates_join() {
+        let mut t = JsText::default();
+        t.push_inner(b"a\\ud83d");
+        t.push_inner(b"\\ude00b");
+        assert_eq!(String::from_utf8(t.0).unwrap(), "a\u{1f600}b");
+        let mut t = JsText::default();
+        t.push_inner(b"a\\\\ud83d");
+        t.push_inner(b"\\ude00");
+        assert_eq!(t.0, b"a\\\\ud83d\\ude00");
+    }
+}

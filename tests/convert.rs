@@ -1,0 +1,301 @@
+//! pi-convert, driven as a user runs it.
+mod common;
+use common::*;
+
+const TOOL: &str = "pi-convert";
+
+fn session(name: &str) -> String {
+    repo()
+        .join("tests/conformance/sessions")
+        .join(format!("{name}.jsonl"))
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn conformance_with_pi() {
+    let cases = conformance_cases(TOOL);
+    assert!(cases.len() > 150, "only {} pi-convert cases", cases.len());
+    let failures = check_cases(&cases, |s| s.to_string());
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ from pi:\n{}",
+        failures.len(),
+        cases.len(),
+        failures
+            .iter()
+            .take(8)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn stdin_session_and_messages() {
+    let s = session("v3-001");
+    let file = run(TOOL, &[&s], None);
+    assert!(file.status.success(), "{}", stderr(&file));
+    let text = std::fs::read(&s).unwrap();
+    let piped = run(TOOL, &["-"], Some(&text));
+    assert_eq!(stdout(&piped), stdout(&file), "{}", stderr(&piped));
+    // The messages pi-path prints convert to the same thing.
+    let msgs = run("pi-path", &["--format", "messages", &s], None);
+    assert!(msgs.status.success());
+    let from_msgs = run(TOOL, &[], Some(&msgs.stdout));
+    assert_eq!(stdout(&from_msgs), stdout(&file), "{}", stderr(&from_msgs));
+    // Forcing the wrong kind is an error, not wrong output.
+    let forced = run(TOOL, &["--from", "messages", &s], None);
+    assert_eq!(forced.status.code(), Some(1));
+    assert!(
+        stderr(&forced).contains(":1: the message has no \"role\""),
+        "{}",
+        stderr(&forced)
+    );
+    assert!(forced.stdout.is_empty());
+}
+
+fn expect_error(args: &[&str], input: &[u8], want: &str) {
+    let o = run(TOOL, args, Some(input));
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+    assert!(o.stdout.is_empty(), "{args:?}: printed {}", stdout(&o));
+    assert!(err.contains(want), "{args:?}: want {want:?} in {err:?}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn bad_input() {
+    let ok = br#"{"role":"user","content":"hi","timestamp":1}"#;
+    let mut not_json = ok.to_vec();
+    not_json.extend_from_slice(b"\n{\"role\":\"user\",\n");
+    expect_error(&[], &not_json, "<stdin>:2: not JSON");
+    let mut no_role = ok.to_vec();
+    no_role.extend_from_slice(b"\n\n{\"content\":\"x\"}\n");
+    expect_error(&[], &no_role, "<stdin>:3: the message has no \"role\"");
+    expect_error(&[], b"[1,2]\n", "<stdin>:1: not a JSON object");
+    expect_error(&[], b"{\"x\":1}\n", "<stdin>:1: neither a session");
+    let cycle = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n\
+{\"type\":\"message\",\"id\":\"aaaaaaaa\",\"parentId\":\"bbbbbbbb\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"message\":{\"role\":\"user\",\"content\":\"a\",\"timestamp\":1}}\n\
+{\"type\":\"message\",\"id\":\"bbbbbbbb\",\"parentId\":\"aaaaaaaa\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"message\":{\"role\":\"user\",\"content\":\"b\",\"timestamp\":2}}\n";
+    for to in ["llm", "markdown", "html", "text"] {
+        expect_error(&["--to", to], cycle, "<stdin>:");
+    }
+    let s = std::fs::read(session("v3-001")).unwrap();
+    expect_error(&["--leaf", "zzzzzzzz"], &s, "zzzzzzzz");
+    let img =
+        br#"{"role":"user","content":[{"type":"image","mimeType":"image/png"}],"timestamp":1}"#;
+    for to in ["markdown", "html", "text"] {
+        expect_error(&["--to", to], img, "<stdin>:1: image block has no data");
+    }
+    // pi passes such a message through unchanged: so do we.
+    let o = run(TOOL, &[], Some(img));
+    assert!(o.status.success());
+    assert_eq!(o.stdout, [&img[..], b"\n"].concat());
+    // A message entry holding null: pi's convertToLlm throws on it.
+    let null_msg = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n\
+{\"type\":\"message\",\"id\":\"aaaaaaaa\",\"parentId\":null,\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"message\":null}\n";
+    expect_error(&[], null_msg, "<stdin>:2: the message is null");
+    // Binary garbage and an empty input never panic.
+    let o = run(TOOL, &["--to", "html"], Some(b"\xff\xfe\x00garbage\n"));
+    assert_eq!(o.status.code(), Some(1));
+    let o = run(TOOL, &[], Some(b""));
+    assert!(o.status.success() && o.stdout.is_empty());
+}
+
+#[test]
+fn hidden_bash_only_on_request() {
+    let f = session("convert-bash");
+    let plain = stdout(&run(TOOL, &["--to", "text", &f], None));
+    assert!(!plain.contains("$ secret"), "{plain}");
+    let o = run(TOOL, &["--to", "text", "--include-hidden", &f], None);
+    let all = stdout(&o);
+    assert!(all.contains("bash: $ secret"), "{all}");
+    assert!(all.contains("bash: [excluded from context (!!)"), "{all}");
+    let md = stdout(&run(
+        TOOL,
+        &["--to", "markdown", "--include-hidden", &f],
+        None,
+    ));
+    assert!(md.contains("*excluded from context (!!)"), "{md}");
+}
+
+// ------------------------------------------------------------- snapshots
+
+/// Compare with tests/snapshots/NAME, or write it when UPDATE is set.
+fn snapshot(name: &str, got: &str) {
+    let path = repo().join("tests/snapshots").join(name);
+    if std::env::var_os("UPDATE").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("{} missing: run with UPDATE=1", path.display()));
+    if want != got {
+        let line = want
+            .lines()
+            .zip(got.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(want.lines().count().min(got.lines().count()));
+        panic!(
+            "{name} differs from the snapshot at line {}:\n want: {:?}\n got:  {:?}\n(UPDATE=1 to accept)",
+            line + 1,
+            want.lines().nth(line),
+            got.lines().nth(line)
+        );
+    }
+}
+
+const SNAPSHOT_INPUTS: &[(&str, &[&str])] = &[
+    ("v3-003", &[]),
+    ("v1-004", &[]),
+    ("v3-deep-compactions", &[]),
+    ("v3-branch-summaries", &[]),
+    ("v2-002", &[]),
+    ("convert-bash", &["--include-hidden"]),
+    ("convert-mixed", &[]),
+];
+
+#[test]
+fn snapshots() {
+    for (name, extra) in SNAPSHOT_INPUTS {
+        for (to, ext) in [("markdown", "md"), ("html", "html"), ("text", "txt")] {
+            let f = session(name);
+            let mut args = vec!["--to", to];
+            args.extend_from_slice(extra);
+            args.push(&f);
+            let o = run(TOOL, &args, None);
+            assert!(o.status.success(), "{name} {to}: {}", stderr(&o));
+            let out = stdout(&o);
+            // The input's path is not part of the output.
+            assert!(
+                !out.contains(&*repo().to_string_lossy()),
+                "{name} {to} names the path"
+            );
+            if to == "html" {
+                if let Err(e) = check_html(&out) {
+                    panic!("{name}.html is not well formed: {e}");
+                }
+            }
+            snapshot(&format!("convert/{name}.{ext}"), &out);
+        }
+    }
+}
+
+#[test]
+fn html_is_self_contained_and_escaped() {
+    let f = session("convert-mixed");
+    let out = stdout(&run(TOOL, &["--to", "html", &f], None));
+    check_html(&out).unwrap();
+    let lower = out.to_lowercase();
+    for bad in [
+        "<script", "http://", "https://", "src=", "<link", "@import", "url(",
+    ] {
+        assert!(!lower.contains(bad), "html contains {bad}");
+    }
+    // The raw markup in the compaction summary is shown, not interpreted.
+    assert!(out.contains("stuff &lt;b&gt;&amp;amp;&lt;/b&gt;"), "{out}");
+    // A long output is collapsed, a short one is not.
+    let long: String = (0..40).map(|i| format!("line {i}\\n")).collect();
+    let input = format!(
+        "{{\"role\":\"bashExecution\",\"command\":\"seq 40\",\"output\":\"{long}\",\"exitCode\":0,\"timestamp\":1}}\n\
+         {{\"role\":\"bashExecution\",\"command\":\"echo\",\"output\":\"short\",\"exitCode\":0,\"timestamp\":2}}\n"
+    );
+    let page = stdout(&run(TOOL, &["--to", "html"], Some(input.as_bytes())));
+    check_html(&page).unwrap();
+    assert_eq!(page.matches("<details>").count(), 1, "{page}");
+    assert!(page.contains("<details><summary>40 lines"), "{page}");
+}
+
+/// A small well-formedness check: tags nest and close (void elements
+/// excepted), attributes are quoted, `&` starts an entity, `<` starts a
+/// tag, and no control characters other than tab and newline appear.
+fn check_html(s: &str) -> Result<(), String> {
+    const VOID: &[&str] = &["meta", "br", "hr", "img", "link", "input"];
+    let b = s.as_bytes();
+    let mut stack: Vec<String> = Vec::new();
+    let mut i = 0;
+    let line = |i: usize| s[..i].matches('\n').count() + 1;
+    if !s.starts_with("<!DOCTYPE html>\n") {
+        return Err("no doctype".into());
+    }
+    i += "<!DOCTYPE html>".len();
+    while i < b.len() {
+        let c = b[i];
+        if c < 0x20 && c != b'\n' && c != b'\t' {
+            return Err(format!("line {}: control character {c:#x}", line(i)));
+        }
+        if c == b'&' {
+            let end = s[i..]
+                .find(';')
+                .ok_or(format!("line {}: bare &", line(i)))?;
+            let ent = &s[i + 1..i + end];
+            let ok = matches!(ent, "amp" | "lt" | "gt" | "quot" | "#39");
+            if !ok {
+                return Err(format!("line {}: unknown entity &{ent};", line(i)));
+            }
+            i += end + 1;
+            continue;
+        }
+        if c == b'>' {
+            return Err(format!("line {}: bare >", line(i)));
+        }
+        if c != b'<' {
+            i += 1;
+            continue;
+        }
+        let end = s[i..]
+            .find('>')
+            .ok_or(format!("line {}: unclosed tag", line(i)))?
+            + i;
+        let tag = &s[i + 1..end];
+        if tag.contains('<') {
+            return Err(format!("line {}: < inside a tag", line(i)));
+        }
+        if let Some(name) = tag.strip_prefix('/') {
+            match stack.pop() {
+                Some(open) if open == name => {}
+                other => return Err(format!("line {}: </{name}> closes {other:?}", line(i))),
+            }
+        } else {
+            let name: String = tag
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect();
+            if name.is_empty() {
+                return Err(format!("line {}: bad tag <{tag}>", line(i)));
+            }
+            // Attributes: name="value" pairs, values without quotes or <.
+            let mut rest = tag[name.len()..].trim();
+            while !rest.is_empty() {
+                let eq = rest.find('=').ok_or(format!(
+                    "line {}: attribute without value in <{tag}>",
+                    line(i)
+                ))?;
+                let after = &rest[eq + 1..];
+                if !after.starts_with('"') {
+                    return Err(format!("line {}: unquoted attribute in <{tag}>", line(i)));
+                }
+                let close = after[1..]
+                    .find('"')
+                    .ok_or(format!("line {}: open quote", line(i)))?;
+                rest = after[close + 2..].trim_start();
+            }
+            if !VOID.contains(&name.as_str()) {
+                stack.push(name.clone());
+            }
+            // Raw text elements: skip to their end tag.
+            if name == "style" {
+                let close = s[end..].find("</style>").ok_or("unclosed style")? + end;
+                i = close;
+                continue;
+            }
+        }
+        i = end + 1;
+    }
+    if !stack.is_empty() {
+        return Err(format!("unclosed: {stack:?}"));
+    }
+    Ok(())
+}
