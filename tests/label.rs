@@ -163,7 +163,7 @@ fn concurrent_writers_lose_nothing() {
             .unwrap();
         }
     });
-    let per = 25;
+    let per = 100;
     let workers: Vec<_> = (0..8)
         .map(|w| {
             let f = f.clone();
