@@ -17,6 +17,7 @@ use std::path::Path;
 pub struct Appender {
     file: File,
     name: String,
+    path: std::path::PathBuf,
 }
 
 impl Appender {
@@ -30,27 +31,81 @@ impl Appender {
             .open(path)
             .map_err(|e| Error::io(&name, &e))?;
         file.lock().map_err(|e| Error::io(&name, &e))?;
-        Ok(Appender { file, name })
+        Ok(Appender {
+            file,
+            name,
+            path: path.to_path_buf(),
+        })
     }
 
     /// Append `line` (without its newline) as one write on a fresh line.
+    /// A write cut short (disk full, file size limit) is taken back, so the
+    /// file never keeps a partial line.
     pub fn append_line(&mut self, line: &[u8]) -> Result<()> {
-        let buf = fresh_line(&self.file, line).map_err(|e| Error::io(&self.name, &e))?;
+        let io = |e: std::io::Error| Error::io(&self.name, &e);
+        let before = self.file.metadata().map_err(io)?.len();
+        let buf = fresh_line(&self.file, line).map_err(io)?;
         // One write call: for a regular file Linux writes it whole or not at all
-        // (short writes happen only when the disk is full, reported below).
-        let n = (&self.file)
-            .write(&buf)
-            .map_err(|e| Error::io(&self.name, &e))?;
+        // (short writes happen only when the disk is full or a limit is reached).
+        let n = match (&self.file).write(&buf) {
+            Ok(n) => n,
+            Err(e) => {
+                // Nothing should have been written; make sure of it.
+                self.take_back(before, None);
+                return Err(io(e));
+            }
+        };
         if n != buf.len() {
+            let what = if self.take_back(before, Some(n as u64)) {
+                "the partial line was taken back; the file is as it was"
+            } else {
+                "the partial line could not be taken back: remove it by hand"
+            };
             return Err(Error::request(
                 &self.name,
                 format!(
-                    "short write ({n} of {} bytes): the disk may be full; the partial line must be removed by hand",
+                    "short write ({n} of {} bytes): the disk is full or a file size limit was reached; {what}",
                     buf.len()
                 ),
             ));
         }
-        self.file.sync_all().map_err(|e| Error::io(&self.name, &e))
+        self.file.sync_all().map_err(io)?;
+        if !self.still_at_path() {
+            return Err(Error::request(
+                &self.name,
+                "the file was replaced or removed while the entry was added: the entry went to the old file, not to this one; run again",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether the path still names the file this appender writes to.
+    fn still_at_path(&self) -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            match (self.file.metadata(), std::fs::metadata(&self.path)) {
+                (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+                _ => false,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            self.path.exists()
+        }
+    }
+
+    /// Cut the file back to `before` bytes if it holds exactly what this
+    /// write added (`written`, or anything when unknown) and nobody else's.
+    fn take_back(&self, before: u64, written: Option<u64>) -> bool {
+        let Ok(m) = self.file.metadata() else {
+            return false;
+        };
+        let grown = m.len().saturating_sub(before);
+        if m.len() < before || written.is_some_and(|w| w != grown) {
+            return false;
+        }
+        grown == 0 || (self.file.set_len(before).is_ok() && self.file.sync_all().is_ok())
     }
 }
 

@@ -9,11 +9,13 @@ use crate::json::{js, Object};
 use std::fmt;
 
 /// An entry id. pi's ids are 8 lowercase hex digits, kept in 4 bytes; any
-/// other string is kept as it is.
+/// other string is kept as it is (behind a thin pointer, so that an `Id`
+/// takes 16 bytes and an `Option<Id>` or a [`Parent`] no more).
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Id {
     Hex8(u32),
-    Other(Box<str>),
+    #[allow(clippy::box_collection)]
+    Other(Box<String>),
 }
 
 impl Id {
@@ -24,7 +26,7 @@ impl Id {
                 return Id::Hex8(n);
             }
         }
-        Id::Other(s.into())
+        Id::Other(Box::new(s.to_string()))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -85,7 +87,8 @@ pub enum EntryType {
     /// A `session` line that is not the first: a second header (pi skips it).
     Session,
     /// A type this tool does not know, kept as written.
-    Other(Box<str>),
+    #[allow(clippy::box_collection)]
+    Other(Box<String>),
     /// No string `type`.
     None,
 }
@@ -103,7 +106,7 @@ impl EntryType {
             "label" => EntryType::Label,
             "session_info" => EntryType::SessionInfo,
             "session" => EntryType::Session,
-            other => EntryType::Other(other.into()),
+            other => EntryType::Other(Box::new(other.to_string())),
         }
     }
 
@@ -125,19 +128,23 @@ impl EntryType {
     }
 }
 
-/// Fields only some entry types have.
+/// Fields only some entry types have (boxed: most entries have none, and
+/// every entry of a large session is kept in memory).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Extra {
     None,
-    /// A `label` entry: its target and the label it sets (None = cleared).
-    Label {
-        target: Option<Id>,
-        label: Option<Box<str>>,
-    },
+    /// A `label` entry: its target and the label it sets.
+    Label(Box<LabelChange>),
     /// A `session_info` entry: its name, trimmed (None when absent).
-    SessionInfo {
-        name: Option<Box<str>>,
-    },
+    SessionInfo(Box<Option<Box<str>>>),
+}
+
+/// What a `label` entry says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabelChange {
+    pub target: Option<Id>,
+    /// The label it sets; None = cleared.
+    pub label: Option<Box<str>>,
 }
 
 /// What the index keeps of one entry line.
@@ -175,18 +182,17 @@ impl Entry {
             .raw("timestamp")
             .map_or(f64::NAN, crate::time::js_date_ms);
         let extra = match ty {
-            EntryType::Label => Extra::Label {
+            EntryType::Label => Extra::Label(Box::new(LabelChange {
                 target: obj.str("targetId").map(|s| Id::new(&s)),
                 label: obj
                     .str("label")
                     .filter(|l| !l.is_empty())
                     .map(|l| l.into_owned().into_boxed_str()),
-            },
-            EntryType::SessionInfo => Extra::SessionInfo {
-                name: obj
-                    .str("name")
+            })),
+            EntryType::SessionInfo => Extra::SessionInfo(Box::new(
+                obj.str("name")
                     .map(|n| js_trim(&n).to_string().into_boxed_str()),
-            },
+            )),
             _ => Extra::None,
         };
         Entry {
@@ -251,11 +257,26 @@ mod tests {
         assert_eq!(e.parent, Parent::Id(Id::new("0000000b")));
         assert_eq!(
             e.extra,
-            Extra::Label {
+            Extra::Label(Box::new(LabelChange {
                 target: Some(Id::new("x")),
                 label: None
-            }
+            }))
         );
         assert_eq!(e.time, 1784538000000.0);
+    }
+}
+
+#[cfg(test)]
+mod size {
+    use super::*;
+
+    /// Every entry of a session is kept in memory: keep an entry small.
+    #[test]
+    fn entry_stays_small() {
+        assert_eq!(std::mem::size_of::<Id>(), 16);
+        assert_eq!(std::mem::size_of::<Option<Id>>(), 16);
+        assert_eq!(std::mem::size_of::<Parent>(), 16);
+        assert_eq!(std::mem::size_of::<Extra>(), 16);
+        assert!(std::mem::size_of::<Entry>() <= 96);
     }
 }

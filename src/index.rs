@@ -4,6 +4,88 @@
 use crate::entry::{Entry, EntryType, Extra, Id};
 use crate::error::Diagnostic;
 use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+
+/// A map keyed by entry id, with [`IdHash`].
+pub type IdMap<V> = HashMap<Id, V, IdHash>;
+
+/// A cheap hasher for ids (most are a `u32`): a few multiplications
+/// instead of SipHash, keyed per process so that a crafted file cannot
+/// make its ids collide.
+#[derive(Clone, Copy, Debug)]
+pub struct IdHash {
+    seed: u64,
+}
+
+impl Default for IdHash {
+    fn default() -> Self {
+        use std::sync::OnceLock;
+        static SEED: OnceLock<u64> = OnceLock::new();
+        let seed = *SEED.get_or_init(|| {
+            std::collections::hash_map::RandomState::new().hash_one(0x5eed_u64) | 1
+        });
+        IdHash { seed }
+    }
+}
+
+impl BuildHasher for IdHash {
+    type Hasher = IdHasher;
+    fn build_hasher(&self) -> IdHasher {
+        IdHasher { h: self.seed }
+    }
+}
+
+/// See [`IdHash`].
+pub struct IdHasher {
+    h: u64,
+}
+
+impl IdHasher {
+    #[inline]
+    fn add(&mut self, x: u64) {
+        self.h = (self.h ^ x)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29);
+    }
+}
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(c);
+            self.add(u64::from_le_bytes(a));
+        }
+        let rest = chunks.remainder();
+        let mut a = [0u8; 8];
+        a[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(a) ^ ((rest.len() as u64) << 59));
+    }
+    fn write_u8(&mut self, x: u8) {
+        self.add(x as u64)
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.add(x as u64)
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.add(x)
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.add(x as u64)
+    }
+    fn write_isize(&mut self, x: isize) {
+        self.add(x as u64)
+    }
+    fn finish(&self) -> u64 {
+        // SplitMix64's finaliser: every input bit reaches the low bits the
+        // table uses.
+        let mut z = self.h;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
 
 /// "No entry" in the compact index vectors.
 pub const NONE: u32 = u32::MAX;
@@ -12,7 +94,7 @@ pub const NONE: u32 = u32::MAX;
 #[derive(Debug, Default, Clone)]
 pub struct Labels {
     slots: Vec<Option<LabelSlot>>,
-    by_target: HashMap<Id, usize>,
+    by_target: IdMap<usize>,
 }
 
 /// One label in force.
@@ -70,7 +152,7 @@ impl Labels {
 #[derive(Debug, Default)]
 pub struct Index {
     /// Entry index by id; when ids repeat, the later line wins (as in pi).
-    pub by_id: HashMap<Id, u32>,
+    pub by_id: IdMap<u32>,
     /// For each entry, the entry its `parentId` names (`NONE` if none).
     pub parent: Vec<u32>,
     pub labels: Labels,
@@ -85,7 +167,7 @@ impl Index {
     /// reported in `warnings`.
     pub fn build(file: &str, entries: &[Entry], warnings: &mut Vec<Diagnostic>) -> Index {
         let mut ix = Index {
-            by_id: HashMap::with_capacity(entries.len()),
+            by_id: IdMap::with_capacity_and_hasher(entries.len(), IdHash::default()),
             parent: vec![NONE; entries.len()],
             ..Index::default()
         };
@@ -107,17 +189,18 @@ impl Index {
                 }
             }
             match &e.extra {
-                Extra::Label {
-                    target: Some(t),
-                    label,
-                } => match label {
-                    Some(l) => ix.labels.set(t.clone(), l.clone(), i),
-                    None => ix.labels.delete(t),
-                },
-                Extra::SessionInfo { name } => {
-                    ix.name = name.clone().filter(|n| !n.is_empty());
+                Extra::Label(change) => {
+                    if let Some(t) = &change.target {
+                        match &change.label {
+                            Some(l) => ix.labels.set(t.clone(), l.clone(), i),
+                            None => ix.labels.delete(t),
+                        }
+                    }
                 }
-                _ => {}
+                Extra::SessionInfo(name) => {
+                    ix.name = (**name).clone().filter(|n| !n.is_empty());
+                }
+                Extra::None => {}
             }
         }
         for (i, e) in entries.iter().enumerate() {

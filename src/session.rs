@@ -11,8 +11,9 @@ use crate::index::Index;
 use crate::json::{scan, Object};
 use crate::migrate::{self, EntryMigration, CURRENT_VERSION};
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Where a session comes from.
@@ -51,8 +52,55 @@ pub struct Header {
 }
 
 enum Store {
-    File(File),
+    /// A file, read again through a small read-ahead window.
+    File(File, RefCell<Window>),
     Memory(Vec<u8>),
+}
+
+/// The part of the file read last, so that lines printed in file order
+/// cost one `pread` per window rather than one per line. The window grows
+/// (up to [`WINDOW_MAX`]) while reads go forward and shrinks back to
+/// [`WINDOW_MIN`] when they jump.
+#[derive(Default)]
+struct Window {
+    start: u64,
+    buf: Vec<u8>,
+    size: usize,
+}
+
+const WINDOW_MIN: usize = 16 << 10;
+const WINDOW_MAX: usize = 512 << 10;
+
+/// Bytes read per `read` call while loading a file.
+const LOAD_CHUNK: usize = 256 << 10;
+
+impl Window {
+    fn read(&mut self, f: &File, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
+        let end = self.start + self.buf.len() as u64;
+        let hit = offset >= self.start && offset.saturating_add(len) <= end;
+        if !hit {
+            let forward = offset >= self.start && offset <= end.saturating_add(WINDOW_MAX as u64);
+            self.size = if forward && self.size > 0 {
+                (self.size * 2).min(WINDOW_MAX)
+            } else {
+                WINDOW_MIN
+            };
+            let want = (len as usize).max(self.size);
+            self.buf.clear();
+            self.buf.resize(want, 0);
+            let got = read_at_most(f, &mut self.buf, offset)?;
+            self.buf.truncate(got);
+            self.start = offset;
+            if (got as u64) < len {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "the file is shorter than when it was read (changed meanwhile?)",
+                ));
+            }
+        }
+        let from = (offset - self.start) as usize;
+        Ok(self.buf[from..from + len as usize].to_vec())
+    }
 }
 
 /// A session read from a file or stdin.
@@ -97,10 +145,8 @@ impl Session {
                 if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
                     return Err(Error::request(&name, "is a directory, not a session file"));
                 }
-                let mut reader = BufReader::with_capacity(1 << 20, &file);
-                for_each_line_read(&mut reader, &name, |l| loader.line(l))?;
-                drop(reader);
-                Store::File(file)
+                for_each_line_read(&mut &file, &name, |l| loader.line(l).map(|()| true))?;
+                Store::File(file, RefCell::new(Window::default()))
             }
         };
         loader.finish(input, store)
@@ -127,7 +173,7 @@ impl Session {
     pub fn memory(&self) -> Option<&[u8]> {
         match &self.store {
             Store::Memory(b) => Some(b),
-            Store::File(_) => None,
+            Store::File(..) => None,
         }
     }
 
@@ -139,9 +185,13 @@ impl Session {
     fn read_span(&self, offset: u64, len: u64) -> Result<Cow<'_, [u8]>> {
         match &self.store {
             Store::Memory(b) => Ok(Cow::Borrowed(&b[offset as usize..(offset + len) as usize])),
-            Store::File(f) => {
-                let mut buf = vec![0u8; len as usize];
-                read_exact_at(f, &mut buf, offset).map_err(|e| Error::io(&self.name, &e))?;
+            Store::File(f, window) => {
+                let mut w = window
+                    .try_borrow_mut()
+                    .map_err(|_| Error::request(&self.name, "re-entrant read"))?;
+                let buf = w
+                    .read(f, offset, len)
+                    .map_err(|e| Error::io(&self.name, &e))?;
                 Ok(Cow::Owned(buf))
             }
         }
@@ -224,18 +274,33 @@ impl Session {
     }
 }
 
+/// Read into `buf` from `offset` until it is full or the file ends; the
+/// number of bytes read.
+fn read_at_most(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match read_at(f, &mut buf[got..], offset + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
 #[cfg(unix)]
-fn read_exact_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+fn read_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     use std::os::unix::fs::FileExt;
-    f.read_exact_at(buf, offset)
+    f.read_at(buf, offset)
 }
 
 #[cfg(not(unix))]
-fn read_exact_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+fn read_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     use std::io::{Seek, SeekFrom};
     let mut f = f;
     f.seek(SeekFrom::Start(offset))?;
-    f.read_exact(buf)
+    f.read(buf)
 }
 
 fn for_each_line_in(buf: &[u8], mut f: impl FnMut(RawLine<'_>) -> Result<()>) -> Result<()> {
@@ -254,40 +319,132 @@ fn for_each_line_in(buf: &[u8], mut f: impl FnMut(RawLine<'_>) -> Result<()>) ->
     Ok(())
 }
 
+/// Split what `r` gives into lines, handing each to `f` straight from the
+/// read buffer (a line is copied only when it spans two reads).
+/// `f` returns false to stop early.
 fn for_each_line_read(
-    r: &mut impl BufRead,
+    r: &mut impl Read,
     name: &str,
-    mut f: impl FnMut(RawLine<'_>) -> Result<()>,
+    mut f: impl FnMut(RawLine<'_>) -> Result<bool>,
 ) -> Result<()> {
-    let mut buf = Vec::new();
+    let mut buf = vec![0u8; LOAD_CHUNK];
+    // buf[start..filled] is unprocessed; buf[start..scanned] has no newline.
+    let (mut start, mut scanned, mut filled) = (0usize, 0usize, 0usize);
     let mut offset = 0u64;
     let mut number = 0u64;
     loop {
-        buf.clear();
-        let n = r
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| Error::io(name, &e))?;
+        while let Some(p) = memchr::memchr(b'\n', &buf[scanned..filled]) {
+            let end = scanned + p;
+            number += 1;
+            if !f(RawLine {
+                number,
+                offset,
+                bytes: &buf[start..end],
+            })? {
+                return Ok(());
+            }
+            offset += (end + 1 - start) as u64;
+            start = end + 1;
+            scanned = start;
+        }
+        scanned = filled;
+        if start > 0 {
+            buf.copy_within(start..filled, 0);
+            filled -= start;
+            scanned -= start;
+            start = 0;
+        }
+        if filled == buf.len() {
+            // A line longer than the buffer.
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = loop {
+            match r.read(&mut buf[filled..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io(name, &e)),
+            }
+        };
         if n == 0 {
+            if filled > 0 {
+                number += 1;
+                f(RawLine {
+                    number,
+                    offset,
+                    bytes: &buf[..filled],
+                })?;
+            }
             return Ok(());
         }
-        number += 1;
-        let bytes = buf.strip_suffix(b"\n").unwrap_or(&buf);
-        f(RawLine {
-            number,
-            offset,
-            bytes,
-        })?;
-        offset += n as u64;
+        filled += n;
+    }
+}
+
+/// The header of a session file, read from its start without reading the
+/// rest, and the warnings met on the way (lines skipped before it, a newer
+/// version). None when the file has no header (a full read says why).
+/// For tools that need only the header and the last entry (`pi-label`).
+pub fn read_header(
+    file: &File,
+    name: &str,
+    opts: ReadOptions,
+) -> Result<Option<(Header, Vec<Diagnostic>)>> {
+    let mut loader = Loader::new(name, opts);
+    for_each_line_read(&mut &*file, name, |l| {
+        loader.line(l)?;
+        Ok(loader.header.is_none())
+    })?;
+    Ok(loader.header.take().map(|h| (h, loader.warnings)))
+}
+
+/// pi's leaf: the last entry of the file (the last line after byte `from`
+/// that is a JSON object and not a second header), read from the end of
+/// the file backwards. `from` is where the header line ends.
+pub fn last_entry(file: &File, name: &str, from: u64) -> Result<Option<Entry>> {
+    let size = file.metadata().map_err(|e| Error::io(name, &e))?.len();
+    let mut chunk: u64 = 64 << 10;
+    loop {
+        let start = size.saturating_sub(chunk).max(from);
+        let mut buf = vec![0u8; (size - start) as usize];
+        let got = read_at_most(file, &mut buf, start).map_err(|e| Error::io(name, &e))?;
+        buf.truncate(got);
+        let mut end = buf.len();
+        loop {
+            let line_start = match memchr::memrchr(b'\n', &buf[..end]) {
+                Some(p) => p + 1,
+                None if start == from => 0,
+                // The line begins before this chunk: read more.
+                None => break,
+            };
+            let bytes = &buf[line_start..end];
+            if !is_blank(bytes) {
+                if let Ok(Some(obj)) = Object::parse_line(bytes) {
+                    let e =
+                        Entry::from_object(&obj, 0, start + line_start as u64, bytes.len() as u64);
+                    if e.ty != EntryType::Session {
+                        return Ok(Some(e));
+                    }
+                }
+            }
+            if line_start == 0 {
+                return Ok(None);
+            }
+            end = line_start - 1;
+        }
+        chunk = chunk.saturating_mul(4);
     }
 }
 
 /// Whether pi skips the line as blank (`!line.trim()`).
 fn is_blank(bytes: &[u8]) -> bool {
-    if bytes
+    match bytes
         .iter()
-        .all(|b| matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c))
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c))
     {
-        return true;
+        None => return true,
+        // Any other ASCII character is not white space.
+        Some(&b) if b < 0x80 => return false,
+        Some(_) => {}
     }
     match std::str::from_utf8(bytes) {
         Ok(s) => s.chars().all(is_js_space),
@@ -346,7 +503,7 @@ impl<'n> Loader<'n> {
                 return self.skip(l.number, what);
             }
         };
-        if std::str::from_utf8(bytes).is_err() {
+        if simdutf8::basic::from_utf8(bytes).is_err() {
             self.warn(
                 l.number,
                 "not valid UTF-8 (pi reads the bad bytes as U+FFFD; they are kept as they are)",

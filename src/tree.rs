@@ -84,12 +84,15 @@ impl Tree {
                 sort_children(c, |i| s.entries[i].time);
             }
         }
+        // Reachable from a root: what a walk enters, found without walking
+        // every path (with duplicate ids the walk can be exponential).
         let mut seen = vec![false; n];
-        t.walk(|step| {
-            if let Step::Enter { node, .. } = step {
-                seen[node] = true;
+        let mut todo: Vec<usize> = t.roots.clone();
+        while let Some(node) = todo.pop() {
+            if !std::mem::replace(&mut seen[node], true) {
+                todo.extend(t.children[node].iter().filter(|&&c| !seen[c]));
             }
-        });
+        }
         for (i, e) in s.entries.iter().enumerate() {
             if e.ty != EntryType::Session && !seen[i] && node_of(i) == i {
                 t.unreachable.push(i);
@@ -104,6 +107,43 @@ impl Tree {
     /// reported as [`Step::Cycle`] and not entered.
     pub fn walk(&self, mut f: impl FnMut(Step)) {
         self.walk_from(&self.roots, &mut f)
+    }
+
+    /// How many nodes [`Tree::walk`] enters, or None when more than
+    /// `limit`. Duplicate ids make a node reachable along several paths, and
+    /// the walk (like pi's `JSON.stringify` of `getTree()`) enters it once
+    /// per path: a file whose lines were duplicated a few times gives a
+    /// tree exponential in its length. Callers check this first.
+    pub fn walk_len(&self, limit: usize) -> Option<usize> {
+        let mut on_path = vec![false; self.children.len()];
+        let mut count = 0usize;
+        for &r in &self.roots {
+            let mut stack: Vec<(usize, usize)> = vec![(r, 0)];
+            on_path[r] = true;
+            count += 1;
+            while let Some(top) = stack.last_mut() {
+                let (node, k) = *top;
+                if k < self.children[node].len() {
+                    top.1 += 1;
+                    let c = self.children[node][k];
+                    if !on_path[c] {
+                        count += 1;
+                        if count > limit {
+                            return None;
+                        }
+                        on_path[c] = true;
+                        stack.push((c, 0));
+                    }
+                } else {
+                    stack.pop();
+                    on_path[node] = false;
+                }
+            }
+            if count > limit {
+                return None;
+            }
+        }
+        Some(count)
     }
 
     /// [`Tree::walk`] starting from `starts` instead of the roots.

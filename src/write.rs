@@ -59,6 +59,8 @@ pub struct TempFile {
     path: PathBuf,
     target: PathBuf,
     file: File,
+    /// Flushed to disk since the last `file()` (no second fsync needed).
+    synced: bool,
 }
 
 impl TempFile {
@@ -81,6 +83,7 @@ impl TempFile {
                         path,
                         target: target.to_path_buf(),
                         file,
+                        synced: false,
                     };
                     if let Some(m) = like {
                         t.copy_metadata(m)?;
@@ -112,13 +115,26 @@ impl TempFile {
 
     /// The open file, to write into.
     pub fn file(&mut self) -> &mut File {
+        self.synced = false;
         &mut self.file
+    }
+
+    /// Flush the data to disk now, so that a check made just before
+    /// committing (has the target changed meanwhile?) is not followed by a
+    /// long fsync before the rename.
+    pub fn sync(&mut self) -> io::Result<()> {
+        self.finish()
     }
 
     /// Flush the data to disk and close the file (before committing).
     fn finish(&mut self) -> io::Result<()> {
+        if self.synced {
+            return Ok(());
+        }
         self.file.flush()?;
-        self.file.sync_all()
+        self.file.sync_all()?;
+        self.synced = true;
+        Ok(())
     }
 
     /// Flush, then give the temporary file the target's name (replacing
@@ -263,7 +279,11 @@ pub fn unchanged(path: &Path, snap: &Snapshot, bytes: &[u8]) -> io::Result<bool>
         return Ok(false);
     }
     let now = fs::read(path)?;
-    Ok(now == bytes)
+    if now != bytes {
+        return Ok(false);
+    }
+    // Once more, cheaply: reading took time, and the caller renames next.
+    Ok(Snapshot::of(&fs::metadata(path)?) == *snap)
 }
 
 /// Remove temporary files of tool `tag` left beside `target` by runs that
@@ -289,6 +309,45 @@ pub fn remove_stray_temps(target: &Path, tag: &str) -> Vec<PathBuf> {
         let Ok(pid) = pid.parse::<u32>() else {
             continue;
         };
+        if pid == std::process::id() || process_alive(pid) {
+            continue;
+        }
+        if fs::remove_file(d.path()).is_ok() {
+            removed.push(d.path());
+        }
+    }
+    removed
+}
+
+/// Remove every temporary file of tool `tag` in `dir` (whatever its target)
+/// left by runs that are no longer alive; returns the paths removed. For
+/// tools that create new files under fresh names (pi-fork), whose next run
+/// cannot know the name an interrupted run was writing.
+pub fn remove_stray_temps_in(dir: &Path, tag: &str) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let mark = marker(tag);
+    let Ok(rd) = fs::read_dir(dir) else {
+        return removed;
+    };
+    for d in rd.flatten() {
+        let n = d.file_name();
+        let n = n.to_string_lossy();
+        if !n.starts_with('.') {
+            continue;
+        }
+        // `.NAME` + marker + `PID-RAND`: the last occurrence of the marker.
+        let Some(at) = n.rfind(&mark) else {
+            continue;
+        };
+        let Some((pid, rand)) = n[at + mark.len()..].split_once('-') else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<u32>() else {
+            continue;
+        };
+        if at < 2 || rand.is_empty() || rand.contains('-') {
+            continue;
+        }
         if pid == std::process::id() || process_alive(pid) {
             continue;
         }
@@ -357,6 +416,14 @@ mod tests {
         fs::write(&mine, b"").unwrap();
         assert_eq!(remove_stray_temps(&f, "t"), vec![stray.clone()]);
         assert!(mine.exists());
+        // Whatever the target's name, in a whole directory.
+        let other = d.join(".2026-01-01_x.jsonl.t-tmp-999999999-ef01");
+        fs::write(&other, b"").unwrap();
+        let not_ours = d.join(".x.jsonl.u-tmp-999999999-ef01");
+        fs::write(&not_ours, b"").unwrap();
+        assert_eq!(remove_stray_temps_in(&d, "t"), vec![other]);
+        assert!(mine.exists() && not_ours.exists());
+        fs::remove_file(&not_ours).unwrap();
         fs::remove_dir_all(&d).unwrap();
     }
 }

@@ -184,17 +184,24 @@ fn concurrent_writers_lose_nothing() {
     }
     pi.join().unwrap();
     let text = std::fs::read_to_string(&f).unwrap();
-    let mut labels = 0;
+    let mut labels = std::collections::BTreeSet::new();
     let mut msgs = 0;
     for line in text.lines() {
         let v: serde_json::Value =
             serde_json::from_str(line).unwrap_or_else(|e| panic!("bad line {line:?}: {e}"));
         match v["type"].as_str() {
-            Some("label") => labels += 1,
+            Some("label") => assert!(
+                labels.insert(v["label"].as_str().unwrap_or("").to_string()),
+                "label written twice: {line}"
+            ),
             Some("message") => msgs += 1,
             _ => {}
         }
     }
-    assert_eq!(labels, 8 * per);
+    // Every label each writer set, once.
+    let want: std::collections::BTreeSet<String> = (0..8)
+        .flat_map(|w| (0..per).map(move |i| format!("w{w}-{i}")))
+        .collect();
+    assert_eq!(labels, want);
     assert_eq!(msgs, 201);
 }

@@ -299,6 +299,15 @@ pub fn write_new(
         }
     };
     let name = target.display().to_string();
+    // Temporary files of interrupted runs (killed before they could remove them).
+    if let Some(d) = target.parent() {
+        let d = if d.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            d
+        };
+        crate::write::remove_stray_temps_in(d, "pi-fork");
+    }
     crate::write::create_new(&target, "pi-fork", &new.bytes).map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {
             Error::request(&name, "already exists; pi-fork never overwrites a file")

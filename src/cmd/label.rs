@@ -40,29 +40,41 @@ fn leaf_parent(s: &Session) -> Vec<u8> {
 pub fn label_entry(s: &Session, target: &str, label: Option<&str>) -> (String, Vec<u8>) {
     let id = fresh_id(&s.index, &[]);
     let parent = leaf_parent(s);
+    let line = label_line(&id, &parent, target, label);
+    (id, line)
+}
+
+/// A label entry with the given id and `parentId` (JSON text).
+fn label_line(id: &str, parent: &[u8], target: &str, label: Option<&str>) -> Vec<u8> {
     let mut w = ObjectWriter::new();
     w.str("type", "label")
-        .str("id", &id)
-        .raw("parentId", Some(&parent))
+        .str("id", id)
+        .raw("parentId", Some(parent))
         .str("timestamp", &now_iso())
         .str("targetId", target);
     if let Some(l) = label {
         w.str("label", l);
     }
-    (id, w.finish())
+    w.finish()
 }
 
 /// The line pi's `appendSessionInfo(name)` writes.
 pub fn session_info_entry(s: &Session, name: &str) -> (String, Vec<u8>) {
     let id = fresh_id(&s.index, &[]);
     let parent = leaf_parent(s);
+    let line = session_info_line(&id, &parent, name);
+    (id, line)
+}
+
+/// A session_info entry with the given id and `parentId` (JSON text).
+fn session_info_line(id: &str, parent: &[u8], name: &str) -> Vec<u8> {
     let mut w = ObjectWriter::new();
     w.str("type", "session_info")
-        .str("id", &id)
-        .raw("parentId", Some(&parent))
+        .str("id", id)
+        .raw("parentId", Some(parent))
         .str("timestamp", &now_iso())
         .str("name", js_trim(name));
-    (id, w.finish())
+    w.finish()
 }
 
 /// Run `pi-label` on a session input. File input is locked while it is
@@ -75,6 +87,12 @@ pub fn run(
     warn: &mut dyn FnMut(&Session),
     out: &mut impl Write,
 ) -> Result<()> {
+    if let Input::File(path) = &input {
+        if let Some(id) = fast::run(path, opts, action)? {
+            writeln!(out, "{id}").map_err(out_err)?;
+            return out.flush().map_err(out_err);
+        }
+    }
     let writes = matches!(
         action,
         Action::Set { .. } | Action::Clear { .. } | Action::SetName(_)
@@ -182,4 +200,317 @@ pub fn list(s: &Session, json: bool, out: &mut impl Write) -> Result<()> {
         }
     }
     out.flush().map_err(out_err)
+}
+
+/// Labels and names on large files without reading them whole: the header,
+/// one byte scan for the target id (and for the new id, which must be
+/// unused), and the file's tail for the last entry. Only for a full id or
+/// `leaf` and files of [`fast::MIN_SIZE`] or more; anything else, and any
+/// file this path cannot vouch for, goes the ordinary way. The price: the
+/// warnings about lines in the middle of the file (skipped lines, duplicate
+/// ids, ...) that a full read prints are not printed, since those lines are
+/// never parsed.
+mod fast {
+    use super::{label_line, session_info_line, Action};
+    use crate::append::{fresh_id, Appender};
+    use crate::error::{Error, Result};
+    use crate::index::Index;
+    use crate::json::Object;
+    use crate::migrate::CURRENT_VERSION;
+    use crate::refs::{Base, Ref};
+    use crate::session::{self, ReadOptions};
+    use std::fs::File;
+    use std::io::Read;
+    use std::path::Path;
+
+    enum Target {
+        Leaf,
+        Id(String),
+        None,
+    }
+
+    /// Smaller files are read whole (a few milliseconds), with every warning.
+    pub const MIN_SIZE: u64 = 8 << 20;
+
+    /// Append the entry and return its id, or None to take the slow path.
+    pub fn run(path: &Path, opts: ReadOptions, action: &Action) -> Result<Option<String>> {
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_file() && m.len() >= MIN_SIZE => run_any_size(path, opts, action),
+            _ => Ok(None),
+        }
+    }
+
+    /// [`run`] without the size limit.
+    pub fn run_any_size(path: &Path, opts: ReadOptions, action: &Action) -> Result<Option<String>> {
+        if opts.strict {
+            return Ok(None);
+        }
+        let target = match action {
+            Action::Set { reference, label } if !label.is_empty() => target_of(reference),
+            Action::Clear { reference } => target_of(reference),
+            Action::SetName(_) => Some(Target::None),
+            _ => None,
+        };
+        let Some(target) = target else {
+            return Ok(None);
+        };
+        let name = path.display().to_string();
+        // Locked before reading, as the slow path does.
+        let mut appender = Appender::open(path)?;
+        let file = File::open(path).map_err(|e| Error::io(&name, &e))?;
+        let Some((header, warnings)) = session::read_header(&file, &name, opts)? else {
+            return Ok(None);
+        };
+        if !warnings.is_empty() || header.version != CURRENT_VERSION {
+            return Ok(None);
+        }
+        let body = header.offset + header.len;
+        let last = session::last_entry(&file, &name, body)?;
+        let parent = match last.as_ref().and_then(|e| e.id.as_ref()) {
+            Some(id) => crate::migrate::json_str(&id.to_string()),
+            None => b"null".to_vec(),
+        };
+        let target = match target {
+            Target::Leaf => match last.and_then(|e| e.id) {
+                Some(id) => Some(id.to_string()),
+                None => return Ok(None),
+            },
+            Target::Id(id) => Some(id),
+            Target::None => None,
+        };
+        let new_id = fresh_id(&Index::default(), &[]);
+        let want = match &target {
+            Some(t) if !matches!(action, Action::SetName(_)) => Some(t.as_str()),
+            _ => None,
+        };
+        let (found, collides) = scan(&file, &name, body, want, &new_id)?;
+        if collides || (want.is_some() && !found) {
+            return Ok(None);
+        }
+        let line = match action {
+            Action::Set { label, .. } => label_line(
+                &new_id,
+                &parent,
+                target.as_deref().unwrap_or(""),
+                Some(label),
+            ),
+            Action::Clear { .. } => {
+                label_line(&new_id, &parent, target.as_deref().unwrap_or(""), None)
+            }
+            Action::SetName(n) => session_info_line(&new_id, &parent, n),
+            _ => return Ok(None),
+        };
+        appender.append_line(&line)?;
+        Ok(Some(new_id))
+    }
+
+    /// `leaf` or a plain id (no suffixes, not a label).
+    fn target_of(reference: &str) -> Option<Target> {
+        if reference.starts_with('@') {
+            return None;
+        }
+        match Ref::parse(reference).ok()? {
+            Ref {
+                base: Base::Leaf,
+                up: 0,
+            } => Some(Target::Leaf),
+            Ref {
+                base: Base::Id(id),
+                up: 0,
+            } if id == reference
+                && !id.is_empty()
+                && !id.contains(['"', '\\'])
+                && id.chars().all(|c| !c.is_control()) =>
+            {
+                Some(Target::Id(id))
+            }
+            _ => None,
+        }
+    }
+
+    /// One pass over the entries after byte `from`: whether an entry has the
+    /// id `want` (its top-level `"id"`, checked by parsing the line), and
+    /// whether `new_id` occurs anywhere as a JSON string.
+    fn scan(
+        file: &File,
+        name: &str,
+        from: u64,
+        want: Option<&str>,
+        new_id: &str,
+    ) -> Result<(bool, bool)> {
+        use memchr::memmem::Finder;
+        let id_pat = want.map(|w| format!("\"id\":\"{w}\""));
+        let id_finder = id_pat.as_ref().map(|p| Finder::new(p.as_bytes()));
+        let new_pat = format!("\"{new_id}\"");
+        let new_finder = Finder::new(new_pat.as_bytes());
+        let overlap = id_pat.as_ref().map_or(0, |p| p.len()).max(new_pat.len());
+        let mut found = want.is_none();
+        let mut collides = false;
+        let mut f = file;
+        {
+            use std::io::{Seek, SeekFrom};
+            f.seek(SeekFrom::Start(from))
+                .map_err(|e| Error::io(name, &e))?;
+        }
+        let mut buf = vec![0u8; 256 << 10];
+        // buf[..filled] always starts at a line start (or at `from`).
+        let mut filled = 0usize;
+        // Bytes before `searched` were searched already.
+        let mut searched = 0usize;
+        loop {
+            let n = loop {
+                match f.read(&mut buf[filled..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(Error::io(name, &e)),
+                }
+            };
+            filled += n;
+            let eof = n == 0;
+            let hay = &buf[..filled];
+            if !collides && new_finder.find(&hay[searched..]).is_some() {
+                collides = true;
+            }
+            // Lines wholly in the buffer: up to the last newline (or all at EOF).
+            let complete = if eof {
+                filled
+            } else {
+                memchr::memrchr(b'\n', hay).map_or(0, |p| p + 1)
+            };
+            if !found {
+                if let Some(fi) = &id_finder {
+                    let mut at = searched;
+                    while let Some(m) = fi.find(&hay[at..complete]) {
+                        let hit = at + m;
+                        let ls = memchr::memrchr(b'\n', &hay[..hit]).map_or(0, |p| p + 1);
+                        let le = memchr::memchr(b'\n', &hay[hit..complete])
+                            .map_or(complete, |p| hit + p);
+                        if line_has_id(&hay[ls..le], want.unwrap_or("")) {
+                            found = true;
+                            break;
+                        }
+                        at = le.min(complete);
+                        if at >= complete {
+                            break;
+                        }
+                    }
+                }
+            }
+            if eof || (found && collides) {
+                return Ok((found, collides));
+            }
+            // Keep the incomplete last line; search its tail again only by
+            // the pattern's length.
+            let keep_from = complete;
+            buf.copy_within(keep_from..filled, 0);
+            filled -= keep_from;
+            searched = filled.saturating_sub(overlap);
+            // The kept line was not searched for the id yet: search it whole.
+            if !found && id_finder.is_some() {
+                searched = 0;
+            }
+            if filled == buf.len() {
+                buf.resize(buf.len() * 2, 0);
+            }
+        }
+    }
+
+    /// Whether `line` is an entry (a JSON object, not a second header) whose
+    /// id is `want`.
+    fn line_has_id(line: &[u8], want: &str) -> bool {
+        match Object::parse_line(line) {
+            Ok(Some(o)) => {
+                o.str("type").as_deref() != Some("session") && o.str("id").as_deref() == Some(want)
+            }
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(line: &str, key: &str) -> Option<String> {
+        let v: serde_json::Value = serde_json::from_str(line).ok()?;
+        Some(v.get(key)?.to_string())
+    }
+
+    /// The fast path appends what the slow path appends (parentId and
+    /// targetId), or steps aside.
+    #[test]
+    fn fast_path_agrees_with_the_full_read() {
+        let h = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#;
+        let e = |id: &str, p: &str| {
+            format!(
+                r#"{{"type":"message","id":"{id}","parentId":{p},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"x","id":"aaaa0005"}}}}"#
+            )
+        };
+        let sessions: Vec<(String, &str)> = vec![
+            (format!("{h}\n{}\n{}\n", e("aaaa0001", "null"), e("aaaa0002", "\"aaaa0001\"")), "aaaa0001"),
+            (format!("{h}\n{}\n{}\n\n  \n", e("aaaa0001", "null"), e("aaaa0002", "\"aaaa0001\"")), "leaf"),
+            (format!("{h}\n{}\n{}\n{{\"type\":\"message\",\"id\":\"aaaa0003\"", e("aaaa0001", "null"), e("aaaa0002", "\"aaaa0001\"")), "aaaa0002"),
+            (format!("{h}\n{}\n{}\nnot json\n[1]\n", e("aaaa0001", "null"), e("aaaa0002", "\"aaaa0001\"")), "leaf"),
+            (format!("{h}\n{}\n{h}\n", e("aaaa0001", "null")), "leaf"),
+            (format!("{h}\n{}\n{}", e("aaaa0001", "null"), e("aaaa0002", "\"aaaa0001\"")), "aaaa0002"),
+            // The id only inside a nested object: no such entry.
+            (format!("{h}\n{}\n", e("aaaa0001", "null")), "aaaa0005"),
+            // Duplicate keys: the last id wins.
+            (format!("{h}\n{{\"type\":\"custom\",\"id\":\"aaaa0007\",\"id\":\"aaaa0008\",\"parentId\":null}}\n"), "aaaa0007"),
+            (format!("{h}\n{{\"type\":\"custom\",\"id\":\"aaaa0007\",\"id\":\"aaaa0008\",\"parentId\":null}}\n"), "aaaa0008"),
+            // The header's id is no entry's.
+            (format!("{h}\n{}\n", e("aaaa0001", "null")), "s1"),
+            (format!("{h}\n"), "leaf"),
+            (format!("\u{feff}{h}\r\n{}\r\n", e("aaaa0001", "null")), "leaf"),
+            (format!("{{\"type\":\"session\",\"id\":\"s1\"}}\n{}\n", e("aaaa0001", "null")), "aaaa0001"),
+        ];
+        let dir = std::env::temp_dir().join(format!("pst-label-fast-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut taken = 0;
+        for (k, (text, reference)) in sessions.iter().enumerate() {
+            for action in [
+                Action::Set {
+                    reference: reference.to_string(),
+                    label: "L".into(),
+                },
+                Action::Clear {
+                    reference: reference.to_string(),
+                },
+                Action::SetName(" n ".into()),
+            ] {
+                let fast = dir.join(format!("{k}-fast.jsonl"));
+                let slow = dir.join(format!("{k}-slow.jsonl"));
+                std::fs::write(&fast, text).unwrap();
+                std::fs::write(&slow, text).unwrap();
+                let f = fast::run_any_size(&fast, ReadOptions::default(), &action);
+                let s = run(
+                    Input::File(slow.clone()),
+                    ReadOptions::default(),
+                    &action,
+                    &mut |_| {},
+                    &mut Vec::new(),
+                );
+                match f {
+                    Ok(Some(_)) => {
+                        assert!(
+                            s.is_ok(),
+                            "case {k} {action:?}: fast path wrote, full read failed"
+                        );
+                        let a = std::fs::read_to_string(&fast).unwrap();
+                        let b = std::fs::read_to_string(&slow).unwrap();
+                        let (la, lb) = (a.lines().last().unwrap(), b.lines().last().unwrap());
+                        for key in ["type", "parentId", "targetId", "label", "name"] {
+                            assert_eq!(field(la, key), field(lb, key), "case {k} {action:?} {key}");
+                        }
+                        assert_eq!(a.len(), b.len(), "case {k} {action:?}");
+                        taken += 1;
+                    }
+                    Ok(None) => {}
+                    Err(e) => panic!("case {k} {action:?}: fast path error {e:?}"),
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(taken >= 20, "the fast path was taken {taken} times");
+    }
 }

@@ -483,8 +483,13 @@ fn run_batch(req: &Request, files: &[PathBuf]) -> (usize, usize, usize) {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<FileResult>>> =
         Mutex::new((0..files.len()).map(|_| None).collect());
+    // Each file costs two fsyncs (file, directory): the workers mostly wait
+    // on the disk, and more of them in flight let it batch those flushes.
+    // (Each holds one file in memory: at most 16 at a time.)
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
+        .saturating_mul(8)
+        .min(16)
         .min(files.len().max(1));
     std::thread::scope(|sc| {
         for _ in 0..workers {
@@ -603,6 +608,8 @@ fn replace(
         })?;
         backup_made = Some(b);
     }
+    // The slow part (fsync) first, then the check right before the rename.
+    t.sync().map_err(io)?;
     let same = write::unchanged(real, snap, old).unwrap_or(false);
     if !same {
         if let Some(b) = backup_made {

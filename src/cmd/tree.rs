@@ -84,13 +84,15 @@ pub fn run(
 ) -> Result<()> {
     let tree = Tree::build(s);
     report_unreachable(s, &tree, warn);
-    if opts.format == Format::Json {
-        return write_json(s, &tree, out, warn);
-    }
+    // Resolved for every format, so that a bad REF is an error even where
+    // the output does not depend on the leaf (--json).
     let leaf = match (opts.leaf.as_deref(), s.index.leaf) {
         (None, l) => l,
         (Some(r), _) => Some(refs::resolve(s, r)?),
     };
+    if opts.format == Format::Json {
+        return write_json(s, &tree, out, warn);
+    }
     let view = View::new(s, tree, leaf)?;
     match opts.format {
         Format::Text => view.write_text(opts, out),
@@ -102,6 +104,28 @@ pub fn run(
 }
 
 fn report_unreachable(s: &Session, tree: &Tree, warn: &mut dyn FnMut(Diagnostic)) {
+    let own_parent = s
+        .entries
+        .iter()
+        .filter(|e| e.ty != EntryType::Session && e.id.is_some() && e.parent.id() == e.id.as_ref());
+    for (k, e) in own_parent.enumerate() {
+        if k == 10 {
+            warn(Diagnostic::new(
+                &s.name,
+                None,
+                "more entries are their own parent",
+            ));
+            break;
+        }
+        warn(Diagnostic::new(
+            &s.name,
+            Some(e.line),
+            format!(
+                "entry {} is its own parent; shown as a root (as in pi)",
+                e.id_string()
+            ),
+        ));
+    }
     for (k, &i) in tree.unreachable.iter().enumerate() {
         if k == 10 {
             warn(Diagnostic::new(

@@ -18,7 +18,198 @@ pub const MAX_DEPTH: usize = 2000;
 /// Append `JSON.stringify(JSON.parse(text[range]))` to `out`. The range must
 /// hold one valid JSON value (see [`scan::validate`]).
 pub fn canonical(out: &mut Vec<u8>, text: &[u8], range: Range<usize>) -> Result<(), SyntaxError> {
+    // Text pi wrote is what JSON.stringify wrote: one check, one copy.
+    if already_canonical(&text[range.clone()]) {
+        out.extend_from_slice(&text[range]);
+        return Ok(());
+    }
     canonical_at(out, text, range, 0)
+}
+
+/// Whether `v` (one valid JSON value) is certainly what `JSON.stringify`
+/// writes for it, checked in one pass without recursion: no white space,
+/// valid UTF-8, only the escapes JSON.stringify makes, numbers in a form
+/// JavaScript prints as they are, no duplicate or integer-like keys, and
+/// nesting within [`MAX_DEPTH`]. A "no" only means "take the long way".
+pub fn already_canonical(v: &[u8]) -> bool {
+    if simdutf8::basic::from_utf8(v).is_err() {
+        return false;
+    }
+    // Open containers: for objects, the key spans seen so far.
+    let mut stack: Vec<Option<Vec<Range<usize>>>> = Vec::new();
+    let mut pos = 0usize;
+    // Whether the next token is a key (just after `{` or `,` in an object).
+    let mut want_key = false;
+    while pos < v.len() {
+        let b = v[pos];
+        if want_key {
+            if b == b'}' {
+                // `{}`: only right after `{`.
+                if v[pos - 1] != b'{' {
+                    return false;
+                }
+                stack.pop();
+                pos += 1;
+                want_key = false;
+                continue;
+            }
+            let Some(end) = canonical_string_end(v, pos) else {
+                return false;
+            };
+            let key = pos + 1..end - 1;
+            let k = &v[key.clone()];
+            if k.first().is_some_and(u8::is_ascii_digit) {
+                // Maybe integer-like: JavaScript moves those first.
+                return false;
+            }
+            let Some(Some(keys)) = stack.last_mut() else {
+                return false;
+            };
+            if keys.len() >= 64 || keys.iter().any(|r| &v[r.clone()] == k) {
+                return false;
+            }
+            keys.push(key);
+            if v.get(end) != Some(&b':') {
+                return false;
+            }
+            pos = end + 1;
+            want_key = false;
+            continue;
+        }
+        // A value.
+        match b {
+            b'{' => {
+                if stack.len() >= MAX_DEPTH - 1 {
+                    return false;
+                }
+                stack.push(Some(Vec::new()));
+                pos += 1;
+                want_key = true;
+                continue;
+            }
+            b'[' => {
+                if stack.len() >= MAX_DEPTH - 1 {
+                    return false;
+                }
+                stack.push(None);
+                pos += 1;
+                if v.get(pos) == Some(&b']') {
+                    stack.pop();
+                    pos += 1;
+                } else {
+                    continue;
+                }
+            }
+            b'"' => match canonical_string_end(v, pos) {
+                Some(end) => pos = end,
+                None => return false,
+            },
+            b't' if v[pos..].starts_with(b"true") => pos += 4,
+            b'f' if v[pos..].starts_with(b"false") => pos += 5,
+            b'n' if v[pos..].starts_with(b"null") => pos += 4,
+            b'-' | b'0'..=b'9' => match canonical_number_end(v, pos) {
+                Some(end) => pos = end,
+                None => return false,
+            },
+            _ => return false,
+        }
+        // After a value: `,` or closers.
+        loop {
+            match (v.get(pos), stack.last()) {
+                (None, None) => return true,
+                (Some(b','), Some(top)) => {
+                    want_key = top.is_some();
+                    pos += 1;
+                    break;
+                }
+                (Some(b'}'), Some(Some(_))) | (Some(b']'), Some(None)) => {
+                    stack.pop();
+                    pos += 1;
+                }
+                _ => return false,
+            }
+        }
+    }
+    false
+}
+
+/// The end of the string at `v[start]` when every escape in it is one
+/// `JSON.stringify` writes (`\"`, `\\`, `\b\f\n\r\t`, `\u00xx` for other
+/// control characters).
+fn canonical_string_end(v: &[u8], start: usize) -> Option<usize> {
+    if v.get(start) != Some(&b'"') {
+        return None;
+    }
+    let mut pos = start + 1;
+    loop {
+        let p = scan::find_special(v, pos)?;
+        match v[p] {
+            b'"' => return Some(p + 1),
+            b'\\' => match v.get(p + 1)? {
+                b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => pos = p + 2,
+                b'u' => {
+                    let h = v.get(p + 2..p + 6)?;
+                    let ok = h[0] == b'0'
+                        && h[1] == b'0'
+                        && matches!(h[2], b'0' | b'1')
+                        && matches!(h[3], b'0'..=b'9' | b'a'..=b'f')
+                        && !matches!(&h[2..4], b"08" | b"09" | b"0a" | b"0c" | b"0d");
+                    if !ok {
+                        return None;
+                    }
+                    pos = p + 6;
+                }
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
+}
+
+/// The end of the number at `v[start]` when JavaScript prints it exactly so:
+/// at most 15 significant digits, no exponent, no `-0`, no trailing zero
+/// after the point, no more than five zeros right after `0.`.
+fn canonical_number_end(v: &[u8], start: usize) -> Option<usize> {
+    let mut pos = start;
+    let neg = v.get(pos) == Some(&b'-');
+    if neg {
+        pos += 1;
+    }
+    let int_start = pos;
+    while v.get(pos).is_some_and(u8::is_ascii_digit) {
+        pos += 1;
+    }
+    let int = &v[int_start..pos];
+    if int.is_empty() || (int.len() > 1 && int[0] == b'0') {
+        return None;
+    }
+    let mut digits = if int == b"0" { 0 } else { int.len() };
+    if v.get(pos) == Some(&b'.') {
+        pos += 1;
+        let f_start = pos;
+        while v.get(pos).is_some_and(u8::is_ascii_digit) {
+            pos += 1;
+        }
+        let frac = &v[f_start..pos];
+        if frac.is_empty() || frac.last() == Some(&b'0') {
+            return None;
+        }
+        if int == b"0" {
+            let zeros = frac.iter().take_while(|&&d| d == b'0').count();
+            if zeros > 5 {
+                return None;
+            }
+            digits = frac.len() - zeros;
+        } else {
+            digits += frac.len();
+        }
+    } else if neg && int == b"0" {
+        return None;
+    }
+    if digits > 15 || matches!(v.get(pos), Some(b'e' | b'E')) {
+        return None;
+    }
+    Some(pos)
 }
 
 /// Same as [`canonical`], returning a new buffer.
@@ -104,10 +295,14 @@ fn member_order(text: &[u8], members: &[scan::Member]) -> Vec<(usize, usize)> {
         .iter()
         .map(|m| {
             let raw = &text[m.key.start + 1..m.key.end - 1];
-            if raw.contains(&b'\\') {
+            // Keys are compared as the strings JavaScript decodes: escapes
+            // resolved and bytes that are not UTF-8 read as U+FFFD (the
+            // written form, without its quotes, is one text per string).
+            if raw.contains(&b'\\') || (!raw.is_ascii() && simdutf8::basic::from_utf8(raw).is_err())
+            {
                 let mut o = Vec::new();
                 write_raw_string(&mut o, raw);
-                Cow::Owned(o)
+                Cow::Owned(o[1..o.len() - 1].to_vec())
             } else {
                 Cow::Borrowed(raw)
             }
@@ -235,7 +430,7 @@ fn hex4(h: &[u8]) -> u16 {
 pub fn write_raw_string(out: &mut Vec<u8>, raw: &[u8]) {
     out.push(b'"');
     for_each_unit(raw, |u| match u {
-        Unit::Bytes(b) => match std::str::from_utf8(b) {
+        Unit::Bytes(b) => match simdutf8::basic::from_utf8(b) {
             // Plain bytes hold no quote, backslash or control character
             // (the scanner rejected those), so they are copied as they are.
             Ok(_) => out.extend_from_slice(b),
@@ -279,12 +474,18 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
 /// surrogates become U+FFFD, as do bytes that are not UTF-8.
 pub fn decode_string(text: &[u8], range: Range<usize>) -> Cow<'_, str> {
     let raw = &text[range.start + 1..range.end - 1];
-    if !raw.contains(&b'\\') {
-        return String::from_utf8_lossy(raw);
+    if memchr::memchr(b'\\', raw).is_none() {
+        return match simdutf8::basic::from_utf8(raw) {
+            Ok(s) => Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(raw),
+        };
     }
     let mut s = String::with_capacity(raw.len());
     for_each_unit(raw, |u| match u {
-        Unit::Bytes(b) => s.push_str(&String::from_utf8_lossy(b)),
+        Unit::Bytes(b) => match simdutf8::basic::from_utf8(b) {
+            Ok(t) => s.push_str(t),
+            Err(_) => s.push_str(&String::from_utf8_lossy(b)),
+        },
         Unit::Char(c) => s.push(c),
         Unit::LoneSurrogate(_) => s.push('\u{FFFD}'),
     });
@@ -378,6 +579,51 @@ pub fn truthy(value: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whenever the quick check says "already canonical", the long way
+    /// agrees byte for byte.
+    #[test]
+    fn already_canonical_agrees_with_canonical() {
+        let mut cases: Vec<Vec<u8>> = [
+            &br#"{"a":1,"b":[true,false,null],"c":{"d":"e\n\u0001\"\\"}}"#[..],
+            br#"{"a":1,"a":2}"#,
+            br#"{"1":1,"a":2}"#,
+            br#"{"a" :1}"#,
+            br#"[1.5,0.1,0.000001,0.0000001,-0,0,-1,1e3,1E3,123456789012345,1234567890123456,0.30000000000000004,1.10,2.5]"#,
+            br#"["\/","\u0041","\u001f","\u0008","\u00e9","\ud800","\xc3\xa9 x"]"#,
+            br#"{}"#,
+            br#"[]"#,
+            br#"[{},[],{"a":[]}]"#,
+            br#"{"x":{"y":{"z":[1,{"w":null}]}},"v":"ok"}"#,
+            b"\"\xff\"",
+        ]
+        .iter()
+        .map(|c| c.to_vec())
+        .collect();
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/sessions");
+        if let Ok(rd) = std::fs::read_dir(dir) {
+            for f in rd.flatten() {
+                if let Ok(t) = std::fs::read(f.path()) {
+                    cases.extend(t.split(|&b| b == b'\n').map(|l| l.to_vec()));
+                }
+            }
+        }
+        let mut yes = 0;
+        for c in &cases {
+            let Ok(r) = scan::validate(c) else { continue };
+            let v = &c[r.clone()];
+            if already_canonical(v) {
+                yes += 1;
+                let mut out = Vec::new();
+                canonical_at(&mut out, c, r, 0).unwrap();
+                assert_eq!(out, v, "{}", String::from_utf8_lossy(v));
+            }
+        }
+        assert!(yes > 50, "{yes}");
+        let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 5), "]".repeat(MAX_DEPTH + 5));
+        assert!(!already_canonical(deep.as_bytes()));
+    }
 
     fn canon(s: &str) -> String {
         let t = s.as_bytes();

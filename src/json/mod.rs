@@ -20,11 +20,11 @@ impl<'a> Object<'a> {
     /// Validate `text` as one JSON value and view it as an object.
     /// `Ok(None)` when it is valid JSON but not an object.
     pub fn parse_line(text: &'a [u8]) -> Result<Option<Self>, SyntaxError> {
-        let range = scan::validate(text)?;
-        if text[range.start] != b'{' {
-            return Ok(None);
-        }
-        Ok(Some(Self::at(text, range)?))
+        Ok(scan::validate_object(text)?.map(|(range, members)| Object {
+            text,
+            range,
+            members,
+        }))
     }
 
     /// View the (valid) object at `text[range]`.

@@ -73,18 +73,54 @@ fn err(offset: usize, what: &'static str) -> SyntaxError {
     SyntaxError { offset, what }
 }
 
+/// Whether `b` ends a run of plain string bytes (`"`, `\\` or a control character).
+#[inline]
+fn is_special(b: u8) -> bool {
+    b == b'"' || b == b'\\' || b < 0x20
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// A mask with the high bit set in each byte of `w` that may be special.
+/// Borrows can only mark bytes above a special one, never below, so the
+/// lowest marked byte is exactly the first special byte.
+#[inline]
+fn special_mask(w: u64) -> u64 {
+    let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
+    let quote = zero(w ^ (LO * b'"' as u64));
+    let backslash = zero(w ^ (LO * b'\\' as u64));
+    let control = w.wrapping_sub(LO * 0x20) & !w & HI;
+    quote | backslash | control
+}
+
+/// The position of the first special byte at or after `pos`, eight bytes
+/// at a time (the scanner's hot loop: long strings are most of a session).
+#[inline]
+pub(crate) fn find_special(text: &[u8], mut pos: usize) -> Option<usize> {
+    while let Some(chunk) = text.get(pos..pos + 8) {
+        let Ok(a) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        let m = special_mask(u64::from_le_bytes(a));
+        if m != 0 {
+            return Some(pos + (m.trailing_zeros() / 8) as usize);
+        }
+        pos += 8;
+    }
+    text.get(pos..)?
+        .iter()
+        .position(|&b| is_special(b))
+        .map(|p| pos + p)
+}
+
 /// Scan a string starting at its opening quote; return the offset after the closing quote.
 pub(crate) fn scan_string(text: &[u8], start: usize) -> Result<usize, SyntaxError> {
     debug_assert_eq!(text.get(start), Some(&b'"'));
     let mut pos = start + 1;
     loop {
-        let rest = &text[pos..];
         // Fast skip to the next byte that needs attention.
-        let skip = rest
-            .iter()
-            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-            .ok_or_else(|| err(text.len(), "unterminated string"))?;
-        pos += skip;
+        pos = find_special(text, pos).ok_or_else(|| err(text.len(), "unterminated string"))?;
         match text[pos] {
             b'"' => return Ok(pos + 1),
             b'\\' => {
@@ -245,6 +281,53 @@ pub fn validate(text: &[u8]) -> Result<Range<usize>, SyntaxError> {
     Ok(start..end)
 }
 
+/// [`validate`] and, when the value is an object, its members in the same
+/// pass (one scan instead of two); errors are exactly [`validate`]'s.
+/// `Ok(None)` for valid JSON that is not an object.
+#[allow(clippy::type_complexity)]
+pub fn validate_object(text: &[u8]) -> Result<Option<(Range<usize>, Vec<Member>)>, SyntaxError> {
+    let start = skip_ws(text, 0);
+    if text.get(start) != Some(&b'{') {
+        validate(text)?;
+        return Ok(None);
+    }
+    let mut members = Vec::with_capacity(8);
+    let mut pos = skip_ws(text, start + 1);
+    let end = if text.get(pos) == Some(&b'}') {
+        pos + 1
+    } else {
+        loop {
+            // As scan_value's expect_key, keeping the key's end.
+            if text.get(pos) != Some(&b'"') {
+                return Err(err(pos, "expected a key"));
+            }
+            let key_end = scan_string(text, pos)?;
+            let colon = skip_ws(text, key_end);
+            if text.get(colon) != Some(&b':') {
+                return Err(err(colon, "expected :"));
+            }
+            let vstart = skip_ws(text, colon + 1);
+            let vend = scan_value(text, vstart)?;
+            members.push(Member {
+                key: pos..key_end,
+                value: vstart..vend,
+            });
+            pos = skip_ws(text, vend);
+            match text.get(pos) {
+                Some(b',') => pos = skip_ws(text, pos + 1),
+                Some(b'}') => break pos + 1,
+                Some(_) => return Err(err(pos, "expected , or closing bracket")),
+                None => return Err(err(pos, "unexpected end")),
+            }
+        }
+    };
+    let tail = skip_ws(text, end);
+    if tail != text.len() {
+        return Err(err(tail, "unexpected text after the value"));
+    }
+    Ok(Some((start..end, members)))
+}
+
 /// The members of the object whose text is `text[range]` (which must be a
 /// valid object, e.g. from [`validate`]), in order, duplicates included.
 pub fn members(text: &[u8], range: Range<usize>) -> Result<Vec<Member>, SyntaxError> {
@@ -358,6 +441,63 @@ mod tests {
         let mut s = vec![b'['; 1_000_000];
         s.extend(std::iter::repeat_n(b']', 1_000_000));
         assert!(validate(&s).is_ok());
+    }
+
+    #[test]
+    fn validate_object_agrees_with_validate() {
+        let cases: [&[u8]; 22] = [
+            b"{}",
+            b" { } ",
+            br#"{"a":1, "b" : {"c":[2]} ,"a":"x"}"#,
+            br#"{"a":1,}"#,
+            br#"{"a" 1}"#,
+            br#"{"a":1"#,
+            br#"{"a":1 "b":2}"#,
+            br#"{"a":1}x"#,
+            br#"{"a":"\q"}"#,
+            br#"{1:2}"#,
+            b"{",
+            b"[1]",
+            b"\"s\"",
+            b"nul",
+            b"",
+            br#"{"a":[1,{"b":"long string with \n escapes and \u00e9 and more text"}]}"#,
+            b"{\"a\":\"tab\there\"}",
+            b"{\"a\":\"0123456789abcdef0123456789abcdef\"}",
+            b"{\"a\":\"0123456789abcdef0123456789abcde\"}",
+            b"{\"a\":\"0123456789abcdef0123456789abcdef",
+            b"{\"a\":\"\xc3\xa9\xe4\xbd\xa0 0123456789abcdef\x7f\x1f\"}",
+            b"{\"k\":\"\\\"\"}",
+        ];
+        for c in cases {
+            let v = validate(c);
+            let o = validate_object(c);
+            match (&v, &o) {
+                (Err(a), Err(b)) => assert_eq!(a, b, "{:?}", String::from_utf8_lossy(c)),
+                (Ok(r), Ok(Some((r2, m)))) => {
+                    assert_eq!(r, r2);
+                    assert_eq!(*m, members(c, r.clone()).unwrap());
+                }
+                (Ok(r), Ok(None)) => assert_ne!(c[r.start], b'{'),
+                _ => panic!("disagree on {:?}: {v:?} {o:?}", String::from_utf8_lossy(c)),
+            }
+        }
+    }
+
+    #[test]
+    fn find_special_finds_the_first() {
+        let mut t = vec![b'a'; 100];
+        for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+            for at in 0..100 {
+                let mut u = t.clone();
+                u[at] = special;
+                for from in 0..=at {
+                    assert_eq!(find_special(&u, from), Some(at));
+                }
+            }
+        }
+        t.extend_from_slice("é你好🙂\x7f\u{80}".as_bytes());
+        assert_eq!(find_special(&t, 0), None);
     }
 
     #[test]
