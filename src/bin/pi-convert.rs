@@ -8,7 +8,7 @@
 
 use clap::Parser;
 use pi_session_tools::cli::{self, SessionArgs};
-use pi_session_tools::cmd::convert::{self, From, Options, To};
+use pi_session_tools::cmd::convert::{self, Data, From, Options, To};
 use pi_session_tools::error::Error;
 use pi_session_tools::session::{Input, ReadOptions};
 use std::io::Read;
@@ -74,14 +74,14 @@ fn main() -> std::process::ExitCode {
             a.session_dir.as_deref(),
         )?;
         let name = input.display_name();
-        let bytes = match &input {
+        let data = match input {
             Input::Stdin => {
                 let mut buf = Vec::new();
                 std::io::stdin()
                     .lock()
                     .read_to_end(&mut buf)
                     .map_err(|e| Error::io(&name, &e))?;
-                buf
+                Data::Bytes(buf)
             }
             Input::File(p) => {
                 if p.is_dir() {
@@ -90,7 +90,7 @@ fn main() -> std::process::ExitCode {
                         "is a directory, not a session or message file",
                     ));
                 }
-                std::fs::read(p).map_err(|e| Error::io(&name, &e))?
+                Data::File(p)
             }
         };
         let opts = Options {
@@ -101,6 +101,6 @@ fn main() -> std::process::ExitCode {
             read: ReadOptions { strict: a.strict },
             warn: (!a.quiet).then(|| "pi-convert".to_string()),
         };
-        convert::run(&name, bytes, &opts, &mut cli::stdout())
+        convert::run_data(&name, data, &opts, &mut cli::stdout())
     })
 }

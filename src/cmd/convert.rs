@@ -79,16 +79,66 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<From> {
     Ok(From::Messages)
 }
 
+/// The input: held in memory, or a session file read as it is needed.
+pub enum Data {
+    Bytes(Vec<u8>),
+    /// A file: a session is read line by line (only the lines on the path
+    /// are read twice), a message stream into memory.
+    File(std::path::PathBuf),
+}
+
+/// Tell a session file from a message file by its first non-empty line,
+/// without reading the rest.
+pub fn detect_file(name: &str, path: &std::path::Path) -> Result<From> {
+    use std::io::BufRead;
+    let f = std::fs::File::open(path).map_err(|e| Error::io(name, &e))?;
+    let mut r = std::io::BufReader::new(f);
+    let mut prefix = Vec::new();
+    loop {
+        let start = prefix.len();
+        let n = r
+            .read_until(b'\n', &mut prefix)
+            .map_err(|e| Error::io(name, &e))?;
+        let line = &prefix[start..];
+        let line = if start == 0 {
+            line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line)
+        } else {
+            line
+        };
+        if n == 0 || !line.iter().all(|b| b.is_ascii_whitespace()) {
+            return detect(name, &prefix);
+        }
+    }
+}
+
 /// Convert the input held in `bytes` (named `name` in messages).
 pub fn run(name: &str, bytes: Vec<u8>, opts: &Options, out: &mut impl Write) -> Result<()> {
-    let from = match opts.from {
-        Some(f) => f,
-        None => detect(name, &bytes)?,
+    run_data(name, Data::Bytes(bytes), opts, out)
+}
+
+/// Convert the input (named `name` in messages).
+pub fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Write) -> Result<()> {
+    let from = match (opts.from, &data) {
+        (Some(f), _) => f,
+        (None, Data::Bytes(b)) => detect(name, b)?,
+        (None, Data::File(p)) => detect_file(name, p)?,
     };
-    let (msgs, meta) = match from {
-        From::Session => session_messages(name, bytes, opts)?,
-        From::Messages => (
-            stream_messages(name, &bytes)?,
+    let (msgs, meta) = match (from, data) {
+        (From::Session, Data::Bytes(bytes)) => {
+            session_messages(&Session::from_bytes(name, bytes, opts.read)?, opts)?
+        }
+        (From::Session, Data::File(p)) => session_messages(
+            &Session::open(crate::session::Input::File(p), opts.read)?,
+            opts,
+        )?,
+        (From::Messages, data) => (
+            stream_messages(
+                name,
+                &match data {
+                    Data::Bytes(b) => b,
+                    Data::File(p) => std::fs::read(&p).map_err(|e| Error::io(name, &e))?,
+                },
+            )?,
             Meta {
                 title: format!(
                     "Messages from {}",
@@ -139,8 +189,7 @@ pub fn run(name: &str, bytes: Vec<u8>, opts: &Options, out: &mut impl Write) -> 
 }
 
 /// The context messages of a session at the `--leaf` REF.
-fn session_messages(name: &str, bytes: Vec<u8>, opts: &Options) -> Result<(Vec<Source>, Meta)> {
-    let s = Session::from_bytes(name, bytes, opts.read)?;
+fn session_messages(s: &Session, opts: &Options) -> Result<(Vec<Source>, Meta)> {
     if let Some(tool) = &opts.warn {
         for w in &s.warnings {
             eprintln!("{tool}: warning: {w}");
@@ -148,15 +197,15 @@ fn session_messages(name: &str, bytes: Vec<u8>, opts: &Options) -> Result<(Vec<S
     }
     let leaf = match (opts.leaf.as_str(), s.index.leaf) {
         ("leaf", None) => None,
-        (r, _) => Some(refs::resolve(&s, r)?),
+        (r, _) => Some(refs::resolve(s, r)?),
     };
-    let ctx = context::build(&s, leaf)?;
+    let ctx = context::build(s, leaf)?;
     let mut msgs = Vec::with_capacity(ctx.items.len());
     for item in ctx.items {
         let i = match item {
             Item::CompactionSummary(i) | Item::Entry(i) => i,
         };
-        if let Some(json) = context::message_json(&s, item)? {
+        if let Some(json) = context::message_json(s, item)? {
             msgs.push(Source {
                 json,
                 line: s.entries[i].line,
