@@ -28,6 +28,7 @@ pub mod context;
 pub mod convert;
 pub mod entry;
 pub mod error;
+pub mod fuzzing;
 pub mod index;
 pub mod json;
 pub mod locate;

@@ -226,3 +226,30 @@ fn options() {
     assert!(o.status.success());
     assert_eq!(stdout(&o), "");
 }
+
+#[test]
+fn a_file_written_twice_is_refused_not_a_hang() {
+    // Every id twice: pi's tree holds each entry once per route to it (2^n).
+    let mut s = String::from(
+        r#"{"type":"session","version":3,"id":"0190aaaa-0000-7000-8000-000000000001","timestamp":"2026-07-20T09:00:00.000Z","cwd":"/p"}"#,
+    );
+    s.push('\n');
+    let mut body = String::new();
+    for i in 0..60 {
+        let parent = if i == 0 { "null".to_string() } else { format!("\"{:08x}\"", i - 1) };
+        body.push_str(&format!(
+            r#"{{"type":"message","id":"{i:08x}","parentId":{parent},"timestamp":"2026-07-20T09:00:01.000Z","message":{{"role":"user","content":"m","timestamp":1}}}}"#
+        ));
+        body.push('\n');
+    }
+    s.push_str(&body);
+    s.push_str(&body);
+    for args in [vec![], vec!["--json"], vec!["--stats"], vec!["--format", "jsonl"]] {
+        let o = run("pi-tree", &args, Some(s.as_bytes()));
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("too large to show"), "{}", stderr(&o));
+    }
+    // The other tools read it fine (the later line of each id wins).
+    let o = run("pi-path", &["--format", "ids"], Some(s.as_bytes()));
+    assert_eq!(stdout(&o).lines().count(), 60);
+}

@@ -83,6 +83,7 @@ pub fn run(
     warn: &mut dyn FnMut(Diagnostic),
 ) -> Result<()> {
     let tree = Tree::build(s);
+    check_size(s, &tree)?;
     report_unreachable(s, &tree, warn);
     // Resolved for every format, so that a bad REF is an error even where
     // the output does not depend on the leaf (--json).
@@ -101,6 +102,20 @@ pub fn run(
         Format::Json => Ok(()),
     }?;
     out.flush().map_err(out_err)
+}
+
+/// With duplicate ids pi's tree holds an entry once per route to it, which
+/// can grow exponentially (a file whose lines were written twice): refuse
+/// instead of hanging, as pi would.
+fn check_size(s: &Session, tree: &Tree) -> Result<()> {
+    if tree.walk_len(10_000_000.max(4 * s.entries.len())).is_none() {
+        return Err(Error::data(
+            &s.name,
+            None,
+            "duplicate ids make this tree too large to show (pi's tree holds an entry once for every path to it; pi would hang here)",
+        ));
+    }
+    Ok(())
 }
 
 fn report_unreachable(s: &Session, tree: &Tree, warn: &mut dyn FnMut(Diagnostic)) {
@@ -1186,6 +1201,7 @@ pub fn write_stats(
     warn: &mut dyn FnMut(Diagnostic),
 ) -> Result<()> {
     let tree = Tree::build(s);
+    check_size(s, &tree)?;
     report_unreachable(s, &tree, warn);
     let mut types: Vec<(String, usize)> = Vec::new();
     let mut entries = 0;

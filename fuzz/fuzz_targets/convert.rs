@@ -1,0 +1,7 @@
+#![no_main]
+//! Fuzz target `convert`: the body (and its invariants) is
+//! `pi_session_tools::fuzzing::convert`, which `cargo test` also replays.
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| pi_session_tools::fuzzing::convert(data));

@@ -1,0 +1,519 @@
+//! Fuzz target bodies, shared by the `fuzz/` crate (libFuzzer) and by
+//! `cargo test` (tests/fuzz_regressions.rs replays the committed corpus and
+//! every crash found so far through the same functions).
+//!
+//! Each function takes arbitrary bytes, must never panic on its own, and
+//! asserts the invariants of the code it drives: an assertion failure here
+//! is a bug in the library (or in the stated invariant), never a property of
+//! the input.
+
+use crate::cmd::migrate::{migrate_bytes, MigrateOptions, Outcome};
+use crate::entry::EntryType;
+use crate::json::{js, scan, Object};
+use crate::session::{ReadOptions, Session};
+use crate::tree::{Step, Tree};
+use crate::{context, path, refs, time};
+use std::collections::HashSet;
+
+/// Inputs larger than this are ignored (keeps every run quick; the code
+/// paths are all linear).
+pub const MAX_INPUT: usize = 1 << 16;
+
+/// Numbers compared as f64 and objects as maps: what survives
+/// `JSON.stringify(JSON.parse(x))` unchanged in meaning.
+fn same_value(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value as V;
+    // Explicit stack: the values may be deep.
+    let mut stack = vec![(a, b)];
+    while let Some((a, b)) = stack.pop() {
+        match (a, b) {
+            (V::Null, V::Null) => {}
+            (V::Bool(x), V::Bool(y)) if x == y => {}
+            (V::String(x), V::String(y)) if x == y => {}
+            (V::Number(x), V::Number(y)) => {
+                let (x, y) = (x.as_f64(), y.as_f64());
+                if x != y {
+                    return false;
+                }
+            }
+            (V::Array(x), V::Array(y)) if x.len() == y.len() => stack.extend(x.iter().zip(y)),
+            (V::Object(x), V::Object(y)) if x.len() == y.len() => {
+                for (k, v) in x {
+                    match y.get(k) {
+                        Some(w) => stack.push((v, w)),
+                        None => return false,
+                    }
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Target `json`: the validating scanner, the object view, the
+/// JavaScript-exact writer and the date parser on one line of input.
+pub fn json(data: &[u8]) {
+    if data.len() > MAX_INPUT {
+        return;
+    }
+    let valid = scan::validate(data);
+    let serde: Option<serde_json::Value> = serde_json::from_slice(data).ok();
+    // serde_json is a strict RFC 8259 parser: what it accepts, JSON.parse
+    // accepts (the reverse fails only for lone surrogates, numbers out of
+    // f64 range, nesting deeper than 128, and invalid UTF-8 in strings).
+    if serde.is_some() {
+        assert!(
+            valid.is_ok(),
+            "serde_json accepts but scan rejects: {valid:?}"
+        );
+    }
+    let Ok(range) = valid else {
+        assert!(Object::parse_line(data).is_err());
+        return;
+    };
+    assert!(range.start < range.end && range.end <= data.len());
+    assert_eq!(scan::skip_ws(data, 0), range.start);
+    assert_eq!(scan::skip_ws(data, range.end), data.len());
+    assert_eq!(scan::scan_value(data, range.start).ok(), Some(range.end));
+
+    // JSON.stringify(JSON.parse(x)): valid JSON, a fixed point, same value.
+    let canon = js::canonical_vec(data, range.clone()).expect("canonical of valid JSON");
+    let crange = scan::validate(&canon).expect("canonical output is valid JSON");
+    assert_eq!(
+        crange,
+        0..canon.len(),
+        "canonical output has no spaces around"
+    );
+    assert!(
+        std::str::from_utf8(&canon).is_ok(),
+        "canonical output is UTF-8"
+    );
+    let again = js::canonical_vec(&canon, crange).expect("canonical of canonical");
+    assert_eq!(again, canon, "canonical is not idempotent");
+    if let Some(v) = &serde {
+        let w: serde_json::Value =
+            serde_json::from_slice(&canon).expect("serde_json re-parses canonical output");
+        assert!(same_value(v, &w), "canonical changed the value");
+    }
+
+    // The object view: every member findable, the last duplicate winning.
+    match Object::parse_line(data).expect("parse_line of valid JSON") {
+        Some(obj) => {
+            assert_eq!(data[range.start], b'{');
+            for (n, m) in obj.members.iter().enumerate() {
+                assert_eq!(data[m.key.start], b'"');
+                let key = js::decode_string(data, m.key.clone());
+                // A key with bytes that are not UTF-8 reads as U+FFFD in
+                // Node; no key the tools look up has one, and `key_is`
+                // compares such keys by their bytes.
+                if std::str::from_utf8(&data[m.key.clone()]).is_ok() {
+                    let found = obj.get(&key).expect("member key findable");
+                    let last = obj
+                        .members
+                        .iter()
+                        .rposition(|o| crate::json::key_is(data, &o.key, &key))
+                        .unwrap_or(n);
+                    assert_eq!(found, obj.members[last].value);
+                    assert!(obj.canonical(&key).expect("member canonical").is_some());
+                }
+                let found = m.value.clone();
+                assert!(scan::scan_value(data, found.start).ok() == Some(found.end));
+                assert!(js::canonical_vec(data, found.clone()).is_ok());
+                // Dates of any value never panic and stay in JS's range.
+                let ms = time::js_date_ms(&data[found.clone()]);
+                assert!(ms.is_nan() || (ms.fract() == 0.0 && ms.abs() <= 8.64e15));
+            }
+            if let Some(v) = serde.as_ref().and_then(|v| v.as_object()) {
+                assert_eq!(
+                    v.len(),
+                    obj.members
+                        .iter()
+                        .map(|m| js::decode_string(data, m.key.clone()))
+                        .collect::<HashSet<_>>()
+                        .len()
+                );
+            }
+        }
+        None => assert_ne!(data[range.start], b'{'),
+    }
+
+    let ms = time::js_date_ms(&data[range]);
+    check_ms(ms);
+}
+
+fn check_ms(ms: f64) {
+    assert!(
+        ms.is_nan() || (ms.fract() == 0.0 && ms.abs() <= 8.64e15),
+        "{ms}"
+    );
+    if ms.is_finite() {
+        // The ISO text of a time reads back as the same time.
+        let iso = time::iso_string(ms as i64);
+        assert_eq!(time::parse_iso(&iso), ms, "{iso}");
+        let quoted = format!("\"{iso}\"");
+        assert_eq!(time::js_date_ms(quoted.as_bytes()), ms, "{iso}");
+    }
+}
+
+/// Target `date`: arbitrary text as a JSON string given to `new Date()`.
+pub fn date(data: &[u8]) {
+    if data.len() > 256 {
+        return;
+    }
+    let Ok(s) = std::str::from_utf8(data) else {
+        return;
+    };
+    check_ms(time::parse_iso(s));
+    let mut q = Vec::new();
+    js::write_str(&mut q, s);
+    check_ms(time::js_date_ms(&q));
+}
+
+/// Split a fuzz input into a session text and a REF: the REF is what
+/// follows the first NUL byte (none: `leaf`).
+fn split_ref(data: &[u8]) -> (&[u8], String) {
+    match memchr::memchr(0, data) {
+        Some(p) => (
+            &data[..p],
+            String::from_utf8_lossy(&data[p + 1..]).into_owned(),
+        ),
+        None => (data, "leaf".to_string()),
+    }
+}
+
+/// Target `session`: reading, the index, paths, REFs, the context, the
+/// tree and its renderings, and the label list.
+pub fn session(data: &[u8]) {
+    if data.len() > MAX_INPUT {
+        return;
+    }
+    let (text, reference) = split_ref(data);
+    for strict in [false, true] {
+        let Ok(s) = Session::from_bytes("fuzz.jsonl", text.to_vec(), ReadOptions { strict }) else {
+            continue;
+        };
+        check_session(&s, &reference);
+    }
+}
+
+/// Every invariant of a session that read without error.
+pub fn check_session(s: &Session, reference: &str) {
+    let n = s.entries.len();
+    assert_eq!(s.index.parent.len(), n);
+    assert!(s.header_line().is_ok());
+    for (i, e) in s.entries.iter().enumerate() {
+        let line = s.line(i).expect("line of a read entry");
+        let obj = s.object(&line, e.line).expect("an entry line is an object");
+        // What the index keeps agrees with the line pi holds.
+        if e.ty != EntryType::Session {
+            if let Some(id) = &e.id {
+                assert_eq!(obj.str("id").as_deref(), Some(id.to_string().as_str()));
+            }
+        }
+        assert!(e.time.is_nan() || e.time.fract() == 0.0);
+        if i > 0 {
+            assert!(s.entries[i - 1].line < e.line);
+        }
+        assert_eq!(s.entry_at_line(e.line), Some(i));
+    }
+    if let Some(l) = s.index.leaf {
+        assert!(l < n && s.entries[l].ty != EntryType::Session);
+    }
+
+    // Paths: root first, each step the index's parent, no repeats; an error
+    // only for a real cycle.
+    let mut paths: Vec<Option<Vec<usize>>> = Vec::with_capacity(n);
+    for i in 0..n {
+        match path::path_to(s, i) {
+            Ok(p) => {
+                assert_eq!(p.last(), Some(&i));
+                assert_eq!(
+                    s.index.parent_of(p[0]),
+                    None,
+                    "path does not start at a root"
+                );
+                for w in p.windows(2) {
+                    assert_eq!(s.index.parent_of(w[1]), Some(w[0]));
+                }
+                let set: HashSet<_> = p.iter().collect();
+                assert_eq!(set.len(), p.len(), "path repeats an entry");
+                assert_eq!(path::root_of(s, i).ok(), Some(p[0]));
+                paths.push(Some(p));
+            }
+            Err(_) => {
+                let mut seen = HashSet::new();
+                let mut cur = i;
+                let mut cyclic = false;
+                while let Some(p) = s.index.parent_of(cur) {
+                    if !seen.insert(p) {
+                        cyclic = true;
+                        break;
+                    }
+                    cur = p;
+                }
+                assert!(cyclic, "path_to failed without a cycle");
+                paths.push(None);
+            }
+        }
+    }
+    for l in path::leaves(s) {
+        assert!(s.entries[l].ty != EntryType::Session);
+    }
+
+    // REFs resolve to an entry or fail cleanly.
+    for r in [reference, "leaf", "root", "leaf~1", "leaf^"] {
+        if let Ok(i) = refs::resolve(s, r) {
+            assert!(i < n, "REF {r:?} resolved out of range");
+        }
+    }
+
+    // The context at pi's leaf and at the fuzzed REF.
+    let mut leaves = vec![s.index.leaf];
+    if let Ok(i) = refs::resolve(s, reference) {
+        leaves.push(Some(i));
+    }
+    for leaf in leaves {
+        let ok_path = leaf.is_none_or(|l| paths[l].is_some());
+        match context::build(s, leaf) {
+            Ok(ctx) => {
+                for item in ctx.items {
+                    if let Some(m) = context::message_json(s, item).expect("message_json") {
+                        assert!(scan::validate(&m).is_ok(), "message JSON invalid");
+                    }
+                }
+                if let Some(t) = ctx.thinking_level {
+                    assert!(scan::validate(&t).is_ok());
+                }
+                if let Some(m) = ctx.model {
+                    assert!(scan::validate(&m).is_ok());
+                }
+            }
+            Err(_) => assert!(!ok_path, "context::build failed on an acyclic path"),
+        }
+    }
+
+    // The tree: every entry is walked, unreachable, or shadowed by a later
+    // duplicate id; without duplicates each is walked exactly once.
+    let tree = Tree::build(s);
+    for &u in &tree.unreachable {
+        assert!(
+            paths[u].is_none(),
+            "entry {u} has a path but is unreachable"
+        );
+    }
+    // With duplicate ids the walk enters a node once per path to it, which
+    // can be exponential (pi's getTree does the same): such inputs are only
+    // read, not rendered (tests/fuzz-regressions/session/duplicated-file-*).
+    if tree.walk_len(4 * n + 64).is_none() {
+        return;
+    }
+    let mut entered = vec![0usize; n];
+    let mut depth_ok = true;
+    let mut stack: Vec<usize> = Vec::new();
+    tree.walk(|step| match step {
+        Step::Enter {
+            node,
+            parent,
+            depth,
+        } => {
+            entered[node] += 1;
+            depth_ok &= depth == stack.len() && parent == stack.last().copied();
+            stack.push(node);
+        }
+        Step::Leave { node } => {
+            depth_ok &= stack.pop() == Some(node);
+        }
+        Step::Cycle { .. } => {}
+    });
+    assert!(depth_ok && stack.is_empty(), "tree walk is not well nested");
+    let with_id = s.entries.iter().filter(|e| e.ty != EntryType::Session);
+    let mut ids = HashSet::new();
+    let mut no_id = 0;
+    let mut dup = false;
+    for e in with_id {
+        match &e.id {
+            Some(id) => dup |= !ids.insert(id.clone()),
+            None => no_id += 1,
+        }
+    }
+    dup |= no_id > 1;
+    for &u in &tree.unreachable {
+        assert_eq!(entered[u], 0, "an unreachable entry was walked");
+    }
+    if !dup {
+        for (i, e) in s.entries.iter().enumerate() {
+            if e.ty == EntryType::Session {
+                assert_eq!(entered[i], 0);
+                continue;
+            }
+            let unreachable = tree.unreachable.contains(&i);
+            assert_eq!(
+                entered[i] + usize::from(unreachable),
+                1,
+                "entry {i} walked {} times",
+                entered[i]
+            );
+            // An acyclic path reaches a root, so the tree walks it (the
+            // tree also roots a self-parent, whose path is a cycle).
+            if paths[i].is_some() {
+                assert!(!unreachable, "entry {i} has a path but is unreachable");
+            }
+        }
+    }
+
+    // Every rendering runs; the JSON ones write valid JSON.
+    use crate::cmd::tree::{run, Filter, Format, Options};
+    for (format, filter) in [
+        (Format::Json, None),
+        (Format::Jsonl, None),
+        (Format::Dot, None),
+        (Format::Text, None),
+        (Format::Text, Some(Filter::All)),
+        (Format::Text, Some(Filter::UserOnly)),
+        (Format::Text, Some(Filter::LabeledOnly)),
+    ] {
+        let opts = Options {
+            format,
+            filter,
+            search: None,
+            leaf: None,
+            ids: true,
+            width: Some(60),
+            color: false,
+        };
+        let mut out = Vec::new();
+        let r = run(s, &opts, &mut out, &mut |_| {});
+        if format == Format::Json {
+            r.expect("pi-tree --format json");
+            let line = out.strip_suffix(b"\n").unwrap_or(&out);
+            assert!(scan::validate(line).is_ok(), "pi-tree json is not JSON");
+        } else if format == Format::Jsonl && r.is_ok() {
+            for line in out.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                assert!(
+                    scan::validate(line).is_ok(),
+                    "pi-tree jsonl line is not JSON"
+                );
+            }
+        }
+        if format == Format::Text {
+            assert!(std::str::from_utf8(&out).is_ok());
+        }
+    }
+    let opts = Options {
+        format: Format::Text,
+        filter: None,
+        search: Some("a".into()),
+        leaf: Some(reference.to_string()),
+        ids: false,
+        width: None,
+        color: true,
+    };
+    let _ = run(s, &opts, &mut Vec::new(), &mut |_| {});
+
+    // Labels: JSON lines are JSON; each label is the last one set.
+    let mut out = Vec::new();
+    if crate::cmd::label::list(s, true, &mut out).is_ok() {
+        for line in out.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            assert!(scan::validate(line).is_ok(), "label JSON invalid");
+        }
+    }
+}
+
+/// Target `migrate`: bringing a file to version 3 keeps what pi sees and
+/// is idempotent.
+pub fn migrate(data: &[u8]) {
+    if data.len() > MAX_INPUT {
+        return;
+    }
+    let opts = MigrateOptions {
+        keep_malformed: true,
+        random_ids: false,
+    };
+    let Ok(outcome) = migrate_bytes("fuzz.jsonl", data, opts) else {
+        return;
+    };
+    let old = Session::from_bytes("fuzz.jsonl", data.to_vec(), ReadOptions::default())
+        .expect("migrate_bytes read it");
+    let new_bytes = match outcome {
+        Outcome::Current => {
+            assert!(old.version() >= 3);
+            return;
+        }
+        Outcome::Migrated { bytes, .. } => bytes,
+    };
+    assert!(old.version() < 3);
+    // Same number of lines: nothing dropped, nothing added.
+    assert_eq!(
+        memchr::memchr_iter(b'\n', data).count(),
+        memchr::memchr_iter(b'\n', &new_bytes).count()
+    );
+    // Idempotent.
+    match migrate_bytes("fuzz.jsonl", &new_bytes, opts) {
+        Ok(Outcome::Current) => {}
+        Ok(Outcome::Migrated { .. }) => panic!("migrated file migrates again"),
+        Err(e) => panic!("migrated file does not read: {e:?}"),
+    }
+    let new = Session::from_bytes("fuzz.jsonl", new_bytes, ReadOptions::default())
+        .expect("migrated file reads");
+    assert!(new.version() >= 3);
+    // What pi holds after opening the old file is what the new file says.
+    assert_eq!(old.entries.len(), new.entries.len(), "entry count changed");
+    assert_eq!(
+        old.header_line().expect("old header").as_ref(),
+        new.header_line().expect("new header").as_ref(),
+        "header differs"
+    );
+    for i in 0..old.entries.len() {
+        let a = old.line(i).expect("old line");
+        let b = new.line(i).expect("new line");
+        assert_eq!(
+            String::from_utf8_lossy(&a),
+            String::from_utf8_lossy(&b),
+            "entry {i} differs"
+        );
+        assert_eq!(old.entries[i].id, new.entries[i].id);
+        assert_eq!(
+            path::path_to(&old, i).ok(),
+            path::path_to(&new, i).ok(),
+            "path to {i} differs"
+        );
+    }
+    assert_eq!(old.index.leaf, new.index.leaf);
+}
+
+/// Target `convert`: every output format of `pi-convert`, from a session
+/// or a message stream; the LLM output is JSON lines.
+pub fn convert(data: &[u8]) {
+    if data.len() > MAX_INPUT {
+        return;
+    }
+    use crate::cmd::convert::{run, From, Options, To};
+    let (text, reference) = split_ref(data);
+    for to in [To::Llm, To::Markdown, To::Html, To::Text] {
+        for from in [None, Some(From::Session), Some(From::Messages)] {
+            for include_hidden in [false, true] {
+                let opts = Options {
+                    from,
+                    to,
+                    leaf: reference.clone(),
+                    include_hidden,
+                    read: ReadOptions::default(),
+                    warn: None,
+                };
+                let mut out = Vec::new();
+                if run("fuzz.jsonl", text.to_vec(), &opts, &mut out).is_err() {
+                    continue;
+                }
+                if to == To::Llm {
+                    for line in out.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                        assert!(scan::validate(line).is_ok(), "LLM output line is not JSON");
+                    }
+                }
+                if to == To::Html || to == To::Markdown || to == To::Text {
+                    assert!(std::str::from_utf8(&out).is_ok(), "{to:?} output not UTF-8");
+                }
+            }
+        }
+    }
+}
