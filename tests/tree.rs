@@ -236,7 +236,11 @@ fn a_file_written_twice_is_refused_not_a_hang() {
     s.push('\n');
     let mut body = String::new();
     for i in 0..60 {
-        let parent = if i == 0 { "null".to_string() } else { format!("\"{:08x}\"", i - 1) };
+        let parent = if i == 0 {
+            "null".to_string()
+        } else {
+            format!("\"{:08x}\"", i - 1)
+        };
         body.push_str(&format!(
             r#"{{"type":"message","id":"{i:08x}","parentId":{parent},"timestamp":"2026-07-20T09:00:01.000Z","message":{{"role":"user","content":"m","timestamp":1}}}}"#
         ));
@@ -244,7 +248,12 @@ fn a_file_written_twice_is_refused_not_a_hang() {
     }
     s.push_str(&body);
     s.push_str(&body);
-    for args in [vec![], vec!["--json"], vec!["--stats"], vec!["--format", "jsonl"]] {
+    for args in [
+        vec![],
+        vec!["--json"],
+        vec!["--stats"],
+        vec!["--format", "jsonl"],
+    ] {
         let o = run("pi-tree", &args, Some(s.as_bytes()));
         assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
         assert!(stderr(&o).contains("too large to show"), "{}", stderr(&o));
