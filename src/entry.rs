@@ -72,8 +72,10 @@ impl Parent {
     }
 }
 
-/// The entry types pi writes, and anything else.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The entry types pi writes, and anything else. One byte: the name of an
+/// unknown type is kept beside the entries (see
+/// [`crate::session::Session::type_name`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EntryType {
     Message,
     ThinkingLevelChange,
@@ -86,9 +88,8 @@ pub enum EntryType {
     SessionInfo,
     /// A `session` line that is not the first: a second header (pi skips it).
     Session,
-    /// A type this tool does not know, kept as written.
-    #[allow(clippy::box_collection)]
-    Other(Box<String>),
+    /// A type this tool does not know (its name is kept beside the entries).
+    Other,
     /// No string `type`.
     None,
 }
@@ -106,12 +107,14 @@ impl EntryType {
             "label" => EntryType::Label,
             "session_info" => EntryType::SessionInfo,
             "session" => EntryType::Session,
-            other => EntryType::Other(Box::new(other.to_string())),
+            _ => EntryType::Other,
         }
     }
 
-    pub fn as_str(&self) -> &str {
-        match self {
+    /// The name of a known type ("" for no type); None for
+    /// [`EntryType::Other`], whose name only the session has.
+    pub fn known_name(self) -> Option<&'static str> {
+        Some(match self {
             EntryType::Message => "message",
             EntryType::ThinkingLevelChange => "thinking_level_change",
             EntryType::ModelChange => "model_change",
@@ -122,9 +125,9 @@ impl EntryType {
             EntryType::Label => "label",
             EntryType::SessionInfo => "session_info",
             EntryType::Session => "session",
-            EntryType::Other(s) => s,
+            EntryType::Other => return None,
             EntryType::None => "",
-        }
+        })
     }
 }
 
@@ -139,6 +142,33 @@ pub enum Extra {
     SessionInfo(Box<Option<Box<str>>>),
 }
 
+impl Extra {
+    /// The fields an entry of type `ty` has beyond [`Entry`]'s.
+    pub fn from_object(obj: &Object<'_>, ty: EntryType) -> Extra {
+        match ty {
+            EntryType::Label => Extra::Label(Box::new(LabelChange {
+                target: obj.str("targetId").map(|s| Id::new(&s)),
+                label: obj
+                    .str("label")
+                    .filter(|l| !l.is_empty())
+                    .map(|l| l.into_owned().into_boxed_str()),
+            })),
+            EntryType::SessionInfo => Extra::SessionInfo(Box::new(
+                obj.str("name")
+                    .map(|n| js_trim(&n).to_string().into_boxed_str()),
+            )),
+            _ => Extra::None,
+        }
+    }
+}
+
+/// The name of an entry's `type` when [`EntryType::parse`] does not know it.
+pub fn unknown_type(obj: &Object<'_>) -> Option<String> {
+    obj.str("type")
+        .filter(|t| EntryType::parse(t) == EntryType::Other)
+        .map(|t| t.into_owned())
+}
+
 /// What a `label` entry says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LabelChange {
@@ -147,25 +177,30 @@ pub struct LabelChange {
     pub label: Option<Box<str>>,
 }
 
-/// What the index keeps of one entry line.
+/// What the index keeps of one entry line (64 bytes: every entry of a
+/// large session is kept in memory; the fields of label and session_info
+/// entries and the names of unknown types are kept beside the entries).
 #[derive(Debug, Clone)]
 pub struct Entry {
     /// 1-based line number in the input.
     pub line: u64,
-    /// Byte offset of the line in the input, and its length (without `\n`).
+    /// Byte offset of the line in the input, and its length (without `\n`;
+    /// a longer line than `u32::MAX` bytes is refused when reading).
     pub offset: u64,
-    pub len: u64,
+    pub len: u32,
     pub ty: EntryType,
     pub id: Option<Id>,
     pub parent: Parent,
     /// `new Date(timestamp).getTime()`: NaN when absent or unparsable.
     pub time: f64,
-    pub extra: Extra,
 }
 
 impl Entry {
     /// Read the fields of an entry from its parsed line.
-    pub fn from_object(obj: &Object<'_>, line: u64, offset: u64, len: u64) -> Entry {
+    /// The `type`, when it is not one [`EntryType`] names, is left to the
+    /// caller ([`unknown_type`]); label and session_info fields to
+    /// [`Extra::from_object`].
+    pub fn from_object(obj: &Object<'_>, line: u64, offset: u64, len: u32) -> Entry {
         let ty = match obj.str("type") {
             Some(t) => EntryType::parse(&t),
             None => EntryType::None,
@@ -181,20 +216,6 @@ impl Entry {
         let time = obj
             .raw("timestamp")
             .map_or(f64::NAN, crate::time::js_date_ms);
-        let extra = match ty {
-            EntryType::Label => Extra::Label(Box::new(LabelChange {
-                target: obj.str("targetId").map(|s| Id::new(&s)),
-                label: obj
-                    .str("label")
-                    .filter(|l| !l.is_empty())
-                    .map(|l| l.into_owned().into_boxed_str()),
-            })),
-            EntryType::SessionInfo => Extra::SessionInfo(Box::new(
-                obj.str("name")
-                    .map(|n| js_trim(&n).to_string().into_boxed_str()),
-            )),
-            _ => Extra::None,
-        };
         Entry {
             line,
             offset,
@@ -203,7 +224,6 @@ impl Entry {
             id,
             parent,
             time,
-            extra,
         }
     }
 
@@ -252,11 +272,11 @@ mod tests {
     fn reads_fields() {
         let line = br#"{"type":"label","id":"0000000a","parentId":"0000000b","timestamp":"2026-07-20T09:00:00.000Z","targetId":"x","label":""}"#;
         let obj = Object::parse_line(line).unwrap().unwrap();
-        let e = Entry::from_object(&obj, 3, 0, line.len() as u64);
+        let e = Entry::from_object(&obj, 3, 0, line.len() as u32);
         assert_eq!(e.ty, EntryType::Label);
         assert_eq!(e.parent, Parent::Id(Id::new("0000000b")));
         assert_eq!(
-            e.extra,
+            Extra::from_object(&obj, e.ty),
             Extra::Label(Box::new(LabelChange {
                 target: Some(Id::new("x")),
                 label: None
@@ -277,6 +297,7 @@ mod size {
         assert_eq!(std::mem::size_of::<Option<Id>>(), 16);
         assert_eq!(std::mem::size_of::<Parent>(), 16);
         assert_eq!(std::mem::size_of::<Extra>(), 16);
-        assert!(std::mem::size_of::<Entry>() <= 96);
+        assert_eq!(std::mem::size_of::<EntryType>(), 1);
+        assert!(std::mem::size_of::<Entry>() <= 64);
     }
 }

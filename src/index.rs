@@ -148,11 +148,120 @@ impl Labels {
     }
 }
 
+/// Entry indices by id, in little memory: pi's ids (8 hex digits) sit in
+/// an open-addressed table of (id, index) pairs, 8 bytes a slot, the rare
+/// other ids in an [`IdMap`].
+#[derive(Debug, Default, Clone)]
+pub struct IdTable {
+    /// Linear probing; a slot is `(id, entry)`, empty when the entry is
+    /// [`NONE`]. Never fuller than 3/4 (so a probe always ends).
+    slots: Vec<(u32, u32)>,
+    hex: usize,
+    other: IdMap<u32>,
+    hash: IdHash,
+}
+
+impl IdTable {
+    /// A table for up to `n` ids.
+    pub fn with_capacity(n: usize) -> IdTable {
+        let size = n.saturating_add(n / 3).saturating_add(1);
+        IdTable {
+            slots: vec![(0, NONE); size],
+            ..IdTable::default()
+        }
+    }
+
+    fn home(&self, key: u32) -> usize {
+        let h = self.hash.hash_one(key);
+        ((h as u128 * self.slots.len() as u128) >> 64) as usize
+    }
+
+    /// The slot holding `key`, or the empty slot where it would go.
+    fn find(&self, key: u32) -> usize {
+        let n = self.slots.len();
+        let mut at = self.home(key);
+        loop {
+            let (k, v) = self.slots[at];
+            if v == NONE || k == key {
+                return at;
+            }
+            at += 1;
+            if at == n {
+                at = 0;
+            }
+        }
+    }
+
+    fn grow(&mut self) {
+        let old = std::mem::take(&mut self.slots);
+        let size = (old.len().max(4)).saturating_mul(2);
+        self.slots = vec![(0, NONE); size];
+        for (k, v) in old {
+            if v != NONE {
+                let at = self.find(k);
+                self.slots[at] = (k, v);
+            }
+        }
+    }
+
+    /// Map `id` to `value` (not [`NONE`]); the value it had before, if any.
+    pub fn insert(&mut self, id: &Id, value: u32) -> Option<u32> {
+        match id {
+            Id::Hex8(key) => {
+                if (self.hex + 1) * 4 > self.slots.len() * 3 {
+                    self.grow();
+                }
+                let at = self.find(*key);
+                let prev = std::mem::replace(&mut self.slots[at], (*key, value)).1;
+                if prev == NONE {
+                    self.hex += 1;
+                    None
+                } else {
+                    Some(prev)
+                }
+            }
+            Id::Other(_) => self.other.insert(id.clone(), value),
+        }
+    }
+
+    pub fn get(&self, id: &Id) -> Option<u32> {
+        match id {
+            Id::Hex8(key) => {
+                if self.slots.is_empty() {
+                    return None;
+                }
+                match self.slots[self.find(*key)].1 {
+                    NONE => None,
+                    v => Some(v),
+                }
+            }
+            Id::Other(_) => self.other.get(id).copied(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.hex + self.other.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every id and its entry, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (Id, u32)> + '_ {
+        self.slots
+            .iter()
+            .filter(|(_, v)| *v != NONE)
+            .map(|&(k, v)| (Id::Hex8(k), v))
+            .chain(self.other.iter().map(|(k, &v)| (k.clone(), v)))
+    }
+}
+
 /// Lookups over the entries of a session.
 #[derive(Debug, Default)]
 pub struct Index {
     /// Entry index by id; when ids repeat, the later line wins (as in pi).
-    pub by_id: IdMap<u32>,
+    pub by_id: IdTable,
     /// For each entry, the entry its `parentId` names (`NONE` if none).
     pub parent: Vec<u32>,
     pub labels: Labels,
@@ -164,10 +273,17 @@ pub struct Index {
 
 impl Index {
     /// Build the index; duplicate ids and parents naming no entry are
-    /// reported in `warnings`.
-    pub fn build(file: &str, entries: &[Entry], warnings: &mut Vec<Diagnostic>) -> Index {
+    /// reported in `warnings`. `extras` are the label and session_info
+    /// fields of the entries ([`Extra::from_object`]), by entry index, in
+    /// file order.
+    pub fn build(
+        file: &str,
+        entries: &[Entry],
+        extras: &[(u32, Extra)],
+        warnings: &mut Vec<Diagnostic>,
+    ) -> Index {
         let mut ix = Index {
-            by_id: IdMap::with_capacity_and_hasher(entries.len(), IdHash::default()),
+            by_id: IdTable::with_capacity(entries.len()),
             parent: vec![NONE; entries.len()],
             ..Index::default()
         };
@@ -177,7 +293,7 @@ impl Index {
             }
             ix.leaf = Some(i);
             if let Some(id) = &e.id {
-                if let Some(prev) = ix.by_id.insert(id.clone(), i as u32) {
+                if let Some(prev) = ix.by_id.insert(id, i as u32) {
                     warnings.push(Diagnostic::new(
                         file,
                         Some(e.line),
@@ -188,7 +304,13 @@ impl Index {
                     ));
                 }
             }
-            match &e.extra {
+        }
+        for (i, extra) in extras {
+            let i = *i as usize;
+            if entries.get(i).is_none_or(|e| e.ty == EntryType::Session) {
+                continue;
+            }
+            match extra {
                 Extra::Label(change) => {
                     if let Some(t) = &change.target {
                         match &change.label {
@@ -209,7 +331,7 @@ impl Index {
             }
             if let Some(pid) = e.parent.id() {
                 match ix.by_id.get(pid) {
-                    Some(&p) => ix.parent[i] = p,
+                    Some(p) => ix.parent[i] = p,
                     None => warnings.push(Diagnostic::new(
                         file,
                         Some(e.line),
@@ -226,7 +348,7 @@ impl Index {
 
     /// The entry index of `id`.
     pub fn get(&self, id: &Id) -> Option<usize> {
-        self.by_id.get(id).map(|&i| i as usize)
+        self.by_id.get(id).map(|i| i as usize)
     }
 
     /// The parent entry of entry `i` (None for a root or a dangling parent).
@@ -234,6 +356,37 @@ impl Index {
         match self.parent[i] {
             NONE => None,
             p => Some(p as usize),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn id_table_finds_what_it_holds() {
+        for cap in [0, 1, 5, 1000] {
+            let mut t = IdTable::with_capacity(cap);
+            assert_eq!(t.get(&Id::new("00000001")), None);
+            for k in 0..3000u32 {
+                let id = Id::new(&format!("{:08x}", k.wrapping_mul(2654435761)));
+                assert_eq!(t.insert(&id, k), None);
+            }
+            assert_eq!(t.insert(&Id::new("not-hex"), 7), None);
+            assert_eq!(t.insert(&Id::new("not-hex"), 8), Some(7));
+            let dup = Id::new(&format!("{:08x}", 5u32.wrapping_mul(2654435761)));
+            assert_eq!(t.insert(&dup, 9), Some(5));
+            assert_eq!(t.get(&dup), Some(9));
+            assert_eq!(t.len(), 3001);
+            for k in (0..3000u32).filter(|&k| k != 5) {
+                let id = Id::new(&format!("{:08x}", k.wrapping_mul(2654435761)));
+                assert_eq!(t.get(&id), Some(k));
+            }
+            assert_eq!(t.get(&Id::new("ffffffff")), None);
+            assert_eq!(t.get(&Id::new("other")), None);
+            assert_eq!(t.iter().count(), 3001);
+            assert!(t.iter().any(|(id, v)| id == Id::new("not-hex") && v == 8));
         }
     }
 }

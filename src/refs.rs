@@ -189,7 +189,7 @@ fn by_id(session: &Session, text: &str) -> Result<usize> {
         .by_id
         .iter()
         .filter(|(id, _)| id.to_string().starts_with(text))
-        .map(|(_, &i)| i as usize)
+        .map(|(_, i)| i as usize)
         .collect();
     matches.sort_unstable();
     match matches.as_slice() {
@@ -204,7 +204,12 @@ fn by_id(session: &Session, text: &str) -> Result<usize> {
                 .take(10)
                 .map(|&i| {
                     let e = &session.entries[i];
-                    format!("{} (line {}, {})", e.id_string(), e.line, e.ty.as_str())
+                    format!(
+                        "{} (line {}, {})",
+                        e.id_string(),
+                        e.line,
+                        session.type_name(i)
+                    )
                 })
                 .collect();
             Err(Error::request(

@@ -5,7 +5,7 @@
 //! prints it or looks inside it. Standard input is kept in memory.
 //! Version 1 and 2 files are migrated in memory with deterministic ids.
 
-use crate::entry::{is_js_space, Entry, EntryType, Id};
+use crate::entry::{is_js_space, unknown_type, Entry, EntryType, Extra, Id};
 use crate::error::{Diagnostic, Error, Result};
 use crate::index::Index;
 use crate::json::{scan, Object};
@@ -69,7 +69,7 @@ struct Window {
 }
 
 const WINDOW_MIN: usize = 16 << 10;
-const WINDOW_MAX: usize = 512 << 10;
+const WINDOW_MAX: usize = 128 << 10;
 
 /// Bytes read per `read` call while loading a file.
 const LOAD_CHUNK: usize = 256 << 10;
@@ -116,6 +116,8 @@ pub struct Session {
     pub index: Index,
     /// Problems found while reading that did not stop it.
     pub warnings: Vec<Diagnostic>,
+    /// The names of the types [`EntryType`] does not know, by entry index.
+    other_types: Vec<(u32, Box<str>)>,
 }
 
 /// A line of input as the reader sees it.
@@ -200,7 +202,7 @@ impl Session {
     /// The bytes of entry `i` exactly as they stand in the input.
     pub fn raw_line(&self, i: usize) -> Result<Cow<'_, [u8]>> {
         let e = &self.entries[i];
-        self.read_span(e.offset, e.len)
+        self.read_span(e.offset, u64::from(e.len))
     }
 
     /// The bytes of the header line as they stand in the input.
@@ -253,6 +255,20 @@ impl Session {
         }
         let obj = self.object(&raw, self.header.line)?;
         Ok(Cow::Owned(migrate::migrate_header(&obj)))
+    }
+
+    /// The `type` of entry `i` as written ("" when it has none).
+    pub fn type_name(&self, i: usize) -> &str {
+        if let Some(name) = self.entries[i].ty.known_name() {
+            return name;
+        }
+        match self
+            .other_types
+            .binary_search_by_key(&(i as u64), |(j, _)| u64::from(*j))
+        {
+            Ok(k) => &self.other_types[k].1,
+            Err(_) => "",
+        }
     }
 
     /// Parse a line read again from the input.
@@ -419,8 +435,10 @@ pub fn last_entry(file: &File, name: &str, from: u64) -> Result<Option<Entry>> {
             let bytes = &buf[line_start..end];
             if !is_blank(bytes) {
                 if let Ok(Some(obj)) = Object::parse_line(bytes) {
-                    let e =
-                        Entry::from_object(&obj, 0, start + line_start as u64, bytes.len() as u64);
+                    let Ok(len) = u32::try_from(bytes.len()) else {
+                        return Err(Error::request(name, LINE_TOO_LONG));
+                    };
+                    let e = Entry::from_object(&obj, 0, start + line_start as u64, len);
                     if e.ty != EntryType::Session {
                         return Ok(Some(e));
                     }
@@ -454,11 +472,15 @@ fn is_blank(bytes: &[u8]) -> bool {
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
+const LINE_TOO_LONG: &str = "a line of 4 GiB or more: longer than this tool reads";
+
 struct Loader<'n> {
     name: &'n str,
     opts: ReadOptions,
     header: Option<Header>,
     entries: Vec<Entry>,
+    extras: Vec<(u32, Extra)>,
+    other_types: Vec<(u32, Box<str>)>,
     warnings: Vec<Diagnostic>,
     lines_seen: u64,
 }
@@ -470,6 +492,8 @@ impl<'n> Loader<'n> {
             opts,
             header: None,
             entries: Vec::new(),
+            extras: Vec::new(),
+            other_types: Vec::new(),
             warnings: Vec::new(),
             lines_seen: 0,
         }
@@ -513,9 +537,32 @@ impl<'n> Loader<'n> {
         if self.header.is_none() {
             return self.header(&obj, l.number, offset, len);
         }
-        let entry = Entry::from_object(&obj, l.number, offset, len);
-        if entry.ty == EntryType::Session {
-            self.warn(l.number, "a second session header; pi ignores it");
+        let Ok(short_len) = u32::try_from(len) else {
+            return Err(Error::data(self.name, Some(l.number), LINE_TOO_LONG));
+        };
+        // Entry indices are kept as u32, with u32::MAX meaning none.
+        let Some(at) = u32::try_from(self.entries.len())
+            .ok()
+            .filter(|&a| a != crate::index::NONE)
+        else {
+            return Err(Error::data(
+                self.name,
+                Some(l.number),
+                "more than 4 294 967 294 entries: more than this tool reads",
+            ));
+        };
+        let entry = Entry::from_object(&obj, l.number, offset, short_len);
+        match entry.ty {
+            EntryType::Session => self.warn(l.number, "a second session header; pi ignores it"),
+            EntryType::Label | EntryType::SessionInfo => {
+                self.extras.push((at, Extra::from_object(&obj, entry.ty)))
+            }
+            EntryType::Other => {
+                if let Some(name) = unknown_type(&obj) {
+                    self.other_types.push((at, name.into_boxed_str()));
+                }
+            }
+            _ => {}
         }
         self.entries.push(entry);
         Ok(())
@@ -609,7 +656,7 @@ impl<'n> Loader<'n> {
                 ),
             ));
         }
-        let index = Index::build(self.name, &self.entries, &mut self.warnings);
+        let index = Index::build(self.name, &self.entries, &self.extras, &mut self.warnings);
         Ok(Session {
             input,
             name: self.name.to_string(),
@@ -618,6 +665,7 @@ impl<'n> Loader<'n> {
             entries: self.entries,
             index,
             warnings: self.warnings,
+            other_types: self.other_types,
         })
     }
 }

@@ -89,7 +89,7 @@ pub fn entry_summary(
         }
         T::Label => format!("[label] {}", s("label")),
         T::SessionInfo => format!("[name] {}", s("name")),
-        other => format!("[{}]", other.as_str()),
+        _ => format!("[{}]", session.type_name(i)),
     })
 }
 

@@ -21,8 +21,11 @@ use crate::session::Session;
 pub struct Tree {
     /// The roots, in pi's order.
     pub roots: Vec<usize>,
-    /// The children of each entry, sorted as pi sorts them.
-    pub children: Vec<Vec<usize>>,
+    /// The children of every entry, sorted as pi sorts them, in one array
+    /// (8 bytes an entry): those of entry `k` are
+    /// `child_list[child_start[k]..child_start[k + 1]]` ([`Tree::children`]).
+    child_start: Vec<u32>,
+    child_list: Vec<u32>,
     /// Entries (not second headers) that no root reaches, in file order.
     pub unreachable: Vec<usize>,
 }
@@ -60,37 +63,62 @@ impl Tree {
                 None => last_without_id.unwrap_or(i),
             }
         };
-        let mut t = Tree {
-            roots: Vec::new(),
-            children: vec![Vec::new(); n],
-            unreachable: Vec::new(),
-        };
-        for (i, e) in s.entries.iter().enumerate() {
-            if e.ty == EntryType::Session {
-                continue;
-            }
-            let node = node_of(i);
+        // The parent under which entry i's node is listed (None: a root).
+        let parent_of = |i: usize| -> Option<usize> {
+            let e = &s.entries[i];
             let self_parent = match (&e.parent, &e.id) {
                 (Parent::Id(p), Some(id)) => p == id,
                 _ => false,
             };
-            match s.index.parent_of(i) {
-                Some(p) if !self_parent => t.children[p].push(node),
-                _ => t.roots.push(node),
+            s.index.parent_of(i).filter(|_| !self_parent)
+        };
+        let mut t = Tree::default();
+        // Count the children of each entry, then place them in file order.
+        let mut start = vec![0u32; n + 1];
+        for (i, e) in s.entries.iter().enumerate() {
+            if e.ty == EntryType::Session {
+                continue;
+            }
+            match parent_of(i) {
+                Some(p) => start[p + 1] += 1,
+                None => t.roots.push(node_of(i)),
             }
         }
-        for c in t.children.iter_mut() {
+        for k in 0..n {
+            start[k + 1] += start[k];
+        }
+        let mut list = vec![0u32; start[n] as usize];
+        let mut fill: Vec<u32> = start[..n].to_vec();
+        for (i, e) in s.entries.iter().enumerate() {
+            if e.ty == EntryType::Session {
+                continue;
+            }
+            if let Some(p) = parent_of(i) {
+                list[fill[p] as usize] = node_of(i) as u32;
+                fill[p] += 1;
+            }
+        }
+        drop(fill);
+        for k in 0..n {
+            let c = &mut list[start[k] as usize..start[k + 1] as usize];
             if c.len() > 1 {
                 sort_children(c, |i| s.entries[i].time);
             }
         }
+        t.child_start = start;
+        t.child_list = list;
         // Reachable from a root: what a walk enters, found without walking
         // every path (with duplicate ids the walk can be exponential).
         let mut seen = vec![false; n];
         let mut todo: Vec<usize> = t.roots.clone();
         while let Some(node) = todo.pop() {
             if !std::mem::replace(&mut seen[node], true) {
-                todo.extend(t.children[node].iter().filter(|&&c| !seen[c]));
+                todo.extend(
+                    t.children(node)
+                        .iter()
+                        .map(|&c| c as usize)
+                        .filter(|&c| !seen[c]),
+                );
             }
         }
         for (i, e) in s.entries.iter().enumerate() {
@@ -99,6 +127,38 @@ impl Tree {
             }
         }
         t
+    }
+
+    /// The children of `node`, sorted as pi sorts them.
+    pub fn children(&self, node: usize) -> &[u32] {
+        match (self.child_start.get(node), self.child_start.get(node + 1)) {
+            (Some(&a), Some(&b)) => &self.child_list[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// The number of entries the tree was built over.
+    pub fn len(&self) -> usize {
+        self.child_start.len().saturating_sub(1)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The same tree with its roots replaced by `roots` and every list of
+    /// children put in the order `order` returns (the same nodes).
+    pub fn reordered(&self, roots: Vec<usize>, mut order: impl FnMut(&[u32]) -> Vec<u32>) -> Tree {
+        let mut child_list = Vec::with_capacity(self.child_list.len());
+        for k in 0..self.len() {
+            child_list.extend(order(self.children(k)));
+        }
+        Tree {
+            roots,
+            child_start: self.child_start.clone(),
+            child_list,
+            unreachable: Vec::new(),
+        }
     }
 
     /// Walk the tree in pre-order (children in order), without recursion.
@@ -115,24 +175,26 @@ impl Tree {
     /// per path: a file whose lines were duplicated a few times gives a
     /// tree exponential in its length. Callers check this first.
     pub fn walk_len(&self, limit: usize) -> Option<usize> {
-        let mut on_path = vec![false; self.children.len()];
+        let mut on_path = vec![false; self.len()];
         let mut count = 0usize;
         for &r in &self.roots {
-            let mut stack: Vec<(usize, usize)> = vec![(r, 0)];
+            // Frames: (node, next child index).
+            let mut stack: Vec<(u32, u32)> = vec![(r as u32, 0)];
             on_path[r] = true;
             count += 1;
             while let Some(top) = stack.last_mut() {
-                let (node, k) = *top;
-                if k < self.children[node].len() {
+                let (node, k) = (top.0 as usize, top.1 as usize);
+                let children = self.children(node);
+                if k < children.len() {
                     top.1 += 1;
-                    let c = self.children[node][k];
+                    let c = children[k] as usize;
                     if !on_path[c] {
                         count += 1;
                         if count > limit {
                             return None;
                         }
                         on_path[c] = true;
-                        stack.push((c, 0));
+                        stack.push((c as u32, 0));
                     }
                 } else {
                     stack.pop();
@@ -148,22 +210,23 @@ impl Tree {
 
     /// [`Tree::walk`] starting from `starts` instead of the roots.
     pub fn walk_from(&self, starts: &[usize], f: &mut impl FnMut(Step)) {
-        let mut on_path = vec![false; self.children.len()];
+        let mut on_path = vec![false; self.len()];
         for &r in starts {
             // Frames: (node, next child index).
-            let mut stack: Vec<(usize, usize)> = Vec::new();
+            let mut stack: Vec<(u32, u32)> = Vec::new();
             f(Step::Enter {
                 node: r,
                 parent: None,
                 depth: 0,
             });
             on_path[r] = true;
-            stack.push((r, 0));
+            stack.push((r as u32, 0));
             while let Some(top) = stack.last_mut() {
-                let (node, k) = *top;
-                if k < self.children[node].len() {
+                let (node, k) = (top.0 as usize, top.1 as usize);
+                let children = self.children(node);
+                if k < children.len() {
                     top.1 += 1;
-                    let c = self.children[node][k];
+                    let c = children[k] as usize;
                     if on_path[c] {
                         f(Step::Cycle {
                             node: c,
@@ -177,7 +240,7 @@ impl Tree {
                         depth: stack.len(),
                     });
                     on_path[c] = true;
-                    stack.push((c, 0));
+                    stack.push((c as u32, 0));
                 } else {
                     stack.pop();
                     on_path[node] = false;
@@ -189,17 +252,17 @@ impl Tree {
 }
 
 /// `children.sort((a, b) => time(a) - time(b))` exactly as V8 does it.
-fn sort_children(c: &mut [usize], time: impl Fn(usize) -> f64) {
+fn sort_children(c: &mut [u32], time: impl Fn(usize) -> f64) {
     // V8's comparator result: a NaN difference counts as 0.
-    let cmp = |a: usize, b: usize| -> f64 {
-        let d = time(a) - time(b);
+    let cmp = |a: u32, b: u32| -> f64 {
+        let d = time(a as usize) - time(b as usize);
         if d.is_nan() {
             0.0
         } else {
             d
         }
     };
-    let has_nan = c.iter().any(|&i| time(i).is_nan());
+    let has_nan = c.iter().any(|&i| time(i as usize).is_nan());
     if !has_nan || c.len() >= 64 {
         // A consistent order: every stable sort gives V8's result.
         // (With NaN and 64+ children V8's merges are not replayed.)

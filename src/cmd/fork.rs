@@ -263,7 +263,7 @@ fn not_a_user_message(s: &Session, i: usize, allow_custom: bool) -> Error {
                 ""
             },
             e.id_string(),
-            e.ty.as_str(),
+            s.type_name(i),
             if e.ty == EntryType::Message {
                 " (not from the user); use --at to keep it"
             } else {

@@ -184,7 +184,7 @@ pub fn list(s: &Session, json: bool, out: &mut impl Write) -> Result<()> {
             match target {
                 Some(i) => {
                     w.number("line", s.entries[i].line as f64)
-                        .str("type", s.entries[i].ty.as_str())
+                        .str("type", s.type_name(i))
                         .str("text", &text);
                 }
                 None => {

@@ -194,6 +194,14 @@ fn write_json(
                     err = Some(e);
                 }
                 buf.extend_from_slice(b",\"children\":[");
+                // A long chain is all Enters before its first Leave: flush
+                // here too, or the chain's whole output is held in memory.
+                if buf.len() > 1 << 16 {
+                    if let Err(e) = out.write_all(&buf) {
+                        err = Some(out_err(e));
+                    }
+                    buf.clear();
+                }
             }
             Step::Leave { node } => {
                 first.pop();
@@ -291,7 +299,7 @@ impl<'s> View<'s> {
         tree.walk(|step| {
             if let Step::Leave { node } = step {
                 let mine = leaf_id.is_some() && s.entries[node].id == leaf_id;
-                has[node] = mine || tree.children[node].iter().any(|&c| has[c]);
+                has[node] = mine || tree.children(node).iter().any(|&c| has[c as usize]);
             }
         });
         let prioritize = |xs: &[usize]| -> Vec<usize> {
@@ -299,11 +307,11 @@ impl<'s> View<'s> {
             v.extend(xs.iter().copied().filter(|&c| !has[c]));
             v
         };
-        let ordered_tree = Tree {
-            roots: prioritize(&tree.roots),
-            children: tree.children.iter().map(|c| prioritize(c)).collect(),
-            unreachable: Vec::new(),
-        };
+        let ordered_tree = tree.reordered(prioritize(&tree.roots), |xs| {
+            let mut v: Vec<u32> = xs.iter().copied().filter(|&c| has[c as usize]).collect();
+            v.extend(xs.iter().copied().filter(|&c| !has[c as usize]));
+            v
+        });
         let mut flat = Vec::new();
         ordered_tree.walk(|step| {
             if let Step::Enter { node, depth, .. } = step {
@@ -650,11 +658,11 @@ impl<'s> View<'s> {
             buf.extend_from_slice(b",\"parentId\":");
             raw_or_null(&mut buf, &obj, "parentId");
             buf.extend_from_slice(format!(",\"depth\":{depth},\"children\":[").as_bytes());
-            for (c, &child) in self.tree.children[i].iter().enumerate() {
+            for (c, &child) in self.tree.children(i).iter().enumerate() {
                 if c > 0 {
                     buf.push(b',');
                 }
-                js::write_str(&mut buf, &self.s.entries[child].id_string());
+                js::write_str(&mut buf, &self.s.entries[child as usize].id_string());
             }
             buf.push(b']');
             if let Some(l) = self.label_of(i) {
@@ -1205,12 +1213,12 @@ pub fn write_stats(
     report_unreachable(s, &tree, warn);
     let mut types: Vec<(String, usize)> = Vec::new();
     let mut entries = 0;
-    for e in &s.entries {
+    for (i, e) in s.entries.iter().enumerate() {
         if e.ty == EntryType::Session {
             continue;
         }
         entries += 1;
-        let t = e.ty.as_str().to_string();
+        let t = s.type_name(i).to_string();
         match types.iter_mut().find(|(k, _)| *k == t) {
             Some(x) => x.1 += 1,
             None => types.push((t, 1)),
@@ -1221,7 +1229,7 @@ pub fn write_stats(
     tree.walk(|step| {
         if let Step::Enter { node, depth, .. } = step {
             nodes += 1;
-            let c = tree.children[node].len();
+            let c = tree.children(node).len();
             if c > 1 {
                 branch_points += 1;
             }
