@@ -146,6 +146,19 @@ impl TempFile {
         sync_dir(&dir_of(&self.target))
     }
 
+    /// Flush (unless [`TempFile::sync`] already did), then give the
+    /// temporary file the target's name (replacing it), without flushing
+    /// the directory: for batches, which flush each directory once with
+    /// [`sync_dir`] after all their renames. Killed before that flush, the
+    /// target is still the complete old or the complete new file; only the
+    /// rename's durability waits for it.
+    pub fn commit_rename(mut self) -> io::Result<()> {
+        self.finish()?;
+        fs::rename(&self.path, &self.target)?;
+        self.path = PathBuf::new();
+        Ok(())
+    }
+
     /// Flush, then give the temporary file the target's name only if no
     /// file has it (`AlreadyExists` otherwise), then flush the directory.
     pub fn commit_new(mut self) -> io::Result<()> {
@@ -270,6 +283,48 @@ pub fn read_with_snapshot(path: &Path) -> io::Result<(Vec<u8>, Snapshot)> {
         return Err(io::Error::other("the file changed while it was read"));
     }
     Ok((bytes, snap))
+}
+
+/// Like [`read_with_snapshot`], but reads the first line first and hands
+/// it to `enough`: when that says true, the rest is not read (`Ok(None)`).
+/// A first line longer than 64 KiB is not looked at. Also returns the
+/// file's metadata.
+pub fn read_unless_first_line(
+    path: &Path,
+    enough: impl FnOnce(&[u8]) -> bool,
+) -> io::Result<Option<(Vec<u8>, Snapshot, Metadata)>> {
+    const FIRST_MAX: usize = 64 << 10;
+    let mut f = File::open(path)?;
+    let m = f.metadata()?;
+    if m.is_dir() {
+        return Err(io::Error::other("is a directory"));
+    }
+    let mut bytes = Vec::with_capacity(m.len() as usize);
+    let mut line_end = None;
+    while bytes.len() <= FIRST_MAX {
+        let from = bytes.len();
+        let n = (&mut f).take(4096).read_to_end(&mut bytes)?;
+        if let Some(p) = memchr::memchr(b'\n', &bytes[from..]) {
+            line_end = Some(from + p);
+            break;
+        }
+        if n == 0 {
+            line_end = Some(bytes.len());
+            break;
+        }
+    }
+    if let Some(end) = line_end {
+        if enough(&bytes[..end]) {
+            return Ok(None);
+        }
+    }
+    f.read_to_end(&mut bytes)?;
+    let after = f.metadata()?;
+    let snap = Snapshot::of(&after);
+    if Snapshot::of(&m) != snap || bytes.len() as u64 != snap.len {
+        return Err(io::Error::other("the file changed while it was read"));
+    }
+    Ok(Some((bytes, snap, after)))
 }
 
 /// Whether `path` still holds exactly `bytes` with the same size, time and inode.

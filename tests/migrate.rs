@@ -517,3 +517,106 @@ fn kill_9_leaves_old_or_new() {
     assert!(saw.0 > 0, "never killed before the rename: {saw:?}");
     eprintln!("kill -9: {} times old, {} times new", saw.0, saw.1);
 }
+
+/// A directory of version-1 files (the batch path: unflushed temporary
+/// files, flushes in flight together, one directory flush at the end),
+/// killed at moments spread over a whole run: every file is its old or its
+/// new text, never a mix, and the next run finishes the job.
+#[test]
+fn kill_9_of_a_batch_leaves_each_file_old_or_new() {
+    let t = TempDir::new("mig-kill-batch");
+    let dir = t.path().join("d");
+    std::fs::create_dir(&dir).unwrap();
+    let pad = "y".repeat(300);
+    let mut olds = Vec::new();
+    for i in 0..300 {
+        let mut s = format!("{{\"type\":\"session\",\"id\":\"b{i}\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}}\n");
+        for k in 0..(40 + i % 60) {
+            s.push_str(&format!(
+                "{{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"{i} {k} {pad}\",\"timestamp\":{k}}}}}\n"
+            ));
+        }
+        let new = stdout(&run("pi-migrate", &[], Some(s.as_bytes())));
+        assert_ne!(new, s);
+        olds.push((format!("s{i:03}.jsonl"), s, new));
+    }
+    let write_all = || {
+        for (n, old, _) in &olds {
+            std::fs::write(dir.join(n), old).unwrap();
+        }
+    };
+    write_all();
+    let t0 = std::time::Instant::now();
+    let o = run("pi-migrate", &["-i", "-q", dir.to_str().unwrap()], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let full = t0.elapsed().as_micros() as u64;
+    let mut saw = (0usize, 0usize);
+    for k in 0..12u64 {
+        write_all();
+        let mut child = Command::new(bin("pi-migrate"))
+            .args(["-i", dir.to_str().unwrap()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let delay = Duration::from_micros(full * k / 10);
+        std::thread::sleep(delay);
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        for (n, old, new) in &olds {
+            let now = std::fs::read_to_string(dir.join(n)).unwrap();
+            if now == *old {
+                saw.0 += 1;
+            } else if now == *new {
+                saw.1 += 1;
+            } else {
+                panic!("{n} after kill at {delay:?}: neither the old nor the new text");
+            }
+        }
+        let o = run("pi-migrate", &["-i", "-q", dir.to_str().unwrap()], None);
+        assert!(o.status.success(), "{}", stderr(&o));
+        for (n, _, new) in &olds {
+            assert_eq!(&std::fs::read_to_string(dir.join(n)).unwrap(), new, "{n}");
+        }
+        let names: Vec<String> = olds.iter().map(|x| x.0.clone()).collect();
+        assert_eq!(entries_of(&dir), names, "after kill at {delay:?}");
+    }
+    assert!(saw.0 > 0, "never killed before a rename: {saw:?}");
+    eprintln!("kill -9 of a batch: {} files old, {} new", saw.0, saw.1);
+}
+
+/// A file at version 3 is recognised from its first line: what follows is
+/// never looked at (not even a line that is not JSON), and a header that
+/// is not on the first line, or a newer version, still goes the full way.
+#[test]
+fn version_3_from_the_first_line() {
+    let t = TempDir::new("mig-v3-first");
+    let cur = t.write(
+        "cur.jsonl",
+        b"\xEF\xBB\xBF{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\r\n{oops\n",
+    );
+    let late = t.write(
+        "late.jsonl",
+        b"\n{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n{oops\n",
+    );
+    let newer = t.write(
+        "newer.jsonl",
+        b"{\"type\":\"session\",\"version\":3.5,\"id\":\"s\"}\n",
+    );
+    let before: Vec<Vec<u8>> = [&cur, &late, &newer]
+        .iter()
+        .map(|p| std::fs::read(p).unwrap())
+        .collect();
+    let o = run("pi-migrate", &["-i", t.path().to_str().unwrap()], None);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("0 migrated, 2 already current, 1 failed"),
+        "{err}"
+    );
+    assert!(err.contains("newer.jsonl:1:"), "{err}");
+    for (p, b) in [&cur, &late, &newer].iter().zip(before) {
+        assert_eq!(std::fs::read(p).unwrap(), b, "{}", p.display());
+    }
+}

@@ -473,40 +473,159 @@ impl Progress {
     }
 }
 
+/// Files staged (written to their temporary file) but not yet flushed and
+/// renamed, at most: the queue between the workers that migrate and those
+/// that flush. Each holds its old text (for the check before the rename)
+/// and an open file, so that at most `QUEUE + FLUSHERS + cores` old texts
+/// are in memory at once.
+const QUEUE: usize = 16;
+
+/// Threads that flush temporary files and rename them. They mostly wait on
+/// the disk; many `fsync`s in flight at once let the file system commit
+/// them together (one journal commit for many files).
+const FLUSHERS: usize = 16;
+
+/// A migrated file written to its temporary file beside it (not yet
+/// flushed), waiting to be flushed, checked and renamed.
+struct Staged {
+    index: usize,
+    name: String,
+    real: PathBuf,
+    temp: TempFile,
+    old: Vec<u8>,
+    snap: Snapshot,
+    backup: Option<PathBuf>,
+    malformed_kept: usize,
+}
+
+/// What the first step does with one file.
+enum Step {
+    Done(FileResult),
+    Staged(Box<Staged>),
+}
+
+/// Shared by the workers of a batch.
+struct Batch<'a> {
+    req: &'a Request,
+    progress: Progress,
+    results: Mutex<Vec<Option<FileResult>>>,
+    /// Directories already cleared of stray temporary files.
+    cleaned: Mutex<HashSet<PathBuf>>,
+    /// Directories where a file was renamed: each is flushed once at the end.
+    renamed_in: Mutex<HashSet<PathBuf>>,
+}
+
+impl Batch<'_> {
+    fn record(&self, i: usize, r: FileResult) {
+        if let Ok(mut v) = self.results.lock() {
+            v[i] = Some(r);
+        }
+        self.progress.tick();
+    }
+
+    fn error(&self, e: &Error) -> FileResult {
+        self.progress.say(false, &format!("{TOOL}: error: {e}"));
+        FileResult::Failed
+    }
+}
+
+/// Migrate many files. In place, a file is migrated in two steps:
+///
+/// 1. (one worker per core) read it, migrate it, write the new text to a
+///    temporary file beside it, not flushed;
+/// 2. (many workers) flush that temporary file (`fsync`; many at once, so
+///    that the file system commits them together), check that the file
+///    still holds what was read, and rename the temporary file over it.
+///
+/// Each directory is flushed once, after all its renames. At every moment
+/// each file is its complete old or complete new version: a new version
+/// takes the file's name only once it is on disk. Files already at version
+/// 3 are recognised from their first line alone.
 fn run_batch(req: &Request, files: &[PathBuf]) -> (usize, usize, usize) {
-    let progress = Progress {
-        total: files.len(),
-        done: AtomicUsize::new(0),
-        tty: std::io::stderr().is_terminal() && files.len() > 1 && !req.quiet,
-        last: Mutex::new(None),
+    let b = Batch {
+        req,
+        progress: Progress {
+            total: files.len(),
+            done: AtomicUsize::new(0),
+            tty: std::io::stderr().is_terminal() && files.len() > 1 && !req.quiet,
+            last: Mutex::new(None),
+        },
+        results: Mutex::new((0..files.len()).map(|_| None).collect()),
+        cleaned: Mutex::new(HashSet::new()),
+        renamed_in: Mutex::new(HashSet::new()),
     };
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<FileResult>>> =
-        Mutex::new((0..files.len()).map(|_| None).collect());
-    // Each file costs two fsyncs (file, directory): the workers mostly wait
-    // on the disk, and more of them in flight let it batch those flushes.
-    // (Each holds one file in memory: at most 16 at a time.)
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .saturating_mul(8)
-        .min(16)
-        .min(files.len().max(1));
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = cores.min(files.len().max(1));
+    let flushers = if req.mode == Mode::InPlace {
+        FLUSHERS.min(files.len())
+    } else {
+        0
+    };
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Box<Staged>>(QUEUE);
+    let rx = Mutex::new(rx);
     std::thread::scope(|sc| {
         for _ in 0..workers {
-            sc.spawn(|| loop {
+            let tx = tx.clone();
+            let (b, next) = (&b, &next);
+            sc.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(f) = files.get(i) else { break };
-                let r = one_file(req, f, &progress);
-                if let Ok(mut v) = results.lock() {
-                    v[i] = Some(r);
+                match first_step(b, i, f) {
+                    Ok(Step::Done(r)) => b.record(i, r),
+                    Ok(Step::Staged(s)) => {
+                        // The flushers end only when every worker has.
+                        if let Err(e) = tx.send(s) {
+                            let s = e.0;
+                            let r = second_step(b, *s);
+                            b.record(i, r);
+                        }
+                    }
+                    Err(e) => {
+                        let r = b.error(&e);
+                        b.record(i, r);
+                    }
                 }
-                progress.tick();
+            });
+        }
+        drop(tx);
+        for _ in 0..flushers {
+            let (b, rx) = (&b, &rx);
+            sc.spawn(move || loop {
+                let s = match rx.lock() {
+                    Ok(rx) => rx.recv(),
+                    Err(_) => break,
+                };
+                let Ok(s) = s else { break };
+                let i = s.index;
+                let r = second_step(b, *s);
+                b.record(i, r);
             });
         }
     });
-    progress.clear();
-    let (mut m, mut c, mut f) = (0, 0, 0);
-    for r in results.into_inner().unwrap_or_default() {
+    let mut failed_dirs = 0;
+    let dirs: Vec<PathBuf> = b
+        .renamed_in
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .collect();
+    for (d, r) in sync_dirs(&dirs) {
+        if let Err(e) = r {
+            b.progress.say(
+                false,
+                &format!(
+                    "{TOOL}: error: {}: cannot flush the directory after renaming: {}",
+                    d.display(),
+                    crate::error::io_message(&e)
+                ),
+            );
+            failed_dirs += 1;
+        }
+    }
+    b.progress.clear();
+    let (mut m, mut c, mut f) = (0, 0, failed_dirs);
+    for r in b.results.into_inner().unwrap_or_default() {
         match r {
             Some(FileResult::Migrated) => m += 1,
             Some(FileResult::Current) => c += 1,
@@ -516,111 +635,204 @@ fn run_batch(req: &Request, files: &[PathBuf]) -> (usize, usize, usize) {
     (m, c, f)
 }
 
-fn one_file(req: &Request, path: &Path, p: &Progress) -> FileResult {
-    let name = path.display().to_string();
-    match process_file(req, path, &name, p) {
-        Ok(r) => r,
-        Err(e) => {
-            p.say(false, &format!("{TOOL}: error: {e}"));
-            FileResult::Failed
+/// Flush each directory, several at once; the result of each.
+fn sync_dirs(dirs: &[PathBuf]) -> Vec<(PathBuf, std::io::Result<()>)> {
+    let next = AtomicUsize::new(0);
+    let out = Mutex::new(Vec::with_capacity(dirs.len()));
+    std::thread::scope(|sc| {
+        for _ in 0..dirs.len().min(FLUSHERS) {
+            sc.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(d) = dirs.get(i) else { break };
+                let r = write::sync_dir(d);
+                if let Ok(mut o) = out.lock() {
+                    o.push((d.clone(), r));
+                }
+            });
         }
+    });
+    out.into_inner().unwrap_or_default()
+}
+
+/// Whether the first line of a file is a version-3 session header: then
+/// the file is current and nothing more of it is read. Anything else (no
+/// header on the first line, an older or a newer version) is left to the
+/// full read, which says what it is.
+fn first_line_is_current(line: &[u8]) -> bool {
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    let Ok(Some(obj)) = Object::parse_line(line) else {
+        return false;
+    };
+    if obj.str("type").as_deref() != Some("session") || obj.str("id").is_none() {
+        return false;
+    }
+    match obj.raw("version") {
+        Some(v) if scan::kind_of(v) == Some(scan::Kind::Number) => std::str::from_utf8(v)
+            .ok()
+            .and_then(|t| t.parse::<f64>().ok())
+            .is_some_and(|n| n == CURRENT_VERSION as f64),
+        _ => false,
     }
 }
 
-fn process_file(req: &Request, path: &Path, name: &str, p: &Progress) -> Result<FileResult> {
+/// Read and migrate file `i`; in place, write its new text to a temporary
+/// file (and keep the backup asked for), to be flushed and renamed by
+/// [`second_step`].
+fn first_step(b: &Batch, i: usize, path: &Path) -> Result<Step> {
+    let req = b.req;
+    let name = path.display().to_string();
     // Write beside the real file, not over a symbolic link to it.
     let real = if req.mode == Mode::InPlace {
-        std::fs::canonicalize(path).map_err(|e| Error::io(name, &e))?
+        std::fs::canonicalize(path).map_err(|e| Error::io(&name, &e))?
     } else {
         path.to_path_buf()
     };
     if req.mode == Mode::InPlace {
-        for t in write::remove_stray_temps(&real, TEMP_TAG) {
-            if !req.quiet {
-                p.say(
-                    false,
-                    &format!(
-                        "{TOOL}: warning: {}: removed a temporary file left by an interrupted run",
-                        t.display()
-                    ),
-                );
-            }
-        }
+        clean_dir(b, &real);
     }
-    let (bytes, snap) = write::read_with_snapshot(&real).map_err(|e| Error::io(name, &e))?;
-    let outcome = migrate_bytes(name, &bytes, req.opts)?;
+    let Some((bytes, snap, meta)) = write::read_unless_first_line(&real, first_line_is_current)
+        .map_err(|e| Error::io(&name, &e))?
+    else {
+        return Ok(Step::Done(FileResult::Current));
+    };
+    let outcome = migrate_bytes(&name, &bytes, req.opts)?;
     let Outcome::Migrated {
         bytes: new,
         changes,
     } = outcome
     else {
-        return Ok(FileResult::Current);
+        return Ok(Step::Done(FileResult::Current));
     };
     match req.mode {
-        Mode::Check => p.say(true, name),
-        Mode::DryRun => p.say(true, &format!("{name}: {}", changes.describe())),
-        Mode::InPlace => replace(req, &real, name, &bytes, &snap, &new)?,
+        Mode::Check => b.progress.say(true, &name),
+        Mode::DryRun => b
+            .progress
+            .say(true, &format!("{name}: {}", changes.describe())),
         Mode::Stdout => {}
+        Mode::InPlace => {
+            let (temp, backup) = stage(req, &real, &name, &meta, &new)?;
+            return Ok(Step::Staged(Box::new(Staged {
+                index: i,
+                name,
+                real,
+                temp,
+                old: bytes,
+                snap,
+                backup,
+                malformed_kept: changes.malformed_kept,
+            })));
+        }
     }
-    if changes.malformed_kept > 0 && !req.quiet && req.mode == Mode::InPlace {
-        p.say(
-            false,
-            &format!(
-                "{TOOL}: warning: {name}: {} malformed line(s) carried through unchanged",
-                changes.malformed_kept
-            ),
-        );
-    }
-    Ok(FileResult::Migrated)
+    Ok(Step::Done(FileResult::Migrated))
 }
 
-/// Replace `real` with `new` if it still holds `old`; keep a backup if asked.
-fn replace(
+/// Remove the temporary files interrupted runs left in the directory of
+/// `real` (once per directory in a batch).
+fn clean_dir(b: &Batch, real: &Path) {
+    let dir = match real.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let first = b
+        .cleaned
+        .lock()
+        .map(|mut c| c.insert(dir.clone()))
+        .unwrap_or(false);
+    if !first {
+        return;
+    }
+    for t in write::remove_stray_temps_in(&dir, TEMP_TAG) {
+        if !b.req.quiet {
+            b.progress.say(
+                false,
+                &format!(
+                    "{TOOL}: warning: {}: removed a temporary file left by an interrupted run",
+                    t.display()
+                ),
+            );
+        }
+    }
+}
+
+/// Write `new` to a temporary file beside `real` (not flushed yet), and
+/// keep the backup if asked.
+fn stage(
     req: &Request,
     real: &Path,
     name: &str,
-    old: &[u8],
-    snap: &Snapshot,
+    meta: &std::fs::Metadata,
     new: &[u8],
-) -> Result<()> {
+) -> Result<(TempFile, Option<PathBuf>)> {
     let io = |e: std::io::Error| Error::io(name, &e);
-    let meta = std::fs::metadata(real).map_err(io)?;
-    let mut t = TempFile::beside(real, TEMP_TAG, Some(&meta)).map_err(io)?;
+    let mut t = TempFile::beside(real, TEMP_TAG, Some(meta)).map_err(io)?;
     t.file().write_all(new).map_err(io)?;
-    let mut backup_made = None;
-    if let Some(suffix) = &req.backup {
-        let mut b = real.as_os_str().to_owned();
-        b.push(suffix);
-        let b = PathBuf::from(b);
-        write::make_backup(real, &b, TEMP_TAG).map_err(|e| {
-            Error::request(
-                name,
-                if e.kind() == std::io::ErrorKind::AlreadyExists {
-                    format!("backup {} already exists; file left as it is", b.display())
-                } else {
-                    format!(
-                        "cannot keep a backup {}: {}",
-                        b.display(),
-                        crate::error::io_message(&e)
-                    )
-                },
-            )
-        })?;
-        backup_made = Some(b);
-    }
-    // The slow part (fsync) first, then the check right before the rename.
-    t.sync().map_err(io)?;
-    let same = write::unchanged(real, snap, old).unwrap_or(false);
-    if !same {
-        if let Some(b) = backup_made {
-            let _ = std::fs::remove_file(b);
-        }
-        return Err(Error::request(
+    let Some(suffix) = &req.backup else {
+        return Ok((t, None));
+    };
+    let mut b = real.as_os_str().to_owned();
+    b.push(suffix);
+    let b = PathBuf::from(b);
+    write::make_backup(real, &b, TEMP_TAG).map_err(|e| {
+        Error::request(
             name,
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                format!("backup {} already exists; file left as it is", b.display())
+            } else {
+                format!(
+                    "cannot keep a backup {}: {}",
+                    b.display(),
+                    crate::error::io_message(&e)
+                )
+            },
+        )
+    })?;
+    Ok((t, Some(b)))
+}
+
+/// Flush a staged file, then, if the file still holds what was read,
+/// rename the temporary file over it.
+fn second_step(b: &Batch, s: Staged) -> FileResult {
+    let Staged {
+        name,
+        real,
+        mut temp,
+        old,
+        snap,
+        backup,
+        malformed_kept,
+        ..
+    } = s;
+    let io = |e: std::io::Error| Error::io(&name, &e);
+    // The slow part (fsync) first, then the check right before the rename.
+    if let Err(e) = temp.sync() {
+        return b.error(&io(e));
+    }
+    if !write::unchanged(&real, &snap, &old).unwrap_or(false) {
+        if let Some(bk) = backup {
+            let _ = std::fs::remove_file(bk);
+        }
+        return b.error(&Error::request(
+            &name,
             "the file changed while it was being migrated; left as it is (run again)",
         ));
     }
-    t.commit_replace().map_err(io)
+    if let Err(e) = temp.commit_rename() {
+        return b.error(&io(e));
+    }
+    if let Some(dir) = real.parent() {
+        if let Ok(mut d) = b.renamed_in.lock() {
+            d.insert(dir.to_path_buf());
+        }
+    }
+    if malformed_kept > 0 && !b.req.quiet {
+        b.progress.say(
+            false,
+            &format!(
+                "{TOOL}: warning: {name}: {malformed_kept} malformed line(s) carried through unchanged"
+            ),
+        );
+    }
+    FileResult::Migrated
 }
 
 /// pi 0.30 wrote sessions into the agent directory itself; move each to
