@@ -145,16 +145,68 @@ fn read_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
     f.read_exact(buf)
 }
 
-/// A new entry id as pi draws it: the first 8 hex digits of a random
-/// UUID, drawn again while it collides with an id in use.
-pub fn fresh_id(index: &Index, also_taken: &[String]) -> String {
+/// A random id as pi's `generateId` draws it: the first 8 hex digits of a
+/// random UUID, drawn again (up to 100 times, then a whole UUID) while
+/// `taken` says it is in use.
+pub fn random_id(taken: impl Fn(&str) -> bool) -> String {
     for _ in 0..100 {
         let id = uuid::Uuid::new_v4().to_string()[..8].to_string();
-        if index.get(&crate::entry::Id::new(&id)).is_none() && !also_taken.contains(&id) {
+        if !taken(&id) {
             return id;
         }
     }
     uuid::Uuid::new_v4().to_string()
+}
+
+/// A new entry id for a session: not an id of `index`, nor one of `also_taken`.
+pub fn fresh_id(index: &Index, also_taken: &[String]) -> String {
+    random_id(|id| {
+        index.get(&crate::entry::Id::new(id)).is_some() || also_taken.iter().any(|t| t == id)
+    })
+}
+
+/// The `parentId` JSON of a new entry: the id, or `null`.
+fn parent_json(parent: Option<&str>) -> Vec<u8> {
+    parent.map_or_else(|| b"null".to_vec(), crate::migrate::json_str)
+}
+
+/// A `label` entry as pi writes it (`appendLabelChange`, or the label
+/// entries of `createBranchedSession`): `timestamp` is JSON text (None:
+/// absent, as `undefined`), `label` None when cleared.
+pub fn label_line(
+    id: &str,
+    parent: Option<&str>,
+    timestamp: Option<&[u8]>,
+    target: &str,
+    label: Option<&str>,
+) -> Vec<u8> {
+    let mut w = crate::json::ObjectWriter::new();
+    w.str("type", "label")
+        .str("id", id)
+        .raw("parentId", Some(&parent_json(parent)))
+        .raw("timestamp", timestamp)
+        .str("targetId", target);
+    if let Some(l) = label {
+        w.str("label", l);
+    }
+    w.finish()
+}
+
+/// A `session_info` entry as pi's `appendSessionInfo(name)` writes it (now,
+/// the name trimmed).
+pub fn session_info_line(id: &str, parent: Option<&str>, name: &str) -> Vec<u8> {
+    let mut w = crate::json::ObjectWriter::new();
+    w.str("type", "session_info")
+        .str("id", id)
+        .raw("parentId", Some(&parent_json(parent)))
+        .str("timestamp", &crate::time::now_iso())
+        .str("name", crate::entry::js_trim(name));
+    w.finish()
+}
+
+/// `new Date().toISOString()` as JSON text.
+pub fn now_json() -> Vec<u8> {
+    crate::migrate::json_str(&crate::time::now_iso())
 }
 
 /// A new session id as pi makes it (UUID version 7, time ordered).

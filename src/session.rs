@@ -454,7 +454,7 @@ pub fn last_entry(file: &File, name: &str, from: u64) -> Result<Option<Entry>> {
 }
 
 /// Whether pi skips the line as blank (`!line.trim()`).
-fn is_blank(bytes: &[u8]) -> bool {
+pub fn is_blank(bytes: &[u8]) -> bool {
     match bytes
         .iter()
         .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c))

@@ -2,7 +2,9 @@
 //! `/fork`), a whole session into another project (`forkFrom`), or, in place,
 //! back to an earlier entry (`/tree`: `branch`, `branchWithSummary`).
 
-use crate::append::{fresh_id, new_session_id, session_file_name, Appender};
+use crate::append::{
+    fresh_id, label_line, new_session_id, random_id, session_file_name, session_info_line, Appender,
+};
 use crate::cli::out_err;
 use crate::entry::{EntryType, Id};
 use crate::error::{Error, Result};
@@ -101,21 +103,19 @@ pub fn branched_session(
         if !on_path.contains(&l.target) {
             continue;
         }
-        let new_id = fresh_label_id(&taken);
+        // pi's generateId(new Set(pathEntryIds)), the new label ids included.
+        let new_id = random_id(|id| taken.iter().any(|t| t == id));
         taken.push(new_id.clone());
         let set_by = s.line(l.set_by)?;
         let obj = s.object(&set_by, s.entries[l.set_by].line)?;
         let ts = obj.canonical("timestamp").ok().flatten();
-        let mut w = ObjectWriter::new();
-        w.str("type", "label").str("id", &new_id);
-        match &last {
-            Some(p) => w.str("parentId", p),
-            None => w.raw("parentId", Some(b"null")),
-        };
-        w.raw("timestamp", ts.as_deref())
-            .str("targetId", &l.target.to_string())
-            .str("label", &l.label);
-        bytes.extend_from_slice(&w.finish());
+        bytes.extend_from_slice(&label_line(
+            &new_id,
+            last.as_deref(),
+            ts.as_deref(),
+            &l.target.to_string(),
+            Some(&l.label),
+        ));
         bytes.push(b'\n');
         last = Some(new_id);
     }
@@ -126,17 +126,6 @@ pub fn branched_session(
         leaf: last,
         bytes,
     })
-}
-
-/// pi's `generateId(new Set(pathEntryIds))`: random, avoiding `taken`.
-fn fresh_label_id(taken: &[String]) -> String {
-    for _ in 0..100 {
-        let id = uuid::Uuid::new_v4().to_string()[..8].to_string();
-        if !taken.contains(&id) {
-            return id;
-        }
-    }
-    uuid::Uuid::new_v4().to_string()
 }
 
 /// pi's `forkFrom(source, cwd)`: every entry of the session, under a new
@@ -166,21 +155,14 @@ pub fn fork_from(s: &Session, cwd: &str, parent_session: Option<&str>) -> Result
 
 /// Append pi's `appendSessionInfo(name)` entry to a new session.
 pub fn add_name(new: &mut NewSession, name: &str) {
-    let id = loop {
-        let id = uuid::Uuid::new_v4().to_string()[..8].to_string();
-        if new.leaf.as_deref() != Some(id.as_str()) {
-            break id;
-        }
-    };
-    let mut w = ObjectWriter::new();
-    w.str("type", "session_info").str("id", &id);
-    match &new.leaf {
-        Some(p) => w.str("parentId", p),
-        None => w.raw("parentId", Some(b"null")),
-    };
-    w.str("timestamp", &now_iso())
-        .str("name", crate::entry::js_trim(name));
-    new.bytes.extend_from_slice(&w.finish());
+    let id = random_id(|id| {
+        let quoted = format!("\"id\":\"{id}\"");
+        new.bytes
+            .windows(quoted.len())
+            .any(|w| w == quoted.as_bytes())
+    });
+    new.bytes
+        .extend_from_slice(&session_info_line(&id, new.leaf.as_deref(), name));
     new.bytes.push(b'\n');
     new.leaf = Some(id);
 }

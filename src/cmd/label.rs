@@ -1,16 +1,14 @@
 //! `pi-label`: set, clear and list labels, and name the session, by
 //! appending the entries pi's `appendLabelChange` and `appendSessionInfo` write.
 
-use crate::append::{fresh_id, Appender};
+use crate::append::{fresh_id, label_line, now_json, session_info_line, Appender};
 use crate::cli::out_err;
-use crate::entry::js_trim;
 use crate::error::{Error, Result};
 use crate::json::ObjectWriter;
 use crate::migrate::CURRENT_VERSION;
 use crate::refs;
 use crate::session::{Input, ReadOptions, Session};
 use crate::summary::entry_summary;
-use crate::time::now_iso;
 use std::io::Write;
 
 /// What to do.
@@ -29,52 +27,27 @@ pub enum Action {
 }
 
 /// The `parentId` of a new entry: pi's leaf (the last entry), or null.
-fn leaf_parent(s: &Session) -> Vec<u8> {
-    match s.index.leaf.and_then(|i| s.entries[i].id.as_ref()) {
-        Some(id) => crate::migrate::json_str(&id.to_string()),
-        None => b"null".to_vec(),
-    }
+fn leaf_parent(s: &Session) -> Option<String> {
+    s.index
+        .leaf
+        .and_then(|i| s.entries[i].id.as_ref())
+        .map(|id| id.to_string())
 }
 
 /// The line pi's `appendLabelChange(target, label)` writes (label None = cleared).
 pub fn label_entry(s: &Session, target: &str, label: Option<&str>) -> (String, Vec<u8>) {
     let id = fresh_id(&s.index, &[]);
     let parent = leaf_parent(s);
-    let line = label_line(&id, &parent, target, label);
+    let line = label_line(&id, parent.as_deref(), Some(&now_json()), target, label);
     (id, line)
-}
-
-/// A label entry with the given id and `parentId` (JSON text).
-fn label_line(id: &str, parent: &[u8], target: &str, label: Option<&str>) -> Vec<u8> {
-    let mut w = ObjectWriter::new();
-    w.str("type", "label")
-        .str("id", id)
-        .raw("parentId", Some(parent))
-        .str("timestamp", &now_iso())
-        .str("targetId", target);
-    if let Some(l) = label {
-        w.str("label", l);
-    }
-    w.finish()
 }
 
 /// The line pi's `appendSessionInfo(name)` writes.
 pub fn session_info_entry(s: &Session, name: &str) -> (String, Vec<u8>) {
     let id = fresh_id(&s.index, &[]);
     let parent = leaf_parent(s);
-    let line = session_info_line(&id, &parent, name);
+    let line = session_info_line(&id, parent.as_deref(), name);
     (id, line)
-}
-
-/// A session_info entry with the given id and `parentId` (JSON text).
-fn session_info_line(id: &str, parent: &[u8], name: &str) -> Vec<u8> {
-    let mut w = ObjectWriter::new();
-    w.str("type", "session_info")
-        .str("id", id)
-        .raw("parentId", Some(parent))
-        .str("timestamp", &now_iso())
-        .str("name", js_trim(name));
-    w.finish()
 }
 
 /// Run `pi-label` on a session input. File input is locked while it is
@@ -211,8 +184,8 @@ pub fn list(s: &Session, json: bool, out: &mut impl Write) -> Result<()> {
 /// ids, ...) that a full read prints are not printed, since those lines are
 /// never parsed.
 mod fast {
-    use super::{label_line, session_info_line, Action};
-    use crate::append::{fresh_id, Appender};
+    use super::Action;
+    use crate::append::{fresh_id, label_line, now_json, session_info_line, Appender};
     use crate::error::{Error, Result};
     use crate::index::Index;
     use crate::json::Object;
@@ -266,10 +239,10 @@ mod fast {
         }
         let body = header.offset + header.len;
         let last = session::last_entry(&file, &name, body)?;
-        let parent = match last.as_ref().and_then(|e| e.id.as_ref()) {
-            Some(id) => crate::migrate::json_str(&id.to_string()),
-            None => b"null".to_vec(),
-        };
+        let parent = last
+            .as_ref()
+            .and_then(|e| e.id.as_ref())
+            .map(|id| id.to_string());
         let target = match target {
             Target::Leaf => match last.and_then(|e| e.id) {
                 Some(id) => Some(id.to_string()),
@@ -290,14 +263,19 @@ mod fast {
         let line = match action {
             Action::Set { label, .. } => label_line(
                 &new_id,
-                &parent,
+                parent.as_deref(),
+                Some(&now_json()),
                 target.as_deref().unwrap_or(""),
                 Some(label),
             ),
-            Action::Clear { .. } => {
-                label_line(&new_id, &parent, target.as_deref().unwrap_or(""), None)
-            }
-            Action::SetName(n) => session_info_line(&new_id, &parent, n),
+            Action::Clear { .. } => label_line(
+                &new_id,
+                parent.as_deref(),
+                Some(&now_json()),
+                target.as_deref().unwrap_or(""),
+                None,
+            ),
+            Action::SetName(n) => session_info_line(&new_id, parent.as_deref(), n),
             _ => return Ok(None),
         };
         appender.append_line(&line)?;

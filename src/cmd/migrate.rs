@@ -6,12 +6,12 @@
 //! tool shows for the old file) and that every line needing no change,
 //! including lines pi would skip, keeps its bytes.
 
-use crate::entry::{is_js_space, EntryType};
+use crate::entry::EntryType;
 use crate::error::{Error, Result};
 use crate::json::{scan, Object};
 use crate::locate;
 use crate::migrate::{self, EntryMigration, CURRENT_VERSION};
-use crate::session::{ReadOptions, Session};
+use crate::session::{is_blank, ReadOptions, Session};
 use crate::write::{self, Snapshot, TempFile};
 use std::collections::HashSet;
 use std::io::{IsTerminal, Read, Write};
@@ -229,14 +229,6 @@ pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<O
         bytes: out,
         changes,
     })
-}
-
-/// Whether pi skips the line as blank (`!line.trim()`).
-fn is_blank(bytes: &[u8]) -> bool {
-    match std::str::from_utf8(bytes) {
-        Ok(t) => t.chars().all(is_js_space),
-        Err(_) => false,
-    }
 }
 
 // ---------------------------------------------------------------------------
