@@ -121,7 +121,9 @@ fn fresh_line(file: &File, line: &[u8]) -> std::io::Result<Vec<u8>> {
     let mut buf = Vec::with_capacity(line.len() + 2);
     if len > 0 {
         let mut last = [0u8; 1];
-        read_at(file, &mut last, len - 1)?;
+        if crate::session::read_at_most(file, &mut last, len - 1)? != 1 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
         if last[0] != b'\n' {
             buf.push(b'\n');
         }
@@ -129,20 +131,6 @@ fn fresh_line(file: &File, line: &[u8]) -> std::io::Result<Vec<u8>> {
     buf.extend_from_slice(line);
     buf.push(b'\n');
     Ok(buf)
-}
-
-#[cfg(unix)]
-fn read_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    use std::os::unix::fs::FileExt;
-    f.read_exact_at(buf, offset)
-}
-
-#[cfg(not(unix))]
-fn read_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut f = f;
-    f.seek(SeekFrom::Start(offset))?;
-    f.read_exact(buf)
 }
 
 /// A random id as pi's `generateId` draws it: the first 8 hex digits of a

@@ -292,7 +292,7 @@ impl Session {
 
 /// Read into `buf` from `offset` until it is full or the file ends; the
 /// number of bytes read.
-fn read_at_most(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+pub(crate) fn read_at_most(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match read_at(f, &mut buf[got..], offset + got as u64) {

@@ -5,17 +5,23 @@ use crate::json::Object;
 /// The text of a message's `content` the way pi's session list extracts
 /// it: a string as it is, else the `text` blocks joined with a space.
 pub fn message_text(msg: &Object<'_>) -> Option<String> {
-    let r = msg.get("content")?;
-    let t = msg.text;
-    match t[r.start] {
-        b'"' => Some(crate::json::js::decode_string(t, r).into_owned()),
+    content_text(msg.raw("content")?, " ")
+}
+
+/// The text of a `content` value (JSON text): a string as it is, else the
+/// `text` of its text blocks joined with `sep` (pi joins with " " in its
+/// session list and with "" when it puts a message back in the editor).
+/// None when the content is neither a string nor an array.
+pub fn content_text(content: &[u8], sep: &str) -> Option<String> {
+    match content.first()? {
+        b'"' => Some(crate::json::js::decode_string(content, 0..content.len()).into_owned()),
         b'[' => {
             let mut parts = Vec::new();
-            for el in crate::json::scan::elements(t, r).ok()? {
-                if t[el.start] != b'{' {
+            for el in crate::json::scan::elements(content, 0..content.len()).ok()? {
+                if content[el.start] != b'{' {
                     continue;
                 }
-                let Ok(block) = Object::at(t, el) else {
+                let Ok(block) = Object::at(content, el) else {
                     continue;
                 };
                 if block.str("type").as_deref() == Some("text") {
@@ -24,7 +30,7 @@ pub fn message_text(msg: &Object<'_>) -> Option<String> {
                     }
                 }
             }
-            Some(parts.join(" "))
+            Some(parts.join(sep))
         }
         _ => None,
     }

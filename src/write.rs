@@ -268,25 +268,9 @@ impl Snapshot {
     }
 }
 
-/// Read a whole file with the snapshot of what was read.
-pub fn read_with_snapshot(path: &Path) -> io::Result<(Vec<u8>, Snapshot)> {
-    let mut f = File::open(path)?;
-    let m = f.metadata()?;
-    if m.is_dir() {
-        return Err(io::Error::other("is a directory"));
-    }
-    let mut bytes = Vec::with_capacity(m.len() as usize);
-    f.read_to_end(&mut bytes)?;
-    let after = f.metadata()?;
-    let snap = Snapshot::of(&after);
-    if Snapshot::of(&m) != snap || bytes.len() as u64 != snap.len {
-        return Err(io::Error::other("the file changed while it was read"));
-    }
-    Ok((bytes, snap))
-}
-
-/// Like [`read_with_snapshot`], but reads the first line first and hands
-/// it to `enough`: when that says true, the rest is not read (`Ok(None)`).
+/// Read a whole file with the snapshot of what was read (an error if it
+/// changed meanwhile), but first hand its first line to `enough`: when that
+/// says true, the rest is not read (`Ok(None)`).
 /// A first line longer than 64 KiB is not looked at. Also returns the
 /// file's metadata.
 pub fn read_unless_first_line(
@@ -344,34 +328,10 @@ pub fn unchanged(path: &Path, snap: &Snapshot, bytes: &[u8]) -> io::Result<bool>
 /// Remove temporary files of tool `tag` left beside `target` by runs that
 /// are no longer alive; returns the paths removed.
 pub fn remove_stray_temps(target: &Path, tag: &str) -> Vec<PathBuf> {
-    let mut removed = Vec::new();
-    let Some(name) = target.file_name() else {
-        return removed;
-    };
-    let prefix = format!(".{}{}", name.to_string_lossy(), marker(tag));
-    let Ok(rd) = fs::read_dir(dir_of(target)) else {
-        return removed;
-    };
-    for d in rd.flatten() {
-        let n = d.file_name();
-        let n = n.to_string_lossy();
-        let Some(rest) = n.strip_prefix(&prefix) else {
-            continue;
-        };
-        let Some((pid, _)) = rest.split_once('-') else {
-            continue;
-        };
-        let Ok(pid) = pid.parse::<u32>() else {
-            continue;
-        };
-        if pid == std::process::id() || process_alive(pid) {
-            continue;
-        }
-        if fs::remove_file(d.path()).is_ok() {
-            removed.push(d.path());
-        }
+    match target.file_name() {
+        Some(name) => remove_dead_temps(&dir_of(target), tag, Some(&name.to_string_lossy())),
+        None => Vec::new(),
     }
-    removed
 }
 
 /// Remove every temporary file of tool `tag` in `dir` (whatever its target)
@@ -379,6 +339,12 @@ pub fn remove_stray_temps(target: &Path, tag: &str) -> Vec<PathBuf> {
 /// tools that create new files under fresh names (pi-fork), whose next run
 /// cannot know the name an interrupted run was writing.
 pub fn remove_stray_temps_in(dir: &Path, tag: &str) -> Vec<PathBuf> {
+    remove_dead_temps(dir, tag, None)
+}
+
+/// The temporary files `.NAME.TAG-tmp-PID-RAND` in `dir` (of target NAME
+/// only, when given) whose process is gone: removed, and returned.
+fn remove_dead_temps(dir: &Path, tag: &str, target: Option<&str>) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     let mark = marker(tag);
     let Ok(rd) = fs::read_dir(dir) else {
@@ -394,13 +360,16 @@ pub fn remove_stray_temps_in(dir: &Path, tag: &str) -> Vec<PathBuf> {
         let Some(at) = n.rfind(&mark) else {
             continue;
         };
+        if at < 2 || target.is_some_and(|t| &n[1..at] != t) {
+            continue;
+        }
         let Some((pid, rand)) = n[at + mark.len()..].split_once('-') else {
             continue;
         };
         let Ok(pid) = pid.parse::<u32>() else {
             continue;
         };
-        if at < 2 || rand.is_empty() || rand.contains('-') {
+        if rand.is_empty() || rand.contains('-') {
             continue;
         }
         if pid == std::process::id() || process_alive(pid) {

@@ -9,7 +9,7 @@ use crate::cli::out_err;
 use crate::entry::{EntryType, Id};
 use crate::error::{Error, Result};
 use crate::index::NONE;
-use crate::json::{js, Object, ObjectWriter};
+use crate::json::{js, ObjectWriter};
 use crate::migrate::{json_str, CURRENT_VERSION};
 use crate::path::path_to;
 use crate::refs;
@@ -167,34 +167,12 @@ pub fn add_name(new: &mut NewSession, name: &str) {
     new.leaf = Some(id);
 }
 
-/// The text of a user message's content as pi puts it back in the editor
-/// (a string, or its text blocks joined).
-pub fn message_text_for_editor(content: Option<&[u8]>) -> String {
-    let Some(c) = content else {
-        return String::new();
-    };
-    match c.first() {
-        Some(b'"') => js::decode_string(c, 0..c.len()).into_owned(),
-        Some(b'[') => {
-            let mut out = String::new();
-            if let Ok(els) = crate::json::scan::elements(c, 0..c.len()) {
-                for el in els {
-                    if c[el.start] != b'{' {
-                        continue;
-                    }
-                    if let Ok(b) = Object::at(c, el) {
-                        if b.str("type").as_deref() == Some("text") {
-                            if let Some(t) = b.str("text") {
-                                out.push_str(&t);
-                            }
-                        }
-                    }
-                }
-            }
-            out
-        }
-        _ => String::new(),
-    }
+/// The text of a user or custom message's content as pi puts it back in
+/// the editor (a string, or its text blocks joined with nothing).
+fn editor_text(content: Option<&[u8]>) -> String {
+    content
+        .and_then(|c| crate::summary::content_text(c, ""))
+        .unwrap_or_default()
 }
 
 /// Where `--before REF` leads: REF must be a user message (or, with
@@ -210,11 +188,11 @@ pub fn before(s: &Session, i: usize, allow_custom: bool) -> Result<(Option<usize
             if msg.as_ref().and_then(|m| m.str("role")).as_deref() != Some("user") {
                 return Err(not_a_user_message(s, i, allow_custom));
             }
-            message_text_for_editor(msg.as_ref().and_then(|m| m.raw("content")))
+            editor_text(msg.as_ref().and_then(|m| m.raw("content")))
         }
         EntryType::CustomMessage if allow_custom => {
             // pi's /tree joins the text blocks of a custom message with nothing.
-            message_text_for_editor(obj.raw("content"))
+            editor_text(obj.raw("content"))
         }
         _ => return Err(not_a_user_message(s, i, allow_custom)),
     };
