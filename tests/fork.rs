@@ -132,8 +132,6 @@ fn in_place_moves_match_pi() {
     }
 }
 
-const H: &str = r#"{"type":"session","version":3,"id":"0190aaaa-0000-7000-8000-000000000001","timestamp":"2026-07-20T09:00:00.000Z","cwd":"/p"}"#;
-
 fn msg(id: &str, parent: Option<&str>, role: &str, text: &str) -> String {
     let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
     format!(

@@ -21,8 +21,6 @@ fn conformance_with_pi() {
     );
 }
 
-const H: &str = r#"{"type":"session","version":3,"id":"0190aaaa-0000-7000-8000-000000000001","timestamp":"2026-07-20T09:00:00.000Z","cwd":"/p"}"#;
-
 fn entry(id: &str, parent: Option<&str>, extra: &str) -> String {
     let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
     format!(

@@ -230,3 +230,6 @@ pub fn blank_id_and_time(line: &str) -> String {
     }
     out
 }
+
+/// A version-3 session header for hand-made test sessions.
+pub const H: &str = r#"{"type":"session","version":3,"id":"0190aaaa-0000-7000-8000-000000000001","timestamp":"2026-07-20T09:00:00.000Z","cwd":"/p"}"#;
