@@ -6,7 +6,7 @@
 //! Version 1 and 2 files are migrated in memory with deterministic ids.
 
 use crate::entry::{is_js_space, unknown_type, Entry, EntryType, Extra, Id};
-use crate::error::{Diagnostic, Error, Result};
+use crate::error::{Diagnostic, Error, Location, Result};
 use crate::index::Index;
 use crate::json::{scan, Object};
 use crate::migrate::{self, EntryMigration, CURRENT_VERSION};
@@ -131,24 +131,25 @@ impl Session {
     /// Read a session.
     pub fn open(input: Input, opts: ReadOptions) -> Result<Session> {
         let name = input.display_name();
-        let mut loader = Loader::new(&name, opts);
-        let store = match &input {
+        let (loader, store) = match &input {
             Input::Stdin => {
                 let mut buf = Vec::new();
                 std::io::stdin()
                     .lock()
                     .read_to_end(&mut buf)
                     .map_err(|e| Error::io(&name, &e))?;
+                let mut loader = Loader::new(&name, opts);
                 for_each_line_in(&buf, |l| loader.line(l))?;
-                Store::Memory(buf)
+                (loader, Store::Memory(buf))
             }
             Input::File(path) => {
                 let file = File::open(path).map_err(|e| Error::io(&name, &e))?;
-                if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+                let meta = file.metadata().map_err(|e| Error::io(&name, &e))?;
+                if meta.is_dir() {
                     return Err(Error::request(&name, "is a directory, not a session file"));
                 }
-                for_each_line_read(&mut &file, &name, |l| loader.line(l).map(|()| true))?;
-                Store::File(file, RefCell::new(Window::default()))
+                let loader = load_file(&file, meta.len(), &name, opts, PARALLEL_MIN)?;
+                (loader, Store::File(file, RefCell::new(Window::default())))
             }
         };
         loader.finish(input, store)
@@ -319,6 +320,129 @@ fn read_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     f.read(buf)
 }
 
+/// Files at least this large are read by two threads, one half each
+/// (smaller files take a few milliseconds; the second thread's buffers
+/// and the merge would cost more memory than the time they save).
+const PARALLEL_MIN: u64 = 32 << 20;
+
+/// Read every line of `file` (`size` bytes when opened): the first half
+/// on this thread and the second half, from the first line start after
+/// the middle, on another one when the file is large and there is a
+/// second core (from `parallel_min` bytes on). The result is exactly what one reader would give: the
+/// second half's lines are numbered, placed and warned about as if read
+/// in order, and the first error in file order wins.
+fn load_file<'n>(
+    file: &File,
+    size: u64,
+    name: &'n str,
+    opts: ReadOptions,
+    parallel_min: u64,
+) -> Result<Loader<'n>> {
+    let sequential = || -> Result<Loader<'n>> {
+        let mut loader = Loader::new(name, opts);
+        for_each_line_read(&mut At::new(file, 0, u64::MAX), name, |l| {
+            loader.line(l).map(|()| true)
+        })?;
+        Ok(loader)
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if size < parallel_min || cores < 2 {
+        return sequential();
+    }
+    let Some(split) = line_start_after(file, size / 2).map_err(|e| Error::io(name, &e))? else {
+        return sequential();
+    };
+    let (head, tail) = std::thread::scope(|sc| {
+        let tail = sc.spawn(|| {
+            let mut tail = Loader::new(name, opts);
+            tail.tail = true;
+            let read = for_each_line_read(&mut At::new(file, split, u64::MAX), name, |l| {
+                tail.line(l).map(|()| true)
+            });
+            (tail, read)
+        });
+        let mut head = Loader::new(name, opts);
+        let read = for_each_line_read(&mut At::new(file, 0, split), name, |l| {
+            head.line(l).map(|()| true)
+        });
+        let tail = tail
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        ((head, read), tail)
+    });
+    let (mut head, head_read) = head;
+    head_read?;
+    if head.header.is_none() {
+        // No header in the first half (only blank or bad lines): the
+        // header is the first object line of the second half, which the
+        // tail reader took for an entry. Rare: read again, in order.
+        return sequential();
+    }
+    let (tail, tail_read) = tail;
+    if let Err(mut e) = tail_read {
+        shift_line(&mut e.diag, head.lines_seen);
+        return Err(e);
+    }
+    head.append(tail, split)?;
+    Ok(head)
+}
+
+/// Add `by` to a diagnostic's line number.
+fn shift_line(d: &mut Diagnostic, by: u64) {
+    if let Some(Location {
+        line: Some(line), ..
+    }) = &mut d.at
+    {
+        *line += by;
+    }
+}
+
+/// The offset of the first line that starts after `from` (just after a
+/// `\n` at or after `from`); None when no line starts after it.
+fn line_start_after(file: &File, from: u64) -> std::io::Result<Option<u64>> {
+    let mut buf = vec![0u8; 64 << 10];
+    let mut at = from;
+    loop {
+        let got = read_at_most(file, &mut buf, at)?;
+        if let Some(p) = memchr::memchr(b'\n', &buf[..got]) {
+            let start = at + p as u64 + 1;
+            return Ok(
+                (got > p + 1 || read_at_most(file, &mut buf[..1], start)? == 1).then_some(start),
+            );
+        }
+        if got < buf.len() {
+            return Ok(None);
+        }
+        at += got as u64;
+    }
+}
+
+/// A reader of `file[pos..end]` by positioned reads (`pread`), so that
+/// several readers share one open file.
+struct At<'f> {
+    file: &'f File,
+    pos: u64,
+    end: u64,
+}
+
+impl<'f> At<'f> {
+    fn new(file: &'f File, pos: u64, end: u64) -> Self {
+        At { file, pos, end }
+    }
+}
+
+impl Read for At<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let want = (self.end.saturating_sub(self.pos)).min(buf.len() as u64) as usize;
+        if want == 0 {
+            return Ok(0);
+        }
+        let n = read_at(self.file, &mut buf[..want], self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
 fn for_each_line_in(buf: &[u8], mut f: impl FnMut(RawLine<'_>) -> Result<()>) -> Result<()> {
     let mut offset = 0usize;
     let mut number = 0u64;
@@ -483,6 +607,9 @@ struct Loader<'n> {
     other_types: Vec<(u32, Box<str>)>,
     warnings: Vec<Diagnostic>,
     lines_seen: u64,
+    /// Reading the second half of a file (see [`load_file`]): every
+    /// object line is an entry, line numbers count from the split.
+    tail: bool,
 }
 
 impl<'n> Loader<'n> {
@@ -496,7 +623,40 @@ impl<'n> Loader<'n> {
             other_types: Vec::new(),
             warnings: Vec::new(),
             lines_seen: 0,
+            tail: false,
         }
+    }
+
+    /// Add what `tail` read from the second half of the file, which
+    /// starts at byte `split`, after this loader's lines.
+    fn append(&mut self, tail: Loader<'_>, split: u64) -> Result<()> {
+        let (lines, at) = (self.lines_seen, self.entries.len());
+        if at + tail.entries.len() >= crate::index::NONE as usize {
+            return Err(Error::data(
+                self.name,
+                None,
+                "more than 4 294 967 294 entries: more than this tool reads",
+            ));
+        }
+        let at = at as u32;
+        self.entries.reserve_exact(tail.entries.len());
+        self.entries.extend(tail.entries.into_iter().map(|mut e| {
+            e.line += lines;
+            e.offset += split;
+            e
+        }));
+        self.extras
+            .extend(tail.extras.into_iter().map(|(i, x)| (i + at, x)));
+        self.other_types
+            .extend(tail.other_types.into_iter().map(|(i, x)| (i + at, x)));
+        self.warnings.extend(tail.warnings.into_iter().map(|mut d| {
+            shift_line(&mut d, lines);
+            d
+        }));
+        if tail.lines_seen > 0 {
+            self.lines_seen = lines + tail.lines_seen;
+        }
+        Ok(())
     }
 
     fn warn(&mut self, line: u64, msg: impl Into<String>) {
@@ -507,7 +667,7 @@ impl<'n> Loader<'n> {
     fn line(&mut self, l: RawLine<'_>) -> Result<()> {
         self.lines_seen = l.number;
         let (mut bytes, mut offset) = (l.bytes, l.offset);
-        if l.number == 1 && bytes.starts_with(BOM) {
+        if l.number == 1 && !self.tail && bytes.starts_with(BOM) {
             // pi's content.trim() drops a leading byte order mark.
             bytes = &bytes[3..];
             offset += 3;
@@ -534,7 +694,7 @@ impl<'n> Loader<'n> {
             );
         }
         let len = bytes.len() as u64;
-        if self.header.is_none() {
+        if self.header.is_none() && !self.tail {
             return self.header(&obj, l.number, offset, len);
         }
         let Ok(short_len) = u32::try_from(len) else {
@@ -693,5 +853,113 @@ fn assign_v1_ids(session_id: &str, entries: &mut [Entry]) {
         };
         e.id = Some(id.clone());
         prev = Some(id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Load `text` from a file with one reader and with two, and return
+    /// what each gave (entries, warnings, header, or the error).
+    fn both_ways(text: &[u8], opts: ReadOptions) -> (String, String) {
+        let path = std::env::temp_dir().join(format!(
+            "pi-session-tools-split-{}-{:x}.jsonl",
+            std::process::id(),
+            sha1_smol::Sha1::from(text).digest().bytes()[0..8]
+                .iter()
+                .fold(0u64, |a, &b| a << 8 | u64::from(b))
+        ));
+        std::fs::write(&path, text).unwrap();
+        let file = File::open(&path).unwrap();
+        let size = text.len() as u64;
+        let show = |r: Result<Loader<'_>>| match r {
+            Ok(l) => format!(
+                "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}",
+                l.header, l.entries, l.extras, l.other_types, l.warnings, l.lines_seen
+            ),
+            Err(e) => format!("error {e}"),
+        };
+        let one = show(load_file(&file, size, "f", opts, u64::MAX));
+        let two = show(load_file(&file, size, "f", opts, 0));
+        std::fs::remove_file(&path).unwrap();
+        (one, two)
+    }
+
+    const H: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#;
+
+    fn entry(i: usize, parent: Option<usize>) -> String {
+        let p = parent.map_or("null".to_string(), |p| format!("\"{p:08x}\""));
+        format!(
+            r#"{{"type":"message","id":"{i:08x}","parentId":{p},"timestamp":"2026-01-01T00:00:{:02}.000Z","message":{{"role":"user","content":"line {i}"}}}}"#,
+            i % 60
+        )
+    }
+
+    #[test]
+    fn two_readers_read_what_one_reads() {
+        let mut cases: Vec<Vec<String>> = Vec::new();
+        let plain: Vec<String> = std::iter::once(H.to_string())
+            .chain((1..40).map(|i| entry(i, (i > 1).then(|| i - 1))))
+            .collect();
+        cases.push(plain.clone());
+        // Bad, blank, non-object and second-header lines on both sides.
+        let mut messy = plain.clone();
+        for (at, line) in [
+            (3, "{not json"),
+            (25, "   "),
+            (30, "[1,2]"),
+            (33, H),
+            (
+                35,
+                r#"{"type":"label","id":"ffffffff","parentId":"00000022","timestamp":"x","targetId":"00000001","label":"L"}"#,
+            ),
+            (36, r#"{"type":"mystery","id":"eeeeeeee"}"#),
+            (38, "{\"type\":\"message\",\"id\":\"dd"),
+        ] {
+            messy.insert(at, line.to_string());
+        }
+        cases.push(messy);
+        // Only bad lines before the header, past the middle.
+        let mut late = vec!["garbage".to_string(); 30];
+        late.extend(plain.iter().take(5).cloned());
+        cases.push(late);
+        // A BOM, no trailing newline, CRLF lines.
+        let mut bom = plain.clone();
+        bom[0] = format!("\u{feff}{H}");
+        cases.push(bom);
+        let crlf: Vec<String> = plain.iter().map(|l| format!("{l}\r")).collect();
+        cases.push(crlf);
+        // One long line in the middle.
+        let mut long = plain.clone();
+        long[20] = format!(
+            r#"{{"type":"custom","id":"abcdef01","parentId":null,"data":"{}"}}"#,
+            "x".repeat(200_000)
+        );
+        cases.push(long);
+        for (n, lines) in cases.iter().enumerate() {
+            for end in ["", "\n", "\n\n"] {
+                let text = format!("{}{end}", lines.join("\n"));
+                for strict in [false, true] {
+                    let (one, two) = both_ways(text.as_bytes(), ReadOptions { strict });
+                    assert_eq!(one, two, "case {n}, end {end:?}, strict {strict}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_split_is_at_a_line_start() {
+        let path =
+            std::env::temp_dir().join(format!("pi-session-tools-lsa-{}", std::process::id()));
+        std::fs::write(&path, b"ab\ncd\nef").unwrap();
+        let f = File::open(&path).unwrap();
+        assert_eq!(line_start_after(&f, 0).unwrap(), Some(3));
+        assert_eq!(line_start_after(&f, 3).unwrap(), Some(6));
+        assert_eq!(line_start_after(&f, 6).unwrap(), None);
+        std::fs::write(&path, b"ab\n").unwrap();
+        let f = File::open(&path).unwrap();
+        assert_eq!(line_start_after(&f, 0).unwrap(), None);
+        std::fs::remove_file(&path).unwrap();
     }
 }
