@@ -206,6 +206,36 @@ impl Session {
         self.read_span(e.offset, u64::from(e.len))
     }
 
+    /// Write `len` bytes of the input from `offset` to `out`. From a file
+    /// the kernel copies them (`copy_file_range`, `sendfile` or `splice`,
+    /// through `std::io::copy`) when `out` is standard output or a file, so
+    /// they never pass through this process; otherwise they are read and
+    /// written.
+    pub fn copy_span<W: std::io::Write>(&self, offset: u64, len: u64, out: &mut W) -> Result<()> {
+        match &self.store {
+            Store::Memory(b) => out
+                .write_all(&b[offset as usize..(offset + len) as usize])
+                .map_err(crate::cli::out_err),
+            Store::File(f, _) => {
+                use std::io::{Seek, SeekFrom};
+                let mut f: &File = f;
+                f.seek(SeekFrom::Start(offset))
+                    .map_err(|e| Error::io(&self.name, &e))?;
+                let copied = std::io::copy(&mut f.take(len), out).map_err(crate::cli::out_err)?;
+                if copied < len {
+                    return Err(Error::io(
+                        &self.name,
+                        &std::io::Error::new(
+                            std::io::ErrorKind::UnexpectedEof,
+                            "the file is shorter than when it was read (changed meanwhile?)",
+                        ),
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// The bytes of the header line as they stand in the input.
     pub fn raw_header(&self) -> Result<Cow<'_, [u8]>> {
         self.read_span(self.header.offset, self.header.len)

@@ -6,6 +6,7 @@ use crate::context::{self, message_json};
 use crate::entry::EntryType;
 use crate::error::Result;
 use crate::json::ObjectWriter;
+use crate::migrate::CURRENT_VERSION;
 use crate::path::path_to;
 use crate::refs;
 use crate::session::Session;
@@ -48,6 +49,9 @@ pub fn write_path(
                 Some(l) => path_to(s, l)?,
                 None => Vec::new(),
             };
+            if format == Format::Entries && s.version() >= CURRENT_VERSION {
+                return write_lines_as_they_are(s, &path, out);
+            }
             for i in path {
                 if format == Format::Ids {
                     out.write_all(s.entries[i].id_string().as_bytes())
@@ -90,6 +94,30 @@ pub fn write_path(
                 .map_err(out_err)?;
             out.write_all(b"}\n").map_err(out_err)?;
         }
+    }
+    out.flush().map_err(out_err)
+}
+
+/// Print the lines of the entries `path` byte for byte (a current-version
+/// file needs no rewriting): each run of entries on consecutive lines is
+/// one copy of the file's bytes, which the kernel makes when it can.
+fn write_lines_as_they_are(s: &Session, path: &[usize], out: &mut impl Write) -> Result<()> {
+    let mut rest = path;
+    while let Some((&first, _)) = rest.split_first() {
+        let start = s.entries[first].offset;
+        let mut end = start + u64::from(s.entries[first].len);
+        let mut run = 1;
+        // The next entry's line starts right after this one's newline.
+        while let Some(e) = rest.get(run).map(|&i| &s.entries[i]) {
+            if e.offset != end + 1 {
+                break;
+            }
+            end = e.offset + u64::from(e.len);
+            run += 1;
+        }
+        s.copy_span(start, end - start, out)?;
+        out.write_all(b"\n").map_err(out_err)?;
+        rest = &rest[run..];
     }
     out.flush().map_err(out_err)
 }
