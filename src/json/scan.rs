@@ -229,7 +229,7 @@ fn scan_literal(text: &[u8], start: usize, word: &'static [u8]) -> Result<usize,
 /// return the offset just after it. Validates everything inside.
 pub fn scan_value(text: &[u8], start: usize) -> Result<usize, SyntaxError> {
     // Stack of open containers: true = object, false = array.
-    let mut stack: Vec<bool> = Vec::new();
+    let mut stack = Nesting::default();
     let mut pos = start;
     loop {
         // Expect a value at `pos`.
@@ -264,7 +264,7 @@ pub fn scan_value(text: &[u8], start: usize) -> Result<usize, SyntaxError> {
         };
         // After a value: close containers or continue with the next element.
         loop {
-            let Some(&top) = stack.last() else {
+            let Some(top) = stack.last() else {
                 return Ok(pos);
             };
             pos = skip_ws(text, pos);
@@ -288,6 +288,49 @@ pub fn scan_value(text: &[u8], start: usize) -> Result<usize, SyntaxError> {
                 None => return Err(err(pos, "unexpected end")),
             }
         }
+    }
+}
+
+/// The open containers (true = object), as bits while they fit in a word:
+/// no allocation for the nesting of real sessions, a `Vec` beyond 64 levels.
+#[derive(Default)]
+struct Nesting {
+    depth: usize,
+    bits: u64,
+    deeper: Vec<bool>,
+}
+
+impl Nesting {
+    #[inline]
+    fn push(&mut self, object: bool) {
+        if self.depth < 64 {
+            let bit = 1u64 << self.depth;
+            self.bits = if object {
+                self.bits | bit
+            } else {
+                self.bits & !bit
+            };
+        } else {
+            self.deeper.push(object);
+        }
+        self.depth += 1;
+    }
+
+    #[inline]
+    fn last(&self) -> Option<bool> {
+        match self.depth {
+            0 => None,
+            d @ 1..=64 => Some(self.bits >> (d - 1) & 1 == 1),
+            _ => self.deeper.last().copied(),
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) {
+        if self.depth > 64 {
+            self.deeper.pop();
+        }
+        self.depth = self.depth.saturating_sub(1);
     }
 }
 
@@ -538,6 +581,28 @@ mod tests {
                 let u = vec![b; len];
                 let want = is_special(b).then_some(0);
                 assert_eq!(find_special(&u, 0), want, "byte {b:#x}, {len} bytes");
+            }
+        }
+    }
+
+    #[test]
+    fn nesting_past_64_levels_keeps_each_kind() {
+        for depth in [1, 63, 64, 65, 130] {
+            let mut t = String::new();
+            for i in 0..depth {
+                t.push_str(if i % 3 == 0 { "{\"k\":" } else { "[" });
+            }
+            t.push('1');
+            for i in (0..depth).rev() {
+                t.push(if i % 3 == 0 { '}' } else { ']' });
+            }
+            assert!(validate(t.as_bytes()).is_ok(), "depth {depth}");
+            // The same with one closing bracket of the wrong kind.
+            for wrong in [0, depth / 2, depth - 1] {
+                let mut bad = t.clone().into_bytes();
+                let at = bad.len() - depth + wrong;
+                bad[at] = if bad[at] == b'}' { b']' } else { b'}' };
+                assert!(validate(&bad).is_err(), "depth {depth}, wrong {wrong}");
             }
         }
     }
