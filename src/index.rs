@@ -1,7 +1,7 @@
 //! The index of a session: ids, parents, labels, name and leaf, built in
 //! one pass over the entries exactly as pi's `_buildIndex` builds it.
 
-use crate::entry::{Entry, EntryType, Extra, Id};
+use crate::entry::{Entries, EntryType, Extra, Id};
 use crate::error::Diagnostic;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
@@ -278,7 +278,7 @@ impl Index {
     /// file order.
     pub fn build(
         file: &str,
-        entries: &[Entry],
+        entries: &Entries,
         extras: &[(u32, Extra)],
         warnings: &mut Vec<Diagnostic>,
     ) -> Index {
@@ -288,18 +288,18 @@ impl Index {
             ..Index::default()
         };
         for (i, e) in entries.iter().enumerate() {
-            if e.ty == EntryType::Session {
+            if e.ty() == EntryType::Session {
                 continue;
             }
             ix.leaf = Some(i);
-            if let Some(id) = &e.id {
-                if let Some(prev) = ix.by_id.insert(id, i as u32) {
+            if let Some(id) = entries.id(i) {
+                if let Some(prev) = ix.by_id.insert(&id, i as u32) {
                     warnings.push(Diagnostic::new(
                         file,
-                        Some(e.line),
+                        Some(e.line()),
                         format!(
                             "duplicate id {id} (also on line {}); this later line wins, as in pi",
-                            entries[prev as usize].line
+                            entries[prev as usize].line()
                         ),
                     ));
                 }
@@ -307,7 +307,7 @@ impl Index {
         }
         for (i, extra) in extras {
             let i = *i as usize;
-            if entries.get(i).is_none_or(|e| e.ty == EntryType::Session) {
+            if entries.get(i).is_none_or(|e| e.ty() == EntryType::Session) {
                 continue;
             }
             match extra {
@@ -326,18 +326,18 @@ impl Index {
             }
         }
         for (i, e) in entries.iter().enumerate() {
-            if e.ty == EntryType::Session {
+            if e.ty() == EntryType::Session {
                 continue;
             }
-            if let Some(pid) = e.parent.id() {
-                match ix.by_id.get(pid) {
+            if let Some(pid) = entries.parent_id(i) {
+                match ix.by_id.get(&pid) {
                     Some(p) => ix.parent[i] = p,
                     None => warnings.push(Diagnostic::new(
                         file,
-                        Some(e.line),
+                        Some(e.line()),
                         format!(
                             "entry {} names parent {pid}, which is not in the file; its path starts here",
-                            e.id_string()
+                            entries.id_string(i)
                         ),
                     )),
                 }

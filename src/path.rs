@@ -51,31 +51,29 @@ fn cycle_error(session: &Session, leaf: usize) -> Error {
         members.push(p);
         c = p;
     }
-    let e = &session.entries[start];
+    let entries = &session.entries;
+    let e = &entries[start];
     if members.len() == 1 {
         return Error::data(
             &session.name,
-            Some(e.line),
+            Some(e.line()),
             format!(
                 "entry {} is its own parent (pi would loop forever here)",
-                e.id_string()
+                entries.id_string(start)
             ),
         );
     }
     let ring: Vec<String> = members
         .iter()
-        .map(|&m| {
-            let e = &session.entries[m];
-            format!("{} (line {})", e.id_string(), e.line)
-        })
+        .map(|&m| format!("{} (line {})", entries.id_string(m), entries[m].line()))
         .collect();
     Error::data(
         &session.name,
-        Some(e.line),
+        Some(e.line()),
         format!(
             "parentId cycle: {} -> back to {} (pi would loop forever here)",
             ring.join(" -> "),
-            session.entries[start].id_string()
+            entries.id_string(start)
         ),
     )
 }
@@ -86,17 +84,12 @@ pub fn leaves(session: &Session) -> Vec<usize> {
     let s = session;
     let mut has_child = vec![false; s.entries.len()];
     for (i, e) in s.entries.iter().enumerate() {
-        if e.ty != EntryType::Session && s.index.parent[i] != NONE {
+        if e.ty() != EntryType::Session && s.index.parent[i] != NONE {
             has_child[s.index.parent[i] as usize] = true;
         }
     }
     (0..s.entries.len())
-        .filter(|&i| !has_child[i] && s.entries[i].ty != EntryType::Session)
-        .filter(|&i| {
-            s.entries[i]
-                .id
-                .as_ref()
-                .is_none_or(|id| s.index.get(id) == Some(i))
-        })
+        .filter(|&i| !has_child[i] && s.entries[i].ty() != EntryType::Session)
+        .filter(|&i| s.entries.id(i).is_none_or(|id| s.index.get(&id) == Some(i)))
         .collect()
 }

@@ -206,8 +206,8 @@ fn by_id(session: &Session, text: &str) -> Result<usize> {
                     let e = &session.entries[i];
                     format!(
                         "{} (line {}, {})",
-                        e.id_string(),
-                        e.line,
+                        session.entries.id_string(i),
+                        e.line(),
                         session.type_name(i)
                     )
                 })
@@ -237,7 +237,7 @@ fn walk_up(session: &Session, mut i: usize, up: u64, text: &str) -> Result<usize
                 }
             }
             None => {
-                let why = match e.parent.id() {
+                let why = match session.entries.parent_id(i) {
                     Some(pid) => format!("its parent {pid} is not in the file"),
                     None => "it is a root".to_string(),
                 };
@@ -245,8 +245,8 @@ fn walk_up(session: &Session, mut i: usize, up: u64, text: &str) -> Result<usize
                     &session.name,
                     format!(
                         "'{text}' walks past the root: entry {} (line {}) has no parent ({why}); {} of {} steps taken",
-                        e.id_string(),
-                        e.line,
+                        session.entries.id_string(i),
+                        e.line(),
                         step,
                         up
                     ),
@@ -259,7 +259,7 @@ fn walk_up(session: &Session, mut i: usize, up: u64, text: &str) -> Result<usize
 
 /// Whether entry `i` is a user message (for tools that fork "before" one).
 pub fn is_user_message(session: &Session, i: usize) -> Result<bool> {
-    if session.entries[i].ty != EntryType::Message {
+    if session.entries[i].ty() != EntryType::Message {
         return Ok(false);
     }
     Ok(crate::context::message_role(session, i)?.as_deref() == Some("user"))

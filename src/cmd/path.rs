@@ -50,7 +50,7 @@ pub fn write_path(
             };
             for i in path {
                 if format == Format::Ids {
-                    out.write_all(s.entries[i].id_string().as_bytes())
+                    out.write_all(s.entries.id_string(i).as_bytes())
                         .map_err(out_err)?;
                 } else {
                     out.write_all(&s.line(i)?).map_err(out_err)?;
@@ -101,17 +101,17 @@ pub fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
         let e = &s.entries[i];
         let path = path_to(s, i)?;
         let line = s.line(i)?;
-        let obj = s.object(&line, e.line)?;
+        let obj = s.object(&line, e.line())?;
         let mut w = ObjectWriter::new();
-        w.str("id", &e.id_string());
-        w.number("line", e.line as f64);
+        w.str("id", &s.entries.id_string(i));
+        w.number("line", e.line() as f64);
         w.raw(
             "timestamp",
             obj.canonical("timestamp").ok().flatten().as_deref(),
         );
         w.number("depth", path.len() as f64);
-        if let Some(id) = &e.id {
-            if let Some(l) = s.index.labels.get(id) {
+        if let Some(id) = s.entries.id(i) {
+            if let Some(l) = s.index.labels.get(&id) {
                 w.str("label", &l.label);
             }
         }
@@ -125,11 +125,11 @@ pub fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
         );
         let mut last_user = None;
         for &j in path.iter().rev() {
-            if s.entries[j].ty != EntryType::Message {
+            if s.entries[j].ty() != EntryType::Message {
                 continue;
             }
             let l = s.line(j)?;
-            let o = s.object(&l, s.entries[j].line)?;
+            let o = s.object(&l, s.entries[j].line())?;
             if let Some(m) = o.object("message") {
                 if m.str("role").as_deref() == Some("user") {
                     last_user = summary::message_text(&m).map(|t| summary::one_line(&t, 120));
