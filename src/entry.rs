@@ -434,6 +434,15 @@ impl Entries {
         }
     }
 
+    /// The id of entry `i` as a number when it is 8 hex digits (None too
+    /// when there is no entry `i`).
+    pub fn hex_id(&self, i: usize) -> Option<u32> {
+        self.list
+            .get(i)
+            .filter(|e| e.id_kind() == ID_HEX)
+            .map(|e| e.id)
+    }
+
     /// Whether entries `i` and `j` have the same id (both none counts).
     pub fn same_id(&self, i: usize, j: usize) -> bool {
         let (a, b) = (&self.list[i], &self.list[j]);

@@ -5,6 +5,7 @@ use crate::entry::{Entries, EntryType, Extra, Id};
 use crate::error::Diagnostic;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
 
 /// A map keyed by entry id, with [`IdHash`].
 pub type IdMap<V> = HashMap<Id, V, IdHash>;
@@ -149,24 +150,28 @@ impl Labels {
 }
 
 /// Entry indices by id, in little memory: pi's ids (8 hex digits) sit in
-/// an open-addressed table of (id, index) pairs, 8 bytes a slot, the rare
-/// other ids in an [`IdMap`].
+/// an open-addressed table of entry indices, 4 bytes a slot (a slot's id is
+/// read from the entry it names, which the table shares), the rare other
+/// ids in an [`IdMap`].
 #[derive(Debug, Default, Clone)]
 pub struct IdTable {
-    /// Linear probing; a slot is `(id, entry)`, empty when the entry is
-    /// [`NONE`]. Never fuller than 3/4 (so a probe always ends).
-    slots: Vec<(u32, u32)>,
+    /// Linear probing; a slot is an entry index, empty when [`NONE`].
+    /// Never fuller than 3/4 (so a probe always ends).
+    slots: Vec<u32>,
     hex: usize,
     other: IdMap<u32>,
     hash: IdHash,
+    entries: Arc<Entries>,
 }
 
 impl IdTable {
-    /// A table for up to `n` ids.
-    pub fn with_capacity(n: usize) -> IdTable {
+    /// An empty table for the ids of `entries` (room for all of them).
+    pub fn new(entries: Arc<Entries>) -> IdTable {
+        let n = entries.len();
         let size = n.saturating_add(n / 3).saturating_add(1);
         IdTable {
-            slots: vec![(0, NONE); size],
+            slots: vec![NONE; size],
+            entries,
             ..IdTable::default()
         }
     }
@@ -181,8 +186,8 @@ impl IdTable {
         let n = self.slots.len();
         let mut at = self.home(key);
         loop {
-            let (k, v) = self.slots[at];
-            if v == NONE || k == key {
+            let v = self.slots[at];
+            if v == NONE || self.entries.hex_id(v as usize) == Some(key) {
                 return at;
             }
             at += 1;
@@ -195,32 +200,37 @@ impl IdTable {
     fn grow(&mut self) {
         let old = std::mem::take(&mut self.slots);
         let size = (old.len().max(4)).saturating_mul(2);
-        self.slots = vec![(0, NONE); size];
-        for (k, v) in old {
-            if v != NONE {
-                let at = self.find(k);
-                self.slots[at] = (k, v);
+        self.slots = vec![NONE; size];
+        for v in old {
+            if let Some(key) = self.entries.hex_id(v as usize) {
+                let at = self.find(key);
+                self.slots[at] = v;
             }
         }
     }
 
-    /// Map `id` to `value` (not [`NONE`]); the value it had before, if any.
-    pub fn insert(&mut self, id: &Id, value: u32) -> Option<u32> {
-        match id {
-            Id::Hex8(key) => {
-                if (self.hex + 1) * 4 > self.slots.len() * 3 {
-                    self.grow();
-                }
-                let at = self.find(*key);
-                let prev = std::mem::replace(&mut self.slots[at], (*key, value)).1;
-                if prev == NONE {
-                    self.hex += 1;
-                    None
-                } else {
-                    Some(prev)
-                }
+    /// Map the id of entry `i` to `i`; the entry it named before, if any.
+    /// Nothing for an entry without an id (or no entry `i`).
+    pub fn insert(&mut self, i: usize) -> Option<u32> {
+        if i >= self.entries.len() {
+            return None;
+        }
+        let value = u32::try_from(i).ok().filter(|&v| v != NONE)?;
+        if let Some(key) = self.entries.hex_id(i) {
+            if (self.hex + 1) * 4 > self.slots.len() * 3 {
+                self.grow();
             }
-            Id::Other(_) => self.other.insert(id.clone(), value),
+            let at = self.find(key);
+            let prev = std::mem::replace(&mut self.slots[at], value);
+            if prev == NONE {
+                self.hex += 1;
+                None
+            } else {
+                Some(prev)
+            }
+        } else {
+            let id = self.entries.id(i)?;
+            self.other.insert(id, value)
         }
     }
 
@@ -230,7 +240,7 @@ impl IdTable {
                 if self.slots.is_empty() {
                     return None;
                 }
-                match self.slots[self.find(*key)].1 {
+                match self.slots[self.find(*key)] {
                     NONE => None,
                     v => Some(v),
                 }
@@ -251,8 +261,8 @@ impl IdTable {
     pub fn iter(&self) -> impl Iterator<Item = (Id, u32)> + '_ {
         self.slots
             .iter()
-            .filter(|(_, v)| *v != NONE)
-            .map(|&(k, v)| (Id::Hex8(k), v))
+            .filter(|&&v| v != NONE)
+            .filter_map(|&v| self.entries.id(v as usize).map(|id| (id, v)))
             .chain(self.other.iter().map(|(k, &v)| (k.clone(), v)))
     }
 }
@@ -278,12 +288,12 @@ impl Index {
     /// file order.
     pub fn build(
         file: &str,
-        entries: &Entries,
+        entries: &Arc<Entries>,
         extras: &[(u32, Extra)],
         warnings: &mut Vec<Diagnostic>,
     ) -> Index {
         let mut ix = Index {
-            by_id: IdTable::with_capacity(entries.len()),
+            by_id: IdTable::new(Arc::clone(entries)),
             parent: vec![NONE; entries.len()],
             ..Index::default()
         };
@@ -292,8 +302,8 @@ impl Index {
                 continue;
             }
             ix.leaf = Some(i);
-            if let Some(id) = entries.id(i) {
-                if let Some(prev) = ix.by_id.insert(&id, i as u32) {
+            if let Some(prev) = ix.by_id.insert(i) {
+                if let Some(id) = entries.id(i) {
                     warnings.push(Diagnostic::new(
                         file,
                         Some(e.line()),
@@ -364,29 +374,67 @@ impl Index {
 mod tests {
     use super::*;
 
+    /// Entries whose ids are these (None: no id).
+    fn entries_with(ids: &[Option<String>]) -> Arc<Entries> {
+        let mut entries = Entries::new();
+        for (k, id) in ids.iter().enumerate() {
+            let line = match id {
+                Some(id) => format!(r#"{{"type":"message","id":"{id}"}}"#),
+                None => r#"{"type":"message"}"#.to_string(),
+            };
+            let obj = crate::json::Object::parse_line(line.as_bytes())
+                .unwrap()
+                .unwrap();
+            entries.push_object(&obj, k as u64 + 2, 0, 1).unwrap();
+        }
+        Arc::new(entries)
+    }
+
     #[test]
     fn id_table_finds_what_it_holds() {
-        for cap in [0, 1, 5, 1000] {
-            let mut t = IdTable::with_capacity(cap);
+        let hex = |k: u32| format!("{:08x}", k.wrapping_mul(2654435761));
+        let mut ids: Vec<Option<String>> = (0..3000).map(|k| Some(hex(k))).collect();
+        ids.push(Some("not-hex".into())); // 3000
+        ids.push(Some("not-hex".into())); // 3001
+        ids.push(Some(hex(5))); // 3002
+        ids.push(None); // 3003
+        let entries = entries_with(&ids);
+        // From a full-size table, and from small ones that must grow.
+        for cap in [None, Some(0), Some(1), Some(5), Some(1000)] {
+            let mut t = match cap {
+                None => IdTable::new(Arc::clone(&entries)),
+                Some(c) => IdTable {
+                    slots: vec![NONE; c],
+                    entries: Arc::clone(&entries),
+                    ..IdTable::default()
+                },
+            };
             assert_eq!(t.get(&Id::new("00000001")), None);
-            for k in 0..3000u32 {
-                let id = Id::new(&format!("{:08x}", k.wrapping_mul(2654435761)));
-                assert_eq!(t.insert(&id, k), None);
+            for k in 0..3000usize {
+                assert_eq!(t.insert(k), None);
             }
-            assert_eq!(t.insert(&Id::new("not-hex"), 7), None);
-            assert_eq!(t.insert(&Id::new("not-hex"), 8), Some(7));
-            let dup = Id::new(&format!("{:08x}", 5u32.wrapping_mul(2654435761)));
-            assert_eq!(t.insert(&dup, 9), Some(5));
-            assert_eq!(t.get(&dup), Some(9));
+            assert_eq!(t.insert(3000), None);
+            assert_eq!(t.insert(3001), Some(3000));
+            assert_eq!(t.insert(3002), Some(5));
+            assert_eq!(t.insert(3003), None);
+            assert_eq!(t.insert(99999), None);
+            assert_eq!(t.get(&Id::new(&hex(5))), Some(3002));
+            assert_eq!(t.get(&Id::new("not-hex")), Some(3001));
             assert_eq!(t.len(), 3001);
             for k in (0..3000u32).filter(|&k| k != 5) {
-                let id = Id::new(&format!("{:08x}", k.wrapping_mul(2654435761)));
-                assert_eq!(t.get(&id), Some(k));
+                assert_eq!(t.get(&Id::new(&hex(k))), Some(k));
             }
             assert_eq!(t.get(&Id::new("ffffffff")), None);
             assert_eq!(t.get(&Id::new("other")), None);
             assert_eq!(t.iter().count(), 3001);
-            assert!(t.iter().any(|(id, v)| id == Id::new("not-hex") && v == 8));
+            assert!(t
+                .iter()
+                .any(|(id, v)| id == Id::new("not-hex") && v == 3001));
+            assert!(t.iter().all(|(id, v)| entries.id(v as usize) == Some(id)));
         }
+        // An empty table finds nothing.
+        let t = IdTable::default();
+        assert_eq!(t.get(&Id::new("00000000")), None);
+        assert!(t.is_empty());
     }
 }

@@ -11,16 +11,23 @@ use crate::session::Session;
 /// pi loop forever, is an error naming its lines.
 pub fn path_to(session: &Session, leaf: usize) -> Result<Vec<usize>> {
     let ix = &session.index;
-    let mut path = vec![leaf];
+    // Count first, so that the path is allocated once at its size (a long
+    // session's path is most of its entries).
+    let mut len = 1;
     let mut cur = leaf;
     while let Some(p) = ix.parent_of(cur) {
-        path.push(p);
+        len += 1;
         cur = p;
-        if path.len() > session.entries.len() {
+        if len > session.entries.len() {
             return Err(cycle_error(session, leaf));
         }
     }
-    path.reverse();
+    let mut path = vec![0; len];
+    let mut cur = leaf;
+    for slot in path.iter_mut().rev() {
+        *slot = cur;
+        cur = ix.parent_of(cur).unwrap_or(cur);
+    }
     Ok(path)
 }
 

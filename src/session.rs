@@ -15,6 +15,7 @@ use std::cell::RefCell;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Where a session comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,8 +112,9 @@ pub struct Session {
     store: Store,
     pub header: Header,
     /// Every line after the header that is a JSON object, in file order
-    /// (a second `session` line is kept with type [`EntryType::Session`]).
-    pub entries: Entries,
+    /// (a second `session` line is kept with type [`EntryType::Session`]);
+    /// shared with the index.
+    pub entries: Arc<Entries>,
     pub index: Index,
     /// Problems found while reading that did not stop it.
     pub warnings: Vec<Diagnostic>,
@@ -662,13 +664,14 @@ impl<'n> Loader<'n> {
                 ),
             ));
         }
-        let index = Index::build(self.name, &self.entries, &self.extras, &mut self.warnings);
+        let entries = Arc::new(self.entries);
+        let index = Index::build(self.name, &entries, &self.extras, &mut self.warnings);
         Ok(Session {
             input,
             name: self.name.to_string(),
             store,
             header,
-            entries: self.entries,
+            entries,
             index,
             warnings: self.warnings,
             other_types: self.other_types,
