@@ -207,7 +207,8 @@ pub struct Entry {
     /// The id: its 8 hex digits as a number, or its place in
     /// [`Entries::strings`] (by the kind of id in `word`).
     id: u32,
-    /// The same for the `parentId` string.
+    /// The same for the `parentId` string, or once the index has found the
+    /// entry it names, that entry's index.
     parent: u32,
 }
 
@@ -226,6 +227,9 @@ const PARENT_NULL: u64 = 1;
 const PARENT_OTHER: u64 = 2;
 const PARENT_HEX: u64 = 3;
 const PARENT_STR: u64 = 4;
+/// A parent id the index found: the field holds the parent's entry index
+/// (the id is that entry's, as the index finds an entry by its id).
+const PARENT_FOUND: u64 = 5;
 
 /// The entry types by their code in [`Entry`].
 const TYPES: [EntryType; 12] = [
@@ -480,8 +484,28 @@ impl Entries {
             PARENT_OTHER => Parent::Other,
             PARENT_HEX => Parent::Id(Id::Hex8(e.parent)),
             PARENT_STR => Parent::Id(self.decode(e.parent)),
+            PARENT_FOUND => match self.id(e.parent as usize) {
+                Some(id) => Parent::Id(id),
+                None => Parent::Missing,
+            },
             _ => Parent::Missing,
         }
+    }
+
+    /// The entry the parent id of entry `i` names, once the index has
+    /// found it ([`crate::index::Index::build`]); None for a root, a parent
+    /// that names no entry, or before the index is built.
+    pub fn parent_index(&self, i: usize) -> Option<usize> {
+        let e = &self.list[i];
+        (e.parent_kind() == PARENT_FOUND).then_some(e.parent as usize)
+    }
+
+    /// Record that the parent id of entry `i` names entry `p` (which must
+    /// have that id: the index's find).
+    pub(crate) fn set_parent_index(&mut self, i: usize, p: u32) {
+        let e = &mut self.list[i];
+        e.set_parent_kind(PARENT_FOUND);
+        e.parent = p;
     }
 
     /// The parent id to follow from entry `i` ([`Parent::id`]).
@@ -500,6 +524,8 @@ impl Entries {
             (ID_STR, PARENT_STR) => {
                 self.strings.get(e.id as usize) == self.strings.get(e.parent as usize)
             }
+            (ID_NONE, _) => false,
+            (_, PARENT_FOUND) => self.same_id(i, e.parent as usize),
             _ => false,
         }
     }
@@ -661,6 +687,38 @@ mod tests {
         assert_eq!(entries[3].offset(), want[3].4);
         entries.set_id(3, None).unwrap();
         assert_eq!(entries.id(3), None);
+    }
+
+    #[test]
+    fn found_parents_read_as_their_ids() {
+        let mut entries = Entries::new();
+        for line in [
+            r#"{"id":"0000000a","parentId":null}"#,
+            r#"{"id":"b","parentId":"0000000a"}"#,
+            r#"{"id":"b","parentId":"b"}"#,
+            r#"{"id":"0000000a","parentId":"0000000a"}"#,
+            r#"{"parentId":"b"}"#,
+        ] {
+            let obj = Object::parse_line(line.as_bytes()).unwrap().unwrap();
+            entries.push_object(&obj, 1, 0, 1).unwrap();
+        }
+        let before: Vec<Parent> = (0..5).map(|i| entries.parent(i)).collect();
+        let own: Vec<bool> = (0..5).map(|i| entries.is_own_parent(i)).collect();
+        assert_eq!(own, [false, false, true, true, false]);
+        // As the index finds them: the later of duplicate ids wins.
+        for (i, p) in [(1, 3), (2, 2), (3, 3), (4, 2)] {
+            assert_eq!(entries.parent_index(i), None);
+            entries.set_parent_index(i, p);
+            assert_eq!(entries.parent_index(i), Some(p as usize));
+        }
+        let after: Vec<Parent> = (0..5).map(|i| entries.parent(i)).collect();
+        assert_eq!(before, after);
+        assert_eq!(
+            own,
+            (0..5).map(|i| entries.is_own_parent(i)).collect::<Vec<_>>()
+        );
+        assert_eq!(entries.parent_id(4), Some(Id::new("b")));
+        assert_eq!(entries.parent_index(0), None);
     }
 
     #[test]

@@ -3,7 +3,6 @@
 
 use crate::entry::EntryType;
 use crate::error::{Error, Result};
-use crate::index::NONE;
 use crate::session::Session;
 
 /// Entry indices from the root to `leaf`, following `parentId` as pi does
@@ -91,8 +90,12 @@ pub fn leaves(session: &Session) -> Vec<usize> {
     let s = session;
     let mut has_child = vec![false; s.entries.len()];
     for (i, e) in s.entries.iter().enumerate() {
-        if e.ty() != EntryType::Session && s.index.parent[i] != NONE {
-            has_child[s.index.parent[i] as usize] = true;
+        if let Some(p) = s
+            .index
+            .parent_of(i)
+            .filter(|_| e.ty() != EntryType::Session)
+        {
+            has_child[p] = true;
         }
     }
     (0..s.entries.len())

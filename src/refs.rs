@@ -186,10 +186,9 @@ fn by_id(session: &Session, text: &str) -> Result<usize> {
     }
     let mut matches: Vec<usize> = session
         .index
-        .by_id
-        .iter()
+        .ids()
         .filter(|(id, _)| id.to_string().starts_with(text))
-        .map(|(_, i)| i as usize)
+        .map(|(_, i)| i)
         .collect();
     matches.sort_unstable();
     match matches.as_slice() {

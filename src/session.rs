@@ -664,8 +664,8 @@ impl<'n> Loader<'n> {
                 ),
             ));
         }
-        let entries = Arc::new(self.entries);
-        let index = Index::build(self.name, &entries, &self.extras, &mut self.warnings);
+        let index = Index::build(self.name, self.entries, &self.extras, &mut self.warnings);
+        let entries = Arc::clone(index.entries());
         Ok(Session {
             input,
             name: self.name.to_string(),

@@ -8,7 +8,6 @@ use crate::append::{
 use crate::cli::out_err;
 use crate::entry::{EntryType, Id};
 use crate::error::{Error, Result};
-use crate::index::NONE;
 use crate::json::{js, ObjectWriter};
 use crate::migrate::{json_str, CURRENT_VERSION};
 use crate::path::path_to;
@@ -196,16 +195,16 @@ pub fn before(s: &Session, i: usize, allow_custom: bool) -> Result<(Option<usize
         }
         _ => return Err(not_a_user_message(s, i, allow_custom)),
     };
-    let parent = match (s.index.parent[i], s.entries.parent_id(i)) {
-        (NONE, None) => None,
-        (NONE, Some(p)) => {
+    let parent = match (s.index.parent_of(i), s.entries.parent_id(i)) {
+        (None, None) => None,
+        (None, Some(p)) => {
             return Err(Error::data(
                 &s.name,
                 Some(e.line()),
                 format!("the parent {p} of this message is not in the file"),
             ))
         }
-        (p, _) => Some(p as usize),
+        (Some(p), _) => Some(p),
     };
     Ok((parent, text))
 }
