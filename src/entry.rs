@@ -197,8 +197,8 @@ pub struct LabelChange {
 #[derive(Debug, Clone)]
 pub struct Entry {
     /// The byte offset (low 48 bits), the [`EntryType`] (4 bits from bit
-    /// 48), the kind of id (2 bits from bit 52, [`ID_NONE`]...) and of
-    /// parent (3 bits from bit 54, [`PARENT_MISSING`]...).
+    /// 48), the kind of id (2 bits from bit 52: none, hex, string) and of
+    /// parent (3 bits from bit 54: missing, null, other, hex, string, found).
     word: u64,
     /// `new Date(timestamp).getTime()`: NaN when absent or unparsable.
     time: f64,
@@ -264,7 +264,8 @@ impl Entry {
     }
 
     pub fn ty(&self) -> EntryType {
-        TYPES[((self.word >> TY_SHIFT) & 0xf) as usize]
+        let code = ((self.word >> TY_SHIFT) & 0xf) as usize;
+        TYPES.get(code).copied().unwrap_or(EntryType::None)
     }
 
     /// `new Date(timestamp).getTime()`: NaN when absent or unparsable.
@@ -363,7 +364,11 @@ impl Entries {
     }
 
     /// Give entry `i` this id (version-1 files get theirs when read).
-    pub fn set_id(&mut self, i: usize, id: Option<&Id>) -> std::result::Result<(), &'static str> {
+    pub(crate) fn set_id(
+        &mut self,
+        i: usize,
+        id: Option<&Id>,
+    ) -> std::result::Result<(), &'static str> {
         let mut e = self.list[i].clone();
         self.encode_id(&mut e, id)?;
         self.list[i] = e;
@@ -371,7 +376,7 @@ impl Entries {
     }
 
     /// Give entry `i` this parent.
-    pub fn set_parent(
+    pub(crate) fn set_parent(
         &mut self,
         i: usize,
         parent: &Parent,
