@@ -39,17 +39,17 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
         return Ok(empty);
     };
     let path = path_to(session, leaf)?;
-    let ty = |i: usize| &session.entries[i].ty;
+    let ty = |i: usize| session.entries[i].ty();
 
     // Settings: the last of each kind on the path wins.
     let mut thinking_level = Some(b"\"off\"".to_vec());
     if let Some(&i) = path
         .iter()
         .rev()
-        .find(|&&i| *ty(i) == EntryType::ThinkingLevelChange)
+        .find(|&&i| ty(i) == EntryType::ThinkingLevelChange)
     {
         let line = session.line(i)?;
-        let obj = session.object(&line, session.entries[i].line)?;
+        let obj = session.object(&line, session.entries[i].line())?;
         thinking_level = canonical(session, &obj, "thinkingLevel", i)?;
     }
     let mut model = None;
@@ -57,7 +57,7 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
         match ty(i) {
             EntryType::ModelChange => {
                 let line = session.line(i)?;
-                let obj = session.object(&line, session.entries[i].line)?;
+                let obj = session.object(&line, session.entries[i].line())?;
                 let mut w = ObjectWriter::new();
                 w.raw(
                     "provider",
@@ -72,7 +72,7 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
             }
             EntryType::Message => {
                 let line = session.line(i)?;
-                let obj = session.object(&line, session.entries[i].line)?;
+                let obj = session.object(&line, session.entries[i].line())?;
                 let Some(msg) = obj.object("message") else {
                     continue;
                 };
@@ -96,7 +96,7 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
         .iter()
         .rev()
         .copied()
-        .find(|&i| *ty(i) == EntryType::Compaction);
+        .find(|&i| ty(i) == EntryType::Compaction);
     let mut items = Vec::new();
     let push = |items: &mut Vec<Item>, i: usize| {
         if matches!(
@@ -114,19 +114,18 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
         }
         Some(c) => {
             items.push(Item::CompactionSummary(c));
-            let cid = &session.entries[c].id;
             let cpos = path
                 .iter()
-                .position(|&i| *ty(i) == EntryType::Compaction && session.entries[i].id == *cid)
+                .position(|&i| ty(i) == EntryType::Compaction && session.entries.same_id(i, c))
                 .unwrap_or(0);
             let first_kept = {
                 let line = session.line(c)?;
-                let obj = session.object(&line, session.entries[c].line)?;
+                let obj = session.object(&line, session.entries[c].line())?;
                 obj.str("firstKeptEntryId").map(|s| s.into_owned())
             };
             let mut found = false;
             for &i in &path[..cpos] {
-                if let (Some(fk), Some(id)) = (&first_kept, &session.entries[i].id) {
+                if let (Some(fk), Some(id)) = (&first_kept, session.entries.id(i)) {
                     if id.to_string() == *fk {
                         found = true;
                     }
@@ -151,7 +150,7 @@ fn canonical(session: &Session, obj: &Object<'_>, key: &str, i: usize) -> Result
     obj.canonical(key).map_err(|e| {
         Error::data(
             &session.name,
-            Some(session.entries[i].line),
+            Some(session.entries[i].line()),
             format!("\"{key}\": {e}"),
         )
     })
@@ -165,15 +164,15 @@ pub fn message_json(session: &Session, item: Item) -> Result<Option<Vec<u8>>> {
     };
     let e = &session.entries[i];
     let line = session.line(i)?;
-    let obj = session.object(&line, e.line)?;
+    let obj = session.object(&line, e.line())?;
     let c = |key: &str| canonical(session, &obj, key, i);
     let mut w = ObjectWriter::new();
-    match (item, &e.ty) {
+    match (item, &e.ty()) {
         (Item::CompactionSummary(_), _) => {
             w.str("role", "compactionSummary");
             w.raw("summary", c("summary")?.as_deref());
             w.raw("tokensBefore", c("tokensBefore")?.as_deref());
-            w.number("timestamp", e.time);
+            w.number("timestamp", e.time());
         }
         (_, EntryType::Message) => {
             return Ok(Some(c("message")?.unwrap_or_else(|| b"null".to_vec())));
@@ -184,7 +183,7 @@ pub fn message_json(session: &Session, item: Item) -> Result<Option<Vec<u8>>> {
             w.raw("content", c("content")?.as_deref());
             w.raw("display", c("display")?.as_deref());
             w.raw("details", c("details")?.as_deref());
-            w.number("timestamp", e.time);
+            w.number("timestamp", e.time());
         }
         (_, EntryType::BranchSummary) => {
             if !obj.raw("summary").is_some_and(js::truthy) {
@@ -193,7 +192,7 @@ pub fn message_json(session: &Session, item: Item) -> Result<Option<Vec<u8>>> {
             w.str("role", "branchSummary");
             w.raw("summary", c("summary")?.as_deref());
             w.raw("fromId", c("fromId")?.as_deref());
-            w.number("timestamp", e.time);
+            w.number("timestamp", e.time());
         }
         _ => return Ok(None),
     }
@@ -203,7 +202,7 @@ pub fn message_json(session: &Session, item: Item) -> Result<Option<Vec<u8>>> {
 /// The role of a `message` entry's message, if it has a string one.
 pub fn message_role(session: &Session, i: usize) -> Result<Option<String>> {
     let line = session.line(i)?;
-    let obj = session.object(&line, session.entries[i].line)?;
+    let obj = session.object(&line, session.entries[i].line())?;
     Ok(obj
         .object("message")
         .and_then(|m| m.str("role").map(|r| r.into_owned())))

@@ -63,6 +63,17 @@ pub enum Parent {
 }
 
 impl Parent {
+    /// What the `parentId` of an entry's parsed line says.
+    pub fn from_object(obj: &Object<'_>) -> Parent {
+        match obj.raw("parentId") {
+            None => Parent::Missing,
+            Some(b"null") => Parent::Null,
+            Some(v) if v[0] == b'"' => Parent::Id(Id::new(&js::decode_string(v, 0..v.len()))),
+            Some(v) if !js::truthy(v) => Parent::Missing,
+            Some(_) => Parent::Other,
+        }
+    }
+
     /// The id to follow when walking to the root (pi follows truthy ids only).
     pub fn id(&self) -> Option<&Id> {
         match self {
@@ -177,59 +188,385 @@ pub struct LabelChange {
     pub label: Option<Box<str>>,
 }
 
-/// What the index keeps of one entry line (64 bytes: every entry of a
-/// large session is kept in memory; the fields of label and session_info
-/// entries and the names of unknown types are kept beside the entries).
+/// What the index keeps of one entry line: 32 bytes, as every entry of a
+/// large session is kept in memory. The fields of label and session_info
+/// entries and the names of unknown types are kept beside the entries, and
+/// the text of ids that are not pi's 8 hex digits in [`Entries`] (so the
+/// id and `parentId` of an entry are read through [`Entries::id`] and
+/// [`Entries::parent`]).
 #[derive(Debug, Clone)]
 pub struct Entry {
-    /// 1-based line number in the input.
-    pub line: u64,
-    /// Byte offset of the line in the input, and its length (without `\n`;
-    /// a longer line than `u32::MAX` bytes is refused when reading).
-    pub offset: u64,
-    pub len: u32,
-    pub ty: EntryType,
-    pub id: Option<Id>,
-    pub parent: Parent,
+    /// The byte offset (low 48 bits), the [`EntryType`] (4 bits from bit
+    /// 48), the kind of id (2 bits from bit 52: none, hex, string) and of
+    /// parent (3 bits from bit 54: missing, null, other, hex, string, found).
+    word: u64,
     /// `new Date(timestamp).getTime()`: NaN when absent or unparsable.
-    pub time: f64,
+    time: f64,
+    line: u32,
+    len: u32,
+    /// The id: its 8 hex digits as a number, or its place in
+    /// [`Entries::strings`] (by the kind of id in `word`).
+    id: u32,
+    /// The same for the `parentId` string, or once the index has found the
+    /// entry it names, that entry's index.
+    parent: u32,
 }
 
+const OFFSET_BITS: u32 = 48;
+const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
+const TY_SHIFT: u32 = 48;
+const ID_SHIFT: u32 = 52;
+const PARENT_SHIFT: u32 = 54;
+
+const ID_NONE: u64 = 0;
+const ID_HEX: u64 = 1;
+const ID_STR: u64 = 2;
+
+const PARENT_MISSING: u64 = 0;
+const PARENT_NULL: u64 = 1;
+const PARENT_OTHER: u64 = 2;
+const PARENT_HEX: u64 = 3;
+const PARENT_STR: u64 = 4;
+/// A parent id the index found: the field holds the parent's entry index
+/// (the id is that entry's, as the index finds an entry by its id).
+const PARENT_FOUND: u64 = 5;
+
+/// The entry types by their code in [`Entry`].
+const TYPES: [EntryType; 12] = [
+    EntryType::Message,
+    EntryType::ThinkingLevelChange,
+    EntryType::ModelChange,
+    EntryType::Compaction,
+    EntryType::BranchSummary,
+    EntryType::Custom,
+    EntryType::CustomMessage,
+    EntryType::Label,
+    EntryType::SessionInfo,
+    EntryType::Session,
+    EntryType::Other,
+    EntryType::None,
+];
+
 impl Entry {
-    /// Read the fields of an entry from its parsed line.
-    /// The `type`, when it is not one [`EntryType`] names, is left to the
-    /// caller ([`unknown_type`]); label and session_info fields to
-    /// [`Extra::from_object`].
-    pub fn from_object(obj: &Object<'_>, line: u64, offset: u64, len: u32) -> Entry {
+    /// 1-based line number in the input.
+    pub fn line(&self) -> u64 {
+        u64::from(self.line)
+    }
+
+    /// Byte offset of the line in the input.
+    pub fn offset(&self) -> u64 {
+        self.word & OFFSET_MASK
+    }
+
+    /// Length of the line in bytes (without `\n`).
+    pub fn byte_len(&self) -> u32 {
+        self.len
+    }
+
+    pub fn ty(&self) -> EntryType {
+        let code = ((self.word >> TY_SHIFT) & 0xf) as usize;
+        TYPES.get(code).copied().unwrap_or(EntryType::None)
+    }
+
+    /// `new Date(timestamp).getTime()`: NaN when absent or unparsable.
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    /// Whether the entry has an id (a string `id`, maybe empty).
+    pub fn has_id(&self) -> bool {
+        self.id_kind() != ID_NONE
+    }
+
+    fn id_kind(&self) -> u64 {
+        (self.word >> ID_SHIFT) & 0x3
+    }
+
+    fn parent_kind(&self) -> u64 {
+        (self.word >> PARENT_SHIFT) & 0x7
+    }
+
+    fn set_id_kind(&mut self, kind: u64) {
+        self.word = (self.word & !(0x3 << ID_SHIFT)) | (kind << ID_SHIFT);
+    }
+
+    fn set_parent_kind(&mut self, kind: u64) {
+        self.word = (self.word & !(0x7 << PARENT_SHIFT)) | (kind << PARENT_SHIFT);
+    }
+}
+
+/// The entries of a session, in file order, with the text of the ids (and
+/// parent ids) that are not pi's 8 hex digits. Reads as a slice of
+/// [`Entry`]; an entry's id and parent come from [`Entries::id`] and
+/// [`Entries::parent`].
+#[derive(Debug, Clone, Default)]
+pub struct Entries {
+    list: Vec<Entry>,
+    strings: Vec<Box<str>>,
+}
+
+/// Why an entry cannot be kept (limits of [`Entry`]'s compact fields).
+pub const TOO_MANY_LINES: &str = "more than 4 294 967 295 lines: more than this tool reads";
+pub const TOO_FAR: &str = "a line 256 TiB or more into the input: further than this tool reads";
+pub const TOO_MANY_IDS: &str =
+    "more than 4 294 967 295 ids that are not 8 hex digits: more than this tool reads";
+
+impl std::ops::Deref for Entries {
+    type Target = [Entry];
+    fn deref(&self) -> &[Entry] {
+        &self.list
+    }
+}
+
+impl Entries {
+    pub fn new() -> Entries {
+        Entries::default()
+    }
+
+    /// Read the fields of an entry from its parsed line and add it; its
+    /// index. The `type`, when it is not one [`EntryType`] names, is left to
+    /// the caller ([`unknown_type`]); label and session_info fields to
+    /// [`Extra::from_object`]. An error (one of [`TOO_MANY_LINES`],
+    /// [`TOO_FAR`], [`TOO_MANY_IDS`]) when the entry does not fit.
+    pub fn push_object(
+        &mut self,
+        obj: &Object<'_>,
+        line: u64,
+        offset: u64,
+        len: u32,
+    ) -> std::result::Result<usize, &'static str> {
         let ty = match obj.str("type") {
             Some(t) => EntryType::parse(&t),
             None => EntryType::None,
         };
         let id = obj.str("id").map(|s| Id::new(&s));
-        let parent = match obj.raw("parentId") {
-            None => Parent::Missing,
-            Some(b"null") => Parent::Null,
-            Some(v) if v[0] == b'"' => Parent::Id(Id::new(&js::decode_string(v, 0..v.len()))),
-            Some(v) if !js::truthy(v) => Parent::Missing,
-            Some(_) => Parent::Other,
-        };
+        let parent = Parent::from_object(obj);
         let time = obj
             .raw("timestamp")
             .map_or(f64::NAN, crate::time::js_date_ms);
-        Entry {
-            line,
-            offset,
-            len,
-            ty,
-            id,
-            parent,
+        let line = u32::try_from(line).map_err(|_| TOO_MANY_LINES)?;
+        if offset > OFFSET_MASK {
+            return Err(TOO_FAR);
+        }
+        let code = TYPES.iter().position(|&t| t == ty).unwrap_or(0) as u64;
+        let mut e = Entry {
+            word: offset | (code << TY_SHIFT),
             time,
+            line,
+            len,
+            id: 0,
+            parent: 0,
+        };
+        self.encode_id(&mut e, id.as_ref())?;
+        self.encode_parent(&mut e, &parent)?;
+        self.list.push(e);
+        Ok(self.list.len() - 1)
+    }
+
+    /// Add the entries of `later`, read from further on in the same input:
+    /// its line numbers count from `lines` more, its offsets from `offset`
+    /// more (how a file read in two halves is put together).
+    pub(crate) fn append(
+        &mut self,
+        later: Entries,
+        lines: u64,
+        offset: u64,
+    ) -> std::result::Result<(), &'static str> {
+        let strings = u32::try_from(self.strings.len()).map_err(|_| TOO_MANY_IDS)?;
+        if u32::try_from(self.strings.len() + later.strings.len()).is_err() {
+            return Err(TOO_MANY_IDS);
+        }
+        self.list.reserve_exact(later.list.len());
+        for mut e in later.list {
+            e.line = u32::try_from(u64::from(e.line) + lines).map_err(|_| TOO_MANY_LINES)?;
+            let at = e.offset() + offset;
+            if at > OFFSET_MASK {
+                return Err(TOO_FAR);
+            }
+            e.word = (e.word & !OFFSET_MASK) | at;
+            if e.id_kind() == ID_STR {
+                e.id += strings;
+            }
+            // Parents are found by the index, after the whole input is read.
+            if e.parent_kind() == PARENT_STR {
+                e.parent += strings;
+            }
+            self.list.push(e);
+        }
+        self.strings.extend(later.strings);
+        Ok(())
+    }
+
+    /// Give entry `i` this id (version-1 files get theirs when read).
+    pub(crate) fn set_id(
+        &mut self,
+        i: usize,
+        id: Option<&Id>,
+    ) -> std::result::Result<(), &'static str> {
+        let mut e = self.list[i].clone();
+        self.encode_id(&mut e, id)?;
+        self.list[i] = e;
+        Ok(())
+    }
+
+    /// Give entry `i` this parent.
+    pub(crate) fn set_parent(
+        &mut self,
+        i: usize,
+        parent: &Parent,
+    ) -> std::result::Result<(), &'static str> {
+        let mut e = self.list[i].clone();
+        self.encode_parent(&mut e, parent)?;
+        self.list[i] = e;
+        Ok(())
+    }
+
+    fn string(&mut self, s: &str) -> std::result::Result<u32, &'static str> {
+        let at = u32::try_from(self.strings.len()).map_err(|_| TOO_MANY_IDS)?;
+        self.strings.push(s.into());
+        Ok(at)
+    }
+
+    fn encode_id(
+        &mut self,
+        e: &mut Entry,
+        id: Option<&Id>,
+    ) -> std::result::Result<(), &'static str> {
+        let (kind, value) = match id {
+            None => (ID_NONE, 0),
+            Some(Id::Hex8(n)) => (ID_HEX, *n),
+            Some(Id::Other(s)) => (ID_STR, self.string(s)?),
+        };
+        e.set_id_kind(kind);
+        e.id = value;
+        Ok(())
+    }
+
+    fn encode_parent(
+        &mut self,
+        e: &mut Entry,
+        parent: &Parent,
+    ) -> std::result::Result<(), &'static str> {
+        let (kind, value) = match parent {
+            Parent::Missing => (PARENT_MISSING, 0),
+            Parent::Null => (PARENT_NULL, 0),
+            Parent::Other => (PARENT_OTHER, 0),
+            Parent::Id(Id::Hex8(n)) => (PARENT_HEX, *n),
+            Parent::Id(Id::Other(s)) => (PARENT_STR, self.string(s)?),
+        };
+        e.set_parent_kind(kind);
+        e.parent = value;
+        Ok(())
+    }
+
+    fn decode(&self, value: u32) -> Id {
+        Id::Other(Box::new(
+            self.strings
+                .get(value as usize)
+                .map_or_else(String::new, |s| s.to_string()),
+        ))
+    }
+
+    /// The `id` of entry `i` (None when it has no string `id`).
+    pub fn id(&self, i: usize) -> Option<Id> {
+        let e = &self.list[i];
+        match e.id_kind() {
+            ID_HEX => Some(Id::Hex8(e.id)),
+            ID_STR => Some(self.decode(e.id)),
+            _ => None,
         }
     }
 
-    /// The id as text ("" when the entry has none).
-    pub fn id_string(&self) -> String {
-        self.id.as_ref().map(Id::to_string).unwrap_or_default()
+    /// The id of entry `i` as a number when it is 8 hex digits (None too
+    /// when there is no entry `i`).
+    pub fn hex_id(&self, i: usize) -> Option<u32> {
+        self.list
+            .get(i)
+            .filter(|e| e.id_kind() == ID_HEX)
+            .map(|e| e.id)
+    }
+
+    /// Whether entries `i` and `j` have the same id (both none counts).
+    pub fn same_id(&self, i: usize, j: usize) -> bool {
+        let (a, b) = (&self.list[i], &self.list[j]);
+        match (a.id_kind(), b.id_kind()) {
+            (ID_HEX, ID_HEX) => a.id == b.id,
+            (ID_STR, ID_STR) => {
+                a.id == b.id || self.strings.get(a.id as usize) == self.strings.get(b.id as usize)
+            }
+            (x, y) => x == y && x == ID_NONE,
+        }
+    }
+
+    /// Whether entry `i` has this id.
+    pub fn has_this_id(&self, i: usize, id: &Id) -> bool {
+        let e = &self.list[i];
+        match (e.id_kind(), id) {
+            (ID_HEX, Id::Hex8(n)) => e.id == *n,
+            (ID_STR, Id::Other(s)) => {
+                self.strings.get(e.id as usize).map(|t| &**t) == Some(s.as_str())
+            }
+            _ => false,
+        }
+    }
+
+    /// The id of entry `i` as text ("" when it has none).
+    pub fn id_string(&self, i: usize) -> String {
+        self.id(i).map(|id| id.to_string()).unwrap_or_default()
+    }
+
+    /// What the `parentId` of entry `i` says.
+    pub fn parent(&self, i: usize) -> Parent {
+        let e = &self.list[i];
+        match e.parent_kind() {
+            PARENT_NULL => Parent::Null,
+            PARENT_OTHER => Parent::Other,
+            PARENT_HEX => Parent::Id(Id::Hex8(e.parent)),
+            PARENT_STR => Parent::Id(self.decode(e.parent)),
+            PARENT_FOUND => match self.id(e.parent as usize) {
+                Some(id) => Parent::Id(id),
+                None => Parent::Missing,
+            },
+            _ => Parent::Missing,
+        }
+    }
+
+    /// The entry the parent id of entry `i` names, once the index has
+    /// found it ([`crate::index::Index::build`]); None for a root, a parent
+    /// that names no entry, or before the index is built.
+    pub fn parent_index(&self, i: usize) -> Option<usize> {
+        let e = &self.list[i];
+        (e.parent_kind() == PARENT_FOUND).then_some(e.parent as usize)
+    }
+
+    /// Record that the parent id of entry `i` names entry `p` (which must
+    /// have that id: the index's find).
+    pub(crate) fn set_parent_index(&mut self, i: usize, p: u32) {
+        let e = &mut self.list[i];
+        e.set_parent_kind(PARENT_FOUND);
+        e.parent = p;
+    }
+
+    /// The parent id to follow from entry `i` ([`Parent::id`]).
+    pub fn parent_id(&self, i: usize) -> Option<Id> {
+        match self.parent(i) {
+            Parent::Id(id) if !id.is_empty() => Some(id),
+            _ => None,
+        }
+    }
+
+    /// Whether entry `i` names itself as parent (`parentId === id`).
+    pub fn is_own_parent(&self, i: usize) -> bool {
+        let e = &self.list[i];
+        match (e.id_kind(), e.parent_kind()) {
+            (ID_HEX, PARENT_HEX) => e.id == e.parent,
+            (ID_STR, PARENT_STR) => {
+                self.strings.get(e.id as usize) == self.strings.get(e.parent as usize)
+            }
+            (ID_NONE, _) => false,
+            (_, PARENT_FOUND) => self.same_id(i, e.parent as usize),
+            _ => false,
+        }
     }
 }
 
@@ -272,17 +609,179 @@ mod tests {
     fn reads_fields() {
         let line = br#"{"type":"label","id":"0000000a","parentId":"0000000b","timestamp":"2026-07-20T09:00:00.000Z","targetId":"x","label":""}"#;
         let obj = Object::parse_line(line).unwrap().unwrap();
-        let e = Entry::from_object(&obj, 3, 0, line.len() as u32);
-        assert_eq!(e.ty, EntryType::Label);
-        assert_eq!(e.parent, Parent::Id(Id::new("0000000b")));
+        let mut entries = Entries::new();
+        let i = entries.push_object(&obj, 3, 0, line.len() as u32).unwrap();
+        let e = &entries[i];
+        assert_eq!(e.ty(), EntryType::Label);
+        assert_eq!(entries.parent(i), Parent::Id(Id::new("0000000b")));
+        assert_eq!(entries.id(i), Some(Id::new("0000000a")));
         assert_eq!(
-            Extra::from_object(&obj, e.ty),
+            Extra::from_object(&obj, e.ty()),
             Extra::Label(Box::new(LabelChange {
                 target: Some(Id::new("x")),
                 label: None
             }))
         );
-        assert_eq!(e.time, 1784538000000.0);
+        assert_eq!(e.time(), 1784538000000.0);
+        assert_eq!(
+            (e.line(), e.offset(), e.byte_len()),
+            (3, 0, line.len() as u32)
+        );
+    }
+    #[test]
+    fn compact_fields_round_trip() {
+        let types = [
+            "message",
+            "thinking_level_change",
+            "model_change",
+            "compaction",
+            "branch_summary",
+            "custom",
+            "custom_message",
+            "label",
+            "session_info",
+            "session",
+            "something_else",
+        ];
+        let ids = [
+            None,
+            Some("0123abcd"),
+            Some("ffffffff"),
+            Some("ABCDEF01"),
+            Some(""),
+            Some("x"),
+        ];
+        let parents = [
+            ("", Parent::Missing),
+            (r#","parentId":null"#, Parent::Null),
+            (r#","parentId":false"#, Parent::Missing),
+            (r#","parentId":0"#, Parent::Missing),
+            (r#","parentId":7"#, Parent::Other),
+            (r#","parentId":{}"#, Parent::Other),
+            (r#","parentId":"00000000""#, Parent::Id(Id::new("00000000"))),
+            (r#","parentId":"""#, Parent::Id(Id::new(""))),
+            (r#","parentId":"p\u0041""#, Parent::Id(Id::new("pA"))),
+        ];
+        let mut entries = Entries::new();
+        let mut want = Vec::new();
+        let mut k = 0u64;
+        for ty in types.iter().map(Some).chain([None]) {
+            for id in ids {
+                for (p, parent) in &parents {
+                    let mut line = String::from("{");
+                    if let Some(t) = ty {
+                        line.push_str(&format!(r#""type":"{t}","#));
+                    }
+                    if let Some(id) = id {
+                        line.push_str(&format!(r#""id":"{id}","#));
+                    }
+                    line.push_str(r#""x":1"#);
+                    line.push_str(p);
+                    line.push('}');
+                    let obj = Object::parse_line(line.as_bytes()).unwrap().unwrap();
+                    let offset = (k * 0x1_0000_0001) & OFFSET_MASK;
+                    let i = entries
+                        .push_object(&obj, k + 2, offset, k as u32 * 7)
+                        .unwrap();
+                    let t = ty.map_or(EntryType::None, |t| EntryType::parse(t));
+                    want.push((
+                        t,
+                        id.map(Id::new),
+                        parent.clone(),
+                        k + 2,
+                        offset,
+                        k as u32 * 7,
+                    ));
+                    assert_eq!(i as u64, k);
+                    k += 1;
+                }
+            }
+        }
+        for (i, (ty, id, parent, line, offset, len)) in want.iter().enumerate() {
+            let e = &entries[i];
+            assert_eq!(e.ty(), *ty);
+            assert_eq!(entries.id(i), *id);
+            assert_eq!(e.has_id(), id.is_some());
+            assert_eq!(entries.parent(i), *parent);
+            assert_eq!(entries.parent_id(i).as_ref(), parent.id());
+            assert_eq!((e.line(), e.offset(), e.byte_len()), (*line, *offset, *len));
+            assert!(e.time().is_nan());
+            let own = matches!((parent, id), (Parent::Id(p), Some(id)) if p == id);
+            assert_eq!(entries.is_own_parent(i), own);
+            for (j, other) in want.iter().enumerate() {
+                assert_eq!(entries.same_id(i, j), *id == other.1);
+            }
+            if let Some(id) = id {
+                assert!(entries.has_this_id(i, id));
+            }
+        }
+        // Changing an id and a parent keeps the other fields.
+        entries.set_id(3, Some(&Id::new("other"))).unwrap();
+        entries
+            .set_parent(3, &Parent::Id(Id::new("0000abcd")))
+            .unwrap();
+        assert_eq!(entries.id(3), Some(Id::new("other")));
+        assert_eq!(entries.parent(3), Parent::Id(Id::new("0000abcd")));
+        assert_eq!(entries[3].ty(), want[3].0);
+        assert_eq!(entries[3].offset(), want[3].4);
+        entries.set_id(3, None).unwrap();
+        assert_eq!(entries.id(3), None);
+    }
+
+    #[test]
+    fn found_parents_read_as_their_ids() {
+        let mut entries = Entries::new();
+        for line in [
+            r#"{"id":"0000000a","parentId":null}"#,
+            r#"{"id":"b","parentId":"0000000a"}"#,
+            r#"{"id":"b","parentId":"b"}"#,
+            r#"{"id":"0000000a","parentId":"0000000a"}"#,
+            r#"{"parentId":"b"}"#,
+        ] {
+            let obj = Object::parse_line(line.as_bytes()).unwrap().unwrap();
+            entries.push_object(&obj, 1, 0, 1).unwrap();
+        }
+        let before: Vec<Parent> = (0..5).map(|i| entries.parent(i)).collect();
+        let own: Vec<bool> = (0..5).map(|i| entries.is_own_parent(i)).collect();
+        assert_eq!(own, [false, false, true, true, false]);
+        // As the index finds them: the later of duplicate ids wins.
+        for (i, p) in [(1, 3), (2, 2), (3, 3), (4, 2)] {
+            assert_eq!(entries.parent_index(i), None);
+            entries.set_parent_index(i, p);
+            assert_eq!(entries.parent_index(i), Some(p as usize));
+        }
+        let after: Vec<Parent> = (0..5).map(|i| entries.parent(i)).collect();
+        assert_eq!(before, after);
+        assert_eq!(
+            own,
+            (0..5).map(|i| entries.is_own_parent(i)).collect::<Vec<_>>()
+        );
+        assert_eq!(entries.parent_id(4), Some(Id::new("b")));
+        assert_eq!(entries.parent_index(0), None);
+    }
+
+    #[test]
+    fn limits_are_errors() {
+        let obj = Object::parse_line(br#"{"type":"message","id":"abcd0123"}"#)
+            .unwrap()
+            .unwrap();
+        let mut entries = Entries::new();
+        assert_eq!(
+            entries.push_object(&obj, 1 << 32, 0, 1),
+            Err(TOO_MANY_LINES)
+        );
+        assert_eq!(entries.push_object(&obj, 1, 1 << 48, 1), Err(TOO_FAR));
+        assert_eq!(entries.len(), 0);
+        let i = entries
+            .push_object(&obj, u32::MAX as u64, OFFSET_MASK, u32::MAX)
+            .unwrap();
+        let e = &entries[i];
+        assert_eq!(
+            (e.line(), e.offset(), e.byte_len()),
+            (u32::MAX as u64, OFFSET_MASK, u32::MAX)
+        );
+        assert_eq!(e.ty(), EntryType::Message);
+        assert_eq!(entries.id(i), Some(Id::new("abcd0123")));
     }
 }
 
@@ -298,6 +797,6 @@ mod size {
         assert_eq!(std::mem::size_of::<Parent>(), 16);
         assert_eq!(std::mem::size_of::<Extra>(), 16);
         assert_eq!(std::mem::size_of::<EntryType>(), 1);
-        assert!(std::mem::size_of::<Entry>() <= 64);
+        assert_eq!(std::mem::size_of::<Entry>(), 32);
     }
 }

@@ -8,7 +8,7 @@
 //! the input.
 
 use crate::cmd::migrate::{migrate_bytes, MigrateOptions, Outcome};
-use crate::entry::EntryType;
+use crate::entry::{EntryType, Id, Parent};
 use crate::json::{js, scan, Object};
 use crate::session::{ReadOptions, Session};
 use crate::tree::{Step, Tree};
@@ -200,25 +200,38 @@ pub fn session(data: &[u8]) {
 /// Every invariant of a session that read without error.
 pub fn check_session(s: &Session, reference: &str) {
     let n = s.entries.len();
-    assert_eq!(s.index.parent.len(), n);
+    assert!((0..n).all(|i| s.index.parent_of(i).is_none_or(|p| p < n)));
     assert!(s.header_line().is_ok());
     for (i, e) in s.entries.iter().enumerate() {
         let line = s.line(i).expect("line of a read entry");
-        let obj = s.object(&line, e.line).expect("an entry line is an object");
+        let obj = s
+            .object(&line, e.line())
+            .expect("an entry line is an object");
         // What the index keeps agrees with the line pi holds.
-        if e.ty != EntryType::Session {
-            if let Some(id) = &e.id {
-                assert_eq!(obj.str("id").as_deref(), Some(id.to_string().as_str()));
+        if e.ty() != EntryType::Session {
+            let id = s.entries.id(i);
+            assert_eq!(obj.str("id").map(|t| Id::new(&t)), id);
+            assert_eq!(e.has_id(), id.is_some());
+            if let Some(id) = &id {
+                assert!(s.entries.has_this_id(i, id));
+            }
+            let parent = s.entries.parent(i);
+            assert_eq!(parent, Parent::from_object(&obj));
+            assert_eq!(s.entries.parent_id(i).as_ref(), parent.id());
+            let own = matches!((&parent, &id), (Parent::Id(p), Some(id)) if p == id);
+            assert_eq!(s.entries.is_own_parent(i), own);
+            for j in 0..n.min(64) {
+                assert_eq!(s.entries.same_id(i, j), id == s.entries.id(j));
             }
         }
-        assert!(e.time.is_nan() || e.time.fract() == 0.0);
+        assert!(e.time().is_nan() || e.time().fract() == 0.0);
         if i > 0 {
-            assert!(s.entries[i - 1].line < e.line);
+            assert!(s.entries[i - 1].line() < e.line());
         }
-        assert_eq!(s.entry_at_line(e.line), Some(i));
+        assert_eq!(s.entry_at_line(e.line()), Some(i));
     }
     if let Some(l) = s.index.leaf {
-        assert!(l < n && s.entries[l].ty != EntryType::Session);
+        assert!(l < n && s.entries[l].ty() != EntryType::Session);
     }
 
     // Paths: root first, each step the index's parent, no repeats; an error
@@ -258,7 +271,7 @@ pub fn check_session(s: &Session, reference: &str) {
         }
     }
     for l in path::leaves(s) {
-        assert!(s.entries[l].ty != EntryType::Session);
+        assert!(s.entries[l].ty() != EntryType::Session);
     }
 
     // REFs resolve to an entry or fail cleanly.
@@ -327,13 +340,13 @@ pub fn check_session(s: &Session, reference: &str) {
         Step::Cycle { .. } => {}
     });
     assert!(depth_ok && stack.is_empty(), "tree walk is not well nested");
-    let with_id = s.entries.iter().filter(|e| e.ty != EntryType::Session);
+    let with_id = (0..n).filter(|&i| s.entries[i].ty() != EntryType::Session);
     let mut ids = HashSet::new();
     let mut no_id = 0;
     let mut dup = false;
-    for e in with_id {
-        match &e.id {
-            Some(id) => dup |= !ids.insert(id.clone()),
+    for i in with_id {
+        match s.entries.id(i) {
+            Some(id) => dup |= !ids.insert(id),
             None => no_id += 1,
         }
     }
@@ -343,7 +356,7 @@ pub fn check_session(s: &Session, reference: &str) {
     }
     if !dup {
         for (i, e) in s.entries.iter().enumerate() {
-            if e.ty == EntryType::Session {
+            if e.ty() == EntryType::Session {
                 assert_eq!(entered[i], 0);
                 continue;
             }
@@ -472,7 +485,7 @@ pub fn migrate(data: &[u8]) {
             String::from_utf8_lossy(&b),
             "entry {i} differs"
         );
-        assert_eq!(old.entries[i].id, new.entries[i].id);
+        assert_eq!(old.entries.id(i), new.entries.id(i));
         assert_eq!(
             path::path_to(&old, i).ok(),
             path::path_to(&new, i).ok(),

@@ -1,10 +1,11 @@
 //! The index of a session: ids, parents, labels, name and leaf, built in
 //! one pass over the entries exactly as pi's `_buildIndex` builds it.
 
-use crate::entry::{Entry, EntryType, Extra, Id};
+use crate::entry::{Entries, EntryType, Extra, Id};
 use crate::error::Diagnostic;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
 
 /// A map keyed by entry id, with [`IdHash`].
 pub type IdMap<V> = HashMap<Id, V, IdHash>;
@@ -149,24 +150,25 @@ impl Labels {
 }
 
 /// Entry indices by id, in little memory: pi's ids (8 hex digits) sit in
-/// an open-addressed table of (id, index) pairs, 8 bytes a slot, the rare
-/// other ids in an [`IdMap`].
+/// an open-addressed table of entry indices, 4 bytes a slot (a slot's id is
+/// read from the entry it names, so every method takes the entries), the
+/// rare other ids in an [`IdMap`].
 #[derive(Debug, Default, Clone)]
 pub struct IdTable {
-    /// Linear probing; a slot is `(id, entry)`, empty when the entry is
-    /// [`NONE`]. Never fuller than 3/4 (so a probe always ends).
-    slots: Vec<(u32, u32)>,
+    /// Linear probing; a slot is an entry index, empty when [`NONE`].
+    /// Never fuller than 3/4 (so a probe always ends).
+    slots: Vec<u32>,
     hex: usize,
     other: IdMap<u32>,
     hash: IdHash,
 }
 
 impl IdTable {
-    /// A table for up to `n` ids.
+    /// An empty table with room for `n` ids.
     pub fn with_capacity(n: usize) -> IdTable {
         let size = n.saturating_add(n / 3).saturating_add(1);
         IdTable {
-            slots: vec![(0, NONE); size],
+            slots: vec![NONE; size],
             ..IdTable::default()
         }
     }
@@ -177,12 +179,12 @@ impl IdTable {
     }
 
     /// The slot holding `key`, or the empty slot where it would go.
-    fn find(&self, key: u32) -> usize {
+    fn find(&self, entries: &Entries, key: u32) -> usize {
         let n = self.slots.len();
         let mut at = self.home(key);
         loop {
-            let (k, v) = self.slots[at];
-            if v == NONE || k == key {
+            let v = self.slots[at];
+            if v == NONE || entries.hex_id(v as usize) == Some(key) {
                 return at;
             }
             at += 1;
@@ -192,45 +194,52 @@ impl IdTable {
         }
     }
 
-    fn grow(&mut self) {
+    fn grow(&mut self, entries: &Entries) {
         let old = std::mem::take(&mut self.slots);
         let size = (old.len().max(4)).saturating_mul(2);
-        self.slots = vec![(0, NONE); size];
-        for (k, v) in old {
-            if v != NONE {
-                let at = self.find(k);
-                self.slots[at] = (k, v);
+        self.slots = vec![NONE; size];
+        for v in old {
+            if let Some(key) = entries.hex_id(v as usize) {
+                let at = self.find(entries, key);
+                self.slots[at] = v;
             }
         }
     }
 
-    /// Map `id` to `value` (not [`NONE`]); the value it had before, if any.
-    pub fn insert(&mut self, id: &Id, value: u32) -> Option<u32> {
-        match id {
-            Id::Hex8(key) => {
-                if (self.hex + 1) * 4 > self.slots.len() * 3 {
-                    self.grow();
-                }
-                let at = self.find(*key);
-                let prev = std::mem::replace(&mut self.slots[at], (*key, value)).1;
-                if prev == NONE {
-                    self.hex += 1;
-                    None
-                } else {
-                    Some(prev)
-                }
+    /// Map the id of entry `i` of `entries` to `i`; the entry it named
+    /// before, if any. Nothing for an entry without an id (or no entry
+    /// `i`). A table must always be used with the same entries.
+    pub fn insert(&mut self, entries: &Entries, i: usize) -> Option<u32> {
+        if i >= entries.len() {
+            return None;
+        }
+        let value = u32::try_from(i).ok().filter(|&v| v != NONE)?;
+        if let Some(key) = entries.hex_id(i) {
+            if (self.hex + 1) * 4 > self.slots.len() * 3 {
+                self.grow(entries);
             }
-            Id::Other(_) => self.other.insert(id.clone(), value),
+            let at = self.find(entries, key);
+            let prev = std::mem::replace(&mut self.slots[at], value);
+            if prev == NONE {
+                self.hex += 1;
+                None
+            } else {
+                Some(prev)
+            }
+        } else {
+            let id = entries.id(i)?;
+            self.other.insert(id, value)
         }
     }
 
-    pub fn get(&self, id: &Id) -> Option<u32> {
+    /// The entry `id` names.
+    pub fn get(&self, entries: &Entries, id: &Id) -> Option<u32> {
         match id {
             Id::Hex8(key) => {
                 if self.slots.is_empty() {
                     return None;
                 }
-                match self.slots[self.find(*key)].1 {
+                match self.slots[self.find(entries, *key)] {
                     NONE => None,
                     v => Some(v),
                 }
@@ -248,22 +257,22 @@ impl IdTable {
     }
 
     /// Every id and its entry, in no particular order.
-    pub fn iter(&self) -> impl Iterator<Item = (Id, u32)> + '_ {
+    pub fn iter<'a>(&'a self, entries: &'a Entries) -> impl Iterator<Item = (Id, u32)> + 'a {
         self.slots
             .iter()
-            .filter(|(_, v)| *v != NONE)
-            .map(|&(k, v)| (Id::Hex8(k), v))
+            .filter(|&&v| v != NONE)
+            .filter_map(|&v| entries.id(v as usize).map(|id| (id, v)))
             .chain(self.other.iter().map(|(k, &v)| (k.clone(), v)))
     }
 }
 
-/// Lookups over the entries of a session.
+/// Lookups over the entries of a session (which it shares with the
+/// session: see [`Index::entries`]).
 #[derive(Debug, Default)]
 pub struct Index {
+    entries: Arc<Entries>,
     /// Entry index by id; when ids repeat, the later line wins (as in pi).
-    pub by_id: IdTable,
-    /// For each entry, the entry its `parentId` names (`NONE` if none).
-    pub parent: Vec<u32>,
+    by_id: IdTable,
     pub labels: Labels,
     /// The session name: the last `session_info` decides (empty = none).
     pub name: Option<Box<str>>,
@@ -272,91 +281,108 @@ pub struct Index {
 }
 
 impl Index {
-    /// Build the index; duplicate ids and parents naming no entry are
-    /// reported in `warnings`. `extras` are the label and session_info
-    /// fields of the entries ([`Extra::from_object`]), by entry index, in
-    /// file order.
+    /// Build the index over `entries`; duplicate ids and parents naming no
+    /// entry are reported in `warnings`. `extras` are the label and
+    /// session_info fields of the entries ([`Extra::from_object`]), by entry
+    /// index, in file order. Each entry's parent is resolved here (pi's
+    /// `getBranch` semantics), and kept in the entry
+    /// ([`Entries::parent_index`]).
     pub fn build(
         file: &str,
-        entries: &[Entry],
+        mut entries: Entries,
         extras: &[(u32, Extra)],
         warnings: &mut Vec<Diagnostic>,
     ) -> Index {
-        let mut ix = Index {
-            by_id: IdTable::with_capacity(entries.len()),
-            parent: vec![NONE; entries.len()],
-            ..Index::default()
-        };
+        let mut by_id = IdTable::with_capacity(entries.len());
+        let mut leaf = None;
         for (i, e) in entries.iter().enumerate() {
-            if e.ty == EntryType::Session {
+            if e.ty() == EntryType::Session {
                 continue;
             }
-            ix.leaf = Some(i);
-            if let Some(id) = &e.id {
-                if let Some(prev) = ix.by_id.insert(id, i as u32) {
+            leaf = Some(i);
+            if let Some(prev) = by_id.insert(&entries, i) {
+                if let Some(id) = entries.id(i) {
                     warnings.push(Diagnostic::new(
                         file,
-                        Some(e.line),
+                        Some(e.line()),
                         format!(
                             "duplicate id {id} (also on line {}); this later line wins, as in pi",
-                            entries[prev as usize].line
+                            entries[prev as usize].line()
                         ),
                     ));
                 }
             }
         }
+        let mut labels = Labels::default();
+        let mut name = None;
         for (i, extra) in extras {
             let i = *i as usize;
-            if entries.get(i).is_none_or(|e| e.ty == EntryType::Session) {
+            if entries.get(i).is_none_or(|e| e.ty() == EntryType::Session) {
                 continue;
             }
             match extra {
                 Extra::Label(change) => {
                     if let Some(t) = &change.target {
                         match &change.label {
-                            Some(l) => ix.labels.set(t.clone(), l.clone(), i),
-                            None => ix.labels.delete(t),
+                            Some(l) => labels.set(t.clone(), l.clone(), i),
+                            None => labels.delete(t),
                         }
                     }
                 }
-                Extra::SessionInfo(name) => {
-                    ix.name = (**name).clone().filter(|n| !n.is_empty());
+                Extra::SessionInfo(n) => {
+                    name = (**n).clone().filter(|n| !n.is_empty());
                 }
                 Extra::None => {}
             }
         }
-        for (i, e) in entries.iter().enumerate() {
-            if e.ty == EntryType::Session {
+        for i in 0..entries.len() {
+            if entries[i].ty() == EntryType::Session {
                 continue;
             }
-            if let Some(pid) = e.parent.id() {
-                match ix.by_id.get(pid) {
-                    Some(p) => ix.parent[i] = p,
+            if let Some(pid) = entries.parent_id(i) {
+                match by_id.get(&entries, &pid) {
+                    Some(p) => entries.set_parent_index(i, p),
                     None => warnings.push(Diagnostic::new(
                         file,
-                        Some(e.line),
+                        Some(entries[i].line()),
                         format!(
                             "entry {} names parent {pid}, which is not in the file; its path starts here",
-                            e.id_string()
+                            entries.id_string(i)
                         ),
                     )),
                 }
             }
         }
-        ix
+        Index {
+            entries: Arc::new(entries),
+            by_id,
+            labels,
+            name,
+            leaf,
+        }
+    }
+
+    /// The entries the index is over.
+    pub fn entries(&self) -> &Arc<Entries> {
+        &self.entries
     }
 
     /// The entry index of `id`.
     pub fn get(&self, id: &Id) -> Option<usize> {
-        self.by_id.get(id).map(|i| i as usize)
+        self.by_id.get(&self.entries, id).map(|i| i as usize)
     }
 
-    /// The parent entry of entry `i` (None for a root or a dangling parent).
+    /// The parent entry of entry `i` (None for a root, a dangling parent or
+    /// a second header).
     pub fn parent_of(&self, i: usize) -> Option<usize> {
-        match self.parent[i] {
-            NONE => None,
-            p => Some(p as usize),
-        }
+        self.entries.parent_index(i)
+    }
+
+    /// Every id and the entry it names, in no particular order.
+    pub fn ids(&self) -> impl Iterator<Item = (Id, usize)> + '_ {
+        self.by_id
+            .iter(&self.entries)
+            .map(|(id, i)| (id, i as usize))
     }
 }
 
@@ -364,29 +390,69 @@ impl Index {
 mod tests {
     use super::*;
 
+    /// Entries whose ids are these (None: no id).
+    fn entries_with(ids: &[Option<String>]) -> Entries {
+        let mut entries = Entries::new();
+        for (k, id) in ids.iter().enumerate() {
+            let line = match id {
+                Some(id) => format!(r#"{{"type":"message","id":"{id}"}}"#),
+                None => r#"{"type":"message"}"#.to_string(),
+            };
+            let obj = crate::json::Object::parse_line(line.as_bytes())
+                .unwrap()
+                .unwrap();
+            entries.push_object(&obj, k as u64 + 2, 0, 1).unwrap();
+        }
+        entries
+    }
+
     #[test]
     fn id_table_finds_what_it_holds() {
-        for cap in [0, 1, 5, 1000] {
-            let mut t = IdTable::with_capacity(cap);
-            assert_eq!(t.get(&Id::new("00000001")), None);
-            for k in 0..3000u32 {
-                let id = Id::new(&format!("{:08x}", k.wrapping_mul(2654435761)));
-                assert_eq!(t.insert(&id, k), None);
+        let hex = |k: u32| format!("{:08x}", k.wrapping_mul(2654435761));
+        let mut ids: Vec<Option<String>> = (0..3000).map(|k| Some(hex(k))).collect();
+        ids.push(Some("not-hex".into())); // 3000
+        ids.push(Some("not-hex".into())); // 3001
+        ids.push(Some(hex(5))); // 3002
+        ids.push(None); // 3003
+        let entries = entries_with(&ids);
+        // From a full-size table, and from small ones that must grow.
+        for cap in [None, Some(0), Some(1), Some(5), Some(1000)] {
+            let mut t = match cap {
+                None => IdTable::with_capacity(entries.len()),
+                Some(c) => IdTable {
+                    slots: vec![NONE; c],
+                    ..IdTable::default()
+                },
+            };
+            assert_eq!(t.get(&entries, &Id::new("00000001")), None);
+            for k in 0..3000usize {
+                assert_eq!(t.insert(&entries, k), None);
             }
-            assert_eq!(t.insert(&Id::new("not-hex"), 7), None);
-            assert_eq!(t.insert(&Id::new("not-hex"), 8), Some(7));
-            let dup = Id::new(&format!("{:08x}", 5u32.wrapping_mul(2654435761)));
-            assert_eq!(t.insert(&dup, 9), Some(5));
-            assert_eq!(t.get(&dup), Some(9));
+            assert_eq!(t.insert(&entries, 3000), None);
+            assert_eq!(t.insert(&entries, 3001), Some(3000));
+            assert_eq!(t.insert(&entries, 3002), Some(5));
+            assert_eq!(t.insert(&entries, 3003), None);
+            assert_eq!(t.insert(&entries, 99999), None);
+            assert_eq!(t.get(&entries, &Id::new(&hex(5))), Some(3002));
+            assert_eq!(t.get(&entries, &Id::new("not-hex")), Some(3001));
             assert_eq!(t.len(), 3001);
             for k in (0..3000u32).filter(|&k| k != 5) {
-                let id = Id::new(&format!("{:08x}", k.wrapping_mul(2654435761)));
-                assert_eq!(t.get(&id), Some(k));
+                assert_eq!(t.get(&entries, &Id::new(&hex(k))), Some(k));
             }
-            assert_eq!(t.get(&Id::new("ffffffff")), None);
-            assert_eq!(t.get(&Id::new("other")), None);
-            assert_eq!(t.iter().count(), 3001);
-            assert!(t.iter().any(|(id, v)| id == Id::new("not-hex") && v == 8));
+            assert_eq!(t.get(&entries, &Id::new("ffffffff")), None);
+            assert_eq!(t.get(&entries, &Id::new("other")), None);
+            assert_eq!(t.iter(&entries).count(), 3001);
+            assert!(t
+                .iter(&entries)
+                .any(|(id, v)| id == Id::new("not-hex") && v == 3001));
+            assert!(t
+                .iter(&entries)
+                .all(|(id, v)| entries.id(v as usize) == Some(id)));
         }
+        // An empty table finds nothing.
+        let t = IdTable::default();
+        let entries = Entries::new();
+        assert_eq!(t.get(&entries, &Id::new("00000000")), None);
+        assert!(t.is_empty());
     }
 }

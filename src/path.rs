@@ -3,7 +3,6 @@
 
 use crate::entry::EntryType;
 use crate::error::{Error, Result};
-use crate::index::NONE;
 use crate::session::Session;
 
 /// Entry indices from the root to `leaf`, following `parentId` as pi does
@@ -11,16 +10,23 @@ use crate::session::Session;
 /// pi loop forever, is an error naming its lines.
 pub fn path_to(session: &Session, leaf: usize) -> Result<Vec<usize>> {
     let ix = &session.index;
-    let mut path = vec![leaf];
+    // Count first, so that the path is allocated once at its size (a long
+    // session's path is most of its entries).
+    let mut len = 1;
     let mut cur = leaf;
     while let Some(p) = ix.parent_of(cur) {
-        path.push(p);
+        len += 1;
         cur = p;
-        if path.len() > session.entries.len() {
+        if len > session.entries.len() {
             return Err(cycle_error(session, leaf));
         }
     }
-    path.reverse();
+    let mut path = vec![0; len];
+    let mut cur = leaf;
+    for slot in path.iter_mut().rev() {
+        *slot = cur;
+        cur = ix.parent_of(cur).unwrap_or(cur);
+    }
     Ok(path)
 }
 
@@ -51,31 +57,29 @@ fn cycle_error(session: &Session, leaf: usize) -> Error {
         members.push(p);
         c = p;
     }
-    let e = &session.entries[start];
+    let entries = &session.entries;
+    let e = &entries[start];
     if members.len() == 1 {
         return Error::data(
             &session.name,
-            Some(e.line),
+            Some(e.line()),
             format!(
                 "entry {} is its own parent (pi would loop forever here)",
-                e.id_string()
+                entries.id_string(start)
             ),
         );
     }
     let ring: Vec<String> = members
         .iter()
-        .map(|&m| {
-            let e = &session.entries[m];
-            format!("{} (line {})", e.id_string(), e.line)
-        })
+        .map(|&m| format!("{} (line {})", entries.id_string(m), entries[m].line()))
         .collect();
     Error::data(
         &session.name,
-        Some(e.line),
+        Some(e.line()),
         format!(
             "parentId cycle: {} -> back to {} (pi would loop forever here)",
             ring.join(" -> "),
-            session.entries[start].id_string()
+            entries.id_string(start)
         ),
     )
 }
@@ -86,17 +90,16 @@ pub fn leaves(session: &Session) -> Vec<usize> {
     let s = session;
     let mut has_child = vec![false; s.entries.len()];
     for (i, e) in s.entries.iter().enumerate() {
-        if e.ty != EntryType::Session && s.index.parent[i] != NONE {
-            has_child[s.index.parent[i] as usize] = true;
+        if let Some(p) = s
+            .index
+            .parent_of(i)
+            .filter(|_| e.ty() != EntryType::Session)
+        {
+            has_child[p] = true;
         }
     }
     (0..s.entries.len())
-        .filter(|&i| !has_child[i] && s.entries[i].ty != EntryType::Session)
-        .filter(|&i| {
-            s.entries[i]
-                .id
-                .as_ref()
-                .is_none_or(|id| s.index.get(id) == Some(i))
-        })
+        .filter(|&i| !has_child[i] && s.entries[i].ty() != EntryType::Session)
+        .filter(|&i| s.entries.id(i).is_none_or(|id| s.index.get(&id) == Some(i)))
         .collect()
 }

@@ -186,10 +186,9 @@ fn by_id(session: &Session, text: &str) -> Result<usize> {
     }
     let mut matches: Vec<usize> = session
         .index
-        .by_id
-        .iter()
+        .ids()
         .filter(|(id, _)| id.to_string().starts_with(text))
-        .map(|(_, i)| i as usize)
+        .map(|(_, i)| i)
         .collect();
     matches.sort_unstable();
     match matches.as_slice() {
@@ -206,8 +205,8 @@ fn by_id(session: &Session, text: &str) -> Result<usize> {
                     let e = &session.entries[i];
                     format!(
                         "{} (line {}, {})",
-                        e.id_string(),
-                        e.line,
+                        session.entries.id_string(i),
+                        e.line(),
                         session.type_name(i)
                     )
                 })
@@ -237,7 +236,7 @@ fn walk_up(session: &Session, mut i: usize, up: u64, text: &str) -> Result<usize
                 }
             }
             None => {
-                let why = match e.parent.id() {
+                let why = match session.entries.parent_id(i) {
                     Some(pid) => format!("its parent {pid} is not in the file"),
                     None => "it is a root".to_string(),
                 };
@@ -245,8 +244,8 @@ fn walk_up(session: &Session, mut i: usize, up: u64, text: &str) -> Result<usize
                     &session.name,
                     format!(
                         "'{text}' walks past the root: entry {} (line {}) has no parent ({why}); {} of {} steps taken",
-                        e.id_string(),
-                        e.line,
+                        session.entries.id_string(i),
+                        e.line(),
                         step,
                         up
                     ),
@@ -259,7 +258,7 @@ fn walk_up(session: &Session, mut i: usize, up: u64, text: &str) -> Result<usize
 
 /// Whether entry `i` is a user message (for tools that fork "before" one).
 pub fn is_user_message(session: &Session, i: usize) -> Result<bool> {
-    if session.entries[i].ty != EntryType::Message {
+    if session.entries[i].ty() != EntryType::Message {
         return Ok(false);
     }
     Ok(crate::context::message_role(session, i)?.as_deref() == Some("user"))

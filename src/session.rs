@@ -5,7 +5,7 @@
 //! prints it or looks inside it. Standard input is kept in memory.
 //! Version 1 and 2 files are migrated in memory with deterministic ids.
 
-use crate::entry::{is_js_space, unknown_type, Entry, EntryType, Extra, Id};
+use crate::entry::{is_js_space, unknown_type, Entries, Entry, EntryType, Extra, Id, Parent};
 use crate::error::{Diagnostic, Error, Location, Result};
 use crate::index::Index;
 use crate::json::{scan, Object};
@@ -15,6 +15,7 @@ use std::cell::RefCell;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Where a session comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,8 +112,9 @@ pub struct Session {
     store: Store,
     pub header: Header,
     /// Every line after the header that is a JSON object, in file order
-    /// (a second `session` line is kept with type [`EntryType::Session`]).
-    pub entries: Vec<Entry>,
+    /// (a second `session` line is kept with type [`EntryType::Session`]);
+    /// shared with the index.
+    pub entries: Arc<Entries>,
     pub index: Index,
     /// Problems found while reading that did not stop it.
     pub warnings: Vec<Diagnostic>,
@@ -203,7 +205,7 @@ impl Session {
     /// The bytes of entry `i` exactly as they stand in the input.
     pub fn raw_line(&self, i: usize) -> Result<Cow<'_, [u8]>> {
         let e = &self.entries[i];
-        self.read_span(e.offset, u64::from(e.len))
+        self.read_span(e.offset(), u64::from(e.byte_len()))
     }
 
     /// Write `len` bytes of the input from `offset` to `out`. From a file
@@ -249,21 +251,21 @@ impl Session {
             return Ok(raw);
         }
         let e = &self.entries[i];
-        let obj = self.object(&raw, e.line)?;
-        let id = e.id.as_ref().map(Id::to_string);
-        let parent = match (self.header.version, e.parent.id()) {
+        let obj = self.object(&raw, e.line())?;
+        let id = self.entries.id(i).as_ref().map(Id::to_string);
+        let parent = match (self.header.version, self.entries.parent_id(i)) {
             (v, Some(p)) if v < 2 => Some(p.to_string()),
             _ => None,
         };
         let first_kept = match migrate::first_kept_index(&obj) {
-            Some(k) if self.header.version < 2 && e.ty == EntryType::Compaction => {
+            Some(k) if self.header.version < 2 && e.ty() == EntryType::Compaction => {
                 let entries = &self.entries;
                 migrate::v1_first_kept(
                     k,
                     i,
                     entries.len(),
-                    |j| entries[j].ty == EntryType::Session,
-                    |j| entries[j].id.as_ref().map(Id::to_string),
+                    |j| entries[j].ty() == EntryType::Session,
+                    |j| entries.id(j).as_ref().map(Id::to_string),
                 )
             }
             _ => migrate::FirstKept::None,
@@ -273,7 +275,7 @@ impl Session {
             id: id.as_deref(),
             parent: parent.as_deref(),
             first_kept,
-            is_session: e.ty == EntryType::Session,
+            is_session: e.ty() == EntryType::Session,
         };
         Ok(Cow::Owned(migrate::migrate_entry(&obj, &m)))
     }
@@ -290,7 +292,7 @@ impl Session {
 
     /// The `type` of entry `i` as written ("" when it has none).
     pub fn type_name(&self, i: usize) -> &str {
-        if let Some(name) = self.entries[i].ty.known_name() {
+        if let Some(name) = self.entries[i].ty().known_name() {
             return name;
         }
         match self
@@ -317,7 +319,7 @@ impl Session {
 
     /// The entry index of the entry whose line number is `line`.
     pub fn entry_at_line(&self, line: u64) -> Option<usize> {
-        self.entries.binary_search_by_key(&line, |e| e.line).ok()
+        self.entries.binary_search_by_key(&line, |e| e.line()).ok()
     }
 }
 
@@ -569,8 +571,8 @@ pub fn read_header(
 
 /// pi's leaf: the last entry of the file (the last line after byte `from`
 /// that is a JSON object and not a second header), read from the end of
-/// the file backwards. `from` is where the header line ends.
-pub fn last_entry(file: &File, name: &str, from: u64) -> Result<Option<Entry>> {
+/// the file backwards, with its id. `from` is where the header line ends.
+pub fn last_entry(file: &File, name: &str, from: u64) -> Result<Option<(Entry, Option<Id>)>> {
     let size = file.metadata().map_err(|e| Error::io(name, &e))?.len();
     let mut chunk: u64 = 64 << 10;
     loop {
@@ -592,9 +594,12 @@ pub fn last_entry(file: &File, name: &str, from: u64) -> Result<Option<Entry>> {
                     let Ok(len) = u32::try_from(bytes.len()) else {
                         return Err(Error::request(name, LINE_TOO_LONG));
                     };
-                    let e = Entry::from_object(&obj, 0, start + line_start as u64, len);
-                    if e.ty != EntryType::Session {
-                        return Ok(Some(e));
+                    let mut one = Entries::new();
+                    let at = one
+                        .push_object(&obj, 0, start + line_start as u64, len)
+                        .map_err(|what| Error::request(name, what))?;
+                    if one[at].ty() != EntryType::Session {
+                        return Ok(Some((one[at].clone(), one.id(at))));
                     }
                 }
             }
@@ -632,7 +637,7 @@ struct Loader<'n> {
     name: &'n str,
     opts: ReadOptions,
     header: Option<Header>,
-    entries: Vec<Entry>,
+    entries: Entries,
     extras: Vec<(u32, Extra)>,
     other_types: Vec<(u32, Box<str>)>,
     warnings: Vec<Diagnostic>,
@@ -648,7 +653,7 @@ impl<'n> Loader<'n> {
             name,
             opts,
             header: None,
-            entries: Vec::new(),
+            entries: Entries::new(),
             extras: Vec::new(),
             other_types: Vec::new(),
             warnings: Vec::new(),
@@ -669,12 +674,9 @@ impl<'n> Loader<'n> {
             ));
         }
         let at = at as u32;
-        self.entries.reserve_exact(tail.entries.len());
-        self.entries.extend(tail.entries.into_iter().map(|mut e| {
-            e.line += lines;
-            e.offset += split;
-            e
-        }));
+        self.entries
+            .append(tail.entries, lines, split)
+            .map_err(|what| Error::data(self.name, None, what))?;
         self.extras
             .extend(tail.extras.into_iter().map(|(i, x)| (i + at, x)));
         self.other_types
@@ -741,11 +743,14 @@ impl<'n> Loader<'n> {
                 "more than 4 294 967 294 entries: more than this tool reads",
             ));
         };
-        let entry = Entry::from_object(&obj, l.number, offset, short_len);
-        match entry.ty {
+        let ty = match self.entries.push_object(&obj, l.number, offset, short_len) {
+            Ok(i) => self.entries[i].ty(),
+            Err(what) => return Err(Error::data(self.name, Some(l.number), what)),
+        };
+        match ty {
             EntryType::Session => self.warn(l.number, "a second session header; pi ignores it"),
             EntryType::Label | EntryType::SessionInfo => {
-                self.extras.push((at, Extra::from_object(&obj, entry.ty)))
+                self.extras.push((at, Extra::from_object(&obj, ty)))
             }
             EntryType::Other => {
                 if let Some(name) = unknown_type(&obj) {
@@ -754,7 +759,6 @@ impl<'n> Loader<'n> {
             }
             _ => {}
         }
-        self.entries.push(entry);
         Ok(())
     }
 
@@ -833,7 +837,8 @@ impl<'n> Loader<'n> {
             return Err(Error::request(self.name, what));
         };
         if header.version < 2 {
-            assign_v1_ids(&header.id, &mut self.entries);
+            assign_v1_ids(&header.id, &mut self.entries)
+                .map_err(|what| Error::request(self.name, what))?;
         }
         if header.version < CURRENT_VERSION {
             self.warnings.push(Diagnostic::new(
@@ -846,13 +851,14 @@ impl<'n> Loader<'n> {
                 ),
             ));
         }
-        let index = Index::build(self.name, &self.entries, &self.extras, &mut self.warnings);
+        let index = Index::build(self.name, self.entries, &self.extras, &mut self.warnings);
+        let entries = Arc::clone(index.entries());
         Ok(Session {
             input,
             name: self.name.to_string(),
             store,
             header,
-            entries: self.entries,
+            entries,
             index,
             warnings: self.warnings,
             other_types: self.other_types,
@@ -862,28 +868,32 @@ impl<'n> Loader<'n> {
 
 /// Version 1 → 2: every entry, in file order, gets a deterministic id and
 /// the previous entry as parent (SPEC §8).
-fn assign_v1_ids(session_id: &str, entries: &mut [Entry]) {
+fn assign_v1_ids(session_id: &str, entries: &mut Entries) -> std::result::Result<(), &'static str> {
     let mut used = std::collections::HashSet::new();
     let mut prev: Option<Id> = None;
-    for e in entries.iter_mut() {
-        if e.ty == EntryType::Session {
+    for i in 0..entries.len() {
+        let e = &entries[i];
+        if e.ty() == EntryType::Session {
             continue;
         }
+        let line = e.line();
         let mut attempt = 0;
         let id = loop {
-            let id = Id::new(&migrate::v1_id(session_id, e.line, attempt));
+            let id = Id::new(&migrate::v1_id(session_id, line, attempt));
             if used.insert(id.clone()) {
                 break id;
             }
             attempt += 1;
         };
-        e.parent = match prev.take() {
-            Some(p) => crate::entry::Parent::Id(p),
-            None => crate::entry::Parent::Null,
+        let parent = match prev.take() {
+            Some(p) => Parent::Id(p),
+            None => Parent::Null,
         };
-        e.id = Some(id.clone());
+        entries.set_parent(i, &parent)?;
+        entries.set_id(i, Some(&id))?;
         prev = Some(id);
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -960,6 +970,16 @@ mod tests {
         cases.push(bom);
         let crlf: Vec<String> = plain.iter().map(|l| format!("{l}\r")).collect();
         cases.push(crlf);
+        // Ids that are not 8 hex digits (kept in a side table) on both sides.
+        let named: Vec<String> = plain
+            .iter()
+            .map(|l| {
+                l.replace("\"id\":\"0000", "\"id\":\"n-")
+                    .replace("\"parentId\":\"0000", "\"parentId\":\"n-")
+            })
+            .collect();
+        assert!(named[30].contains("\"id\":\"n-"), "{}", named[30]);
+        cases.push(named);
         // One long line in the middle.
         let mut long = plain.clone();
         long[20] = format!(

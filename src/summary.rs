@@ -68,9 +68,9 @@ pub fn entry_summary(
     use crate::entry::EntryType as T;
     let e = &session.entries[i];
     let line = session.line(i)?;
-    let obj = session.object(&line, e.line)?;
+    let obj = session.object(&line, e.line())?;
     let s = |k: &str| obj.str(k).map(|v| one_line(&v, max)).unwrap_or_default();
-    Ok(match &e.ty {
+    Ok(match &e.ty() {
         T::Message => match obj.object("message") {
             Some(m) => {
                 let role = m.str("role").map(|r| r.into_owned()).unwrap_or_default();

@@ -13,7 +13,7 @@
 //! - entries that no root reaches (a `parentId` cycle) are not in the tree;
 //!   they are listed in [`Tree::unreachable`].
 
-use crate::entry::{EntryType, Parent};
+use crate::entry::EntryType;
 use crate::session::Session;
 
 /// The tree: node ids are entry indexes into `session.entries`.
@@ -56,27 +56,23 @@ impl Tree {
         let last_without_id = s
             .entries
             .iter()
-            .rposition(|e| e.id.is_none() && e.ty != EntryType::Session);
+            .rposition(|e| !e.has_id() && e.ty() != EntryType::Session);
         let node_of = |i: usize| -> usize {
-            match &s.entries[i].id {
-                Some(id) => s.index.get(id).unwrap_or(i),
+            match s.entries.id(i) {
+                Some(id) => s.index.get(&id).unwrap_or(i),
                 None => last_without_id.unwrap_or(i),
             }
         };
         // The parent under which entry i's node is listed (None: a root).
         let parent_of = |i: usize| -> Option<usize> {
-            let e = &s.entries[i];
-            let self_parent = match (&e.parent, &e.id) {
-                (Parent::Id(p), Some(id)) => p == id,
-                _ => false,
-            };
+            let self_parent = s.entries.is_own_parent(i);
             s.index.parent_of(i).filter(|_| !self_parent)
         };
         let mut t = Tree::default();
         // Count the children of each entry, then place them in file order.
         let mut start = vec![0u32; n + 1];
         for (i, e) in s.entries.iter().enumerate() {
-            if e.ty == EntryType::Session {
+            if e.ty() == EntryType::Session {
                 continue;
             }
             match parent_of(i) {
@@ -90,7 +86,7 @@ impl Tree {
         let mut list = vec![0u32; start[n] as usize];
         let mut fill: Vec<u32> = start[..n].to_vec();
         for (i, e) in s.entries.iter().enumerate() {
-            if e.ty == EntryType::Session {
+            if e.ty() == EntryType::Session {
                 continue;
             }
             if let Some(p) = parent_of(i) {
@@ -102,7 +98,7 @@ impl Tree {
         for k in 0..n {
             let c = &mut list[start[k] as usize..start[k + 1] as usize];
             if c.len() > 1 {
-                sort_children(c, |i| s.entries[i].time);
+                sort_children(c, |i| s.entries[i].time());
             }
         }
         t.child_start = start;
@@ -122,7 +118,7 @@ impl Tree {
             }
         }
         for (i, e) in s.entries.iter().enumerate() {
-            if e.ty != EntryType::Session && !seen[i] && node_of(i) == i {
+            if e.ty() != EntryType::Session && !seen[i] && node_of(i) == i {
                 t.unreachable.push(i);
             }
         }

@@ -237,14 +237,14 @@ proptest! {
         let Some(nleaf) = n.index.leaf else {
             // A path of label entries only (a label made a root): nothing
             // but the header is written, as in pi.
-            prop_assert!(path_to(&s, leaf).unwrap().iter().all(|&i| s.entries[i].ty == EntryType::Label));
+            prop_assert!(path_to(&s, leaf).unwrap().iter().all(|&i| s.entries[i].ty() == EntryType::Label));
             prop_assert!(n.entries.is_empty());
             return Ok(());
         };
-        prop_assert_eq!(n.entries[nleaf].id.as_ref().map(|i| i.to_string()), new.leaf.clone());
+        prop_assert_eq!(n.entries.id(nleaf).map(|i| i.to_string()), new.leaf.clone());
         let not_label = |s: &Session, p: Vec<usize>| -> Vec<String> {
             p.into_iter()
-                .filter(|&i| s.entries[i].ty != EntryType::Label)
+                .filter(|&i| s.entries[i].ty() != EntryType::Label)
                 .map(|i| line(s, i))
                 .collect()
         };
@@ -256,11 +256,11 @@ proptest! {
         // and starts a new root there. That is pi's createBranchedSession
         // too; the path is then a suffix of the old one.
         let label_parent = path_to(&s, leaf).unwrap().into_iter().any(|i| {
-            s.entries[i].ty != EntryType::Label
-                && s.index.parent_of(i).is_some_and(|p| s.entries[p].ty == EntryType::Label)
+            s.entries[i].ty() != EntryType::Label
+                && s.index.parent_of(i).is_some_and(|p| s.entries[p].ty() == EntryType::Label)
         });
         let copied: Vec<String> = (0..n.entries.len())
-            .filter(|&i| n.entries[i].ty != EntryType::Label)
+            .filter(|&i| n.entries[i].ty() != EntryType::Label)
             .map(|i| line(&n, i))
             .collect();
         prop_assert_eq!(&copied, &old_path);
@@ -274,8 +274,8 @@ proptest! {
         let on_path: HashSet<String> = path_to(&s, leaf)
             .unwrap()
             .into_iter()
-            .filter(|&i| s.entries[i].ty != EntryType::Label)
-            .filter_map(|i| s.entries[i].id.as_ref().map(|x| x.to_string()))
+            .filter(|&i| s.entries[i].ty() != EntryType::Label)
+            .filter_map(|i| s.entries.id(i).map(|x| x.to_string()))
             .collect();
         let want: Vec<(String, String)> = s
             .index

@@ -208,7 +208,7 @@ fn session_messages(s: &Session, opts: &Options) -> Result<(Vec<Source>, Meta)> 
         if let Some(json) = context::message_json(s, item)? {
             msgs.push(Source {
                 json,
-                line: s.entries[i].line,
+                line: s.entries[i].line(),
             });
         }
     }
@@ -224,7 +224,7 @@ fn session_messages(s: &Session, opts: &Options) -> Result<(Vec<Source>, Meta)> 
         }
     }
     if let Some(l) = leaf {
-        fields.push(("leaf".into(), transcript::clean(&s.entries[l].id_string())));
+        fields.push(("leaf".into(), transcript::clean(&s.entries.id_string(l))));
     }
     let title = match &s.index.name {
         Some(n) => transcript::clean(n),

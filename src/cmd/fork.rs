@@ -8,7 +8,6 @@ use crate::append::{
 use crate::cli::out_err;
 use crate::entry::{EntryType, Id};
 use crate::error::{Error, Result};
-use crate::index::NONE;
 use crate::json::{js, ObjectWriter};
 use crate::migrate::{json_str, CURRENT_VERSION};
 use crate::path::path_to;
@@ -60,9 +59,9 @@ fn source_cwd(s: &Session) -> Result<Vec<u8>> {
 /// An entry's line as pi writes it again (`JSON.stringify` of what it read).
 fn restringify(s: &Session, i: usize) -> Result<Vec<u8>> {
     let line = s.line(i)?;
-    let obj = s.object(&line, s.entries[i].line)?;
+    let obj = s.object(&line, s.entries[i].line())?;
     js::canonical_vec(obj.text, obj.range.clone())
-        .map_err(|e| Error::data(&s.name, Some(s.entries[i].line), e.to_string()))
+        .map_err(|e| Error::data(&s.name, Some(s.entries[i].line()), e.to_string()))
 }
 
 /// pi's `createBranchedSession(leaf)`: the path root→leaf without its label
@@ -84,21 +83,21 @@ pub fn branched_session(
     };
     let kept: Vec<usize> = path
         .into_iter()
-        .filter(|&i| s.entries[i].ty != EntryType::Label)
+        .filter(|&i| s.entries[i].ty() != EntryType::Label)
         .collect();
     let mut taken: Vec<String> = Vec::new();
     let mut on_path = std::collections::HashSet::new();
     for &i in &kept {
         bytes.extend_from_slice(&restringify(s, i)?);
         bytes.push(b'\n');
-        if let Some(id) = &s.entries[i].id {
+        if let Some(id) = s.entries.id(i) {
             on_path.insert(id.clone());
             taken.push(id.to_string());
         }
     }
     let mut last = kept
         .last()
-        .and_then(|&i| s.entries[i].id.as_ref().map(Id::to_string));
+        .and_then(|&i| s.entries.id(i).as_ref().map(Id::to_string));
     for l in s.index.labels.iter() {
         if !on_path.contains(&l.target) {
             continue;
@@ -107,7 +106,7 @@ pub fn branched_session(
         let new_id = random_id(|id| taken.iter().any(|t| t == id));
         taken.push(new_id.clone());
         let set_by = s.line(l.set_by)?;
-        let obj = s.object(&set_by, s.entries[l.set_by].line)?;
+        let obj = s.object(&set_by, s.entries[l.set_by].line())?;
         let ts = obj.canonical("timestamp").ok().flatten();
         bytes.extend_from_slice(&label_line(
             &new_id,
@@ -137,12 +136,12 @@ pub fn fork_from(s: &Session, cwd: &str, parent_session: Option<&str>) -> Result
     bytes.push(b'\n');
     let mut last = None;
     for (i, e) in s.entries.iter().enumerate() {
-        if e.ty == EntryType::Session {
+        if e.ty() == EntryType::Session {
             continue;
         }
         bytes.extend_from_slice(&restringify(s, i)?);
         bytes.push(b'\n');
-        last = e.id.as_ref().map(Id::to_string);
+        last = s.entries.id(i).as_ref().map(Id::to_string);
     }
     Ok(NewSession {
         id,
@@ -181,8 +180,8 @@ fn editor_text(content: Option<&[u8]>) -> String {
 pub fn before(s: &Session, i: usize, allow_custom: bool) -> Result<(Option<usize>, String)> {
     let e = &s.entries[i];
     let line = s.line(i)?;
-    let obj = s.object(&line, e.line)?;
-    let text = match &e.ty {
+    let obj = s.object(&line, e.line())?;
+    let text = match &e.ty() {
         EntryType::Message => {
             let msg = obj.object("message");
             if msg.as_ref().and_then(|m| m.str("role")).as_deref() != Some("user") {
@@ -196,16 +195,16 @@ pub fn before(s: &Session, i: usize, allow_custom: bool) -> Result<(Option<usize
         }
         _ => return Err(not_a_user_message(s, i, allow_custom)),
     };
-    let parent = match (s.index.parent[i], e.parent.id()) {
-        (NONE, None) => None,
-        (NONE, Some(p)) => {
+    let parent = match (s.index.parent_of(i), s.entries.parent_id(i)) {
+        (None, None) => None,
+        (None, Some(p)) => {
             return Err(Error::data(
                 &s.name,
-                Some(e.line),
+                Some(e.line()),
                 format!("the parent {p} of this message is not in the file"),
             ))
         }
-        (p, _) => Some(p as usize),
+        (Some(p), _) => Some(p),
     };
     Ok((parent, text))
 }
@@ -214,7 +213,7 @@ fn not_a_user_message(s: &Session, i: usize, allow_custom: bool) -> Error {
     let e = &s.entries[i];
     Error::data(
         &s.name,
-        Some(e.line),
+        Some(e.line()),
         format!(
             "--before needs a user message{}; entry {} is {}{}",
             if allow_custom {
@@ -222,9 +221,9 @@ fn not_a_user_message(s: &Session, i: usize, allow_custom: bool) -> Error {
             } else {
                 ""
             },
-            e.id_string(),
+            s.entries.id_string(i),
             s.type_name(i),
-            if e.ty == EntryType::Message {
+            if e.ty() == EntryType::Message {
                 " (not from the user); use --at to keep it"
             } else {
                 "; use --at"
@@ -312,7 +311,7 @@ pub fn move_in_place(
         ));
     }
     let target = choose(&s)?;
-    let id_of = |i: usize| s.entries[i].id.as_ref().map(Id::to_string);
+    let id_of = |i: usize| s.entries.id(i).as_ref().map(Id::to_string);
     let old_leaf = s.index.leaf.and_then(id_of);
     let target_id = target.and_then(id_of);
     if target.is_some() && target == s.index.leaf {

@@ -30,7 +30,7 @@ pub enum Action {
 fn leaf_parent(s: &Session) -> Option<String> {
     s.index
         .leaf
-        .and_then(|i| s.entries[i].id.as_ref())
+        .and_then(|i| s.entries.id(i))
         .map(|id| id.to_string())
 }
 
@@ -128,17 +128,13 @@ pub fn run(
 
 fn target_id(s: &Session, reference: &str) -> Result<String> {
     let i = refs::resolve(s, reference)?;
-    s.entries[i]
-        .id
-        .as_ref()
-        .map(|id| id.to_string())
-        .ok_or_else(|| {
-            Error::data(
-                &s.name,
-                Some(s.entries[i].line),
-                "this entry has no id to label",
-            )
-        })
+    s.entries.id(i).map(|id| id.to_string()).ok_or_else(|| {
+        Error::data(
+            &s.name,
+            Some(s.entries[i].line()),
+            "this entry has no id to label",
+        )
+    })
 }
 
 /// The labels in force (pi's order): `ID<TAB>LABEL<TAB>SUMMARY`, or JSON lines
@@ -156,7 +152,7 @@ pub fn list(s: &Session, json: bool, out: &mut impl Write) -> Result<()> {
             w.str("id", &l.target.to_string()).str("label", &l.label);
             match target {
                 Some(i) => {
-                    w.number("line", s.entries[i].line as f64)
+                    w.number("line", s.entries[i].line() as f64)
                         .str("type", s.type_name(i))
                         .str("text", &text);
                 }
@@ -241,10 +237,10 @@ mod fast {
         let last = session::last_entry(&file, &name, body)?;
         let parent = last
             .as_ref()
-            .and_then(|e| e.id.as_ref())
+            .and_then(|(_, id)| id.as_ref())
             .map(|id| id.to_string());
         let target = match target {
-            Target::Leaf => match last.and_then(|e| e.id) {
+            Target::Leaf => match last.and_then(|(_, id)| id) {
                 Some(id) => Some(id.to_string()),
                 None => return Ok(None),
             },

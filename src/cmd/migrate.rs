@@ -125,8 +125,9 @@ pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<O
         let mut used = HashSet::new();
         s.entries
             .iter()
-            .map(|e| {
-                if e.ty == EntryType::Session {
+            .enumerate()
+            .map(|(i, e)| {
+                if e.ty() == EntryType::Session {
                     return None;
                 }
                 changes.ids_given += 1;
@@ -138,7 +139,7 @@ pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<O
                         }
                     }
                 } else {
-                    e.id.as_ref().map(|i| i.to_string())
+                    s.entries.id(i).map(|i| i.to_string())
                 }
             })
             .collect()
@@ -162,20 +163,20 @@ pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<O
             out.extend_from_slice(&line[stop.min(line.len())..]);
         } else if let Some(i) = s.entry_at_line(number) {
             let e = &s.entries[i];
-            let start = (e.offset as usize).saturating_sub(offset);
-            let stop = (start + e.len as usize).min(line.len());
+            let start = (e.offset() as usize).saturating_sub(offset);
+            let stop = (start + e.byte_len() as usize).min(line.len());
             let text = &line[start..stop];
             let obj = s.object(text, number)?;
-            let is_session = e.ty == EntryType::Session;
+            let is_session = e.ty() == EntryType::Session;
             let mut first_kept = migrate::FirstKept::None;
-            if from < 2 && !is_session && e.ty == EntryType::Compaction {
+            if from < 2 && !is_session && e.ty() == EntryType::Compaction {
                 if let Some(k) = migrate::first_kept_index(&obj) {
                     changes.compactions_repointed += 1;
                     first_kept = migrate::v1_first_kept(
                         k,
                         i,
                         s.entries.len(),
-                        |j| s.entries[j].ty == EntryType::Session,
+                        |j| s.entries[j].ty() == EntryType::Session,
                         |j| ids.get(j).cloned().flatten(),
                     );
                 }

@@ -54,7 +54,7 @@ pub fn write_path(
             }
             for i in path {
                 if format == Format::Ids {
-                    out.write_all(s.entries[i].id_string().as_bytes())
+                    out.write_all(s.entries.id_string(i).as_bytes())
                         .map_err(out_err)?;
                 } else {
                     out.write_all(&s.line(i)?).map_err(out_err)?;
@@ -104,15 +104,15 @@ pub fn write_path(
 fn write_lines_as_they_are(s: &Session, path: &[usize], out: &mut impl Write) -> Result<()> {
     let mut rest = path;
     while let Some((&first, _)) = rest.split_first() {
-        let start = s.entries[first].offset;
-        let mut end = start + u64::from(s.entries[first].len);
+        let start = s.entries[first].offset();
+        let mut end = start + u64::from(s.entries[first].byte_len());
         let mut run = 1;
         // The next entry's line starts right after this one's newline.
         while let Some(e) = rest.get(run).map(|&i| &s.entries[i]) {
-            if e.offset != end + 1 {
+            if e.offset() != end + 1 {
                 break;
             }
-            end = e.offset + u64::from(e.len);
+            end = e.offset() + u64::from(e.byte_len());
             run += 1;
         }
         s.copy_span(start, end - start, out)?;
@@ -129,17 +129,17 @@ pub fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
         let e = &s.entries[i];
         let path = path_to(s, i)?;
         let line = s.line(i)?;
-        let obj = s.object(&line, e.line)?;
+        let obj = s.object(&line, e.line())?;
         let mut w = ObjectWriter::new();
-        w.str("id", &e.id_string());
-        w.number("line", e.line as f64);
+        w.str("id", &s.entries.id_string(i));
+        w.number("line", e.line() as f64);
         w.raw(
             "timestamp",
             obj.canonical("timestamp").ok().flatten().as_deref(),
         );
         w.number("depth", path.len() as f64);
-        if let Some(id) = &e.id {
-            if let Some(l) = s.index.labels.get(id) {
+        if let Some(id) = s.entries.id(i) {
+            if let Some(l) = s.index.labels.get(&id) {
                 w.str("label", &l.label);
             }
         }
@@ -153,11 +153,11 @@ pub fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
         );
         let mut last_user = None;
         for &j in path.iter().rev() {
-            if s.entries[j].ty != EntryType::Message {
+            if s.entries[j].ty() != EntryType::Message {
                 continue;
             }
             let l = s.line(j)?;
-            let o = s.object(&l, s.entries[j].line)?;
+            let o = s.object(&l, s.entries[j].line())?;
             if let Some(m) = o.object("message") {
                 if m.str("role").as_deref() == Some("user") {
                     last_user = summary::message_text(&m).map(|t| summary::one_line(&t, 120));

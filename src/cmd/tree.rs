@@ -119,11 +119,10 @@ fn check_size(s: &Session, tree: &Tree) -> Result<()> {
 }
 
 fn report_unreachable(s: &Session, tree: &Tree, warn: &mut dyn FnMut(Diagnostic)) {
-    let own_parent = s
-        .entries
-        .iter()
-        .filter(|e| e.ty != EntryType::Session && e.id.is_some() && e.parent.id() == e.id.as_ref());
-    for (k, e) in own_parent.enumerate() {
+    let own_parent = (0..s.entries.len())
+        .filter(|&i| s.entries[i].ty() != EntryType::Session && s.entries.is_own_parent(i));
+    for (k, i) in own_parent.enumerate() {
+        let e = &s.entries[i];
         if k == 10 {
             warn(Diagnostic::new(
                 &s.name,
@@ -134,10 +133,10 @@ fn report_unreachable(s: &Session, tree: &Tree, warn: &mut dyn FnMut(Diagnostic)
         }
         warn(Diagnostic::new(
             &s.name,
-            Some(e.line),
+            Some(e.line()),
             format!(
                 "entry {} is its own parent; shown as a root (as in pi)",
-                e.id_string()
+                s.entries.id_string(i)
             ),
         ));
     }
@@ -156,10 +155,10 @@ fn report_unreachable(s: &Session, tree: &Tree, warn: &mut dyn FnMut(Diagnostic)
         let e = &s.entries[i];
         warn(Diagnostic::new(
             &s.name,
-            Some(e.line),
+            Some(e.line()),
             format!(
                 "entry {} is on a parentId cycle: no root reaches it, so it is not in the tree (as in pi)",
-                e.id_string()
+                s.entries.id_string(i)
             ),
         ));
     }
@@ -219,10 +218,10 @@ fn write_json(
             }
             Step::Cycle { node, .. } => warn(Diagnostic::new(
                 &s.name,
-                Some(s.entries[node].line),
+                Some(s.entries[node].line()),
                 format!(
                     "entry {} is its own ancestor through duplicate ids; pi's JSON.stringify fails here, it is left out",
-                    s.entries[node].id_string()
+                    s.entries.id_string(node)
                 ),
             )),
         }
@@ -240,30 +239,30 @@ fn entry_json(s: &Session, i: usize, buf: &mut Vec<u8>) -> Result<()> {
     let range = scan::validate(&line).map_err(|e| {
         Error::data(
             &s.name,
-            Some(s.entries[i].line),
+            Some(s.entries[i].line()),
             format!("not valid JSON ({e})"),
         )
     })?;
     js::canonical(buf, &line, range).map_err(|e| {
         Error::data(
             &s.name,
-            Some(s.entries[i].line),
+            Some(s.entries[i].line()),
             format!("not valid JSON ({e})"),
         )
     })
 }
 
 fn label_json(s: &Session, i: usize, buf: &mut Vec<u8>) -> Result<()> {
-    let Some(id) = &s.entries[i].id else {
+    let Some(id) = s.entries.id(i) else {
         return Ok(());
     };
-    let Some(l) = s.index.labels.get(id) else {
+    let Some(l) = s.index.labels.get(&id) else {
         return Ok(());
     };
     buf.extend_from_slice(b",\"label\":");
     js::write_str(buf, &l.label);
     let line = s.line(l.set_by)?;
-    let obj = s.object(&line, s.entries[l.set_by].line)?;
+    let obj = s.object(&line, s.entries[l.set_by].line())?;
     if let Ok(Some(ts)) = obj.canonical("timestamp") {
         buf.extend_from_slice(b",\"labelTimestamp\":");
         buf.extend_from_slice(&ts);
@@ -293,12 +292,14 @@ const ERROR: &str = "31";
 impl<'s> View<'s> {
     fn new(s: &'s Session, tree: Tree, leaf: Option<usize>) -> Result<View<'s>> {
         let n = s.entries.len();
-        let leaf_id: Option<Id> = leaf.and_then(|l| s.entries[l].id.clone());
+        let leaf_id: Option<Id> = leaf.and_then(|l| s.entries.id(l));
         // containsActive, post-order.
         let mut has = vec![false; n];
         tree.walk(|step| {
             if let Step::Leave { node } = step {
-                let mine = leaf_id.is_some() && s.entries[node].id == leaf_id;
+                let mine = leaf_id
+                    .as_ref()
+                    .is_some_and(|id| s.entries.has_this_id(node, id));
                 has[node] = mine || tree.children(node).iter().any(|&c| has[c as usize]);
             }
         });
@@ -336,7 +337,7 @@ impl<'s> View<'s> {
                 if !in_flat[i] {
                     break;
                 }
-                cur = s.entries[i].parent.id().and_then(|p| s.index.get(p));
+                cur = s.entries.parent_id(i).and_then(|p| s.index.get(&p));
             }
         }
         let mut v = View {
@@ -352,11 +353,11 @@ impl<'s> View<'s> {
         };
         for k in 0..v.flat.len() {
             let i = v.flat[k].0;
-            if s.entries[i].ty != EntryType::Message {
+            if s.entries[i].ty() != EntryType::Message {
                 continue;
             }
             let line = s.line(i)?;
-            let Ok(obj) = s.object(&line, s.entries[i].line) else {
+            let Ok(obj) = s.object(&line, s.entries[i].line()) else {
                 continue;
             };
             let Some(m) = obj.object("message") else {
@@ -393,18 +394,17 @@ impl<'s> View<'s> {
 
     /// `entry.id === currentLeafId`.
     fn is_leaf(&self, i: usize) -> bool {
-        self.leaf.is_some_and(|l| {
-            self.s.entries[l].id.is_some() && self.s.entries[l].id == self.s.entries[i].id
-        })
+        self.leaf
+            .is_some_and(|l| self.s.entries[l].has_id() && self.s.entries.same_id(l, i))
     }
 
-    fn id_of(&self, i: usize) -> Option<&Id> {
-        self.s.entries[i].id.as_ref()
+    fn id_of(&self, i: usize) -> Option<Id> {
+        self.s.entries.id(i)
     }
 
     fn label_of(&self, i: usize) -> Option<&str> {
         self.id_of(i)
-            .and_then(|id| self.s.index.labels.get(id))
+            .and_then(|id| self.s.index.labels.get(&id))
             .map(|l| &*l.label)
     }
 
@@ -427,8 +427,8 @@ impl<'s> View<'s> {
             }
             let e = &self.s.entries[i];
             let line = self.s.line(i)?;
-            let obj = self.s.object(&line, e.line)?;
-            let msg = if e.ty == EntryType::Message {
+            let obj = self.s.object(&line, e.line())?;
+            let msg = if e.ty() == EntryType::Message {
                 obj.object("message")
             } else {
                 None
@@ -448,7 +448,7 @@ impl<'s> View<'s> {
                 }
             }
             let settings = matches!(
-                e.ty,
+                e.ty(),
                 EntryType::Label
                     | EntryType::Custom
                     | EntryType::ModelChange
@@ -492,10 +492,10 @@ impl<'s> View<'s> {
             visible[self.flat[k].0] = true;
         }
         let parent_in_view = |i: usize| -> Option<usize> {
-            self.s.entries[i]
-                .parent
-                .id()
-                .and_then(|p| self.s.index.get(p))
+            self.s
+                .entries
+                .parent_id(i)
+                .and_then(|p| self.s.index.get(&p))
         };
         let mut roots: Vec<usize> = Vec::new();
         let mut vchildren: HashMap<usize, Vec<usize>> = HashMap::new();
@@ -620,7 +620,7 @@ impl<'s> View<'s> {
             }
             let mut segs: Vec<Seg> = Vec::new();
             if opts.ids {
-                segs.push((format!("{} ", self.s.entries[i].id_string()), Some(DIM)));
+                segs.push((format!("{} ", self.s.entries.id_string(i)), Some(DIM)));
             }
             segs.push((prefix, Some(DIM)));
             if self.active[i] {
@@ -651,7 +651,7 @@ impl<'s> View<'s> {
             let (i, depth) = self.flat[k];
             let e = &self.s.entries[i];
             let line = self.s.line(i)?;
-            let obj = self.s.object(&line, e.line)?;
+            let obj = self.s.object(&line, e.line())?;
             buf.clear();
             buf.extend_from_slice(b"{\"id\":");
             raw_or_null(&mut buf, &obj, "id");
@@ -662,7 +662,7 @@ impl<'s> View<'s> {
                 if c > 0 {
                     buf.push(b',');
                 }
-                js::write_str(&mut buf, &self.s.entries[child as usize].id_string());
+                js::write_str(&mut buf, &self.s.entries.id_string(child as usize));
             }
             buf.push(b']');
             if let Some(l) = self.label_of(i) {
@@ -673,7 +673,10 @@ impl<'s> View<'s> {
             buf.extend_from_slice(if self.active[i] { b"true" } else { b"false" });
             buf.extend_from_slice(b",\"type\":");
             raw_or_null(&mut buf, &obj, "type");
-            if let Some(m) = obj.object("message").filter(|_| e.ty == EntryType::Message) {
+            if let Some(m) = obj
+                .object("message")
+                .filter(|_| e.ty() == EntryType::Message)
+            {
                 if let Ok(Some(r)) = m.canonical("role") {
                     buf.extend_from_slice(b",\"role\":");
                     buf.extend_from_slice(&r);
@@ -712,7 +715,7 @@ impl<'s> View<'s> {
             let mut attrs = format!("label=\"{}\"", dot_escape(&label));
             attrs.push_str(&format!(
                 ", tooltip=\"{}\"",
-                dot_escape(&self.s.entries[i].id_string())
+                dot_escape(&self.s.entries.id_string(i))
             ));
             if self.active[i] {
                 attrs.push_str(", style=\"bold,filled\", fillcolor=\"#dbeafe\", color=\"#1d4ed8\"");
@@ -768,7 +771,7 @@ impl<'s> View<'s> {
             parts.push(l.to_string());
         }
         let field = |o: &Object<'_>, k: &str| o.raw(k).map(js_string_or_empty).unwrap_or_default();
-        match self.s.entries[i].ty {
+        match self.s.entries[i].ty() {
             EntryType::Message => {
                 if let Some(m) = obj.object("message") {
                     parts.push(field(&m, "role"));
@@ -826,10 +829,10 @@ impl<'s> View<'s> {
     fn summary(&self, i: usize) -> Result<Vec<Seg>> {
         let e = &self.s.entries[i];
         let line = self.s.line(i)?;
-        let obj = self.s.object(&line, e.line)?;
+        let obj = self.s.object(&line, e.line())?;
         let tmpl = |k: &str| template(obj.raw(k));
         let mut v: Vec<Seg> = Vec::new();
-        match e.ty {
+        match e.ty() {
             EntryType::Message => {
                 let Some(m) = obj.object("message") else {
                     // `entry.message.role` throws in pi; show the type.
@@ -1214,7 +1217,7 @@ pub fn write_stats(
     let mut types: Vec<(String, usize)> = Vec::new();
     let mut entries = 0;
     for (i, e) in s.entries.iter().enumerate() {
-        if e.ty == EntryType::Session {
+        if e.ty() == EntryType::Session {
             continue;
         }
         entries += 1;
