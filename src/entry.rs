@@ -498,6 +498,20 @@ impl Entries {
         }
     }
 
+    /// Whether entry `i`'s `parentId` is entry `j`'s id (a non-empty one),
+    /// before the index has found parents; no allocation.
+    pub fn parent_names(&self, i: usize, j: usize) -> bool {
+        let (e, p) = (&self.list[i], &self.list[j]);
+        match (e.parent_kind(), p.id_kind()) {
+            (PARENT_HEX, ID_HEX) => e.parent == p.id,
+            (PARENT_STR, ID_STR) => match self.strings.get(e.parent as usize) {
+                Some(name) => !name.is_empty() && self.strings.get(p.id as usize) == Some(name),
+                None => false,
+            },
+            _ => false,
+        }
+    }
+
     /// Whether entry `i` has this id.
     pub fn has_this_id(&self, i: usize, id: &Id) -> bool {
         let e = &self.list[i];

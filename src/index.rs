@@ -295,12 +295,14 @@ impl Index {
     ) -> Index {
         let mut by_id = IdTable::with_capacity(entries.len());
         let mut leaf = None;
+        let mut unique = true;
         for (i, e) in entries.iter().enumerate() {
             if e.ty() == EntryType::Session {
                 continue;
             }
             leaf = Some(i);
             if let Some(prev) = by_id.insert(&entries, i) {
+                unique = false;
                 if let Some(id) = entries.id(i) {
                     warnings.push(Diagnostic::new(
                         file,
@@ -337,6 +339,16 @@ impl Index {
         }
         for i in 0..entries.len() {
             if entries[i].ty() == EntryType::Session {
+                continue;
+            }
+            // Most entries follow their parent: when every id is unique the
+            // line before, if it has the id, is the entry the table would give.
+            if unique
+                && i > 0
+                && entries[i - 1].ty() != EntryType::Session
+                && entries.parent_names(i, i - 1)
+            {
+                entries.set_parent_index(i, (i - 1) as u32);
                 continue;
             }
             if let Some(pid) = entries.parent_id(i) {
@@ -454,5 +466,57 @@ mod tests {
         let entries = Entries::new();
         assert_eq!(t.get(&entries, &Id::new("00000000")), None);
         assert!(t.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod parent_tests {
+    use crate::entry::EntryType;
+    use crate::session::{ReadOptions, Session};
+
+    /// Parents as pi finds them: the last non-header entry whose id is the
+    /// (non-empty) parentId, found naively.
+    #[test]
+    fn parents_are_the_last_entry_with_the_id() {
+        let ids = ["00000001", "00000002", "abc", "", "00000003"];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..2000 {
+            let mut text = String::from(
+                r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#,
+            );
+            let n = 1 + rand(8);
+            let mut lines: Vec<(bool, String, Option<String>)> = Vec::new();
+            for _ in 0..n {
+                let header = rand(8) == 0;
+                let id = ids[rand(ids.len())].to_string();
+                let parent = (rand(5) > 0).then(|| ids[rand(ids.len())].to_string());
+                let ty = if header { "session" } else { "message" };
+                let p = parent
+                    .as_ref()
+                    .map_or("null".to_string(), |p| format!("\"{p}\""));
+                text.push_str(&format!(
+                    "\n{{\"type\":\"{ty}\",\"id\":\"{id}\",\"parentId\":{p}}}"
+                ));
+                lines.push((header, id, parent));
+            }
+            let s = Session::from_bytes("t", text.into_bytes(), ReadOptions::default()).unwrap();
+            for (i, (header, _, parent)) in lines.iter().enumerate() {
+                assert_eq!(s.entries[i].ty() == EntryType::Session, *header);
+                if *header {
+                    continue;
+                }
+                let want = parent
+                    .as_ref()
+                    .filter(|p| !p.is_empty())
+                    .and_then(|p| lines.iter().rposition(|(h, id, _)| !h && id == p));
+                assert_eq!(s.index.parent_of(i), want, "entry {i} of {lines:?}");
+            }
+        }
     }
 }
