@@ -29,6 +29,18 @@ impl Id {
         Id::Other(Box::new(s.to_string()))
     }
 
+    /// The id a JSON string value (quotes included) holds.
+    pub fn from_json(v: &[u8]) -> Id {
+        let inner = &v[1..v.len() - 1];
+        if inner.len() == 8 && inner.iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')) {
+            let n = inner.iter().fold(0u32, |n, &c| {
+                n << 4 | u32::from(if c <= b'9' { c - b'0' } else { c - b'a' + 10 })
+            });
+            return Id::Hex8(n);
+        }
+        Id::new(&js::decode_string(v, 0..v.len()))
+    }
+
     pub fn is_empty(&self) -> bool {
         matches!(self, Id::Other(s) if s.is_empty())
     }
@@ -68,7 +80,7 @@ impl Parent {
         match obj.raw("parentId") {
             None => Parent::Missing,
             Some(b"null") => Parent::Null,
-            Some(v) if v[0] == b'"' => Parent::Id(Id::new(&js::decode_string(v, 0..v.len()))),
+            Some(v) if v[0] == b'"' => Parent::Id(Id::from_json(v)),
             Some(v) if !js::truthy(v) => Parent::Missing,
             Some(_) => Parent::Other,
         }
@@ -105,19 +117,30 @@ pub enum EntryType {
     None,
 }
 
+/// The text of a JSON string value (quotes included) that has no escapes.
+fn plain(v: &[u8]) -> Option<&[u8]> {
+    let inner = &v[1..v.len() - 1];
+    (!inner.contains(&b'\\')).then_some(inner)
+}
+
 impl EntryType {
     pub fn parse(s: &str) -> EntryType {
+        EntryType::parse_bytes(s.as_bytes())
+    }
+
+    /// [`EntryType::parse`] of the bytes of a name.
+    pub fn parse_bytes(s: &[u8]) -> EntryType {
         match s {
-            "message" => EntryType::Message,
-            "thinking_level_change" => EntryType::ThinkingLevelChange,
-            "model_change" => EntryType::ModelChange,
-            "compaction" => EntryType::Compaction,
-            "branch_summary" => EntryType::BranchSummary,
-            "custom" => EntryType::Custom,
-            "custom_message" => EntryType::CustomMessage,
-            "label" => EntryType::Label,
-            "session_info" => EntryType::SessionInfo,
-            "session" => EntryType::Session,
+            b"message" => EntryType::Message,
+            b"thinking_level_change" => EntryType::ThinkingLevelChange,
+            b"model_change" => EntryType::ModelChange,
+            b"compaction" => EntryType::Compaction,
+            b"branch_summary" => EntryType::BranchSummary,
+            b"custom" => EntryType::Custom,
+            b"custom_message" => EntryType::CustomMessage,
+            b"label" => EntryType::Label,
+            b"session_info" => EntryType::SessionInfo,
+            b"session" => EntryType::Session,
             _ => EntryType::Other,
         }
     }
@@ -335,11 +358,19 @@ impl Entries {
         offset: u64,
         len: u32,
     ) -> std::result::Result<usize, &'static str> {
-        let ty = match obj.str("type") {
-            Some(t) => EntryType::parse(&t),
-            None => EntryType::None,
+        // The common cases straight from the bytes (no decoding, no
+        // allocation): a type name and an id without escapes.
+        let ty = match obj.raw("type") {
+            Some(v) if v[0] == b'"' => match plain(v) {
+                Some(name) => EntryType::parse_bytes(name),
+                None => EntryType::parse(&js::decode_string(v, 0..v.len())),
+            },
+            _ => EntryType::None,
         };
-        let id = obj.str("id").map(|s| Id::new(&s));
+        let id = match obj.raw("id") {
+            Some(v) if v[0] == b'"' => Some(Id::from_json(v)),
+            _ => None,
+        };
         let parent = Parent::from_object(obj);
         let time = obj
             .raw("timestamp")
@@ -617,6 +648,28 @@ mod tests {
             assert_eq!(Id::new(s).to_string(), s);
         }
         assert!(matches!(Id::new("00000000"), Id::Hex8(0)));
+        for json in [
+            r#""0123abcd""#,
+            r#""ffffffff""#,
+            r#""ABCDEF01""#,
+            r#""\u0030123abcd""#,
+            r#""0123abc\u0064""#,
+            r#""0123abcg""#,
+            "\"\"",
+            r#""caf\u00e9""#,
+        ] {
+            let decoded = js::decode_string(json.as_bytes(), 0..json.len());
+            assert_eq!(Id::from_json(json.as_bytes()), Id::new(&decoded), "{json}");
+        }
+        for name in ["message", "session", "label", "x", "", "Message"] {
+            let json = format!("\"{name}\"");
+            assert_eq!(
+                EntryType::parse_bytes(name.as_bytes()),
+                EntryType::parse(name)
+            );
+            assert_eq!(plain(json.as_bytes()), Some(name.as_bytes()));
+        }
+        assert_eq!(plain(br#""mess\u0061ge""#), None);
     }
 
     #[test]
