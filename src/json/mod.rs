@@ -77,13 +77,17 @@ impl<'a> Object<'a> {
 }
 
 /// Whether the key span (quotes included) decodes to `want`.
+#[inline]
 pub fn key_is(text: &[u8], key: &Range<usize>, want: &str) -> bool {
     let raw = &text[key.start + 1..key.end - 1];
-    if raw == want.as_bytes() {
-        return true;
+    match raw.len().cmp(&want.len()) {
+        std::cmp::Ordering::Equal => raw == want.as_bytes(),
+        // Escapes only make a key longer than what it decodes to.
+        std::cmp::Ordering::Less => false,
+        std::cmp::Ordering::Greater => {
+            raw.iter().any(|&b| b == b'\\') && js::decode_string(text, key.clone()) == want
+        }
     }
-    // Escapes only make a key longer than what it decodes to.
-    raw.len() > want.len() && raw.contains(&b'\\') && js::decode_string(text, key.clone()) == want
 }
 
 /// Builds a JSON object the way `JSON.stringify` writes one: members in the
