@@ -165,6 +165,9 @@ fn report_unreachable(s: &Session, tree: &Tree, warn: &mut dyn FnMut(Diagnostic)
     }
 }
 
+/// Output is handed on in pieces of about this size.
+const OUT_CHUNK: usize = 64 << 10;
+
 /// `JSON.stringify(getTree())`, written without recursion.
 fn write_json(
     s: &Session,
@@ -172,8 +175,12 @@ fn write_json(
     out: &mut impl Write,
     warn: &mut dyn FnMut(Diagnostic),
 ) -> Result<()> {
-    let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
-    let mut first: Vec<bool> = vec![true];
+    let mut lines = Lines::new(s);
+    let mut checker = js::Checker::new();
+    let mut buf: Vec<u8> = Vec::with_capacity(OUT_CHUNK + (4 << 10));
+    // Whether the last thing written closed a node: the next one needs a
+    // comma (a node entered right after its parent's `[` does not).
+    let mut after_leave = false;
     let mut err: Option<Error> = None;
     buf.push(b'[');
     tree.walk(|step| {
@@ -182,40 +189,23 @@ fn write_json(
         }
         match step {
             Step::Enter { node, .. } => {
-                if let Some(f) = first.last_mut() {
-                    if !*f {
-                        buf.push(b',');
-                    }
-                    *f = false;
+                if after_leave {
+                    buf.push(b',');
                 }
-                first.push(true);
+                after_leave = false;
                 buf.extend_from_slice(b"{\"entry\":");
-                if let Err(e) = entry_json(s, node, &mut buf) {
+                if let Err(e) = entry_json(s, &mut lines, &mut checker, node, &mut buf) {
                     err = Some(e);
                 }
                 buf.extend_from_slice(b",\"children\":[");
-                // A long chain is all Enters before its first Leave: flush
-                // here too, or the chain's whole output is held in memory.
-                if buf.len() > 1 << 16 {
-                    if let Err(e) = out.write_all(&buf) {
-                        err = Some(out_err(e));
-                    }
-                    buf.clear();
-                }
             }
             Step::Leave { node } => {
-                first.pop();
                 buf.push(b']');
                 if let Err(e) = label_json(s, node, &mut buf) {
                     err = Some(e);
                 }
                 buf.push(b'}');
-                if buf.len() > 1 << 16 {
-                    if let Err(e) = out.write_all(&buf) {
-                        err = Some(out_err(e));
-                    }
-                    buf.clear();
-                }
+                after_leave = true;
             }
             Step::Cycle { node, .. } => warn(Diagnostic::new(
                 &s.name,
@@ -226,6 +216,14 @@ fn write_json(
                 ),
             )),
         }
+        // Flushed on entering too: a long chain is all Enters before its
+        // first Leave.
+        if buf.len() >= OUT_CHUNK {
+            if let Err(e) = out.write_all(&buf) {
+                err = Some(out_err(e));
+            }
+            buf.clear();
+        }
     });
     if let Some(e) = err {
         return Err(e);
@@ -235,22 +233,108 @@ fn write_json(
     out.flush().map_err(out_err)
 }
 
-fn entry_json(s: &Session, i: usize, buf: &mut Vec<u8>) -> Result<()> {
-    let line = s.line(i)?;
-    let range = scan::validate(&line).map_err(|e| {
+/// The lines of a session read again for printing. A current-version file
+/// is read through its own window of [`Lines::WINDOW`] bytes (the tree's
+/// order is mostly file order), lent without a copy; anything else goes
+/// through [`Session::line`].
+struct Lines<'s> {
+    s: &'s Session,
+    file: Option<std::fs::File>,
+    /// `buf` holds the file's bytes from `start` on.
+    start: u64,
+    buf: Vec<u8>,
+}
+
+impl<'s> Lines<'s> {
+    const WINDOW: usize = 128 << 10;
+
+    fn new(s: &'s Session) -> Lines<'s> {
+        let mut l = Lines {
+            s,
+            file: None,
+            start: 0,
+            buf: Vec::new(),
+        };
+        if s.version() < crate::migrate::CURRENT_VERSION || s.memory().is_some() {
+            return l;
+        }
+        // The file opened again: used only when it still starts with the
+        // header the session was read with (every line printed is checked
+        // again as JSON too).
+        let (Some(path), Ok(header)) = (s.path(), s.raw_header()) else {
+            return l;
+        };
+        let Ok(f) = std::fs::File::open(path) else {
+            return l;
+        };
+        l.file = Some(f);
+        match l.read(s.header.offset, s.header.len as usize) {
+            Ok(h) if h == &header[..] => {}
+            _ => l.file = None,
+        }
+        l
+    }
+
+    fn read(&mut self, offset: u64, len: usize) -> std::io::Result<&[u8]> {
+        let Some(f) = &self.file else {
+            return Err(std::io::ErrorKind::NotFound.into());
+        };
+        let end = self.start + self.buf.len() as u64;
+        if offset < self.start || offset + len as u64 > end {
+            self.buf.clear();
+            self.buf.resize(len.max(Self::WINDOW), 0);
+            let got = crate::session::read_at_most(f, &mut self.buf, offset)?;
+            self.buf.truncate(got);
+            self.start = offset;
+            if got < len {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "the file is shorter than when it was read (changed meanwhile?)",
+                ));
+            }
+        }
+        let from = (offset - self.start) as usize;
+        Ok(&self.buf[from..from + len])
+    }
+
+    /// The bytes of entry `i` as pi holds them.
+    fn line(&mut self, i: usize) -> Result<std::borrow::Cow<'_, [u8]>> {
+        if self.file.is_none() {
+            return self.s.line(i);
+        }
+        let e = &self.s.entries[i];
+        let (offset, len) = (e.offset, e.len as usize);
+        let s = self.s;
+        match self.read(offset, len) {
+            Ok(b) => Ok(std::borrow::Cow::Borrowed(b)),
+            Err(err) => Err(Error::io(&s.name, &err)),
+        }
+    }
+}
+
+fn entry_json(
+    s: &Session,
+    lines: &mut Lines<'_>,
+    checker: &mut js::Checker,
+    i: usize,
+    buf: &mut Vec<u8>,
+) -> Result<()> {
+    let line = lines.line(i)?;
+    // What pi wrote is already JSON.stringify's text: one check (which
+    // also proves it valid JSON), one copy.
+    if checker.is_canonical(&line) {
+        buf.extend_from_slice(&line);
+        return Ok(());
+    }
+    let bad = |e: scan::SyntaxError| {
         Error::data(
             &s.name,
             Some(s.entries[i].line),
             format!("not valid JSON ({e})"),
         )
-    })?;
-    js::canonical(buf, &line, range).map_err(|e| {
-        Error::data(
-            &s.name,
-            Some(s.entries[i].line),
-            format!("not valid JSON ({e})"),
-        )
-    })
+    };
+    let range = scan::validate(&line).map_err(bad)?;
+    js::canonical_with(checker, buf, &line, range).map_err(bad)
 }
 
 fn label_json(s: &Session, i: usize, buf: &mut Vec<u8>) -> Result<()> {
