@@ -53,6 +53,8 @@ pub struct Checker {
     stack: Vec<u32>,
     /// The keys of the open objects.
     keys: Vec<Key>,
+    /// Where the text has a `"` or `\\`: one bit a byte, 64 bytes a word.
+    specials: Vec<u64>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -82,7 +84,7 @@ impl Checker {
     /// first in JavaScript), nesting within [`MAX_DEPTH`]. Checked in one
     /// pass without recursion; a "no" only means "take the long way".
     pub fn is_canonical(&mut self, v: &[u8]) -> bool {
-        if v.len() >= u32::MAX as usize || has_control(v) {
+        if v.len() >= u32::MAX as usize || !special_bits(v, &mut self.specials) {
             return false;
         }
         if simdutf8::basic::from_utf8(v).is_err() {
@@ -113,7 +115,7 @@ impl Checker {
                     if b != b'"' {
                         return false;
                     }
-                    let Some(end) = string_end(v, pos) else {
+                    let Some(end) = string_end(v, &self.specials, pos) else {
                         return false;
                     };
                     if !self.add_key(v, pos + 1, end - 1) || v.get(end) != Some(&b':') {
@@ -145,7 +147,7 @@ impl Checker {
                             continue;
                         }
                     }
-                    b'"' => match string_end(v, pos) {
+                    b'"' => match string_end(v, &self.specials, pos) {
                         Some(end) => pos = end,
                         None => return false,
                     },
@@ -216,39 +218,104 @@ impl Checker {
     }
 }
 
+#[inline]
 fn key_print(k: &[u8]) -> u64 {
-    let mut a = [0u8; 8];
-    let n = k.len().min(6);
-    a[..n].copy_from_slice(&k[..n]);
-    a[6] = k.last().copied().unwrap_or(0);
-    a[7] = k.len() as u8;
-    u64::from_le_bytes(a)
+    let mut p = (k.len() as u64) << 56 | u64::from(k.last().copied().unwrap_or(0)) << 48;
+    for (i, &c) in k.iter().take(6).enumerate() {
+        p |= u64::from(c) << (8 * i);
+    }
+    p
 }
 
-/// Whether any byte is below 0x20, 32 bytes a step.
-fn has_control(v: &[u8]) -> bool {
-    let mut chunks = v.chunks_exact(32);
-    for c in &mut chunks {
-        if c.iter().fold(0u8, |a, &b| a | u8::from(b < 0x20)) != 0 {
-            return true;
-        }
+/// Fill `bits` with where `v` has a `"` or a `\\` (bit `k % 64` of word
+/// `k / 64` for byte `k`); false when a byte is below 0x20.
+fn special_bits(v: &[u8], bits: &mut Vec<u64>) -> bool {
+    bits.clear();
+    let mut blocks = v.chunks_exact(64);
+    let mut control = 0u64;
+    for b in &mut blocks {
+        let mut block = [0u8; 64];
+        block.copy_from_slice(b);
+        let (sp, c) = block_bits(&block);
+        bits.push(sp);
+        control |= c;
     }
-    chunks.remainder().iter().any(|&b| b < 0x20)
+    let rest = blocks.remainder();
+    if !rest.is_empty() {
+        // Padded with a byte that is neither.
+        let mut block = [b'a'; 64];
+        block[..rest.len()].copy_from_slice(rest);
+        let (sp, c) = block_bits(&block);
+        bits.push(sp);
+        control |= c;
+    }
+    control == 0
+}
+
+/// For 64 bytes: the bits of `"` and `\\`, and the bits of bytes below 0x20.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn block_bits(b: &[u8; 64]) -> (u64, u64) {
+    // SAFETY: SSE2 is part of every x86_64 target (the ABI requires it),
+    // so these intrinsics are always available; they touch no memory but
+    // their arguments.
+    #[allow(unsafe_code)]
+    unsafe {
+        use std::arch::x86_64::{
+            _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+            _mm_set_epi64x,
+        };
+        let (mut special, mut control) = (0u64, 0u64);
+        for k in 0..4 {
+            let half = |at: usize| {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(&b[at..at + 8]);
+                i64::from_le_bytes(a)
+            };
+            let x = _mm_set_epi64x(half(16 * k + 8), half(16 * k));
+            let q = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+            let bs = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+            // Unsigned x < 0x20 exactly when min(x, 0x1f) == x.
+            let c = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+            special |= u64::from(_mm_movemask_epi8(_mm_or_si128(q, bs)) as u16) << (16 * k);
+            control |= u64::from(_mm_movemask_epi8(c) as u16) << (16 * k);
+        }
+        (special, control)
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn block_bits(b: &[u8; 64]) -> (u64, u64) {
+    let (mut special, mut control) = (0u64, 0u64);
+    for (k, &x) in b.iter().enumerate() {
+        special |= u64::from(x == b'"' || x == b'\\') << k;
+        control |= u64::from(x < 0x20) << k;
+    }
+    (special, control)
+}
+
+/// The first byte at or after `from` marked in `bits`.
+#[inline]
+fn next_special(bits: &[u64], from: usize) -> Option<usize> {
+    let mut w = from / 64;
+    let mut m = *bits.get(w)? & (!0u64 << (from % 64));
+    loop {
+        if m != 0 {
+            return Some(w * 64 + m.trailing_zeros() as usize);
+        }
+        w += 1;
+        m = *bits.get(w)?;
+    }
 }
 
 /// The end of the string at `v[start]` (a `"`) when every escape in it is
 /// one `JSON.stringify` writes (`\"`, `\\`, `\b\f\n\r\t`, `\u00xx` for other
-/// control characters). The caller has checked that no byte is below 0x20.
-fn string_end(v: &[u8], start: usize) -> Option<usize> {
+/// control characters). `bits` are [`special_bits`] of `v`.
+#[inline]
+fn string_end(v: &[u8], bits: &[u64], start: usize) -> Option<usize> {
     let mut pos = start + 1;
     loop {
-        // Short strings (keys, ids) are most of them: look at a few bytes
-        // before handing the rest to memchr.
-        let rest = v.get(pos..)?;
-        let p = match rest.iter().take(16).position(|&b| b == b'"' || b == b'\\') {
-            Some(k) => pos + k,
-            None => pos + 16 + memchr::memchr2(b'"', b'\\', rest.get(16..)?)?,
-        };
+        let p = next_special(bits, pos)?;
         if v[p] == b'"' {
             return Some(p + 1);
         }
