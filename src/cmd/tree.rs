@@ -165,9 +165,6 @@ fn report_unreachable(s: &Session, tree: &Tree, warn: &mut dyn FnMut(Diagnostic)
     }
 }
 
-/// Output is handed on in pieces of about this size.
-const OUT_CHUNK: usize = 64 << 10;
-
 /// `JSON.stringify(getTree())`, written without recursion.
 fn write_json(
     s: &Session,
@@ -177,34 +174,58 @@ fn write_json(
 ) -> Result<()> {
     let mut lines = Lines::new(s);
     let mut checker = js::Checker::new();
-    let mut buf: Vec<u8> = Vec::with_capacity(OUT_CHUNK + (4 << 10));
+    // For the rare line that must be rewritten, and labels.
+    let mut scratch: Vec<u8> = Vec::new();
     // Whether the last thing written closed a node: the next one needs a
     // comma (a node entered right after its parent's `[` does not).
     let mut after_leave = false;
     let mut err: Option<Error> = None;
-    buf.push(b'[');
+    fn put(out: &mut impl Write, b: &[u8], err: &mut Option<Error>) {
+        if err.is_none() {
+            if let Err(e) = out.write_all(b) {
+                *err = Some(out_err(e));
+            }
+        }
+    }
+    put(out, b"[", &mut err);
     tree.walk(|step| {
         if err.is_some() {
             return;
         }
         match step {
             Step::Enter { node, .. } => {
-                if after_leave {
-                    buf.push(b',');
-                }
+                let open: &[u8] = if after_leave {
+                    b",{\"entry\":"
+                } else {
+                    b"{\"entry\":"
+                };
+                put(out, open, &mut err);
                 after_leave = false;
-                buf.extend_from_slice(b"{\"entry\":");
-                if let Err(e) = entry_json(s, &mut lines, &mut checker, node, &mut buf) {
-                    err = Some(e);
+                match lines.line(node) {
+                    Ok(line) if checker.is_canonical(&line) => {
+                        // What pi wrote is already JSON.stringify's text:
+                        // the check also proved it valid JSON.
+                        put(out, &line, &mut err);
+                    }
+                    Ok(line) => {
+                        scratch.clear();
+                        match rewrite(s, &mut checker, node, &line, &mut scratch) {
+                            Ok(()) => put(out, &scratch, &mut err),
+                            Err(e) => err = Some(e),
+                        }
+                    }
+                    Err(e) => err = Some(e),
                 }
-                buf.extend_from_slice(b",\"children\":[");
+                put(out, b",\"children\":[", &mut err);
             }
             Step::Leave { node } => {
-                buf.push(b']');
-                if let Err(e) = label_json(s, node, &mut buf) {
+                scratch.clear();
+                scratch.push(b']');
+                if let Err(e) = label_json(s, node, &mut scratch) {
                     err = Some(e);
                 }
-                buf.push(b'}');
+                scratch.push(b'}');
+                put(out, &scratch, &mut err);
                 after_leave = true;
             }
             Step::Cycle { node, .. } => warn(Diagnostic::new(
@@ -216,20 +237,11 @@ fn write_json(
                 ),
             )),
         }
-        // Flushed on entering too: a long chain is all Enters before its
-        // first Leave.
-        if buf.len() >= OUT_CHUNK {
-            if let Err(e) = out.write_all(&buf) {
-                err = Some(out_err(e));
-            }
-            buf.clear();
-        }
     });
+    put(out, b"]\n", &mut err);
     if let Some(e) = err {
         return Err(e);
     }
-    buf.extend_from_slice(b"]\n");
-    out.write_all(&buf).map_err(out_err)?;
     out.flush().map_err(out_err)
 }
 
@@ -312,20 +324,14 @@ impl<'s> Lines<'s> {
     }
 }
 
-fn entry_json(
+/// `JSON.stringify(JSON.parse(line))` of entry `i`, the long way.
+fn rewrite(
     s: &Session,
-    lines: &mut Lines<'_>,
     checker: &mut js::Checker,
     i: usize,
+    line: &[u8],
     buf: &mut Vec<u8>,
 ) -> Result<()> {
-    let line = lines.line(i)?;
-    // What pi wrote is already JSON.stringify's text: one check (which
-    // also proves it valid JSON), one copy.
-    if checker.is_canonical(&line) {
-        buf.extend_from_slice(&line);
-        return Ok(());
-    }
     let bad = |e: scan::SyntaxError| {
         Error::data(
             &s.name,
@@ -333,8 +339,8 @@ fn entry_json(
             format!("not valid JSON ({e})"),
         )
     };
-    let range = scan::validate(&line).map_err(bad)?;
-    js::canonical_with(checker, buf, &line, range).map_err(bad)
+    let range = scan::validate(line).map_err(bad)?;
+    js::canonical_with(checker, buf, line, range).map_err(bad)
 }
 
 fn label_json(s: &Session, i: usize, buf: &mut Vec<u8>) -> Result<()> {
