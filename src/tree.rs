@@ -317,75 +317,103 @@ impl Tree {
 
     /// The walk; it stops when `f` returns false.
     fn walk_until(&self, starts: &[usize], mut f: impl FnMut(Step) -> bool) {
-        let mut on_path = Bits::new(self.n);
-        let mut stack: Vec<Frame> = Vec::new();
-        for &r in starts {
-            if !f(Step::Enter {
-                node: r,
-                parent: None,
-                depth: 0,
-            }) {
+        for step in self.steps_from(starts) {
+            if !f(step) {
                 return;
             }
-            on_path.set(r, true);
-            stack.push(Frame {
+        }
+    }
+
+    /// [`Tree::walk`] as an iterator.
+    pub fn steps(&self) -> Walk<'_> {
+        self.steps_from(&self.roots)
+    }
+
+    fn steps_from<'t>(&'t self, starts: &'t [usize]) -> Walk<'t> {
+        Walk {
+            tree: self,
+            starts,
+            next_start: 0,
+            on_path: Bits::new(self.n),
+            stack: Vec::new(),
+            depth: 0,
+        }
+    }
+}
+
+/// The steps of [`Tree::walk`], one at a time.
+pub struct Walk<'t> {
+    tree: &'t Tree,
+    starts: &'t [usize],
+    next_start: usize,
+    on_path: Bits,
+    stack: Vec<Frame>,
+    /// The depth of the last node on the path.
+    depth: usize,
+}
+
+impl Iterator for Walk<'_> {
+    type Item = Step;
+
+    fn next(&mut self) -> Option<Step> {
+        let tree = self.tree;
+        let Some(top) = self.stack.last_mut() else {
+            let r = *self.starts.get(self.next_start)?;
+            self.next_start += 1;
+            self.on_path.set(r, true);
+            self.stack.push(Frame {
                 first: r as u32,
                 last: r as u32,
                 k: 0,
             });
-            // The depth of the last node on the path.
-            let mut depth = 0usize;
-            while let Some(top) = stack.last_mut() {
-                let node = top.last as usize;
-                let children = self.children(node);
-                let k = top.k as usize;
-                if k < children.len() {
-                    top.k += 1;
-                    let c = children[k] as usize;
-                    if on_path.get(c) {
-                        if !f(Step::Cycle {
-                            node: c,
-                            parent: node,
-                        }) {
-                            return;
-                        }
-                        continue;
-                    }
-                    if !f(Step::Enter {
-                        node: c,
-                        parent: Some(node),
-                        depth: depth + 1,
-                    }) {
-                        return;
-                    }
-                    depth += 1;
-                    on_path.set(c, true);
-                    if c == node + 1 && self.is_next_only(node) {
-                        // The chain goes on: the same frame.
-                        top.last = c as u32;
-                        top.k = 0;
-                    } else {
-                        stack.push(Frame {
-                            first: c as u32,
-                            last: c as u32,
-                            k: 0,
-                        });
-                    }
-                } else {
-                    on_path.set(node, false);
-                    if top.last > top.first {
-                        // Back to the one before, whose only child is done.
-                        top.last -= 1;
-                        top.k = 1;
-                    } else {
-                        stack.pop();
-                    }
-                    depth = depth.saturating_sub(1);
-                    if !f(Step::Leave { node }) {
-                        return;
-                    }
-                }
+            self.depth = 0;
+            return Some(Step::Enter {
+                node: r,
+                parent: None,
+                depth: 0,
+            });
+        };
+        let node = top.last as usize;
+        let children = tree.children(node);
+        let k = top.k as usize;
+        if k < children.len() {
+            top.k += 1;
+            let c = children[k] as usize;
+            if self.on_path.get(c) {
+                return Some(Step::Cycle {
+                    node: c,
+                    parent: node,
+                });
             }
+            self.depth += 1;
+            self.on_path.set(c, true);
+            if c == node + 1 && tree.is_next_only(node) {
+                // The chain goes on: the same frame.
+                top.last = c as u32;
+                top.k = 0;
+            } else {
+                self.stack.push(Frame {
+                    first: c as u32,
+                    last: c as u32,
+                    k: 0,
+                });
+            }
+            Some(Step::Enter {
+                node: c,
+                parent: Some(node),
+                depth: self.depth,
+            })
+        } else {
+            self.on_path.set(node, false);
+            if top.last > top.first {
+                // Back to the one before, whose only child is done.
+                top.last -= 1;
+                top.k = 1;
+            } else {
+                self.stack.pop();
+            }
+            self.depth = self.depth.saturating_sub(1);
+            Some(Step::Leave { node })
         }
     }
 }
