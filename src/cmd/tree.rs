@@ -441,8 +441,14 @@ fn reopen(s: &Session) -> Option<std::fs::File> {
     if s.version() < crate::migrate::CURRENT_VERSION || s.memory().is_some() {
         return None;
     }
+    let path = s.path()?;
+    // Not a FIFO or a device: opening one again could block or read
+    // something else.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
     let header = s.raw_header().ok()?;
-    let f = std::fs::File::open(s.path()?).ok()?;
+    let f = std::fs::File::open(path).ok()?;
     let mut buf = vec![0u8; header.len()];
     let got = crate::session::read_at_most(&f, &mut buf, s.header.offset).ok()?;
     (got == header.len() && buf == header[..]).then_some(f)
