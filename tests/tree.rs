@@ -262,3 +262,94 @@ fn a_file_written_twice_is_refused_not_a_hang() {
     let o = run("pi-path", &["--format", "ids"], Some(s.as_bytes()));
     assert_eq!(stdout(&o).lines().count(), 60);
 }
+
+/// `--json` writes every entry as `JSON.stringify(JSON.parse(line))`. Lines
+/// pi wrote are copied after a quick check; each way a line can differ
+/// from JSON.stringify's text must take the long way and still come out as
+/// JavaScript writes it (the expected texts were made by Node).
+#[test]
+fn json_rewrites_lines_that_are_not_as_javascript_writes_them() {
+    let cases: &[(&[u8], &[u8])] = &[
+        (br#"{"a" : 1, "b":[ 1 ,2 ]}"#, br#"{"a":1,"b":[1,2]}"#),
+        (b"{\"a\":\t1}", br#"{"a":1}"#),
+        (br#""\/x""#, br#""/x""#),
+        (br#""\u0041""#, br#""A""#),
+        (br#""\u001F""#, br#""\u001f""#),
+        (br#""\u0008\u000a\u000D\u0009\u000c""#, br#""\b\n\r\t\f""#),
+        (br#""\ud83d\ude00""#, "\"😀\"".as_bytes()),
+        (br#""\ud800 lone""#, br#""\ud800 lone""#),
+        (br#""\uDC00""#, br#""\udc00""#),
+        (br#"{"a":1,"a":2}"#, br#"{"a":2}"#),
+        (br#"{"b":1,"1":2,"0":3}"#, br#"{"0":3,"1":2,"b":1}"#),
+        (br#"{"01":1,"1":2}"#, br#"{"1":2,"01":1}"#),
+        (br#"{"abcdefXz":1,"abcdefYz":2}"#, br#"{"abcdefXz":1,"abcdefYz":2}"#),
+        (
+            br#"{"a":{"a":1},"b":[{"a":1},{"a":2}]}"#,
+            br#"{"a":{"a":1},"b":[{"a":1},{"a":2}]}"#,
+        ),
+        (
+            br#"[1.0,1e3,1E3,-0,0.10,1e21,1e20,0.0000001,0.000001,123456789012345678,0.30000000000000004,0.30000000000000001,0.1000000000000000055511151231257827,5e-324,1.7976931348623157e308,1e400,-1.5e-7,2.50]"#,
+            br#"[1,1000,1000,0,0.1,1e+21,100000000000000000000,1e-7,0.000001,123456789012345680,0.30000000000000004,0.3,0.1,5e-324,1.7976931348623157e+308,null,-1.5e-7,2.5]"#,
+        ),
+        ("\"\x7f \u{2028} \u{2029}\"".as_bytes(), "\"\x7f \u{2028} \u{2029}\"".as_bytes()),
+        (br#""q\"b\\""#, br#""q\"b\\""#),
+        (br#"[{},[],{"e":{}},[[]]]"#, br#"[{},[],{"e":{}},[[]]]"#),
+        (
+            "{\"é\":1,\"e\\u0301\":2}".as_bytes(),
+            "{\"é\":1,\"e\u{301}\":2}".as_bytes(),
+        ),
+        (br#""\u00e9\u20ac""#, "\"é€\"".as_bytes()),
+        (br#"{"a\u0062":1,"ab":2}"#, br#"{"ab":2}"#),
+        (b"\"a\xffb\"", "\"a\u{fffd}b\"".as_bytes()),
+        (b"0.08210100000000001", b"0.08210100000000001"),
+        (b"[0.048399000000000005,-0.5,10,1.5]", b"[0.048399000000000005,-0.5,10,1.5]"),
+    ];
+    let mut input = chain(0);
+    let mut want = Vec::new();
+    for (i, (raw, js)) in cases.iter().enumerate() {
+        let parent = if i == 0 {
+            "null".to_string()
+        } else {
+            format!("\"{:08x}\"", i - 1)
+        };
+        let line = |v: &[u8]| {
+            let mut l = format!(
+                "{{\"type\":\"custom\",\"customType\":\"t\",\"id\":\"{i:08x}\",\"parentId\":{parent},\"timestamp\":\"2026-07-20T09:00:{:02}.000Z\",\"data\":",
+                i % 60
+            )
+            .into_bytes();
+            l.extend_from_slice(v);
+            l.push(b'}');
+            l
+        };
+        input.extend_from_slice(&line(raw));
+        // Around the line: blanks pi's JSON.parse ignores, and a CR.
+        match i % 3 {
+            0 => input.extend_from_slice(b"  "),
+            1 => input.push(b'\r'),
+            _ => {}
+        }
+        input.push(b'\n');
+        // A chain: each node is its parent's only child, no commas.
+        want.extend_from_slice(if i == 0 {
+            b"[{\"entry\":"
+        } else {
+            b"{\"entry\":"
+        });
+        want.extend_from_slice(&line(js));
+        want.extend_from_slice(b",\"children\":[");
+    }
+    want.extend_from_slice(&b"]}".repeat(cases.len()));
+    want.extend_from_slice(b"]\n");
+    let t = TempDir::new("tree-canon");
+    let f = t.write("canon.jsonl", &input);
+    let f = f.to_string_lossy().into_owned();
+    let o = run("pi-tree", &["--json", &f], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let want = String::from_utf8(want).unwrap();
+    assert_eq!(stdout(&o), want);
+    // Read from standard input (held in memory): the same.
+    let o = run("pi-tree", &["--json"], Some(&input));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), want);
+}

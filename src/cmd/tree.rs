@@ -165,91 +165,351 @@ fn report_unreachable(s: &Session, tree: &Tree, warn: &mut dyn FnMut(Diagnostic)
 }
 
 /// `JSON.stringify(getTree())`, written without recursion.
+///
+/// The walk (main thread) cuts the output into batches: which nodes open
+/// and close, commas, labels. Rendering a batch (reading its lines, the
+/// quick check, the copy) is most of the work; for a file, a second thread
+/// renders every other batch from its own read window while this one
+/// renders the next and writes both in order.
 fn write_json(
     s: &Session,
     tree: &Tree,
     out: &mut impl Write,
     warn: &mut dyn FnMut(Diagnostic),
 ) -> Result<()> {
-    let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
-    let mut first: Vec<bool> = vec![true];
-    let mut err: Option<Error> = None;
-    buf.push(b'[');
-    tree.walk(|step| {
-        if err.is_some() {
-            return;
+    let mut cut = Cutter {
+        s,
+        walk: tree.steps(),
+        after_leave: false,
+        // Batches of about 1/1024 of the file (64 KB to 1 MB): few
+        // hand-overs between the threads, little memory next to the entries.
+        size: (size_of(s) / 1024).clamp(64 << 10, 1 << 20) as usize,
+    };
+    out.write_all(b"[").map_err(out_err)?;
+    let file = reopen(s);
+    match &file {
+        None => write_batches(s, &mut SessionLines(s), &mut cut, out, warn)?,
+        // The second thread's buffers (three batches, a read window) are
+        // little next to a large file; for a smaller one the memory counts
+        // more than the time.
+        Some(f) if size_of(s) >= TWO_THREADS_FROM => {
+            write_batches_two_threads(s, f, &mut cut, out, warn)?
         }
-        match step {
-            Step::Enter { node, .. } => {
-                if let Some(f) = first.last_mut() {
-                    if !*f {
-                        buf.push(b',');
-                    }
-                    *f = false;
-                }
-                first.push(true);
-                buf.extend_from_slice(b"{\"entry\":");
-                if let Err(e) = entry_json(s, node, &mut buf) {
-                    err = Some(e);
-                }
-                buf.extend_from_slice(b",\"children\":[");
-                // A long chain is all Enters before its first Leave: flush
-                // here too, or the chain's whole output is held in memory.
-                if buf.len() > 1 << 16 {
-                    if let Err(e) = out.write_all(&buf) {
-                        err = Some(out_err(e));
-                    }
-                    buf.clear();
-                }
-            }
-            Step::Leave { node } => {
-                first.pop();
-                buf.push(b']');
-                if let Err(e) = label_json(s, node, &mut buf) {
-                    err = Some(e);
-                }
-                buf.push(b'}');
-                if buf.len() > 1 << 16 {
-                    if let Err(e) = out.write_all(&buf) {
-                        err = Some(out_err(e));
-                    }
-                    buf.clear();
-                }
-            }
-            Step::Cycle { node, .. } => warn(Diagnostic::new(
-                &s.name,
-                Some(s.entries[node].line()),
-                format!(
-                    "entry {} is its own ancestor through duplicate ids; pi's JSON.stringify fails here, it is left out",
-                    s.entries.id_string(node)
-                ),
-            )),
+        Some(f) => {
+            let mut src = FileLines::new(f, &s.entries, &s.name);
+            write_batches(s, &mut src, &mut cut, out, warn)?
         }
-    });
-    if let Some(e) = err {
-        return Err(e);
     }
-    buf.extend_from_slice(b"]\n");
-    out.write_all(&buf).map_err(out_err)?;
+    out.write_all(b"]\n").map_err(out_err)?;
     out.flush().map_err(out_err)
 }
 
-fn entry_json(s: &Session, i: usize, buf: &mut Vec<u8>) -> Result<()> {
-    let line = s.line(i)?;
-    let range = scan::validate(&line).map_err(|e| {
-        Error::data(
-            &s.name,
-            Some(s.entries[i].line()),
-            format!("not valid JSON ({e})"),
-        )
-    })?;
-    js::canonical(buf, &line, range).map_err(|e| {
-        Error::data(
-            &s.name,
-            Some(s.entries[i].line()),
-            format!("not valid JSON ({e})"),
-        )
+/// From this size on, `--json` renders on two threads.
+const TWO_THREADS_FROM: u64 = 256 << 20;
+
+/// About how many bytes the session's entries take in its file.
+fn size_of(s: &Session) -> u64 {
+    s.entries
+        .last()
+        .map_or(0, |e| e.offset() + u64::from(e.byte_len()))
+}
+
+fn write_batches(
+    s: &Session,
+    src: &mut impl LineSource,
+    cut: &mut Cutter<'_>,
+    out: &mut impl Write,
+    warn: &mut dyn FnMut(Diagnostic),
+) -> Result<()> {
+    let mut checker = js::Checker::new();
+    let mut b = Batch::default();
+    loop {
+        cut.fill(&mut b, warn)?;
+        if b.evs.is_empty() {
+            return Ok(());
+        }
+        b.render(s, &mut checker, src)?;
+        out.write_all(&b.out).map_err(out_err)?;
+    }
+}
+
+fn write_batches_two_threads(
+    s: &Session,
+    file: &std::fs::File,
+    cut: &mut Cutter<'_>,
+    out: &mut impl Write,
+    warn: &mut dyn FnMut(Diagnostic),
+) -> Result<()> {
+    use std::sync::mpsc::sync_channel;
+    let (entries, name) = (&s.entries[..], &s.name[..]);
+    std::thread::scope(|scope| {
+        let (job_tx, job_rx) = sync_channel::<Batch>(1);
+        let (done_tx, done_rx) = sync_channel::<(Batch, Result<()>)>(1);
+        let mut src = FileLines::new(file, entries, name);
+        scope.spawn(move || {
+            let mut checker = js::Checker::new();
+            for mut b in job_rx {
+                let r = b.render_with(entries, name, &mut checker, &mut src);
+                if done_tx.send((b, r)).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut src = FileLines::new(file, entries, name);
+        let mut checker = js::Checker::new();
+        let gone = || Error::request(name, "the second writer thread stopped");
+        // Batch a goes to the other thread, batch b is rendered here; a
+        // comes before b in the output.
+        let mut a = Batch::default();
+        cut.fill(&mut a, warn)?;
+        let mut in_flight = !a.evs.is_empty();
+        if in_flight {
+            job_tx.send(a).map_err(|_| gone())?;
+        }
+        let mut b = Batch::default();
+        let mut spare = Batch::default();
+        while in_flight {
+            cut.fill(&mut b, warn)?;
+            let mine = b.render_with(entries, name, &mut checker, &mut src);
+            let (done, theirs) = done_rx.recv().map_err(|_| gone())?;
+            theirs?;
+            mine?;
+            cut.fill(&mut spare, warn)?;
+            in_flight = !spare.evs.is_empty();
+            if in_flight {
+                job_tx
+                    .send(std::mem::take(&mut spare))
+                    .map_err(|_| gone())?;
+            }
+            out.write_all(&done.out).map_err(out_err)?;
+            out.write_all(&b.out).map_err(out_err)?;
+            spare = done;
+        }
+        Ok(())
     })
+}
+
+/// One event of the output, decided by the walk.
+#[derive(Clone, Copy)]
+enum Ev {
+    /// `{"entry":LINE,"children":[`, after a comma when `comma`.
+    Enter { node: u32, comma: bool },
+    /// `]` + `labels[start..end]` + `}`.
+    Leave { start: u32, end: u32 },
+}
+
+#[derive(Default)]
+struct Batch {
+    evs: Vec<Ev>,
+    /// The `,"label":...` texts of the nodes that close here.
+    labels: Vec<u8>,
+    out: Vec<u8>,
+}
+
+impl Batch {
+    fn render(
+        &mut self,
+        s: &Session,
+        checker: &mut js::Checker,
+        src: &mut impl LineSource,
+    ) -> Result<()> {
+        self.render_with(&s.entries, &s.name, checker, src)
+    }
+
+    fn render_with(
+        &mut self,
+        entries: &[crate::entry::Entry],
+        name: &str,
+        checker: &mut js::Checker,
+        src: &mut impl LineSource,
+    ) -> Result<()> {
+        self.out.clear();
+        for &ev in &self.evs {
+            match ev {
+                Ev::Enter { node, comma } => {
+                    let open: &[u8] = if comma {
+                        b",{\"entry\":"
+                    } else {
+                        b"{\"entry\":"
+                    };
+                    self.out.extend_from_slice(open);
+                    let i = node as usize;
+                    let line = src.line(i)?;
+                    if checker.is_canonical(&line) {
+                        // What pi wrote is already JSON.stringify's text;
+                        // the check also proved it valid JSON.
+                        self.out.extend_from_slice(&line);
+                    } else {
+                        let bad = |e: scan::SyntaxError| {
+                            Error::data(
+                                name,
+                                Some(entries[i].line()),
+                                format!("not valid JSON ({e})"),
+                            )
+                        };
+                        let range = scan::validate(&line).map_err(bad)?;
+                        js::canonical_with(checker, &mut self.out, &line, range).map_err(bad)?;
+                    }
+                    self.out.extend_from_slice(b",\"children\":[");
+                }
+                Ev::Leave { start, end } => {
+                    self.out.push(b']');
+                    self.out
+                        .extend_from_slice(&self.labels[start as usize..end as usize]);
+                    self.out.push(b'}');
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Cuts the walk into batches.
+struct Cutter<'s> {
+    s: &'s Session,
+    walk: crate::tree::Walk<'s>,
+    /// Whether the last event closed a node: the next one needs a comma (a
+    /// node entered right after its parent's `[` does not).
+    after_leave: bool,
+    /// About how many output bytes a batch holds.
+    size: usize,
+}
+
+impl Cutter<'_> {
+    /// The next batch (no events at the end of the walk).
+    fn fill(&mut self, b: &mut Batch, warn: &mut dyn FnMut(Diagnostic)) -> Result<()> {
+        let s = self.s;
+        b.evs.clear();
+        b.labels.clear();
+        b.out.clear();
+        // Room for the rendered batch, made here so that the other thread
+        // need not allocate.
+        b.out.reserve(self.size + self.size / 4);
+        let mut bytes = 0usize;
+        while bytes < self.size && b.evs.len() < 1024 {
+            let Some(step) = self.walk.next() else {
+                break;
+            };
+            match step {
+                Step::Enter { node, .. } => {
+                    b.evs.push(Ev::Enter {
+                        node: node as u32,
+                        comma: self.after_leave,
+                    });
+                    self.after_leave = false;
+                    bytes += s.entries[node].byte_len() as usize + 24;
+                }
+                Step::Leave { node } => {
+                    let start = b.labels.len() as u32;
+                    label_json(s, node, &mut b.labels)?;
+                    let end = b.labels.len() as u32;
+                    b.evs.push(Ev::Leave { start, end });
+                    self.after_leave = true;
+                    bytes += (end - start) as usize + 2;
+                }
+                Step::Cycle { node, .. } => warn(Diagnostic::new(
+                    &s.name,
+                    Some(s.entries[node].line()),
+                    format!(
+                        "entry {} is its own ancestor through duplicate ids; pi's JSON.stringify fails here, it is left out",
+                        s.entries.id_string(node)
+                    ),
+                )),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where rendering gets the bytes of entry `i` as pi holds them.
+trait LineSource {
+    fn line(&mut self, i: usize) -> Result<std::borrow::Cow<'_, [u8]>>;
+}
+
+/// Through the session (stdin, an old version to migrate).
+struct SessionLines<'s>(&'s Session);
+
+impl LineSource for SessionLines<'_> {
+    fn line(&mut self, i: usize) -> Result<std::borrow::Cow<'_, [u8]>> {
+        self.0.line(i)
+    }
+}
+
+/// A current-version session file opened again, when it still starts
+/// with the header the session was read with (every line printed is
+/// checked again as JSON too).
+fn reopen(s: &Session) -> Option<std::fs::File> {
+    if s.version() < crate::migrate::CURRENT_VERSION || s.memory().is_some() {
+        return None;
+    }
+    let path = s.path()?;
+    // Not a FIFO or a device: opening one again could block or read
+    // something else.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let header = s.raw_header().ok()?;
+    let f = std::fs::File::open(path).ok()?;
+    let mut buf = vec![0u8; header.len()];
+    let got = crate::session::read_at_most(&f, &mut buf, s.header.offset).ok()?;
+    (got == header.len() && buf == header[..]).then_some(f)
+}
+
+/// Lines read straight from the file through a window of
+/// [`FileLines::WINDOW`] bytes (the tree's order is mostly file order),
+/// lent without a copy.
+struct FileLines<'a> {
+    file: &'a std::fs::File,
+    entries: &'a [crate::entry::Entry],
+    name: &'a str,
+    /// `buf` holds the file's bytes from `start` on.
+    start: u64,
+    buf: Vec<u8>,
+}
+
+impl<'a> FileLines<'a> {
+    const WINDOW: usize = 64 << 10;
+
+    fn new(file: &'a std::fs::File, entries: &'a [crate::entry::Entry], name: &'a str) -> Self {
+        FileLines {
+            file,
+            entries,
+            name,
+            start: 0,
+            buf: Vec::with_capacity(Self::WINDOW),
+        }
+    }
+
+    fn read(&mut self, offset: u64, len: usize) -> std::io::Result<&[u8]> {
+        let end = self.start + self.buf.len() as u64;
+        if offset < self.start || offset + len as u64 > end {
+            self.buf.clear();
+            self.buf.resize(len.max(Self::WINDOW), 0);
+            let got = crate::session::read_at_most(self.file, &mut self.buf, offset)?;
+            self.buf.truncate(got);
+            self.start = offset;
+            if got < len {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "the file is shorter than when it was read (changed meanwhile?)",
+                ));
+            }
+        }
+        let from = (offset - self.start) as usize;
+        Ok(&self.buf[from..from + len])
+    }
+}
+
+impl LineSource for FileLines<'_> {
+    fn line(&mut self, i: usize) -> Result<std::borrow::Cow<'_, [u8]>> {
+        let e = &self.entries[i];
+        let (offset, len) = (e.offset(), e.byte_len() as usize);
+        let name = self.name;
+        match self.read(offset, len) {
+            Ok(b) => Ok(std::borrow::Cow::Borrowed(b)),
+            Err(err) => Err(Error::io(name, &err)),
+        }
+    }
 }
 
 fn label_json(s: &Session, i: usize, buf: &mut Vec<u8>) -> Result<()> {
@@ -1267,4 +1527,60 @@ pub fn write_stats(
     b.extend_from_slice(b"}\n");
     out.write_all(&b).map_err(out_err)?;
     out.flush().map_err(out_err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::{Input, ReadOptions};
+
+    /// The two-thread writer (used for large files) gives the same bytes
+    /// as the one-thread one, batch borders anywhere.
+    #[test]
+    fn two_threads_write_what_one_writes() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/sessions");
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .map(|rd| rd.flatten().map(|f| f.path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        let mut checked = 0;
+        for path in files {
+            let Ok(s) = Session::open(Input::File(path.clone()), ReadOptions::default()) else {
+                continue;
+            };
+            let Some(f) = reopen(&s) else {
+                continue;
+            };
+            let tree = Tree::build(&s);
+            if tree.walk_len(100_000).is_none() {
+                continue;
+            }
+            for size in [1, 300, 5000, 1 << 20] {
+                let cutter = || Cutter {
+                    s: &s,
+                    walk: tree.steps(),
+                    after_leave: false,
+                    size,
+                };
+                let mut one = Vec::new();
+                let mut cut = cutter();
+                write_batches(&s, &mut SessionLines(&s), &mut cut, &mut one, &mut |_| {}).unwrap();
+                let mut two = Vec::new();
+                let mut cut = cutter();
+                write_batches_two_threads(&s, &f, &mut cut, &mut two, &mut |_| {}).unwrap();
+                assert_eq!(
+                    String::from_utf8_lossy(&one),
+                    String::from_utf8_lossy(&two),
+                    "{}",
+                    path.display()
+                );
+                let mut full = Vec::new();
+                write_json(&s, &tree, &mut full, &mut |_| {}).unwrap();
+                assert_eq!(full, [&b"["[..], &one, b"]\n"].concat());
+            }
+            checked += 1;
+        }
+        assert!(checked > 20, "{checked}");
+    }
 }

@@ -18,152 +18,374 @@ pub const MAX_DEPTH: usize = 2000;
 /// Append `JSON.stringify(JSON.parse(text[range]))` to `out`. The range must
 /// hold one valid JSON value (see [`scan::validate`]).
 pub fn canonical(out: &mut Vec<u8>, text: &[u8], range: Range<usize>) -> Result<(), SyntaxError> {
+    canonical_with(&mut Checker::new(), out, text, range)
+}
+
+/// [`canonical`] with a [`Checker`] kept by the caller (no allocation per
+/// call once it has warmed up).
+pub fn canonical_with(
+    checker: &mut Checker,
+    out: &mut Vec<u8>,
+    text: &[u8],
+    range: Range<usize>,
+) -> Result<(), SyntaxError> {
     // Text pi wrote is what JSON.stringify wrote: one check, one copy.
-    if already_canonical(&text[range.clone()]) {
+    if checker.is_canonical(&text[range.clone()]) {
         out.extend_from_slice(&text[range]);
         return Ok(());
     }
     canonical_at(out, text, range, 0)
 }
 
-/// Whether `v` (one valid JSON value) is certainly what `JSON.stringify`
-/// writes for it, checked in one pass without recursion: no white space,
-/// valid UTF-8, only the escapes JSON.stringify makes, numbers in a form
-/// JavaScript prints as they are, no duplicate or integer-like keys, and
-/// nesting within [`MAX_DEPTH`]. A "no" only means "take the long way".
+/// Whether `v` is certainly one JSON value exactly as `JSON.stringify`
+/// writes it (see [`Checker::is_canonical`]). A "no" only means "take the
+/// long way".
 pub fn already_canonical(v: &[u8]) -> bool {
-    if simdutf8::basic::from_utf8(v).is_err() {
-        return false;
-    }
-    // Open containers: for objects, the key spans seen so far.
-    let mut stack: Vec<Option<Vec<Range<usize>>>> = Vec::new();
-    let mut pos = 0usize;
-    // Whether the next token is a key (just after `{` or `,` in an object).
-    let mut want_key = false;
-    while pos < v.len() {
-        let b = v[pos];
-        if want_key {
-            if b == b'}' {
-                // `{}`: only right after `{`.
-                if v[pos - 1] != b'{' {
-                    return false;
-                }
-                stack.pop();
-                pos += 1;
-                want_key = false;
-                continue;
-            }
-            let Some(end) = canonical_string_end(v, pos) else {
-                return false;
-            };
-            let key = pos + 1..end - 1;
-            let k = &v[key.clone()];
-            if k.first().is_some_and(u8::is_ascii_digit) {
-                // Maybe integer-like: JavaScript moves those first.
-                return false;
-            }
-            let Some(Some(keys)) = stack.last_mut() else {
-                return false;
-            };
-            if keys.len() >= 64 || keys.iter().any(|r| &v[r.clone()] == k) {
-                return false;
-            }
-            keys.push(key);
-            if v.get(end) != Some(&b':') {
-                return false;
-            }
-            pos = end + 1;
-            want_key = false;
-            continue;
-        }
-        // A value.
-        match b {
-            b'{' => {
-                if stack.len() >= MAX_DEPTH - 1 {
-                    return false;
-                }
-                stack.push(Some(Vec::new()));
-                pos += 1;
-                want_key = true;
-                continue;
-            }
-            b'[' => {
-                if stack.len() >= MAX_DEPTH - 1 {
-                    return false;
-                }
-                stack.push(None);
-                pos += 1;
-                if v.get(pos) == Some(&b']') {
-                    stack.pop();
-                    pos += 1;
-                } else {
-                    continue;
-                }
-            }
-            b'"' => match canonical_string_end(v, pos) {
-                Some(end) => pos = end,
-                None => return false,
-            },
-            b't' if v[pos..].starts_with(b"true") => pos += 4,
-            b'f' if v[pos..].starts_with(b"false") => pos += 5,
-            b'n' if v[pos..].starts_with(b"null") => pos += 4,
-            b'-' | b'0'..=b'9' => match canonical_number_end(v, pos) {
-                Some(end) => pos = end,
-                None => return false,
-            },
-            _ => return false,
-        }
-        // After a value: `,` or closers.
-        loop {
-            match (v.get(pos), stack.last()) {
-                (None, None) => return true,
-                (Some(b','), Some(top)) => {
-                    want_key = top.is_some();
-                    pos += 1;
-                    break;
-                }
-                (Some(b'}'), Some(Some(_))) | (Some(b']'), Some(None)) => {
-                    stack.pop();
-                    pos += 1;
-                }
-                _ => return false,
-            }
-        }
-    }
-    false
+    Checker::new().is_canonical(v)
 }
 
-/// The end of the string at `v[start]` when every escape in it is one
-/// `JSON.stringify` writes (`\"`, `\\`, `\b\f\n\r\t`, `\u00xx` for other
-/// control characters).
-fn canonical_string_end(v: &[u8], start: usize) -> Option<usize> {
-    if v.get(start) != Some(&b'"') {
-        return None;
+/// The quick proof that a text is already what `JSON.stringify` writes,
+/// with its scratch space kept between calls.
+#[derive(Debug, Default)]
+pub struct Checker {
+    /// Open containers: for an object, where its keys start in `keys`;
+    /// [`ARRAY`] for an array.
+    stack: Vec<u32>,
+    /// The keys of the open objects.
+    keys: Vec<Key>,
+    /// Where the text has a `"` or `\\`: one bit a byte, 64 bytes a word.
+    specials: Vec<u64>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Key {
+    /// Length, first six and last byte: equal keys have equal prints.
+    print: u64,
+    start: u32,
+    end: u32,
+}
+
+const ARRAY: u32 = u32::MAX;
+
+/// Objects with more keys than this take the long way.
+const MAX_QUICK_KEYS: usize = 64;
+
+impl Checker {
+    pub fn new() -> Checker {
+        Checker::default()
     }
-    let mut pos = start + 1;
-    loop {
-        let p = scan::find_special(v, pos)?;
-        match v[p] {
-            b'"' => return Some(p + 1),
-            b'\\' => match v.get(p + 1)? {
-                b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => pos = p + 2,
-                b'u' => {
-                    let h = v.get(p + 2..p + 6)?;
-                    let ok = h[0] == b'0'
-                        && h[1] == b'0'
-                        && matches!(h[2], b'0' | b'1')
-                        && matches!(h[3], b'0'..=b'9' | b'a'..=b'f')
-                        && !matches!(&h[2..4], b"08" | b"09" | b"0a" | b"0c" | b"0d");
-                    if !ok {
-                        return None;
+
+    /// Whether `v` is certainly valid JSON (one value, nothing around it)
+    /// and exactly what `JSON.stringify(JSON.parse(v))` writes: no byte
+    /// below 0x20 (so no white space outside strings and no raw control
+    /// character in them), no space outside strings, valid UTF-8, only the
+    /// escapes JSON.stringify makes, numbers as JavaScript prints them, no
+    /// duplicate keys and no key starting with a digit (array indices come
+    /// first in JavaScript), nesting within [`MAX_DEPTH`]. Checked in one
+    /// pass without recursion; a "no" only means "take the long way".
+    pub fn is_canonical(&mut self, v: &[u8]) -> bool {
+        if v.len() >= u32::MAX as usize || !special_bits(v, &mut self.specials) {
+            return false;
+        }
+        if simdutf8::basic::from_utf8(v).is_err() {
+            return false;
+        }
+        self.stack.clear();
+        self.keys.clear();
+        let ok = self.walk(v);
+        self.stack.clear();
+        self.keys.clear();
+        ok
+    }
+
+    fn walk(&mut self, v: &[u8]) -> bool {
+        let mut pos = 0usize;
+        // Whether the next token is a key (just after `{` or `,` in an object).
+        let mut want_key = false;
+        loop {
+            let Some(&b) = v.get(pos) else {
+                return false;
+            };
+            if want_key {
+                if b == b'}' && v[pos - 1] == b'{' {
+                    // `{}`
+                    self.stack.pop();
+                    pos += 1;
+                } else {
+                    if b != b'"' {
+                        return false;
                     }
-                    pos = p + 6;
+                    let Some(end) = string_end(v, &self.specials, pos) else {
+                        return false;
+                    };
+                    if !self.add_key(v, pos + 1, end - 1) || v.get(end) != Some(&b':') {
+                        return false;
+                    }
+                    pos = end + 1;
+                    want_key = false;
+                    continue;
                 }
-                _ => return None,
-            },
-            _ => return None,
+            } else {
+                match b {
+                    b'{' | b'[' => {
+                        if self.stack.len() >= MAX_DEPTH - 1 {
+                            return false;
+                        }
+                        if b == b'[' {
+                            self.stack.push(ARRAY);
+                            pos += 1;
+                            if v.get(pos) != Some(&b']') {
+                                continue;
+                            }
+                            // `[]`
+                            self.stack.pop();
+                            pos += 1;
+                        } else {
+                            self.stack.push(self.keys.len() as u32);
+                            pos += 1;
+                            want_key = true;
+                            continue;
+                        }
+                    }
+                    b'"' => match string_end(v, &self.specials, pos) {
+                        Some(end) => pos = end,
+                        None => return false,
+                    },
+                    b't' if v[pos..].starts_with(b"true") => pos += 4,
+                    b'f' if v[pos..].starts_with(b"false") => pos += 5,
+                    b'n' if v[pos..].starts_with(b"null") => pos += 4,
+                    b'-' | b'0'..=b'9' => match js_number_end(v, pos) {
+                        Some(end) => pos = end,
+                        None => return false,
+                    },
+                    _ => return false,
+                }
+            }
+            // After a value: `,`, closers, or the end.
+            loop {
+                match (v.get(pos), self.stack.last()) {
+                    (None, None) => return true,
+                    (Some(b','), Some(&top)) => {
+                        want_key = top != ARRAY;
+                        pos += 1;
+                        break;
+                    }
+                    (Some(b'}'), Some(&top)) if top != ARRAY => {
+                        self.keys.truncate(top as usize);
+                        self.stack.pop();
+                        pos += 1;
+                    }
+                    (Some(b']'), Some(&ARRAY)) => {
+                        self.stack.pop();
+                        pos += 1;
+                    }
+                    _ => return false,
+                }
+            }
         }
     }
+
+    /// Record the key `v[start..end]` (its text without quotes, already
+    /// checked) of the innermost object; false when it is not quick.
+    fn add_key(&mut self, v: &[u8], start: usize, end: usize) -> bool {
+        let k = &v[start..end];
+        if k.first().is_some_and(u8::is_ascii_digit) {
+            // Maybe integer-like: JavaScript moves those first.
+            return false;
+        }
+        let Some(&base) = self.stack.last() else {
+            return false;
+        };
+        let base = base as usize;
+        if base > self.keys.len() || self.keys.len() - base >= MAX_QUICK_KEYS {
+            return false;
+        }
+        // Escapes are all in the one form JSON.stringify writes, so equal
+        // decoded keys have equal written keys.
+        let print = key_print(k);
+        if self.keys[base..]
+            .iter()
+            .any(|o| o.print == print && &v[o.start as usize..o.end as usize] == k)
+        {
+            return false;
+        }
+        self.keys.push(Key {
+            print,
+            start: start as u32,
+            end: end as u32,
+        });
+        true
+    }
+}
+
+#[inline]
+fn key_print(k: &[u8]) -> u64 {
+    let mut p = (k.len() as u64) << 56 | u64::from(k.last().copied().unwrap_or(0)) << 48;
+    for (i, &c) in k.iter().take(6).enumerate() {
+        p |= u64::from(c) << (8 * i);
+    }
+    p
+}
+
+/// Fill `bits` with where `v` has a `"` or a `\\` (bit `k % 64` of word
+/// `k / 64` for byte `k`); false when a byte is below 0x20.
+fn special_bits(v: &[u8], bits: &mut Vec<u64>) -> bool {
+    bits.clear();
+    let mut blocks = v.chunks_exact(64);
+    let mut control = 0u64;
+    for b in &mut blocks {
+        let mut block = [0u8; 64];
+        block.copy_from_slice(b);
+        let (sp, c) = block_bits(&block);
+        bits.push(sp);
+        control |= c;
+    }
+    let rest = blocks.remainder();
+    if !rest.is_empty() {
+        // Padded with a byte that is neither.
+        let mut block = [b'a'; 64];
+        block[..rest.len()].copy_from_slice(rest);
+        let (sp, c) = block_bits(&block);
+        bits.push(sp);
+        control |= c;
+    }
+    control == 0
+}
+
+/// For 64 bytes: the bits of `"` and `\\`, and the bits of bytes below 0x20.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn block_bits(b: &[u8; 64]) -> (u64, u64) {
+    // SAFETY: SSE2 is part of every x86_64 target (the ABI requires it),
+    // so these intrinsics are always available; they touch no memory but
+    // their arguments.
+    #[allow(unsafe_code)]
+    unsafe {
+        use std::arch::x86_64::{
+            _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+            _mm_set_epi64x,
+        };
+        let (mut special, mut control) = (0u64, 0u64);
+        for k in 0..4 {
+            let half = |at: usize| {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(&b[at..at + 8]);
+                i64::from_le_bytes(a)
+            };
+            let x = _mm_set_epi64x(half(16 * k + 8), half(16 * k));
+            let q = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+            let bs = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+            // Unsigned x < 0x20 exactly when min(x, 0x1f) == x.
+            let c = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+            special |= u64::from(_mm_movemask_epi8(_mm_or_si128(q, bs)) as u16) << (16 * k);
+            control |= u64::from(_mm_movemask_epi8(c) as u16) << (16 * k);
+        }
+        (special, control)
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn block_bits(b: &[u8; 64]) -> (u64, u64) {
+    let (mut special, mut control) = (0u64, 0u64);
+    for (k, &x) in b.iter().enumerate() {
+        special |= u64::from(x == b'"' || x == b'\\') << k;
+        control |= u64::from(x < 0x20) << k;
+    }
+    (special, control)
+}
+
+/// The first byte at or after `from` marked in `bits`.
+#[inline]
+fn next_special(bits: &[u64], from: usize) -> Option<usize> {
+    let mut w = from / 64;
+    let mut m = *bits.get(w)? & (!0u64 << (from % 64));
+    loop {
+        if m != 0 {
+            return Some(w * 64 + m.trailing_zeros() as usize);
+        }
+        w += 1;
+        m = *bits.get(w)?;
+    }
+}
+
+/// The end of the string at `v[start]` (a `"`) when every escape in it is
+/// one `JSON.stringify` writes (`\"`, `\\`, `\b\f\n\r\t`, `\u00xx` for other
+/// control characters). `bits` are [`special_bits`] of `v`.
+#[inline]
+fn string_end(v: &[u8], bits: &[u64], start: usize) -> Option<usize> {
+    let mut pos = start + 1;
+    loop {
+        let p = next_special(bits, pos)?;
+        if v[p] == b'"' {
+            return Some(p + 1);
+        }
+        pos = p + escape_len(v, p)?;
+    }
+}
+
+/// The length of the escape at `v[p]` (a backslash) when it is one
+/// `JSON.stringify` writes.
+fn escape_len(v: &[u8], p: usize) -> Option<usize> {
+    match v.get(p + 1)? {
+        b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
+        b'u' => {
+            let h = v.get(p + 2..p + 6)?;
+            let ok = h[0] == b'0'
+                && h[1] == b'0'
+                && matches!(h[2], b'0' | b'1')
+                && matches!(h[3], b'0'..=b'9' | b'a'..=b'f')
+                && !matches!(&h[2..4], b"08" | b"09" | b"0a" | b"0c" | b"0d");
+            ok.then_some(6)
+        }
+        _ => None,
+    }
+}
+
+/// The end of the number at `v[start]` when it is a JSON number that
+/// JavaScript prints exactly so.
+fn js_number_end(v: &[u8], start: usize) -> Option<usize> {
+    // The JSON grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+    let digits = |mut p: usize| {
+        while v.get(p).is_some_and(u8::is_ascii_digit) {
+            p += 1;
+        }
+        p
+    };
+    let mut pos = start;
+    if v.get(pos) == Some(&b'-') {
+        pos += 1;
+    }
+    match v.get(pos) {
+        Some(b'0') => pos += 1,
+        Some(b'1'..=b'9') => pos = digits(pos + 1),
+        _ => return None,
+    }
+    if v.get(pos) == Some(&b'.') {
+        let e = digits(pos + 1);
+        if e == pos + 1 {
+            return None;
+        }
+        pos = e;
+    }
+    if matches!(v.get(pos), Some(b'e' | b'E')) {
+        pos += 1;
+        if matches!(v.get(pos), Some(b'+' | b'-')) {
+            pos += 1;
+        }
+        let e = digits(pos);
+        if e == pos {
+            return None;
+        }
+        pos = e;
+    }
+    if canonical_number_end(v, start) == Some(pos) {
+        return Some(pos);
+    }
+    // 16 or 17 digits (0.1 + 0.2), exponents: print it as JavaScript does
+    // and compare.
+    let text = &v[start..pos];
+    let n: f64 = std::str::from_utf8(text).ok()?.parse().ok()?;
+    (number_to_js(n).as_bytes() == text).then_some(pos)
 }
 
 /// The end of the number at `v[start]` when JavaScript prints it exactly so:
@@ -623,6 +845,158 @@ mod tests {
         assert!(yes > 50, "{yes}");
         let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 5), "]".repeat(MAX_DEPTH + 5));
         assert!(!already_canonical(deep.as_bytes()));
+    }
+
+    /// Every reason a text is not JSON.stringify's own is a "no" of the
+    /// quick check, and what it does accept is valid JSON that the long
+    /// way writes back unchanged: checked on pi's files and on many small
+    /// changes to them (a byte inserted, replaced or removed).
+    #[test]
+    fn quick_check_is_sound_under_mutation() {
+        let mut lines: Vec<Vec<u8>> = Vec::new();
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/sessions");
+        if let Ok(rd) = std::fs::read_dir(dir) {
+            for f in rd.flatten() {
+                if let Ok(t) = std::fs::read(f.path()) {
+                    lines.extend(t.split(|&b| b == b'\n').map(|l| l.to_vec()));
+                }
+            }
+        }
+        lines.retain(|l| !l.is_empty());
+        lines.truncate(400);
+        assert!(lines.len() > 100);
+        let extra: &[&[u8]] = &[
+            br#"{"a":{"b":1},"b":2,"c":[{"a":1},{"a":2}],"d":{},"e":[],"f":[[],{}]}"#,
+            br#"[0.30000000000000004,0.1,1e-7,123456789012345680,-1.5,0,1e+21]"#,
+            br#""\u0000\u001f\b\f\n\r\t\"\\ \u007f""#,
+            "{\"é\":\"日本\",\"e\":\"🙂\"}".as_bytes(),
+        ];
+        lines.extend(extra.iter().map(|l| l.to_vec()));
+        let alphabet = b" \t\n\r\"\\/{}[]:,0123456789.eE+-abcfnrtuDCx\x7f\xff\xc3";
+        let mut checker = Checker::new();
+        let mut accepted = 0usize;
+        let mut check = |v: &[u8], checker: &mut Checker| {
+            if checker.is_canonical(v) {
+                accepted += 1;
+                assert_eq!(
+                    scan::validate(v).ok(),
+                    Some(0..v.len()),
+                    "accepted but not valid: {}",
+                    String::from_utf8_lossy(v)
+                );
+                let mut out = Vec::new();
+                canonical_at(&mut out, v, 0..v.len(), 0).unwrap();
+                assert_eq!(
+                    out,
+                    v,
+                    "accepted but rewritten: {}",
+                    String::from_utf8_lossy(v)
+                );
+            }
+        };
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rand = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for l in &lines {
+            check(l, &mut checker);
+            for _ in 0..60 {
+                let mut m = l.clone();
+                let at = rand(m.len() + 1);
+                let b = alphabet[rand(alphabet.len())];
+                match rand(3) {
+                    0 => m.insert(at, b),
+                    1 if at < m.len() => m[at] = b,
+                    _ if at < m.len() => {
+                        m.remove(at);
+                    }
+                    _ => m.push(b),
+                }
+                check(&m, &mut checker);
+            }
+        }
+        assert!(accepted > 1000, "{accepted}");
+    }
+
+    #[test]
+    fn quick_check_says_no_to_each_difference() {
+        let yes: &[&[u8]] = &[
+            br#"{"a":1,"b":[true,false,null],"c":{"d":"e\n\u0001\"\\"}}"#,
+            br#"{"abcdefXz":1,"abcdefYz":2}"#,
+            br#"{"a":{"a":1},"b":[{"a":1},{"a":2}]}"#,
+            br#"[{},[],{"e":{}},[[]]]"#,
+            br#"[0.08210100000000001,0.30000000000000004,1e21,1e+21]"#,
+            "\"\u{2028}\x7f\"".as_bytes(),
+        ];
+        for v in yes {
+            let v = if *v == b"[0.08210100000000001,0.30000000000000004,1e21,1e+21]" {
+                &b"[0.08210100000000001,0.30000000000000004,1e+21]"[..]
+            } else {
+                v
+            };
+            assert!(already_canonical(v), "{}", String::from_utf8_lossy(v));
+        }
+        let no: &[&[u8]] = &[
+            br#"{"a" :1}"#,
+            br#" {"a":1}"#,
+            br#"{"a":1} "#,
+            b"{\"a\":1}\r",
+            b"[1,\t2]",
+            br#""\/""#,
+            br#""\u0041""#,
+            br#""\u001F""#,
+            br#""\u0008""#,
+            br#""\u000a""#,
+            br#""\ud83d\ude00""#,
+            br#""\ud800""#,
+            b"\"a\nb\"",
+            b"\"\xff\"",
+            b"\"\xc3\"",
+            br#"{"a":1,"a":2}"#,
+            br#"{"a\u0062":1,"ab":2}"#,
+            br#"{"1":1}"#,
+            br#"{"0":1,"a":2}"#,
+            b"1.0",
+            b"1e3",
+            b"1E3",
+            b"-0",
+            b"0.10",
+            b"1e21",
+            b"0.0000001",
+            b"123456789012345678",
+            b"0.30000000000000001",
+            b"01",
+            b"1.",
+            b".5",
+            b"+1",
+            b"1e",
+            b"[1,]",
+            b"{\"a\":1,}",
+            b"[1 2]",
+            b"{\"a\"}",
+            b"[",
+            b"\"abc",
+            b"tru",
+            b"nul",
+            b"[1]]",
+            b"",
+            b"{}{}",
+        ];
+        for v in no {
+            assert!(!already_canonical(v), "{}", String::from_utf8_lossy(v));
+        }
+        let big: String = format!(
+            "{{{}}}",
+            (0..65)
+                .map(|k| format!("\"k{k}\":{k}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        assert!(!already_canonical(big.as_bytes()));
     }
 
     fn canon(s: &str) -> String {

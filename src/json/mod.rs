@@ -85,7 +85,7 @@ pub fn key_is(text: &[u8], key: &Range<usize>, want: &str) -> bool {
         // Escapes only make a key longer than what it decodes to.
         std::cmp::Ordering::Less => false,
         std::cmp::Ordering::Greater => {
-            raw.iter().any(|&b| b == b'\\') && js::decode_string(text, key.clone()) == want
+            raw.contains(&b'\\') && js::decode_string(text, key.clone()) == want
         }
     }
 }
