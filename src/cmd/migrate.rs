@@ -482,6 +482,8 @@ pub fn run(req: &Request) -> Result<bool> {
     let mut failed = 0usize;
     let mut relocated = 0usize;
     let mut roots: Vec<PathBuf> = req.paths.iter().map(PathBuf::from).collect();
+    // Whether a symbolic link to a file was found in a directory.
+    let mut links = false;
     if req.all {
         if req.relocate {
             match relocate(req) {
@@ -508,7 +510,7 @@ pub fn run(req: &Request) -> Result<bool> {
                     p.display()
                 )));
             }
-            collect(p, &mut files, req.quiet);
+            collect(p, &mut files, &mut links, req.quiet);
         } else {
             files.push(p.clone());
         }
@@ -524,8 +526,11 @@ pub fn run(req: &Request) -> Result<bool> {
         return single(req, &name, &bytes);
     }
     // The same file reached twice (by two arguments or a link) is done once.
-    let mut seen = HashSet::new();
-    files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
+    // One directory walked without links cannot name a file twice.
+    if roots.len() > 1 || links {
+        let mut seen = HashSet::new();
+        files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
+    }
     let (migrated, current, batch_failed) = run_batch(req, &files);
     failed += batch_failed;
     let verb = match req.mode {
@@ -565,7 +570,7 @@ fn single(req: &Request, name: &str, bytes: &[u8]) -> Result<bool> {
 }
 
 /// Every `*.jsonl` file below `dir` (directory links are not followed).
-fn collect(dir: &Path, files: &mut Vec<PathBuf>, quiet: bool) {
+fn collect(dir: &Path, files: &mut Vec<PathBuf>, links: &mut bool, quiet: bool) {
     let mut stack = vec![dir.to_path_buf()];
     let mut found = Vec::new();
     while let Some(d) = stack.pop() {
@@ -590,6 +595,7 @@ fn collect(dir: &Path, files: &mut Vec<PathBuf>, quiet: bool) {
             } else if p.extension().is_some_and(|e| e == "jsonl")
                 && (ft.is_file() || (ft.is_symlink() && p.is_file()))
             {
+                *links |= ft.is_symlink();
                 found.push(p);
             }
         }
@@ -667,6 +673,8 @@ struct Staged {
     name: String,
     real: PathBuf,
     temp: TempFile,
+    /// The file as it was opened and read (kept open: see `Batch::held`).
+    file: std::fs::File,
     old: Vec<u8>,
     snap: Snapshot,
     backup: Option<PathBuf>,
@@ -688,9 +696,26 @@ struct Batch<'a> {
     cleaned: Mutex<HashSet<PathBuf>>,
     /// Directories where a file was renamed: each is flushed once at the end.
     renamed_in: Mutex<HashSet<PathBuf>>,
+    /// The replaced files, kept open until the batch ends (at most
+    /// `hold_max`), so that their inodes are freed together at the end. An
+    /// inode freed while new ones are being created costs every later
+    /// creation in its block group a look at it: ext4 without a journal
+    /// skips inodes deleted in the last seconds (`recently_deleted`), which
+    /// made creating the temporary files quadratic in the batch size.
+    held: Mutex<Vec<std::fs::File>>,
+    hold_max: usize,
 }
 
 impl Batch<'_> {
+    /// Keep a replaced file open (or close it, past the limit).
+    fn hold(&self, f: std::fs::File) {
+        if let Ok(mut h) = self.held.lock() {
+            if h.len() < self.hold_max {
+                h.push(f);
+            }
+        }
+    }
+
     fn record(&self, i: usize, r: FileResult) {
         if let Ok(mut v) = self.results.lock() {
             v[i] = Some(r);
@@ -728,6 +753,12 @@ fn run_batch(req: &Request, files: &[PathBuf]) -> (usize, usize, usize) {
         results: Mutex::new((0..files.len()).map(|_| None).collect()),
         cleaned: Mutex::new(HashSet::new()),
         renamed_in: Mutex::new(HashSet::new()),
+        held: Mutex::new(Vec::new()),
+        hold_max: if req.mode == Mode::InPlace {
+            hold_limit(files.len())
+        } else {
+            0
+        },
     };
     let next = AtomicUsize::new(0);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -785,7 +816,18 @@ fn run_batch(req: &Request, files: &[PathBuf]) -> (usize, usize, usize) {
         .unwrap_or_else(|e| e.into_inner())
         .into_iter()
         .collect();
-    for (d, r) in sync_dirs(&dirs) {
+    let mut held = b.held.into_inner().unwrap_or_else(|e| e.into_inner());
+    // The replaced files are closed (their inodes freed), one share per
+    // core, while the directories are flushed.
+    let synced = std::thread::scope(|sc| {
+        let share = held.len().div_ceil(cores).max(1);
+        while !held.is_empty() {
+            let part: Vec<std::fs::File> = held.drain(..share.min(held.len())).collect();
+            sc.spawn(move || drop(part));
+        }
+        sync_dirs(&dirs)
+    });
+    for (d, r) in synced {
         if let Err(e) = r {
             b.progress.say(
                 false,
@@ -808,6 +850,43 @@ fn run_batch(req: &Request, files: &[PathBuf]) -> (usize, usize, usize) {
         }
     }
     (m, c, f)
+}
+
+/// How many replaced files a batch of `n` may keep open: the open-file
+/// limit is raised to its hard maximum, and a margin left for the files
+/// being read and written.
+fn hold_limit(n: usize) -> usize {
+    const MARGIN: u64 = 256;
+    #[cfg(unix)]
+    {
+        let mut l = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit and setrlimit only read and write `l`.
+        let soft = unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) != 0 {
+                return 0;
+            }
+            let want = (n as u64 + MARGIN).min(l.rlim_max as u64);
+            if (l.rlim_cur as u64) < want {
+                let raised = libc::rlimit {
+                    rlim_cur: want as libc::rlim_t,
+                    rlim_max: l.rlim_max,
+                };
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                    l.rlim_cur = raised.rlim_cur;
+                }
+            }
+            l.rlim_cur as u64
+        };
+        soft.saturating_sub(MARGIN).min(n as u64) as usize
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (n, MARGIN);
+        0
+    }
 }
 
 /// Flush each directory, several at once; the result of each.
@@ -856,17 +935,23 @@ fn first_line_is_current(line: &[u8]) -> bool {
 fn first_step(b: &Batch, i: usize, path: &Path) -> Result<Step> {
     let req = b.req;
     let name = path.display().to_string();
-    // Write beside the real file, not over a symbolic link to it.
-    let real = if req.mode == Mode::InPlace {
-        std::fs::canonicalize(path).map_err(|e| Error::io(&name, &e))?
-    } else {
-        path.to_path_buf()
+    let io = |e: std::io::Error| Error::io(&name, &e);
+    // Write beside the real file, not over a symbolic link to it: a path
+    // whose last component is a link is resolved first.
+    let (real, file) = match open_no_follow(path) {
+        Ok(f) => (path.to_path_buf(), f),
+        Err(e) if is_link_error(&e) => {
+            let real = std::fs::canonicalize(path).map_err(io)?;
+            let f = std::fs::File::open(&real).map_err(io)?;
+            (real, f)
+        }
+        Err(e) => return Err(io(e)),
     };
     if req.mode == Mode::InPlace {
         clean_dir(b, &real);
     }
-    let Some((bytes, snap, meta)) = write::read_unless_first_line(&real, first_line_is_current)
-        .map_err(|e| Error::io(&name, &e))?
+    let Some((bytes, snap, meta)) =
+        write::read_open_unless_first_line(&file, first_line_is_current).map_err(io)?
     else {
         return Ok(Step::Done(FileResult::Current));
     };
@@ -891,6 +976,7 @@ fn first_step(b: &Batch, i: usize, path: &Path) -> Result<Step> {
                 name,
                 real,
                 temp,
+                file,
                 old: bytes,
                 snap,
                 backup,
@@ -901,13 +987,44 @@ fn first_step(b: &Batch, i: usize, path: &Path) -> Result<Step> {
     Ok(Step::Done(FileResult::Migrated))
 }
 
+/// The directory a file lives in (`.` for a bare name).
+fn dir_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Open a file for reading, failing (see [`is_link_error`]) if the last
+/// component of its path is a symbolic link.
+fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NOFOLLOW);
+    }
+    o.open(path)
+}
+
+/// Whether opening failed because the path is a symbolic link.
+fn is_link_error(e: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        e.raw_os_error() == Some(libc::ELOOP)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = e;
+        false
+    }
+}
+
 /// Remove the temporary files interrupted runs left in the directory of
 /// `real` (once per directory in a batch).
 fn clean_dir(b: &Batch, real: &Path) {
-    let dir = match real.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = dir_of(real);
     let first = b
         .cleaned
         .lock()
@@ -971,6 +1088,7 @@ fn second_step(b: &Batch, s: Staged) -> FileResult {
         name,
         real,
         mut temp,
+        file,
         old,
         snap,
         backup,
@@ -982,7 +1100,7 @@ fn second_step(b: &Batch, s: Staged) -> FileResult {
     if let Err(e) = temp.sync() {
         return b.error(&io(e));
     }
-    if !write::unchanged(&real, &snap, &old).unwrap_or(false) {
+    if !write::unchanged_open(&real, &snap, &file, &old).unwrap_or(false) {
         if let Some(bk) = backup {
             let _ = std::fs::remove_file(bk);
         }
@@ -994,11 +1112,10 @@ fn second_step(b: &Batch, s: Staged) -> FileResult {
     if let Err(e) = temp.commit_rename() {
         return b.error(&io(e));
     }
-    if let Some(dir) = real.parent() {
-        if let Ok(mut d) = b.renamed_in.lock() {
-            d.insert(dir.to_path_buf());
-        }
+    if let Ok(mut d) = b.renamed_in.lock() {
+        d.insert(dir_of(&real));
     }
+    b.hold(file);
     if malformed_kept > 0 && !b.req.quiet {
         b.progress.say(
             false,
