@@ -11,7 +11,7 @@
 
 use std::ffi::OsString;
 use std::fs::{self, File, Metadata, OpenOptions};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -326,11 +326,10 @@ pub fn read_open_unless_first_line(
     // size, to see its end), else up to 64 KiB. Reads go straight into the
     // buffer (std's read_to_end reads 8 KiB first and grows from there).
     let first = len.saturating_add(1).min(FIRST_MAX + 1);
-    let mut bytes = vec![0u8; first];
+    let mut bytes = Vec::with_capacity(len.saturating_add(1));
     // Having read the whole size is enough: the snapshot check below sees
     // a file that grew meanwhile.
-    let got = fill(f, &mut bytes, len)?;
-    bytes.truncate(got);
+    let got = fill(f, &mut bytes, first, len)?;
     let at_end = got < first;
     let line_end = match memchr::memchr(b'\n', &bytes) {
         Some(p) => Some(p),
@@ -345,10 +344,8 @@ pub fn read_open_unless_first_line(
     if !at_end && bytes.len() < len {
         // The rest, up to the size it had: a file that grew or shrank
         // meanwhile is caught by the snapshot check below.
-        let from = bytes.len();
-        bytes.resize(len, 0);
-        let got = fill(f, &mut bytes[from..], len - from)?;
-        bytes.truncate(from + got);
+        let more = len - bytes.len();
+        fill(f, &mut bytes, more, more)?;
     }
     let after = f.metadata()?;
     let snap = Snapshot::of(&after);
@@ -365,29 +362,29 @@ pub fn unchanged_open(path: &Path, snap: &Snapshot, f: &File, bytes: &[u8]) -> i
     if Snapshot::of(&fs::symlink_metadata(path)?) != *snap {
         return Ok(false);
     }
-    // The size is the snapshot's: the same bytes up to it are the same file.
-    let mut now = vec![0u8; bytes.len()];
+    // The size is the snapshot's: the same bytes up to it are the same
+    // file. Compared a piece at a time.
+    let mut now = vec![0u8; bytes.len().min(64 << 10)];
     let mut got = 0;
-    while got < now.len() {
-        let n = read_at(f, &mut now[got..], got as u64)?;
-        if n == 0 {
-            break;
+    while got < bytes.len() {
+        let want = (bytes.len() - got).min(now.len());
+        let n = read_at(f, &mut now[..want], got as u64)?;
+        if n == 0 || now[..n] != bytes[got..got + n] {
+            return Ok(false);
         }
         got += n;
-    }
-    if got != bytes.len() || now != *bytes {
-        return Ok(false);
     }
     // Once more, cheaply: reading took time, and the caller renames next.
     Ok(Snapshot::of(&fs::symlink_metadata(path)?) == *snap)
 }
 
-/// Read until `buf` is full, `enough` bytes are there or the file ends;
-/// the number of bytes read.
-fn fill(mut f: &File, buf: &mut [u8], enough: usize) -> io::Result<usize> {
+/// Append to `v` up to `max` bytes read from `f`, stopping once `enough`
+/// are there or the file ends; the number of bytes read.
+fn fill(f: &File, v: &mut Vec<u8>, max: usize, enough: usize) -> io::Result<usize> {
+    v.reserve(max);
     let mut got = 0;
-    while got < buf.len() && got < enough {
-        match f.read(&mut buf[got..]) {
+    while got < max && got < enough {
+        match read_spare(f, v, max - got) {
             Ok(0) => break,
             Ok(n) => got += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -397,6 +394,36 @@ fn fill(mut f: &File, buf: &mut [u8], enough: usize) -> io::Result<usize> {
     Ok(got)
 }
 
+/// One `read` of at most `max` bytes into the spare capacity of `v`
+/// (reserved by the caller), without zeroing it first.
+#[cfg(unix)]
+fn read_spare(f: &File, v: &mut Vec<u8>, max: usize) -> io::Result<usize> {
+    use std::os::unix::io::AsRawFd;
+    let spare = v.spare_capacity_mut();
+    let n = max.min(spare.len()).min(isize::MAX as usize);
+    // SAFETY: the kernel writes at most `n` bytes into the spare capacity,
+    // which is at least `n` bytes long; only the bytes it wrote (`r`) are
+    // then counted as initialised.
+    let r = unsafe { libc::read(f.as_raw_fd(), spare.as_mut_ptr().cast(), n) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let r = r as usize;
+    // SAFETY: `r <= n` bytes after the old length were written by `read`.
+    unsafe { v.set_len(v.len() + r) };
+    Ok(r)
+}
+
+#[cfg(not(unix))]
+fn read_spare(mut f: &File, v: &mut Vec<u8>, max: usize) -> io::Result<usize> {
+    use std::io::Read;
+    let from = v.len();
+    v.resize(from + max, 0);
+    let r = f.read(&mut v[from..]);
+    v.truncate(from + *r.as_ref().unwrap_or(&0));
+    r
+}
+
 #[cfg(unix)]
 fn read_at(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     std::os::unix::fs::FileExt::read_at(f, buf, offset)
@@ -404,7 +431,7 @@ fn read_at(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
 
 #[cfg(not(unix))]
 fn read_at(mut f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-    use std::io::{Seek, SeekFrom};
+    use std::io::{Read, Seek, SeekFrom};
     f.seek(SeekFrom::Start(offset))?;
     f.read(buf)
 }

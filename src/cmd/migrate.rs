@@ -817,10 +817,12 @@ fn run_batch(req: &Request, files: &[PathBuf]) -> (usize, usize, usize) {
         .into_iter()
         .collect();
     let mut held = b.held.into_inner().unwrap_or_else(|e| e.into_inner());
-    // The replaced files are closed (their inodes freed), one share per
-    // core, while the directories are flushed.
+    // The replaced files are closed (their inodes freed) while the
+    // directories are flushed, by as many threads as there are flushers:
+    // freeing a file's blocks waits for the disk where the file system
+    // discards them (`-o discard`).
     let synced = std::thread::scope(|sc| {
-        let share = held.len().div_ceil(cores).max(1);
+        let share = held.len().div_ceil(FLUSHERS).max(1);
         while !held.is_empty() {
             let part: Vec<std::fs::File> = held.drain(..share.min(held.len())).collect();
             sc.spawn(move || drop(part));
