@@ -657,14 +657,48 @@ impl Progress {
 /// Files staged (written to their temporary file) but not yet flushed and
 /// renamed, at most: the queue between the workers that migrate and those
 /// that flush. Each holds its old text (for the check before the rename)
-/// and an open file, so that at most `QUEUE + FLUSHERS + cores` old texts
-/// are in memory at once.
-const QUEUE: usize = 16;
+/// and two open files; their old texts together are also kept under
+/// [`STAGED_BYTES`].
+const QUEUE: usize = 64;
 
 /// Threads that flush temporary files and rename them. They mostly wait on
-/// the disk; many `fsync`s in flight at once let the file system commit
-/// them together (one journal commit for many files).
-const FLUSHERS: usize = 16;
+/// the disk (each `fsync` ends with a cache flush of the device); many in
+/// flight at once keep the workers from waiting on them: with 16, the
+/// workers of a 2-core machine still waited for the queue to drain.
+const FLUSHERS: usize = 64;
+
+/// The old texts of staged files held at once, at most (a single file
+/// larger than this is staged alone).
+const STAGED_BYTES: usize = 256 << 20;
+
+/// The bytes of old text staged and not yet renamed, under [`STAGED_BYTES`].
+#[derive(Default)]
+struct Budget {
+    used: Mutex<usize>,
+    freed: std::sync::Condvar,
+}
+
+impl Budget {
+    fn take(&self, n: usize) {
+        let Ok(mut used) = self.used.lock() else {
+            return;
+        };
+        while *used > 0 && used.saturating_add(n) > STAGED_BYTES {
+            used = match self.freed.wait(used) {
+                Ok(u) => u,
+                Err(_) => return,
+            };
+        }
+        *used = used.saturating_add(n);
+    }
+
+    fn give(&self, n: usize) {
+        if let Ok(mut used) = self.used.lock() {
+            *used = used.saturating_sub(n);
+        }
+        self.freed.notify_all();
+    }
+}
 
 /// A migrated file written to its temporary file beside it (not yet
 /// flushed), waiting to be flushed, checked and renamed.
@@ -770,21 +804,25 @@ fn run_batch(req: &Request, files: &[PathBuf]) -> (usize, usize, usize) {
     };
     let (tx, rx) = std::sync::mpsc::sync_channel::<Box<Staged>>(QUEUE);
     let rx = Mutex::new(rx);
+    let budget = Budget::default();
     std::thread::scope(|sc| {
         for _ in 0..workers {
             let tx = tx.clone();
-            let (b, next) = (&b, &next);
+            let (b, next, budget) = (&b, &next, &budget);
             sc.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(f) = files.get(i) else { break };
                 match first_step(b, i, f) {
                     Ok(Step::Done(r)) => b.record(i, r),
                     Ok(Step::Staged(s)) => {
+                        let size = s.old.len();
+                        budget.take(size);
                         // The flushers end only when every worker has.
                         if let Err(e) = tx.send(s) {
                             let s = e.0;
                             let r = second_step(b, *s);
                             b.record(i, r);
+                            budget.give(size);
                         }
                     }
                     Err(e) => {
@@ -796,16 +834,17 @@ fn run_batch(req: &Request, files: &[PathBuf]) -> (usize, usize, usize) {
         }
         drop(tx);
         for _ in 0..flushers {
-            let (b, rx) = (&b, &rx);
+            let (b, rx, budget) = (&b, &rx, &budget);
             sc.spawn(move || loop {
                 let s = match rx.lock() {
                     Ok(rx) => rx.recv(),
                     Err(_) => break,
                 };
                 let Ok(s) = s else { break };
-                let i = s.index;
+                let (i, size) = (s.index, s.old.len());
                 let r = second_step(b, *s);
                 b.record(i, r);
+                budget.give(size);
             });
         }
     });
@@ -822,7 +861,7 @@ fn run_batch(req: &Request, files: &[PathBuf]) -> (usize, usize, usize) {
     // freeing a file's blocks waits for the disk where the file system
     // discards them (`-o discard`).
     let synced = std::thread::scope(|sc| {
-        let share = held.len().div_ceil(FLUSHERS).max(1);
+        let share = held.len().div_ceil(FLUSHERS.max(1)).max(1);
         while !held.is_empty() {
             let part: Vec<std::fs::File> = held.drain(..share.min(held.len())).collect();
             sc.spawn(move || drop(part));
@@ -858,7 +897,9 @@ fn run_batch(req: &Request, files: &[PathBuf]) -> (usize, usize, usize) {
 /// limit is raised to its hard maximum, and a margin left for the files
 /// being read and written.
 fn hold_limit(n: usize) -> usize {
-    const MARGIN: u64 = 256;
+    // Files open at once besides the held ones: two for each file being
+    // migrated, queued or flushed, and the standard streams.
+    const MARGIN: u64 = 2 * (QUEUE + FLUSHERS) as u64 + 128;
     #[cfg(unix)]
     {
         let mut l = libc::rlimit {
