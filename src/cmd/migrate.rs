@@ -896,6 +896,8 @@ fn run_batch(req: &Request, files: &[PathBuf]) -> (usize, usize, usize) {
 /// How many replaced files a batch of `n` may keep open: the open-file
 /// limit is raised to its hard maximum, and a margin left for the files
 /// being read and written.
+// `rlim_t` is not u64 on every Unix.
+#[allow(clippy::unnecessary_cast)]
 fn hold_limit(n: usize) -> usize {
     // Files open at once besides the held ones: two for each file being
     // migrated, queued or flushed, and the standard streams.
