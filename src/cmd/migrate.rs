@@ -769,9 +769,12 @@ impl Batch<'_> {
 ///    temporary file beside it, not flushed;
 /// 2. (many workers) flush that temporary file (`fsync`; many at once, so
 ///    that the file system commits them together), check that the file
-///    still holds what was read, and rename the temporary file over it.
+///    still holds what was read (through the file still open from step 1),
+///    and rename the temporary file over it.
 ///
-/// Each directory is flushed once, after all its renames. At every moment
+/// The replaced files stay open until every rename is done, then are
+/// closed together (see `Batch::held`). Each directory is flushed once,
+/// after all its renames, before the batch reports success. At every moment
 /// each file is its complete old or complete new version: a new version
 /// takes the file's name only once it is on disk. Files already at version
 /// 3 are recognised from their first line alone.
