@@ -17,19 +17,33 @@ pub const CURRENT_VERSION: u32 = 3;
 /// This scheme is part of the tools' contract: ids shown for an old file
 /// stay valid after migrating it, in any version of the tools.
 pub fn v1_id(session_id: &str, line: u64, attempt: u32) -> String {
-    let mut s = format!("pi-session-tools/v1-id/{session_id}/{line}");
+    format!("{:08x}", v1_id_number(session_id, line, attempt))
+}
+
+/// [`v1_id`] as the number its 8 hex digits spell (no allocation).
+pub fn v1_id_number(session_id: &str, line: u64, attempt: u32) -> u32 {
+    use std::io::Write;
+    let mut h = sha1_smol::Sha1::new();
+    h.update(b"pi-session-tools/v1-id/");
+    h.update(session_id.as_bytes());
+    // "/LINE" and "/ATTEMPT": at most 2 + 20 + 11 bytes.
+    let mut tail = [0u8; 40];
+    let mut w = &mut tail[..];
+    let _ = write!(w, "/{line}");
     if attempt > 0 {
-        s.push_str(&format!("/{attempt}"));
+        let _ = write!(w, "/{attempt}");
     }
-    let hex = sha1_smol::Sha1::from(s.as_bytes()).digest().to_string();
-    hex[..8].to_string()
+    let n = 40 - w.len();
+    h.update(&tail[..n]);
+    let d = h.digest().bytes();
+    u32::from_be_bytes([d[0], d[1], d[2], d[3]])
 }
 
 /// A set of changes to one object's text, applied in one pass.
 #[derive(Default)]
 pub struct ObjectEdit {
     replace: Vec<(Range<usize>, Vec<u8>)>,
-    append: Vec<(String, Vec<u8>)>,
+    append: Vec<(Box<str>, Vec<u8>)>,
 }
 
 impl ObjectEdit {
@@ -42,7 +56,7 @@ impl ObjectEdit {
     pub fn set(&mut self, obj: &Object<'_>, key: &str, value: Vec<u8>) {
         match obj.get(key) {
             Some(r) => self.replace.push((r, value)),
-            None => self.append.push((key.to_string(), value)),
+            None => self.append.push((key.into(), value)),
         }
     }
 
@@ -76,9 +90,15 @@ impl ObjectEdit {
 
     /// The edited text of the object at `obj.range` (bytes outside the
     /// object, such as surrounding whitespace, are kept).
-    pub fn apply(mut self, obj: &Object<'_>) -> Vec<u8> {
+    pub fn apply(self, obj: &Object<'_>) -> Vec<u8> {
+        let mut out = Vec::with_capacity(obj.text.len() + 64);
+        self.apply_into(obj, &mut out);
+        out
+    }
+
+    /// [`ObjectEdit::apply`], appending the edited text to `out`.
+    pub fn apply_into(mut self, obj: &Object<'_>, out: &mut Vec<u8>) {
         let text = obj.text;
-        let mut out = Vec::with_capacity(text.len() + 64);
         self.replace.sort_by_key(|(r, _)| r.start);
         let close = obj.range.end - 1; // the closing brace
         let mut pos = 0;
@@ -92,7 +112,7 @@ impl ObjectEdit {
         }
         if self.append.is_empty() {
             out.extend_from_slice(&text[pos..]);
-            return out;
+            return;
         }
         out.extend_from_slice(&text[pos..close]);
         let mut has_members = obj.members.len()
@@ -106,12 +126,11 @@ impl ObjectEdit {
                 out.push(b',');
             }
             has_members = true;
-            crate::json::js::write_str(&mut out, k);
+            crate::json::js::write_str(out, k);
             out.push(b':');
             out.extend_from_slice(v);
         }
         out.extend_from_slice(&text[close..]);
-        out
     }
 }
 
@@ -136,17 +155,31 @@ pub struct EntryMigration<'a> {
 
 /// The migrated text of a header line.
 pub fn migrate_header(obj: &Object<'_>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(obj.text.len() + 16);
+    migrate_header_into(obj, &mut out);
+    out
+}
+
+/// [`migrate_header`], appending to `out`.
+pub fn migrate_header_into(obj: &Object<'_>, out: &mut Vec<u8>) {
     let mut e = ObjectEdit::new();
     e.set(obj, "version", CURRENT_VERSION.to_string().into_bytes());
-    e.apply(obj)
+    e.apply_into(obj, out)
 }
 
 /// The migrated text of an entry line.
 pub fn migrate_entry(obj: &Object<'_>, m: &EntryMigration<'_>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(obj.text.len() + 64);
+    migrate_entry_into(obj, m, &mut out);
+    out
+}
+
+/// [`migrate_entry`], appending to `out`.
+pub fn migrate_entry_into(obj: &Object<'_>, m: &EntryMigration<'_>, out: &mut Vec<u8>) {
     let mut e = ObjectEdit::new();
     if m.is_session {
         e.set(obj, "version", CURRENT_VERSION.to_string().into_bytes());
-        return e.apply(obj);
+        return e.apply_into(obj, out);
     }
     if m.from_version < 2 {
         if let Some(id) = m.id {
@@ -176,7 +209,7 @@ pub fn migrate_entry(obj: &Object<'_>, m: &EntryMigration<'_>) -> Vec<u8> {
             e.replace(role, json_str("custom"));
         }
     }
-    e.apply(obj)
+    e.apply_into(obj, out)
 }
 
 /// The span of `message.role` when it is `"hookMessage"` in a message entry.
@@ -184,9 +217,32 @@ pub fn hook_message_role(obj: &Object<'_>) -> Option<Range<usize>> {
     if obj.str("type").as_deref() != Some("message") {
         return None;
     }
+    let r = obj.get("message")?;
+    if !may_hold_hook_message(&obj.text[r]) {
+        return None;
+    }
     let msg = obj.object("message")?;
     let role = msg.get("role")?;
     (msg.str("role").as_deref() == Some("hookMessage")).then_some(role)
+}
+
+/// Whether JSON text may hold a string that decodes to `hookMessage`:
+/// either the word is there as it is, or one of its letters is written as
+/// a `\u00XX` escape of a printable ASCII character (which `JSON.stringify`
+/// never writes: it escapes only control characters and lone surrogates).
+/// False means certainly not, without scanning the members of the text.
+fn may_hold_hook_message(text: &[u8]) -> bool {
+    use std::sync::OnceLock;
+    static WORD: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    static ESCAPE: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    let word = WORD.get_or_init(|| memchr::memmem::Finder::new(b"hookMessage"));
+    if word.find(text).is_some() {
+        return true;
+    }
+    let escape = ESCAPE.get_or_init(|| memchr::memmem::Finder::new(b"\\u00"));
+    escape
+        .find_iter(text)
+        .any(|at| matches!(text.get(at + 4), Some(b'4'..=b'7')))
 }
 
 /// What pi's v1 migration does with a compaction's `firstKeptEntryIndex`.

@@ -11,7 +11,7 @@
 
 use std::ffi::OsString;
 use std::fs::{self, File, Metadata, OpenOptions};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -26,11 +26,39 @@ pub fn temp_path(target: &Path, tag: &str) -> PathBuf {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let rand = &uuid::Uuid::new_v4().simple().to_string()[..8];
+    let (pid, rand) = temp_name_parts();
     let mut s = OsString::from(".");
     s.push(&name);
-    s.push(format!("{}{}-{rand}", marker(tag), std::process::id()));
+    s.push(format!("{}{pid}-{rand:08x}", marker(tag)));
     target.with_file_name(s)
+}
+
+/// This process's id and 32 fresh bits for a temporary name: one random
+/// seed per process, then a counter mixed by a bijection (distinct within
+/// the process until 2^32 names, unpredictable across processes), so that
+/// a batch of thousands of files does not ask the kernel for randomness
+/// and the process id thousands of times.
+fn temp_name_parts() -> (u32, u32) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::OnceLock;
+    static SEED: OnceLock<(u32, u64)> = OnceLock::new();
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let (pid, seed) = *SEED.get_or_init(|| {
+        let u = uuid::Uuid::new_v4();
+        let b = u.as_bytes();
+        let mut s = [0u8; 8];
+        s.copy_from_slice(&b[..8]);
+        (std::process::id(), u64::from_le_bytes(s))
+    });
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    // Counter plus seed, through a bijective 32-bit mix (murmur3's finaliser).
+    let mut x = (n.wrapping_add(seed) as u32) ^ (seed >> 32) as u32;
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x85eb_ca6b);
+    x ^= x >> 13;
+    x = x.wrapping_mul(0xc2b2_ae35);
+    x ^= x >> 16;
+    (pid, x)
 }
 
 /// The directory a file lives in (`.` for a bare name).
@@ -277,38 +305,135 @@ pub fn read_unless_first_line(
     path: &Path,
     enough: impl FnOnce(&[u8]) -> bool,
 ) -> io::Result<Option<(Vec<u8>, Snapshot, Metadata)>> {
+    let f = File::open(path)?;
+    read_open_unless_first_line(&f, enough)
+}
+
+/// [`read_unless_first_line`] of a file already open (which the caller
+/// keeps, e.g. to look at it again with [`unchanged_open`]). A file of up
+/// to 64 KiB takes one `read`.
+pub fn read_open_unless_first_line(
+    f: &File,
+    enough: impl FnOnce(&[u8]) -> bool,
+) -> io::Result<Option<(Vec<u8>, Snapshot, Metadata)>> {
     const FIRST_MAX: usize = 64 << 10;
-    let mut f = File::open(path)?;
     let m = f.metadata()?;
     if m.is_dir() {
         return Err(io::Error::other("is a directory"));
     }
-    let mut bytes = Vec::with_capacity(m.len() as usize);
-    let mut line_end = None;
-    while bytes.len() <= FIRST_MAX {
-        let from = bytes.len();
-        let n = (&mut f).take(4096).read_to_end(&mut bytes)?;
-        if let Some(p) = memchr::memchr(b'\n', &bytes[from..]) {
-            line_end = Some(from + p);
-            break;
-        }
-        if n == 0 {
-            line_end = Some(bytes.len());
-            break;
-        }
-    }
+    let len = usize::try_from(m.len()).unwrap_or(usize::MAX);
+    // The first read: the whole file when small (one byte more than its
+    // size, to see its end), else up to 64 KiB. Reads go straight into the
+    // buffer (std's read_to_end reads 8 KiB first and grows from there).
+    let first = len.saturating_add(1).min(FIRST_MAX + 1);
+    let mut bytes = Vec::with_capacity(len.saturating_add(1));
+    // Having read the whole size is enough: the snapshot check below sees
+    // a file that grew meanwhile.
+    let got = fill(f, &mut bytes, first, len)?;
+    let at_end = got < first;
+    let line_end = match memchr::memchr(b'\n', &bytes) {
+        Some(p) => Some(p),
+        None if at_end => Some(bytes.len()),
+        None => None,
+    };
     if let Some(end) = line_end {
         if enough(&bytes[..end]) {
             return Ok(None);
         }
     }
-    f.read_to_end(&mut bytes)?;
+    if !at_end && bytes.len() < len {
+        // The rest, up to the size it had: a file that grew or shrank
+        // meanwhile is caught by the snapshot check below.
+        let more = len - bytes.len();
+        fill(f, &mut bytes, more, more)?;
+    }
     let after = f.metadata()?;
     let snap = Snapshot::of(&after);
     if Snapshot::of(&m) != snap || bytes.len() as u64 != snap.len {
         return Err(io::Error::other("the file changed while it was read"));
     }
     Ok(Some((bytes, snap, after)))
+}
+
+/// Whether `path` is still (not a link to) the file open as `f`, with the
+/// size, time and inode of `snap` and exactly `bytes` in it: read again
+/// through `f`, without opening the file again.
+pub fn unchanged_open(path: &Path, snap: &Snapshot, f: &File, bytes: &[u8]) -> io::Result<bool> {
+    if Snapshot::of(&fs::symlink_metadata(path)?) != *snap {
+        return Ok(false);
+    }
+    // The size is the snapshot's: the same bytes up to it are the same
+    // file. Compared a piece at a time.
+    let mut now = vec![0u8; bytes.len().min(64 << 10)];
+    let mut got = 0;
+    while got < bytes.len() {
+        let want = (bytes.len() - got).min(now.len());
+        let n = read_at(f, &mut now[..want], got as u64)?;
+        if n == 0 || now[..n] != bytes[got..got + n] {
+            return Ok(false);
+        }
+        got += n;
+    }
+    // Once more, cheaply: reading took time, and the caller renames next.
+    Ok(Snapshot::of(&fs::symlink_metadata(path)?) == *snap)
+}
+
+/// Append to `v` up to `max` bytes read from `f`, stopping once `enough`
+/// are there or the file ends; the number of bytes read.
+fn fill(f: &File, v: &mut Vec<u8>, max: usize, enough: usize) -> io::Result<usize> {
+    v.reserve(max);
+    let mut got = 0;
+    while got < max && got < enough {
+        match read_spare(f, v, max - got) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// One `read` of at most `max` bytes into the spare capacity of `v`
+/// (reserved by the caller), without zeroing it first.
+#[cfg(unix)]
+fn read_spare(f: &File, v: &mut Vec<u8>, max: usize) -> io::Result<usize> {
+    use std::os::unix::io::AsRawFd;
+    let spare = v.spare_capacity_mut();
+    let n = max.min(spare.len()).min(isize::MAX as usize);
+    // SAFETY: the kernel writes at most `n` bytes into the spare capacity,
+    // which is at least `n` bytes long; only the bytes it wrote (`r`) are
+    // then counted as initialised.
+    let r = unsafe { libc::read(f.as_raw_fd(), spare.as_mut_ptr().cast(), n) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let r = r as usize;
+    // SAFETY: `r <= n` bytes after the old length were written by `read`.
+    unsafe { v.set_len(v.len() + r) };
+    Ok(r)
+}
+
+#[cfg(not(unix))]
+fn read_spare(mut f: &File, v: &mut Vec<u8>, max: usize) -> io::Result<usize> {
+    use std::io::Read;
+    let from = v.len();
+    v.resize(from + max, 0);
+    let r = f.read(&mut v[from..]);
+    v.truncate(from + *r.as_ref().unwrap_or(&0));
+    r
+}
+
+#[cfg(unix)]
+fn read_at(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(f, buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_at(mut f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    use std::io::{Read, Seek, SeekFrom};
+    f.seek(SeekFrom::Start(offset))?;
+    f.read(buf)
 }
 
 /// Whether `path` still holds exactly `bytes` with the same size, time and inode.

@@ -620,3 +620,62 @@ fn version_3_from_the_first_line() {
         assert_eq!(std::fs::read(p).unwrap(), b, "{}", p.display());
     }
 }
+
+/// A link to a session is followed: the file it names is migrated beside
+/// itself and the link stays a link; the same file reached twice (by the
+/// link and by its own name) is migrated once; a bare relative name works.
+#[cfg(unix)]
+#[test]
+fn links_and_relative_names() {
+    let t = TempDir::new("mig-links");
+    let real_dir = t.path().join("real");
+    let walk = t.path().join("walk");
+    std::fs::create_dir_all(&real_dir).unwrap();
+    std::fs::create_dir_all(&walk).unwrap();
+    let v1 = "{\"type\":\"session\",\"id\":\"s\",\"cwd\":\"/p\"}\n{\"type\":\"message\",\"message\":{\"role\":\"user\"}}\n";
+    let target = real_dir.join("a.jsonl");
+    std::fs::write(&target, v1).unwrap();
+    let link = walk.join("link.jsonl");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    std::fs::copy(&target, walk.join("own.jsonl")).unwrap();
+    // The directory (with the link) and the target itself: 2 files, not 3.
+    let o = run(
+        "pi-migrate",
+        &["-i", walk.to_str().unwrap(), target.to_str().unwrap()],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("2 migrated, 0 already current, 0 failed"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let now = std::fs::read_to_string(&target).unwrap();
+    assert!(
+        now.starts_with("{\"type\":\"session\",\"id\":\"s\",\"cwd\":\"/p\",\"version\":3}\n"),
+        "{now}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(walk.join("own.jsonl")).unwrap(),
+        now
+    );
+    assert_eq!(entries_of(&real_dir), vec!["a.jsonl"]);
+    assert_eq!(entries_of(&walk), vec!["link.jsonl", "own.jsonl"]);
+    // A bare name, relative to the working directory.
+    std::fs::write(real_dir.join("b.jsonl"), v1).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_pi-migrate"))
+        .args(["-i", "b.jsonl"])
+        .current_dir(&real_dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(real_dir.join("b.jsonl")).unwrap(),
+        now
+    );
+    assert_eq!(entries_of(&real_dir), vec!["a.jsonl", "b.jsonl"]);
+}
