@@ -53,9 +53,14 @@ print("measured side by side on the same machine at the same time.\n")
 print("## Machine\n")
 print(f"- {machine.get('nproc')} cores: {machine.get('cpu')}; {machine.get('mem')} memory")
 print(f"- load average before: {machine.get('load_before')}; after: {machine.get('load_after')}")
-print("- other work shared the machine during this run (fuzzers and test suites of the same project:")
-print("  a load average near 5 on 2 cores), so absolute times are pessimistic and noisy; each ratio")
-print("  compares commands measured one after the other in the same minutes")
+try:
+    load = float(str(machine.get("load_before", "0")).split()[0])
+except ValueError:
+    load = 0.0
+if load > 1.0:
+    print(f"- the machine was not idle (load average {load:.2f} on {machine.get('nproc')} cores at the start), so")
+    print("  absolute times are pessimistic; each ratio compares commands measured one after the")
+    print("  other in the same minutes")
 print(f"- {machine.get('rustc')}; node {machine.get('node')}; {machine.get('jq')}; {machine.get('hyperfine')}; {machine.get('date')}\n")
 
 sizes = [s for s in ["S", "M", "L"] if os.path.exists(os.path.join(data, f"{s}.jsonl"))]
@@ -172,7 +177,7 @@ if os.path.exists(notes):
     print(open(notes).read().rstrip() + "\n")
 
 print("## README summary\n")
-print("Measured by `bench/run.sh` on a " + f"{machine.get('nproc')}-core {machine.get('cpu')} (load average {machine.get('load_before')}: other work was running; see bench/RESULTS.md). Outputs are byte for byte pi's own.\n")
+print("Measured by `bench/run.sh` on a " + f"{machine.get('nproc')}-core {machine.get('cpu')} (load average at the start {machine.get('load_before')}; see bench/RESULTS.md). Outputs are byte for byte pi's own.\n")
 print("| workload | command | time | vs pi's library | vs `jq -s` | vs `wc -l` | memory (of file) |")
 print("|---|---|---|---|---|---|---|")
 def faster(r):
