@@ -253,43 +253,15 @@ fn special_bits(v: &[u8], bits: &mut Vec<u64>) -> bool {
 }
 
 /// For 64 bytes: the bits of `"` and `\\`, and the bits of bytes below 0x20.
-#[cfg(target_arch = "x86_64")]
 #[inline]
 fn block_bits(b: &[u8; 64]) -> (u64, u64) {
-    // SAFETY: SSE2 is part of every x86_64 target (the ABI requires it),
-    // so these intrinsics are always available; they touch no memory but
-    // their arguments.
-    #[allow(unsafe_code)]
-    unsafe {
-        use std::arch::x86_64::{
-            _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-            _mm_set_epi64x,
-        };
-        let (mut special, mut control) = (0u64, 0u64);
-        for k in 0..4 {
-            let half = |at: usize| {
-                let mut a = [0u8; 8];
-                a.copy_from_slice(&b[at..at + 8]);
-                i64::from_le_bytes(a)
-            };
-            let x = _mm_set_epi64x(half(16 * k + 8), half(16 * k));
-            let q = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
-            let bs = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
-            // Unsigned x < 0x20 exactly when min(x, 0x1f) == x.
-            let c = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
-            special |= u64::from(_mm_movemask_epi8(_mm_or_si128(q, bs)) as u16) << (16 * k);
-            control |= u64::from(_mm_movemask_epi8(c) as u16) << (16 * k);
-        }
-        (special, control)
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn block_bits(b: &[u8; 64]) -> (u64, u64) {
     let (mut special, mut control) = (0u64, 0u64);
-    for (k, &x) in b.iter().enumerate() {
-        special |= u64::from(x == b'"' || x == b'\\') << k;
-        control |= u64::from(x < 0x20) << k;
+    for (k, quarter) in b.chunks_exact(16).enumerate() {
+        if let Ok(quarter) = <&[u8; 16]>::try_from(quarter) {
+            let (q, c) = scan::string_bytes(quarter);
+            special |= u64::from(q) << (16 * k);
+            control |= u64::from(c) << (16 * k);
+        }
     }
     (special, control)
 }

@@ -103,9 +103,8 @@ pub(crate) fn find_special(text: &[u8], mut pos: usize) -> Option<usize> {
         let Ok(block) = <&[u8; 16]>::try_from(block) else {
             break;
         };
-        // SAFETY: `special_bits` only needs SSE2, which every x86-64
-        // processor has (it is part of the architecture's baseline).
-        let bits = unsafe { sse2::special_bits(block) };
+        let (quote_or_backslash, control) = string_bytes(block);
+        let bits = quote_or_backslash | control;
         if bits != 0 {
             return Some(pos + bits.trailing_zeros() as usize);
         }
@@ -127,16 +126,36 @@ pub(crate) fn find_special(text: &[u8], mut pos: usize) -> Option<usize> {
         .map(|p| pos + p)
 }
 
-/// Sixteen bytes a step with SSE2 vector instructions: strings in sessions
-/// are mostly plain bytes, with an escape every ten to twenty bytes.
+/// The bytes of a 16-byte block that end a plain run inside a string: bit
+/// `i` of the first mask is set when `block[i]` is `"` or `\\`, of the
+/// second when it is a control character (below 0x20). With SSE2 on x86-64
+/// (strings in sessions are mostly plain bytes, with an escape every ten to
+/// twenty bytes); `js::Checker` uses it too.
+#[inline]
+pub(crate) fn string_bytes(block: &[u8; 16]) -> (u32, u32) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `sse2::string_bytes` only needs SSE2, which every x86-64
+    // processor has (it is part of the architecture's baseline), and it
+    // reads nothing but its argument.
+    return unsafe { sse2::string_bytes(block) };
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let (mut special, mut control) = (0u32, 0u32);
+        for (k, &x) in block.iter().enumerate() {
+            special |= u32::from(x == b'"' || x == b'\\') << k;
+            control |= u32::from(x < 0x20) << k;
+        }
+        (special, control)
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::*;
 
-    /// Bit `i` is set when `block[i]` is `"`, `\\` or a control character.
     #[inline]
     #[target_feature(enable = "sse2")]
-    pub(super) fn special_bits(block: &[u8; 16]) -> u32 {
+    pub(super) fn string_bytes(block: &[u8; 16]) -> (u32, u32) {
         let (lo, hi) = block.split_at(8);
         let half = |h: &[u8]| <[u8; 8]>::try_from(h).map_or(0, i64::from_le_bytes);
         let x = _mm_set_epi64x(half(hi), half(lo));
@@ -144,7 +163,10 @@ mod sse2 {
         let backslash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
         // x <= 0x1f, unsigned: min(x, 0x1f) == x.
         let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
-        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32
+        (
+            _mm_movemask_epi8(_mm_or_si128(quote, backslash)) as u32,
+            _mm_movemask_epi8(control) as u32,
+        )
     }
 }
 
