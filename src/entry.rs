@@ -407,23 +407,30 @@ impl Entries {
         if u32::try_from(self.strings.len() + later.strings.len()).is_err() {
             return Err(TOO_MANY_IDS);
         }
-        self.list.reserve_exact(later.list.len());
-        for mut e in later.list {
-            e.line = u32::try_from(u64::from(e.line) + lines).map_err(|_| TOO_MANY_LINES)?;
-            let at = e.offset() + offset;
-            if at > OFFSET_MASK {
+        // Lines and offsets grow along the entries: checking the last one
+        // checks them all, and the loop below is plain additions.
+        if let Some(last) = later.list.last() {
+            u32::try_from(u64::from(last.line) + lines).map_err(|_| TOO_MANY_LINES)?;
+            if last.offset() + offset > OFFSET_MASK {
                 return Err(TOO_FAR);
             }
-            e.word = (e.word & !OFFSET_MASK) | at;
-            if e.id_kind() == ID_STR {
-                e.id += strings;
-            }
-            // Parents are found by the index, after the whole input is read.
-            if e.parent_kind() == PARENT_STR {
-                e.parent += strings;
-            }
-            self.list.push(e);
         }
+        let lines = u32::try_from(lines).unwrap_or(0);
+        self.list.extend(later.list.into_iter().map(|mut e| {
+            e.line += lines;
+            // The offset is the word's low bits, and stays below OFFSET_MASK.
+            e.word += offset;
+            if strings > 0 {
+                if e.id_kind() == ID_STR {
+                    e.id += strings;
+                }
+                // Parents are found by the index, after the whole input is read.
+                if e.parent_kind() == PARENT_STR {
+                    e.parent += strings;
+                }
+            }
+            e
+        }));
         self.strings.extend(later.strings);
         Ok(())
     }
