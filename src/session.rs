@@ -150,7 +150,8 @@ impl Session {
                 if meta.is_dir() {
                     return Err(Error::request(&name, "is a directory, not a session file"));
                 }
-                let loader = load_file(&file, meta.len(), &name, opts, PARALLEL_MIN)?;
+                let loader =
+                    load_file(&file, meta.len(), &name, opts, PARALLEL_MIN, MANY_PARTS_MIN)?;
                 (loader, Store::File(file, RefCell::new(Window::default())))
             }
         };
@@ -352,23 +353,36 @@ fn read_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     f.read(buf)
 }
 
-/// Files at least this large are read by two threads, one half each
-/// (smaller files take a few milliseconds; the second thread's buffers
-/// and the merge would cost more memory than the time they save).
+/// Files at least this large are read by several threads (smaller files
+/// take a few milliseconds; the threads' buffers and the merge would cost
+/// more memory than the time they save).
 const PARALLEL_MIN: u64 = 32 << 20;
 
-/// Read every line of `file` (`size` bytes when opened): the first half
-/// on this thread and the second half, from the first line start after
-/// the middle, on another one when the file is large and there is a
-/// second core (from `parallel_min` bytes on). The result is exactly what one reader would give: the
-/// second half's lines are numbered, placed and warned about as if read
-/// in order, and the first error in file order wins.
+/// At most this many threads load one file.
+const LOAD_THREADS_MAX: usize = 8;
+
+/// Parts a file of [`MANY_PARTS_MIN`] bytes or more is cut into per
+/// loading thread (so that a thread that finishes early takes another
+/// part and the threads end together); smaller files are cut into one part
+/// per thread, as each part's own entry list and buffers cost memory that
+/// counts more there.
+const PARTS_PER_THREAD: usize = 4;
+const MANY_PARTS_MIN: u64 = 256 << 20;
+
+/// Read every line of `file` (`size` bytes when opened). From
+/// `parallel_min` bytes on, when there is more than one core, the file is
+/// cut at line starts into parts (several per thread from `many_parts_min`
+/// bytes on) that one thread per core (at most [`LOAD_THREADS_MAX`]) take
+/// in turn. The result is exactly what one
+/// reader would give: each part's lines are numbered, placed and warned
+/// about as if read in order, and the first error in file order wins.
 fn load_file<'n>(
     file: &File,
     size: u64,
     name: &'n str,
     opts: ReadOptions,
     parallel_min: u64,
+    many_parts_min: u64,
 ) -> Result<Loader<'n>> {
     let sequential = || -> Result<Loader<'n>> {
         let mut loader = Loader::new(name, opts);
@@ -381,41 +395,71 @@ fn load_file<'n>(
     if size < parallel_min || cores < 2 {
         return sequential();
     }
-    let Some(split) = line_start_after(file, size / 2).map_err(|e| Error::io(name, &e))? else {
+    let threads = cores.min(LOAD_THREADS_MAX);
+    let wanted = threads
+        * if size >= many_parts_min {
+            PARTS_PER_THREAD
+        } else {
+            1
+        };
+    // Where each part starts: the first line start after each cut.
+    let mut starts = vec![0u64];
+    for k in 1..wanted {
+        let cut = size / wanted as u64 * k as u64;
+        match line_start_after(file, cut).map_err(|e| Error::io(name, &e))? {
+            Some(at) if Some(&at) > starts.last() => starts.push(at),
+            _ => {}
+        }
+    }
+    if starts.len() < 2 {
         return sequential();
+    }
+    let parts = starts.len();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done: std::sync::Mutex<Vec<Option<(Loader<'n>, Result<()>)>>> =
+        std::sync::Mutex::new((0..parts).map(|_| None).collect());
+    let work = || loop {
+        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some(&start) = starts.get(k) else {
+            break;
+        };
+        let end = starts.get(k + 1).copied().unwrap_or(u64::MAX);
+        let mut part = Loader::new(name, opts);
+        part.tail = k > 0;
+        let read = for_each_line_read(&mut At::new(file, start, end), name, |l| {
+            part.line(l).map(|()| true)
+        });
+        if let Ok(mut d) = done.lock() {
+            d[k] = Some((part, read));
+        }
     };
-    let (head, tail) = std::thread::scope(|sc| {
-        let tail = sc.spawn(|| {
-            let mut tail = Loader::new(name, opts);
-            tail.tail = true;
-            let read = for_each_line_read(&mut At::new(file, split, u64::MAX), name, |l| {
-                tail.line(l).map(|()| true)
-            });
-            (tail, read)
-        });
-        let mut head = Loader::new(name, opts);
-        let read = for_each_line_read(&mut At::new(file, 0, split), name, |l| {
-            head.line(l).map(|()| true)
-        });
-        let tail = tail
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        ((head, read), tail)
+    std::thread::scope(|sc| {
+        for _ in 1..threads.min(parts) {
+            sc.spawn(work);
+        }
+        work();
     });
-    let (mut head, head_read) = head;
+    let gone = || Error::request(name, "a loading thread stopped");
+    let mut parts = done
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .into_iter();
+    let (mut head, head_read) = parts.next().flatten().ok_or_else(gone)?;
     head_read?;
     if head.header.is_none() {
-        // No header in the first half (only blank or bad lines): the
-        // header is the first object line of the second half, which the
-        // tail reader took for an entry. Rare: read again, in order.
+        // No header in the first part (only blank or bad lines): the header
+        // is the first object line of a later part, which took it for an
+        // entry. Rare: read again, in order.
         return sequential();
     }
-    let (tail, tail_read) = tail;
-    if let Err(mut e) = tail_read {
-        shift_line(&mut e.diag, head.lines_seen);
-        return Err(e);
+    for (part, &start) in parts.zip(&starts[1..]) {
+        let (part, read) = part.ok_or_else(gone)?;
+        if let Err(mut e) = read {
+            shift_line(&mut e.diag, head.lines_seen);
+            return Err(e);
+        }
+        head.append(part, start)?;
     }
-    head.append(tail, split)?;
     Ok(head)
 }
 
@@ -642,8 +686,8 @@ struct Loader<'n> {
     other_types: Vec<(u32, Box<str>)>,
     warnings: Vec<Diagnostic>,
     lines_seen: u64,
-    /// Reading the second half of a file (see [`load_file`]): every
-    /// object line is an entry, line numbers count from the split.
+    /// Reading a later part of a file (see [`load_file`]): every object
+    /// line is an entry, line numbers count from the part's start.
     tail: bool,
 }
 
@@ -662,8 +706,8 @@ impl<'n> Loader<'n> {
         }
     }
 
-    /// Add what `tail` read from the second half of the file, which
-    /// starts at byte `split`, after this loader's lines.
+    /// Add what `tail` read from the next part of the file, which starts
+    /// at byte `split`, after this loader's lines.
     fn append(&mut self, tail: Loader<'_>, split: u64) -> Result<()> {
         let (lines, at) = (self.lines_seen, self.entries.len());
         if at + tail.entries.len() >= crate::index::NONE as usize {
@@ -920,8 +964,10 @@ mod tests {
             ),
             Err(e) => format!("error {e}"),
         };
-        let one = show(load_file(&file, size, "f", opts, u64::MAX));
-        let two = show(load_file(&file, size, "f", opts, 0));
+        let one = show(load_file(&file, size, "f", opts, u64::MAX, u64::MAX));
+        let two = show(load_file(&file, size, "f", opts, 0, u64::MAX));
+        let many = show(load_file(&file, size, "f", opts, 0, 0));
+        assert_eq!(two, many, "one part per thread against several");
         std::fs::remove_file(&path).unwrap();
         (one, two)
     }
@@ -959,7 +1005,11 @@ mod tests {
         ] {
             messy.insert(at, line.to_string());
         }
-        cases.push(messy);
+        cases.push(messy.clone());
+        // The first bad line late in the file (an error there with --strict).
+        let mut late_bad = plain.clone();
+        late_bad.insert(37, "{not json".to_string());
+        cases.push(late_bad);
         // Only bad lines before the header, past the middle.
         let mut late = vec!["garbage".to_string(); 30];
         late.extend(plain.iter().take(5).cloned());
