@@ -416,7 +416,9 @@ fn load_file<'n>(
     }
     let parts = starts.len();
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let done: std::sync::Mutex<Vec<Option<(Loader<'n>, Result<()>)>>> =
+    // What each part gave: its loader, and how its reading ended.
+    type Part<'n> = Option<(Loader<'n>, Result<()>)>;
+    let done: std::sync::Mutex<Vec<Part<'n>>> =
         std::sync::Mutex::new((0..parts).map(|_| None).collect());
     let work = || loop {
         let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
