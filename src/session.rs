@@ -817,52 +817,17 @@ impl<'n> Loader<'n> {
     }
 
     fn header(&mut self, obj: &Object<'_>, line: u64, offset: u64, len: u64) -> Result<()> {
-        if obj.str("type").as_deref() != Some("session") {
-            return Err(Error::data(
-                self.name,
-                Some(line),
-                "the first entry is not a session header (pi would treat this file as empty and overwrite it)",
-            ));
+        let h = HeaderFields::read(obj).map_err(|what| Error::data(self.name, Some(line), what))?;
+        if let Some(v) = h.newer {
+            self.warn(
+                line,
+                format!(
+                    "session version {} is newer than this tool knows ({CURRENT_VERSION}); read as version {CURRENT_VERSION}",
+                    String::from_utf8_lossy(v)
+                ),
+            );
         }
-        let Some(id) = obj.str("id") else {
-            return Err(Error::data(
-                self.name,
-                Some(line),
-                "the session header has no string \"id\"",
-            ));
-        };
-        let version = match obj.raw("version") {
-            None | Some(b"null") => 1,
-            Some(v) if scan::kind_of(v) == Some(scan::Kind::Number) => {
-                let n: f64 = std::str::from_utf8(v)
-                    .ok()
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(f64::NAN);
-                if n >= CURRENT_VERSION as f64 {
-                    if n > CURRENT_VERSION as f64 {
-                        self.warn(
-                            line,
-                            format!(
-                                "session version {} is newer than this tool knows ({CURRENT_VERSION}); read as version {CURRENT_VERSION}",
-                                String::from_utf8_lossy(v)
-                            ),
-                        );
-                    }
-                    CURRENT_VERSION
-                } else if n >= 2.0 {
-                    2
-                } else {
-                    1
-                }
-            }
-            Some(v) => {
-                return Err(Error::data(
-                    self.name,
-                    Some(line),
-                    format!("unsupported session version {}", String::from_utf8_lossy(v)),
-                ))
-            }
-        };
+        let (id, version) = (h.id, h.version);
         self.header = Some(Header {
             line,
             offset,
@@ -909,6 +874,52 @@ impl<'n> Loader<'n> {
             warnings: self.warnings,
             other_types: self.other_types,
         })
+    }
+}
+
+/// What a session header line says, as loading reads it (and `pi-migrate`).
+pub(crate) struct HeaderFields<'a> {
+    pub id: Cow<'a, str>,
+    /// 1 when absent, 2, or [`CURRENT_VERSION`] (for any higher number too).
+    pub version: u32,
+    /// The `version` as written, when it is higher than [`CURRENT_VERSION`].
+    pub newer: Option<&'a [u8]>,
+}
+
+impl<'a> HeaderFields<'a> {
+    /// The fields of the first object line `obj`, or why it is not a header.
+    pub(crate) fn read(obj: &Object<'a>) -> std::result::Result<HeaderFields<'a>, String> {
+        if obj.str("type").as_deref() != Some("session") {
+            return Err("the first entry is not a session header (pi would treat this file as empty and overwrite it)".into());
+        }
+        let Some(id) = obj.str("id") else {
+            return Err("the session header has no string \"id\"".into());
+        };
+        let (version, newer) = match obj.raw("version") {
+            None | Some(b"null") => (1, None),
+            Some(v) if scan::kind_of(v) == Some(scan::Kind::Number) => {
+                let n: f64 = std::str::from_utf8(v)
+                    .ok()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(f64::NAN);
+                if n > CURRENT_VERSION as f64 {
+                    (CURRENT_VERSION, Some(v))
+                } else if n >= CURRENT_VERSION as f64 {
+                    (CURRENT_VERSION, None)
+                } else if n >= 2.0 {
+                    (2, None)
+                } else {
+                    (1, None)
+                }
+            }
+            Some(v) => {
+                return Err(format!(
+                    "unsupported session version {}",
+                    String::from_utf8_lossy(v)
+                ))
+            }
+        };
+        Ok(HeaderFields { id, version, newer })
     }
 }
 

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::json::{scan, Object};
 use crate::locate;
 use crate::migrate::{self, EntryMigration, CURRENT_VERSION};
-use crate::session::is_blank;
+use crate::session::{is_blank, HeaderFields};
 #[cfg(test)]
 use crate::session::{ReadOptions, Session};
 use crate::write::{self, Snapshot, TempFile};
@@ -324,49 +324,17 @@ fn malformed_error(name: &str, malformed: Option<(u64, String)>) -> Error {
 /// The version of the session header `obj` on line `line` (what loading a
 /// [`Session`] accepts, and none newer than this tool knows).
 fn header_version(name: &str, line: u64, obj: &Object<'_>) -> Result<u32> {
-    if obj.str("type").as_deref() != Some("session") {
-        return Err(Error::data(
-            name,
-            Some(line),
-            "the first entry is not a session header (pi would treat this file as empty and overwrite it)",
-        ));
-    }
-    if obj.str("id").is_none() {
-        return Err(Error::data(
-            name,
-            Some(line),
-            "the session header has no string \"id\"",
-        ));
-    }
-    match obj.raw("version") {
-        None | Some(b"null") => Ok(1),
-        Some(v) if scan::kind_of(v) == Some(scan::Kind::Number) => {
-            let n: f64 = std::str::from_utf8(v)
-                .ok()
-                .and_then(|t| t.parse().ok())
-                .unwrap_or(f64::NAN);
-            if n > CURRENT_VERSION as f64 {
-                Err(Error::data(
-                    name,
-                    Some(line),
-                    format!(
-                        "session version {} is newer than this tool knows ({CURRENT_VERSION}); left as it is",
-                        String::from_utf8_lossy(v)
-                    ),
-                ))
-            } else if n >= CURRENT_VERSION as f64 {
-                Ok(CURRENT_VERSION)
-            } else if n >= 2.0 {
-                Ok(2)
-            } else {
-                Ok(1)
-            }
-        }
+    let h = HeaderFields::read(obj).map_err(|what| Error::data(name, Some(line), what))?;
+    match h.newer {
         Some(v) => Err(Error::data(
             name,
             Some(line),
-            format!("unsupported session version {}", String::from_utf8_lossy(v)),
+            format!(
+                "session version {} is newer than this tool knows ({CURRENT_VERSION}); left as it is",
+                String::from_utf8_lossy(v)
+            ),
         )),
+        None => Ok(h.version),
     }
 }
 
