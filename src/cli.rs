@@ -33,14 +33,22 @@ pub struct SessionArgs {
 impl SessionArgs {
     /// Resolve and read the session, printing its warnings to stderr.
     pub fn open(&self, tool: &str) -> Result<Session> {
+        self.open_with(tool, self.read_options())
+    }
+
+    /// How `--strict` asks to read.
+    pub fn read_options(&self) -> ReadOptions {
+        ReadOptions {
+            strict: self.strict,
+            ..Default::default()
+        }
+    }
+
+    /// [`SessionArgs::open`] with other read options.
+    pub fn open_with(&self, tool: &str, opts: ReadOptions) -> Result<Session> {
         let input =
             crate::locate::resolve_session(self.session.as_deref(), self.session_dir.as_deref())?;
-        let s = Session::open(
-            input,
-            ReadOptions {
-                strict: self.strict,
-            },
-        )?;
+        let s = Session::open(input, opts)?;
         if !self.quiet {
             for w in &s.warnings {
                 eprintln!("{tool}: warning: {w}");

@@ -221,7 +221,8 @@ pub struct LabelChange {
 pub struct Entry {
     /// The byte offset (low 48 bits), the [`EntryType`] (4 bits from bit
     /// 48), the kind of id (2 bits from bit 52: none, hex, string) and of
-    /// parent (3 bits from bit 54: missing, null, other, hex, string, found).
+    /// parent (3 bits from bit 54: missing, null, other, hex, string, found),
+    /// and whether the line is known to be `JSON.stringify`'s text (bit 57).
     word: u64,
     /// `new Date(timestamp).getTime()`: NaN when absent or unparsable.
     time: f64,
@@ -240,6 +241,7 @@ const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
 const TY_SHIFT: u32 = 48;
 const ID_SHIFT: u32 = 52;
 const PARENT_SHIFT: u32 = 54;
+const CANONICAL_BIT: u64 = 1 << 57;
 
 const ID_NONE: u64 = 0;
 const ID_HEX: u64 = 1;
@@ -311,6 +313,14 @@ impl Entry {
 
     fn set_id_kind(&mut self, kind: u64) {
         self.word = (self.word & !(0x3 << ID_SHIFT)) | (kind << ID_SHIFT);
+    }
+
+    /// Whether the load proved the line exactly what `JSON.stringify`
+    /// writes for it (see [`crate::session::ReadOptions::canonical`]): it
+    /// can be printed as it is where pi prints the entry as JSON. False
+    /// only means "not known".
+    pub fn is_canonical(&self) -> bool {
+        self.word & CANONICAL_BIT != 0
     }
 
     fn set_parent_kind(&mut self, kind: u64) {
@@ -433,6 +443,13 @@ impl Entries {
         }));
         self.strings.extend(later.strings);
         Ok(())
+    }
+
+    /// Record that entry `i`'s line is `JSON.stringify`'s text.
+    pub(crate) fn set_canonical(&mut self, i: usize) {
+        if let Some(e) = self.list.get_mut(i) {
+            e.word |= CANONICAL_BIT;
+        }
     }
 
     /// Give entry `i` this id (version-1 files get theirs when read).

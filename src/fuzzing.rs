@@ -57,6 +57,23 @@ pub fn json(data: &[u8]) {
     if data.len() > MAX_INPUT {
         return;
     }
+    // The quick read of a line pi wrote (`pi-tree --json` loads this way):
+    // when it says yes, the text is one valid object with the scanner's
+    // members, and JSON.stringify's text (but for UTF-8, checked apart).
+    if let Some(members) = js::Checker::new().object(data).map(<[_]>::to_vec) {
+        let (range, found) = scan::validate_object(data)
+            .expect("the quick read takes only valid JSON")
+            .expect("the quick read takes only objects");
+        assert_eq!(range, 0..data.len(), "the quick read takes no spaces");
+        assert_eq!(members, found, "the quick read's members differ");
+        if std::str::from_utf8(data).is_ok() {
+            let long = js::canonical_long_way(data, range).expect("canonical of valid JSON");
+            assert_eq!(
+                long, data,
+                "the quick read takes a line JSON.stringify would change"
+            );
+        }
+    }
     let valid = scan::validate(data);
     let serde: Option<serde_json::Value> = serde_json::from_slice(data).ok();
     // serde_json is a strict RFC 8259 parser: what it accepts, JSON.parse
@@ -190,7 +207,14 @@ pub fn session(data: &[u8]) {
     }
     let (text, reference) = split_ref(data);
     for strict in [false, true] {
-        let Ok(s) = Session::from_bytes("fuzz.jsonl", text.to_vec(), ReadOptions { strict }) else {
+        let Ok(s) = Session::from_bytes(
+            "fuzz.jsonl",
+            text.to_vec(),
+            ReadOptions {
+                strict,
+                ..Default::default()
+            },
+        ) else {
             continue;
         };
         check_session(&s, &reference);

@@ -8,7 +8,7 @@
 use crate::entry::{is_js_space, unknown_type, Entries, Entry, EntryType, Extra, Id, Parent};
 use crate::error::{Diagnostic, Error, Location, Result};
 use crate::index::Index;
-use crate::json::{scan, Object};
+use crate::json::{js, scan, Object};
 use crate::migrate::{self, EntryMigration, CURRENT_VERSION};
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -39,6 +39,10 @@ impl Input {
 pub struct ReadOptions {
     /// A line that is not a JSON object is an error (pi skips it).
     pub strict: bool,
+    /// Also find out which lines are exactly what `JSON.stringify` writes
+    /// for them ([`crate::entry::Entry::is_canonical`]), in the same pass
+    /// over each line (for `pi-tree --json`, which prints whole entries).
+    pub canonical: bool,
 }
 
 /// The session header (first line).
@@ -688,6 +692,8 @@ struct Loader<'n> {
     other_types: Vec<(u32, Box<str>)>,
     warnings: Vec<Diagnostic>,
     lines_seen: u64,
+    /// For [`ReadOptions::canonical`].
+    checker: js::Checker,
     /// Reading a later part of a file (see [`load_file`]): every object
     /// line is an entry, line numbers count from the part's start.
     tail: bool,
@@ -704,6 +710,7 @@ impl<'n> Loader<'n> {
             other_types: Vec::new(),
             warnings: Vec::new(),
             lines_seen: 0,
+            checker: js::Checker::new(),
             tail: false,
         }
     }
@@ -753,7 +760,22 @@ impl<'n> Loader<'n> {
         if is_blank(bytes) {
             return Ok(());
         }
-        let obj = match Object::parse_line(bytes) {
+        // A line in JSON.stringify's form is read in one quick pass that
+        // proves it so (pi writes such lines); any other the long way.
+        let quick = match self.opts.canonical {
+            true => self.checker.object(bytes).map(<[_]>::to_vec),
+            false => None,
+        };
+        let canonical = quick.is_some();
+        let parsed = match quick {
+            Some(members) => Ok(Some(Object {
+                text: bytes,
+                range: 0..bytes.len(),
+                members,
+            })),
+            None => Object::parse_line(bytes),
+        };
+        let obj = match parsed {
             Ok(Some(o)) => o,
             Ok(None) => return self.skip(l.number, "valid JSON but not an object".into()),
             Err(e) => {
@@ -765,7 +787,8 @@ impl<'n> Loader<'n> {
                 return self.skip(l.number, what);
             }
         };
-        if simdutf8::basic::from_utf8(bytes).is_err() {
+        let utf8 = simdutf8::basic::from_utf8(bytes).is_ok();
+        if !utf8 {
             self.warn(
                 l.number,
                 "not valid UTF-8 (pi reads the bad bytes as U+FFFD; they are kept as they are)",
@@ -790,7 +813,12 @@ impl<'n> Loader<'n> {
             ));
         };
         let ty = match self.entries.push_object(&obj, l.number, offset, short_len) {
-            Ok(i) => self.entries[i].ty(),
+            Ok(i) => {
+                if canonical && utf8 {
+                    self.entries.set_canonical(i);
+                }
+                self.entries[i].ty()
+            }
             Err(what) => return Err(Error::data(self.name, Some(l.number), what)),
         };
         match ty {
@@ -1054,7 +1082,13 @@ mod tests {
             for end in ["", "\n", "\n\n"] {
                 let text = format!("{}{end}", lines.join("\n"));
                 for strict in [false, true] {
-                    let (one, two) = both_ways(text.as_bytes(), ReadOptions { strict });
+                    let (one, two) = both_ways(
+                        text.as_bytes(),
+                        ReadOptions {
+                            strict,
+                            ..Default::default()
+                        },
+                    );
                     assert_eq!(one, two, "case {n}, end {end:?}, strict {strict}");
                 }
             }

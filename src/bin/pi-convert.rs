@@ -98,7 +98,10 @@ fn main() -> std::process::ExitCode {
             to: args.to,
             leaf: args.leaf.clone(),
             include_hidden: args.include_hidden,
-            read: ReadOptions { strict: a.strict },
+            read: ReadOptions {
+                strict: a.strict,
+                ..Default::default()
+            },
             warn: (!a.quiet).then(|| "pi-convert".to_string()),
         };
         convert::run_data(&name, data, &opts, &mut cli::stdout())

@@ -133,6 +133,7 @@ fn run(args: Args) -> Result<()> {
     let input = resolve_session(Some(&args.session), args.session_dir.as_deref())?;
     let opts = ReadOptions {
         strict: args.strict,
+        ..Default::default()
     };
     let quiet = args.quiet;
     let mut warn = |s: &Session| {

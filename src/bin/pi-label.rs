@@ -124,6 +124,7 @@ fn main() -> std::process::ExitCode {
             input,
             ReadOptions {
                 strict: args.strict,
+                ..Default::default()
             },
             &action,
             &mut warn,

@@ -10,6 +10,7 @@
 use clap::Parser;
 use pi_session_tools::cli::{self, SessionArgs};
 use pi_session_tools::cmd::tree::{self, Filter, Format, Options};
+use pi_session_tools::session::ReadOptions;
 use std::io::IsTerminal;
 
 const EXAMPLES: &str = "\
@@ -85,7 +86,14 @@ struct Args {
 
 fn main() -> std::process::ExitCode {
     cli::main("pi-tree", |args: Args| {
-        let session = args.input.open("pi-tree")?;
+        let json = args.json || args.format == Format::Json;
+        // --json prints whole entries: find out while reading which lines
+        // can be printed as they are.
+        let read = ReadOptions {
+            canonical: json,
+            ..args.input.read_options()
+        };
+        let session = args.input.open_with("pi-tree", read)?;
         let quiet = args.input.quiet;
         let mut warn = |d: pi_session_tools::error::Diagnostic| {
             if !quiet {
@@ -104,7 +112,7 @@ fn main() -> std::process::ExitCode {
             None => None,
         };
         let opts = Options {
-            format: if args.json { Format::Json } else { args.format },
+            format: if json { Format::Json } else { args.format },
             filter: args.filter,
             search: args.search,
             leaf: args.leaf,

@@ -1235,7 +1235,7 @@ mod tests {
     /// and migrated as `Session::line` does): what [`migrate_bytes`] must
     /// give, refusals included.
     fn reference(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<Outcome> {
-        let s = Session::from_bytes(name, bytes.to_vec(), ReadOptions { strict: false })?;
+        let s = Session::from_bytes(name, bytes.to_vec(), ReadOptions::default())?;
         let raw_header = s.raw_header()?;
         let hobj = s.object(&raw_header, s.header.line)?;
         if let Some(v) = hobj.raw("version") {

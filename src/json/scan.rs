@@ -130,7 +130,7 @@ pub(crate) fn find_special(text: &[u8], mut pos: usize) -> Option<usize> {
 /// `i` of the first mask is set when `block[i]` is `"` or `\\`, of the
 /// second when it is a control character (below 0x20). With SSE2 on x86-64
 /// (strings in sessions are mostly plain bytes, with an escape every ten to
-/// twenty bytes); `js::Checker` uses it too.
+/// twenty bytes).
 #[inline]
 pub(crate) fn string_bytes(block: &[u8; 16]) -> (u32, u32) {
     #[cfg(target_arch = "x86_64")]
@@ -149,24 +149,144 @@ pub(crate) fn string_bytes(block: &[u8; 16]) -> (u32, u32) {
     }
 }
 
+/// Where `v` has a `"` and where a `\\`, 64 bytes a word (bit `k % 64`
+/// of word `k / 64` for byte `k`), put in `quotes` and `backslashes`;
+/// false, with the words left unfinished, when a byte is below 0x20.
+/// `js::Checker` reads a line this way. With AVX-512 when the processor
+/// has it (one compare per kind and 64 bytes), else SSE2.
+pub(crate) fn string_classes(v: &[u8], quotes: &mut Vec<u64>, backslashes: &mut Vec<u64>) -> bool {
+    quotes.clear();
+    backslashes.clear();
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the processor has AVX-512BW (checked just above), and
+            // the function reads nothing but `v`.
+            return unsafe { avx512::string_classes(v, quotes, backslashes) };
+        }
+        // SAFETY: as for `string_bytes`: SSE2 only, reading only `v`.
+        unsafe { sse2::string_classes(v, quotes, backslashes) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    classes_with(v, quotes, backslashes, portable_classes)
+}
+
+/// [`string_classes`] with `classes` for one block.
+#[inline(always)]
+fn classes_with(
+    v: &[u8],
+    quotes: &mut Vec<u64>,
+    backslashes: &mut Vec<u64>,
+    classes: impl Fn(&[u8; 64]) -> (u64, u64, u64),
+) -> bool {
+    let mut blocks = v.chunks_exact(64);
+    let mut control = 0u64;
+    for block in &mut blocks {
+        let Ok(block) = <&[u8; 64]>::try_from(block) else {
+            return false;
+        };
+        let (q, b, c) = classes(block);
+        quotes.push(q);
+        backslashes.push(b);
+        control |= c;
+    }
+    let rest = blocks.remainder();
+    if !rest.is_empty() {
+        // Padded with a byte of none of the kinds.
+        let mut block = [b'a'; 64];
+        block[..rest.len()].copy_from_slice(rest);
+        let (q, b, c) = classes(&block);
+        quotes.push(q);
+        backslashes.push(b);
+        control |= c;
+    }
+    control == 0
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn portable_classes(block: &[u8; 64]) -> (u64, u64, u64) {
+    let (mut q, mut b, mut c) = (0u64, 0u64, 0u64);
+    for (k, &x) in block.iter().enumerate() {
+        q |= u64::from(x == b'"') << k;
+        b |= u64::from(x == b'\\') << k;
+        c |= u64::from(x < 0x20) << k;
+    }
+    (q, b, c)
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use std::arch::x86_64::*;
+
+    #[target_feature(enable = "avx512bw")]
+    pub(super) fn string_classes(
+        v: &[u8],
+        quotes: &mut Vec<u64>,
+        backslashes: &mut Vec<u64>,
+    ) -> bool {
+        super::classes_with(v, quotes, backslashes, |block| {
+            // SAFETY: `block` is 64 readable bytes; no alignment needed.
+            let x = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+            (
+                _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(b'"' as i8)),
+                _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(b'\\' as i8)),
+                _mm512_cmplt_epu8_mask(x, _mm512_set1_epi8(0x20)),
+            )
+        })
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::*;
 
+    /// The quote, backslash and control-character lanes of `x`.
     #[inline]
     #[target_feature(enable = "sse2")]
-    pub(super) fn string_bytes(block: &[u8; 16]) -> (u32, u32) {
-        let (lo, hi) = block.split_at(8);
-        let half = |h: &[u8]| <[u8; 8]>::try_from(h).map_or(0, i64::from_le_bytes);
-        let x = _mm_set_epi64x(half(hi), half(lo));
+    fn lanes(x: __m128i) -> (__m128i, __m128i, __m128i) {
         let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
         let backslash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
         // x <= 0x1f, unsigned: min(x, 0x1f) == x.
         let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+        (quote, backslash, control)
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn load(b: &[u8; 16]) -> __m128i {
+        // SAFETY: `b` is 16 readable bytes; the load needs no alignment.
+        unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(super) fn string_bytes(block: &[u8; 16]) -> (u32, u32) {
+        let (quote, backslash, control) = lanes(load(block));
         (
             _mm_movemask_epi8(_mm_or_si128(quote, backslash)) as u32,
             _mm_movemask_epi8(control) as u32,
         )
+    }
+
+    #[target_feature(enable = "sse2")]
+    pub(super) fn string_classes(
+        v: &[u8],
+        quotes: &mut Vec<u64>,
+        backslashes: &mut Vec<u64>,
+    ) -> bool {
+        super::classes_with(v, quotes, backslashes, |block| {
+            let (mut q, mut b, mut c) = (0u64, 0u64, 0u64);
+            for (k, quarter) in block.chunks_exact(16).enumerate() {
+                if let Ok(quarter) = <&[u8; 16]>::try_from(quarter) {
+                    let (quote, backslash, control) = lanes(load(quarter));
+                    let bits = |m: __m128i| u64::from(_mm_movemask_epi8(m) as u16) << (16 * k);
+                    q |= bits(quote);
+                    b |= bits(backslash);
+                    c |= bits(control);
+                }
+            }
+            (q, b, c)
+        })
     }
 }
 
