@@ -418,6 +418,7 @@ pub fn check_session(s: &Session, reference: &str) {
             ids: true,
             width: Some(60),
             color: false,
+            out_fd: None,
         };
         let mut out = Vec::new();
         let r = run(s, &opts, &mut out, &mut |_| {});
@@ -445,6 +446,7 @@ pub fn check_session(s: &Session, reference: &str) {
         ids: false,
         width: None,
         color: true,
+        out_fd: None,
     };
     let _ = run(s, &opts, &mut Vec::new(), &mut |_| {});
 

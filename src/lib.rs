@@ -29,6 +29,8 @@ pub mod convert;
 pub mod entry;
 pub mod error;
 pub mod fuzzing;
+#[cfg(unix)]
+pub mod gather;
 pub mod index;
 pub mod json;
 pub mod locate;

@@ -352,4 +352,40 @@ fn json_rewrites_lines_that_are_not_as_javascript_writes_them() {
     let o = run("pi-tree", &["--json"], Some(&input));
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o), want);
+    // Into a regular file (the kernel copies the lines from the session
+    // file, as it does into the pipe above): the same.
+    let out = t.path().join("out.json");
+    let status = std::process::Command::new(bin("pi-tree"))
+        .args(["--json", &f])
+        .stdout(std::fs::File::create(&out).unwrap())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), want);
+}
+
+/// `--json` to an output that fails: the tool says so and exits 1.
+#[test]
+fn json_to_a_full_device_is_an_error() {
+    if !std::path::Path::new("/dev/full").exists() {
+        return;
+    }
+    let t = TempDir::new("tree-full");
+    let f = t.write("s.jsonl", &chain(2000));
+    let o = std::process::Command::new(bin("pi-tree"))
+        .args(["--json", &f.to_string_lossy()])
+        .stdout(
+            std::fs::File::options()
+                .write(true)
+                .open("/dev/full")
+                .unwrap(),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("pi-tree: error: <stdout>:"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -119,7 +119,20 @@ fn main() -> std::process::ExitCode {
             ids: args.ids,
             width,
             color: tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            out_fd: out_fd(),
         };
         tree::run(&session, &opts, &mut out, &mut warn)
     })
+}
+
+/// Standard output's file descriptor, which `out` writes to.
+#[cfg(unix)]
+fn out_fd() -> Option<i32> {
+    use std::os::fd::AsRawFd;
+    Some(std::io::stdout().as_raw_fd())
+}
+
+#[cfg(not(unix))]
+fn out_fd() -> Option<i32> {
+    None
 }

@@ -60,6 +60,11 @@ pub struct Options {
     pub ids: bool,
     pub width: Option<usize>,
     pub color: bool,
+    /// The file descriptor `out` writes to, when it is one (standard
+    /// output): `--json` then has the kernel copy the entries' lines from
+    /// the session file to it (see [`crate::gather`]) instead of reading
+    /// them. `out` is flushed first.
+    pub out_fd: Option<i32>,
 }
 
 /// The flat display list, as `TreeList` holds it.
@@ -92,6 +97,11 @@ pub fn run(
         (Some(r), _) => Some(refs::resolve(s, r)?),
     };
     if opts.format == Format::Json {
+        #[cfg(unix)]
+        if let (Some(fd), Some(file)) = (opts.out_fd, reopen(s)) {
+            out.flush().map_err(out_err)?;
+            return write_json_gathered(s, &tree, &file, fd, warn);
+        }
         return write_json(s, &tree, out, warn);
     }
     let view = View::new(s, tree, leaf)?;
@@ -204,6 +214,53 @@ fn write_json(
     out.flush().map_err(out_err)
 }
 
+/// [`write_json`] to a file descriptor, the lines that are already
+/// `JSON.stringify`'s text (all of them, in a file pi wrote) copied by the
+/// kernel straight from the session file: this process reads only the
+/// few others.
+#[cfg(unix)]
+fn write_json_gathered(
+    s: &Session,
+    tree: &Tree,
+    file: &std::fs::File,
+    fd: i32,
+    warn: &mut dyn FnMut(Diagnostic),
+) -> Result<()> {
+    use crate::gather::{Gather, Piece};
+    // The file shrinking under us is the session's error; any other is
+    // the output's.
+    let err = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => Error::io(&s.name, &e),
+        _ => out_err(e),
+    };
+    let mut gather = Gather::new(fd, file, size_of(s)).map_err(err)?;
+    let mut cut = Cutter {
+        s,
+        walk: tree.steps(),
+        after_leave: false,
+        // The pages the kernel maps in to copy a batch's lines stay until
+        // the batch is written: small batches keep them few.
+        size: Gather::RELEASE_EVERY as usize,
+    };
+    let mut src = FileLines::new(file, &s.entries, &s.name);
+    let mut checker = js::Checker::new();
+    let mut b = Batch::default();
+    let all = |b: &[u8]| Piece::Own {
+        start: 0,
+        end: b.len() as u32,
+    };
+    gather.write(b"[", &[all(b"[")]).map_err(err)?;
+    loop {
+        cut.fill(&mut b, warn)?;
+        if b.evs.is_empty() {
+            break;
+        }
+        b.render_pieces(&s.entries, &s.name, &mut checker, &mut src)?;
+        gather.write(&b.out, &b.pieces).map_err(err)?;
+    }
+    gather.write(b"]\n", &[all(b"]\n")]).map_err(err)
+}
+
 /// From this size on, `--json` renders on two threads.
 const TWO_THREADS_FROM: u64 = 256 << 20;
 
@@ -304,6 +361,10 @@ struct Batch {
     /// The `,"label":...` texts of the nodes that close here.
     labels: Vec<u8>,
     out: Vec<u8>,
+    /// With [`Batch::render_pieces`]: the output, as parts of `out` and
+    /// lines of the file.
+    #[cfg(unix)]
+    pieces: Vec<crate::gather::Piece>,
 }
 
 impl Batch {
@@ -316,15 +377,32 @@ impl Batch {
         self.render_with(&s.entries, &s.name, checker, src)
     }
 
-    fn render_with(
+    /// The batch as `pieces`: a line known to be `JSON.stringify`'s text
+    /// is a piece of the file; the others are read, checked and, if need
+    /// be, rewritten into `out` as [`Batch::render_with`] does.
+    #[cfg(unix)]
+    fn render_pieces(
         &mut self,
         entries: &[crate::entry::Entry],
         name: &str,
         checker: &mut js::Checker,
         src: &mut impl LineSource,
     ) -> Result<()> {
-        self.out.clear();
-        for &ev in &self.evs {
+        use crate::gather::Piece;
+        let Batch {
+            evs,
+            labels,
+            out,
+            pieces,
+        } = self;
+        out.clear();
+        pieces.clear();
+        let mut own = 0usize;
+        let own_piece = |start: usize, end: usize| Piece::Own {
+            start: start as u32,
+            end: end as u32,
+        };
+        for &ev in evs.iter() {
             match ev {
                 Ev::Enter { node, comma } => {
                     let open: &[u8] = if comma {
@@ -332,37 +410,92 @@ impl Batch {
                     } else {
                         b"{\"entry\":"
                     };
-                    self.out.extend_from_slice(open);
-                    let i = node as usize;
-                    let line = src.line(i)?;
-                    if entries[i].is_canonical() || checker.is_canonical(&line) {
-                        // What pi wrote is already JSON.stringify's text;
-                        // the check (here or while loading) also proved it
-                        // valid JSON.
-                        self.out.extend_from_slice(&line);
+                    out.extend_from_slice(open);
+                    let e = &entries[node as usize];
+                    if e.is_canonical() {
+                        pieces.push(own_piece(own, out.len()));
+                        pieces.push(Piece::File {
+                            offset: e.offset(),
+                            len: e.byte_len(),
+                        });
+                        own = out.len();
                     } else {
-                        let bad = |e: scan::SyntaxError| {
-                            Error::data(
-                                name,
-                                Some(entries[i].line()),
-                                format!("not valid JSON ({e})"),
-                            )
-                        };
-                        let range = scan::validate(&line).map_err(bad)?;
-                        js::canonical_with(checker, &mut self.out, &line, range).map_err(bad)?;
+                        entry_json(out, entries, name, node as usize, checker, src)?;
                     }
-                    self.out.extend_from_slice(b",\"children\":[");
+                    out.extend_from_slice(b",\"children\":[");
                 }
-                Ev::Leave { start, end } => {
-                    self.out.push(b']');
-                    self.out
-                        .extend_from_slice(&self.labels[start as usize..end as usize]);
-                    self.out.push(b'}');
+                Ev::Leave { start, end } => leave(out, labels, start, end),
+            }
+        }
+        pieces.push(own_piece(own, out.len()));
+        if out.len() > u32::MAX as usize {
+            return Err(Error::request(name, "an output batch of 4 GiB or more"));
+        }
+        Ok(())
+    }
+
+    fn render_with(
+        &mut self,
+        entries: &[crate::entry::Entry],
+        name: &str,
+        checker: &mut js::Checker,
+        src: &mut impl LineSource,
+    ) -> Result<()> {
+        let Batch {
+            evs, labels, out, ..
+        } = self;
+        out.clear();
+        for &ev in evs.iter() {
+            match ev {
+                Ev::Enter { node, comma } => {
+                    let open: &[u8] = if comma {
+                        b",{\"entry\":"
+                    } else {
+                        b"{\"entry\":"
+                    };
+                    out.extend_from_slice(open);
+                    entry_json(out, entries, name, node as usize, checker, src)?;
+                    out.extend_from_slice(b",\"children\":[");
                 }
+                Ev::Leave { start, end } => leave(out, labels, start, end),
             }
         }
         Ok(())
     }
+}
+
+/// Append entry `i` as `JSON.stringify` writes it.
+fn entry_json(
+    out: &mut Vec<u8>,
+    entries: &[crate::entry::Entry],
+    name: &str,
+    i: usize,
+    checker: &mut js::Checker,
+    src: &mut impl LineSource,
+) -> Result<()> {
+    let line = src.line(i)?;
+    if entries[i].is_canonical() || checker.is_canonical(&line) {
+        // What pi wrote is already JSON.stringify's text; the check
+        // (here or while loading) also proved it valid JSON.
+        out.extend_from_slice(&line);
+        return Ok(());
+    }
+    let bad = |e: scan::SyntaxError| {
+        Error::data(
+            name,
+            Some(entries[i].line()),
+            format!("not valid JSON ({e})"),
+        )
+    };
+    let range = scan::validate(&line).map_err(bad)?;
+    js::canonical_with(checker, out, &line, range).map_err(bad)
+}
+
+/// `]`, the node's label, `}`.
+fn leave(out: &mut Vec<u8>, labels: &[u8], start: u32, end: u32) {
+    out.push(b']');
+    out.extend_from_slice(&labels[start as usize..end as usize]);
+    out.push(b'}');
 }
 
 /// Cuts the walk into batches.
@@ -437,8 +570,9 @@ impl LineSource for SessionLines<'_> {
 }
 
 /// A current-version session file opened again, when it still starts
-/// with the header the session was read with (every line printed is
-/// checked again as JSON too).
+/// with the header the session was read with (pi only appends to it; a
+/// line the load did not prove canonical is checked again as JSON when
+/// printed).
 fn reopen(s: &Session) -> Option<std::fs::File> {
     if s.version() < crate::migrate::CURRENT_VERSION || s.memory().is_some() {
         return None;
