@@ -278,6 +278,8 @@ pub struct Index {
     pub name: Option<Box<str>>,
     /// pi's leaf after opening: the last entry (second headers aside).
     pub leaf: Option<usize>,
+    /// No id is on two entries: an entry's id names that entry.
+    unique_ids: bool,
 }
 
 impl Index {
@@ -371,7 +373,14 @@ impl Index {
             labels,
             name,
             leaf,
+            unique_ids: unique,
         }
+    }
+
+    /// Whether no id is on two entries (then [`Index::get`] of an entry's
+    /// own id is that entry).
+    pub fn ids_unique(&self) -> bool {
+        self.unique_ids
     }
 
     /// The entries the index is over.

@@ -122,7 +122,11 @@ impl Tree {
             .entries
             .iter()
             .rposition(|e| !e.has_id() && e.ty() != EntryType::Session);
+        let unique = s.index.ids_unique();
         let node_of = |i: usize| -> usize {
+            if unique && s.entries[i].has_id() {
+                return i;
+            }
             match s.entries.id(i) {
                 Some(id) => s.index.get(&id).unwrap_or(i),
                 None => last_without_id.unwrap_or(i),
