@@ -149,69 +149,83 @@ pub(crate) fn string_bytes(block: &[u8; 16]) -> (u32, u32) {
     }
 }
 
-/// Where `v` has a `"` and where a `\\`, 64 bytes a word (bit `k % 64`
-/// of word `k / 64` for byte `k`), put in `quotes` and `backslashes`;
-/// false, with the words left unfinished, when a byte is below 0x20.
-/// `js::Checker` reads a line this way. With AVX-512 when the processor
-/// has it (one compare per kind and 64 bytes), else SSE2.
-pub(crate) fn string_classes(v: &[u8], quotes: &mut Vec<u64>, backslashes: &mut Vec<u64>) -> bool {
-    quotes.clear();
-    backslashes.clear();
+/// The kinds of bytes of a 64-byte block that matter inside a string,
+/// one bit per byte (bit `i` for the block's byte `i`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Classes {
+    /// `"`
+    pub quote: u64,
+    /// `\\`
+    pub backslash: u64,
+    /// What may follow a backslash in `JSON.stringify`'s text:
+    /// `"` `\\` `b` `f` `n` `r` `t` `u`.
+    pub escapable: u64,
+    /// `u`
+    pub u: u64,
+}
+
+/// The [`Classes`] of each 64 bytes of `v`, in order, put in `blocks` (the
+/// last block padded with `a`, of no kind); false, with `blocks` left
+/// unfinished, when a byte is below 0x20. `js::Checker` reads a line this
+/// way. With AVX-512 when the processor has it (one compare per byte
+/// value and 64 bytes), else SSE2.
+pub(crate) fn string_classes(v: &[u8], blocks: &mut Vec<Classes>) -> bool {
+    blocks.clear();
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512bw") {
             // SAFETY: the processor has AVX-512BW (checked just above), and
             // the function reads nothing but `v`.
-            return unsafe { avx512::string_classes(v, quotes, backslashes) };
+            return unsafe { avx512::string_classes(v, blocks) };
         }
         // SAFETY: as for `string_bytes`: SSE2 only, reading only `v`.
-        unsafe { sse2::string_classes(v, quotes, backslashes) }
+        unsafe { sse2::string_classes(v, blocks) }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    classes_with(v, quotes, backslashes, portable_classes)
+    classes_with(v, blocks, |b| {
+        let mut c = Classes::default();
+        let mut control = 0u64;
+        for (k, &x) in b.iter().enumerate() {
+            c.quote |= u64::from(x == b'"') << k;
+            c.backslash |= u64::from(x == b'\\') << k;
+            c.escapable |= u64::from(ESCAPABLE.contains(&x)) << k;
+            c.u |= u64::from(x == b'u') << k;
+            control |= u64::from(x < 0x20) << k;
+        }
+        (c, control)
+    })
 }
 
-/// [`string_classes`] with `classes` for one block.
+/// The bytes that may follow a backslash in `JSON.stringify`'s text.
+const ESCAPABLE: [u8; 8] = [b'"', b'\\', b'b', b'f', b'n', b'r', b't', b'u'];
+
+/// [`string_classes`] with `classes` for one block (its classes and its
+/// control characters).
 #[inline(always)]
 fn classes_with(
     v: &[u8],
-    quotes: &mut Vec<u64>,
-    backslashes: &mut Vec<u64>,
-    classes: impl Fn(&[u8; 64]) -> (u64, u64, u64),
+    blocks: &mut Vec<Classes>,
+    classes: impl Fn(&[u8; 64]) -> (Classes, u64),
 ) -> bool {
-    let mut blocks = v.chunks_exact(64);
+    let mut chunks = v.chunks_exact(64);
     let mut control = 0u64;
-    for block in &mut blocks {
+    for block in &mut chunks {
         let Ok(block) = <&[u8; 64]>::try_from(block) else {
             return false;
         };
-        let (q, b, c) = classes(block);
-        quotes.push(q);
-        backslashes.push(b);
-        control |= c;
+        let (c, ctl) = classes(block);
+        blocks.push(c);
+        control |= ctl;
     }
-    let rest = blocks.remainder();
+    let rest = chunks.remainder();
     if !rest.is_empty() {
-        // Padded with a byte of none of the kinds.
         let mut block = [b'a'; 64];
         block[..rest.len()].copy_from_slice(rest);
-        let (q, b, c) = classes(&block);
-        quotes.push(q);
-        backslashes.push(b);
-        control |= c;
+        let (c, ctl) = classes(&block);
+        blocks.push(c);
+        control |= ctl;
     }
     control == 0
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn portable_classes(block: &[u8; 64]) -> (u64, u64, u64) {
-    let (mut q, mut b, mut c) = (0u64, 0u64, 0u64);
-    for (k, &x) in block.iter().enumerate() {
-        q |= u64::from(x == b'"') << k;
-        b |= u64::from(x == b'\\') << k;
-        c |= u64::from(x < 0x20) << k;
-    }
-    (q, b, c)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -219,18 +233,26 @@ mod avx512 {
     use std::arch::x86_64::*;
 
     #[target_feature(enable = "avx512bw")]
-    pub(super) fn string_classes(
-        v: &[u8],
-        quotes: &mut Vec<u64>,
-        backslashes: &mut Vec<u64>,
-    ) -> bool {
-        super::classes_with(v, quotes, backslashes, |block| {
+    pub(super) fn string_classes(v: &[u8], blocks: &mut Vec<super::Classes>) -> bool {
+        super::classes_with(v, blocks, |block| {
             // SAFETY: `block` is 64 readable bytes; no alignment needed.
             let x = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+            let eq = |c: u8| _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(c as i8));
+            let quote = eq(b'"');
+            let backslash = eq(b'\\');
+            let u = eq(b'u');
+            let escapable = super::ESCAPABLE[2..7]
+                .iter()
+                .fold(quote | backslash | u, |m, &c| m | eq(c));
+            let control = _mm512_cmplt_epu8_mask(x, _mm512_set1_epi8(0x20));
             (
-                _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(b'"' as i8)),
-                _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(b'\\' as i8)),
-                _mm512_cmplt_epu8_mask(x, _mm512_set1_epi8(0x20)),
+                super::Classes {
+                    quote,
+                    backslash,
+                    escapable,
+                    u,
+                },
+                control,
             )
         })
     }
@@ -269,23 +291,30 @@ mod sse2 {
     }
 
     #[target_feature(enable = "sse2")]
-    pub(super) fn string_classes(
-        v: &[u8],
-        quotes: &mut Vec<u64>,
-        backslashes: &mut Vec<u64>,
-    ) -> bool {
-        super::classes_with(v, quotes, backslashes, |block| {
-            let (mut q, mut b, mut c) = (0u64, 0u64, 0u64);
+    pub(super) fn string_classes(v: &[u8], blocks: &mut Vec<super::Classes>) -> bool {
+        super::classes_with(v, blocks, |block| {
+            let mut c = super::Classes::default();
+            let mut control = 0u64;
             for (k, quarter) in block.chunks_exact(16).enumerate() {
                 if let Ok(quarter) = <&[u8; 16]>::try_from(quarter) {
-                    let (quote, backslash, control) = lanes(load(quarter));
+                    let x = load(quarter);
+                    let (quote, backslash, ctl) = lanes(x);
                     let bits = |m: __m128i| u64::from(_mm_movemask_epi8(m) as u16) << (16 * k);
-                    q |= bits(quote);
-                    b |= bits(backslash);
-                    c |= bits(control);
+                    let eq = |ch: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(ch as i8));
+                    let u = eq(b'u');
+                    let escapable = super::ESCAPABLE[2..7]
+                        .iter()
+                        .fold(_mm_or_si128(_mm_or_si128(quote, backslash), u), |m, &ch| {
+                            _mm_or_si128(m, eq(ch))
+                        });
+                    c.quote |= bits(quote);
+                    c.backslash |= bits(backslash);
+                    c.escapable |= bits(escapable);
+                    c.u |= bits(u);
+                    control |= bits(ctl);
                 }
             }
-            (q, b, c)
+            (c, control)
         })
     }
 }
