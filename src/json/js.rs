@@ -262,13 +262,15 @@ impl Checker {
     }
 }
 
+/// A print of a key: its first eight bytes and its length and last byte,
+/// mixed (equal keys have equal prints).
 #[inline]
 fn key_print(k: &[u8]) -> u64 {
-    let mut p = (k.len() as u64) << 56 | u64::from(k.last().copied().unwrap_or(0)) << 48;
-    for (i, &c) in k.iter().take(6).enumerate() {
-        p |= u64::from(c) << (8 * i);
-    }
-    p
+    let mut first = [0u8; 8];
+    let n = k.len().min(8);
+    first[..n].copy_from_slice(&k[..n]);
+    u64::from_le_bytes(first)
+        ^ ((k.len() as u64) << 56 | u64::from(k.last().copied().unwrap_or(0)) << 48)
 }
 
 /// Fill `quotes` with where `v` has a `"` that is not escaped (bit `k % 64`
@@ -398,6 +400,17 @@ fn js_number_end(v: &[u8], start: usize) -> Option<usize> {
     // and compare.
     let text = &v[start..pos];
     let n: f64 = std::str::from_utf8(text).ok()?.parse().ok()?;
+    if !text.contains(&b'e') && !text.contains(&b'E') && (1e-6..1e21).contains(&n.abs()) {
+        // In this range JavaScript writes the shortest digits that read
+        // back as `n` without an exponent, as Rust's `Display` does: no
+        // need for a string.
+        let mut buf = [0u8; 40];
+        let mut w = &mut buf[..];
+        use std::io::Write;
+        write!(w, "{n}").ok()?;
+        let len = 40 - w.len();
+        return (&buf[..len] == text).then_some(pos);
+    }
     (number_to_js(n).as_bytes() == text).then_some(pos)
 }
 
