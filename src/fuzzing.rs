@@ -207,18 +207,91 @@ pub fn session(data: &[u8]) {
     }
     let (text, reference) = split_ref(data);
     for strict in [false, true] {
-        let Ok(s) = Session::from_bytes(
-            "fuzz.jsonl",
-            text.to_vec(),
-            ReadOptions {
-                strict,
-                ..Default::default()
-            },
-        ) else {
+        let read = |canonical| {
+            Session::from_bytes(
+                "fuzz.jsonl",
+                text.to_vec(),
+                ReadOptions { strict, canonical },
+            )
+        };
+        let (plain, quick) = (read(false), read(true));
+        let Ok(s) = plain else {
+            let (e, f) = (plain.err(), quick.err());
+            assert_eq!(
+                e.map(|e| e.to_string()),
+                f.map(|e| e.to_string()),
+                "reading for pi-tree --json fails otherwise"
+            );
             continue;
         };
+        let q = quick.expect("reading for pi-tree --json fails where reading does not");
+        same_reading(&s, &q);
         check_session(&s, &reference);
     }
+}
+
+/// A session read with [`ReadOptions::canonical`] is the same session, and
+/// each line it marks canonical is `JSON.stringify`'s text; `pi-tree --json`
+/// prints the same.
+fn same_reading(s: &Session, q: &Session) {
+    assert_eq!(s.entries.len(), q.entries.len());
+    let shown =
+        |w: &[crate::error::Diagnostic]| w.iter().map(|d| d.to_string()).collect::<Vec<_>>();
+    assert_eq!(shown(&s.warnings), shown(&q.warnings));
+    for (i, (a, b)) in s.entries.iter().zip(q.entries.iter()).enumerate() {
+        assert_eq!(
+            (
+                a.line(),
+                a.offset(),
+                a.byte_len(),
+                a.ty(),
+                a.time().to_bits()
+            ),
+            (
+                b.line(),
+                b.offset(),
+                b.byte_len(),
+                b.ty(),
+                b.time().to_bits()
+            )
+        );
+        assert_eq!(s.entries.id_string(i), q.entries.id_string(i));
+        assert_eq!(s.index.parent_of(i), q.index.parent_of(i));
+        assert!(!a.is_canonical(), "marked canonical without being asked");
+        if b.is_canonical() {
+            let line = q.line(i).expect("an entry's line");
+            let long =
+                js::canonical_long_way(&line, 0..line.len()).expect("a canonical line is JSON");
+            assert_eq!(
+                long,
+                &line[..],
+                "a line marked canonical is not JSON.stringify's text"
+            );
+        }
+    }
+    // Only trees of a sensible size (see `check_session`).
+    let n = s.entries.len();
+    if crate::tree::Tree::build(s).walk_len(4 * n + 64).is_none() {
+        return;
+    }
+    use crate::cmd::tree::{run, Format, Options};
+    let opts = Options {
+        format: Format::Json,
+        filter: None,
+        search: None,
+        leaf: None,
+        ids: false,
+        width: None,
+        color: false,
+        out_fd: None,
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let (ra, rb) = (
+        run(s, &opts, &mut a, &mut |_| {}),
+        run(q, &opts, &mut b, &mut |_| {}),
+    );
+    assert_eq!(ra.is_ok(), rb.is_ok());
+    assert_eq!(a, b, "pi-tree --json differs with lines read as canonical");
 }
 
 /// Every invariant of a session that read without error.
