@@ -125,11 +125,15 @@ fn main() -> std::process::ExitCode {
     })
 }
 
-/// Standard output's file descriptor, which `out` writes to.
+/// Standard output's file descriptor, which `out` writes to (None when it
+/// is closed: `out` then takes writes and drops them, as Rust's standard
+/// output does, and so does every tool).
 #[cfg(unix)]
 fn out_fd() -> Option<i32> {
-    use std::os::fd::AsRawFd;
-    Some(std::io::stdout().as_raw_fd())
+    use std::os::fd::{AsFd, AsRawFd};
+    let stdout = std::io::stdout();
+    let open = stdout.as_fd().try_clone_to_owned().is_ok();
+    open.then(|| stdout.as_raw_fd())
 }
 
 #[cfg(not(unix))]
