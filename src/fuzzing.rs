@@ -74,6 +74,15 @@ pub fn json(data: &[u8]) {
             );
         }
     }
+    // The quick read of every other load: valid JSON with the scanner's
+    // members whenever it says yes.
+    if let Some(members) = js::Checker::new().valid_object(data).map(<[_]>::to_vec) {
+        let (range, found) = scan::validate_object(data)
+            .expect("the quick valid read takes only valid JSON")
+            .expect("the quick valid read takes only objects");
+        assert_eq!(range, 0..data.len(), "the quick valid read takes no spaces");
+        assert_eq!(members, found, "the quick valid read's members differ");
+    }
     let valid = scan::validate(data);
     let serde: Option<serde_json::Value> = serde_json::from_slice(data).ok();
     // serde_json is a strict RFC 8259 parser: what it accepts, JSON.parse

@@ -760,13 +760,15 @@ impl<'n> Loader<'n> {
         if is_blank(bytes) {
             return Ok(());
         }
-        // A line in JSON.stringify's form is read in one quick pass that
-        // proves it so (pi writes such lines); any other the long way.
+        // A line pi wrote (compact, and in JSON.stringify's form) is read
+        // in one quick pass that also proves that form when asked to; any
+        // other the long way.
         let quick = match self.opts.canonical {
-            true => self.checker.object(bytes).map(<[_]>::to_vec),
-            false => None,
-        };
-        let canonical = quick.is_some();
+            true => self.checker.object(bytes),
+            false => self.checker.valid_object(bytes),
+        }
+        .map(<[_]>::to_vec);
+        let canonical = self.opts.canonical && quick.is_some();
         let parsed = match quick {
             Some(members) => Ok(Some(Object {
                 text: bytes,

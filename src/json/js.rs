@@ -92,36 +92,47 @@ impl Checker {
     /// first in JavaScript), nesting within [`MAX_DEPTH`]. Checked in one
     /// pass without recursion; a "no" only means "take the long way".
     pub fn is_canonical(&mut self, v: &[u8]) -> bool {
-        simdutf8::basic::from_utf8(v).is_ok() && self.check(v)
+        simdutf8::basic::from_utf8(v).is_ok() && self.check::<true>(v)
     }
 
     /// The members of the object `v`, when [`Checker::is_canonical`] would
     /// say yes but for UTF-8, which is not checked: a line pi wrote. Valid
     /// JSON, so the members are what [`scan::validate_object`] finds (no
-    /// key twice). `None` only means "take the long way". Several times
-    /// quicker than the scanner: strings are skipped by their quote bits,
-    /// whatever escapes they hold.
+    /// key twice). `None` only means "take the long way". Strings are
+    /// skipped by their quote bits, whatever escapes they hold.
     pub fn object(&mut self, v: &[u8]) -> Option<&[scan::Member]> {
-        (v.first() == Some(&b'{') && self.check(v)).then_some(&self.members[..])
+        (v.first() == Some(&b'{') && self.check::<true>(v)).then_some(&self.members[..])
     }
 
-    /// [`Checker::is_canonical`] without the UTF-8 check.
-    fn check(&mut self, v: &[u8]) -> bool {
-        if v.len() >= u32::MAX as usize || !quote_bits(v, &mut self.blocks, &mut self.quotes) {
+    /// The members of the object `v` when it is valid JSON without white
+    /// space between its tokens (every line pi writes), as
+    /// [`scan::validate_object`] finds them; not whether it is in
+    /// `JSON.stringify`'s form (so no key or number checks). `None` only
+    /// means "take the long way". Quicker than the scanner.
+    pub fn valid_object(&mut self, v: &[u8]) -> Option<&[scan::Member]> {
+        (v.first() == Some(&b'{') && self.check::<false>(v)).then_some(&self.members[..])
+    }
+
+    /// [`Checker::is_canonical`] without the UTF-8 check (with `CANONICAL`
+    /// false: only valid, compact JSON).
+    fn check<const CANONICAL: bool>(&mut self, v: &[u8]) -> bool {
+        if v.len() >= u32::MAX as usize
+            || !quote_bits::<CANONICAL>(v, &mut self.blocks, &mut self.quotes)
+        {
             return false;
         }
         self.stack.clear();
         self.keys.clear();
         self.seen.clear();
         self.members.clear();
-        let ok = self.walk(v);
+        let ok = self.walk::<CANONICAL>(v);
         self.stack.clear();
         self.keys.clear();
         self.seen.clear();
         ok
     }
 
-    fn walk(&mut self, v: &[u8]) -> bool {
+    fn walk<const CANONICAL: bool>(&mut self, v: &[u8]) -> bool {
         let mut pos = 0usize;
         // Whether the next token is a key (just after `{` or `,` in an object).
         let mut want_key = false;
@@ -142,7 +153,9 @@ impl Checker {
                     let Some(end) = string_end(&self.quotes, pos) else {
                         return false;
                     };
-                    if !self.add_key(v, pos + 1, end - 1) || v.get(end) != Some(&b':') {
+                    if (CANONICAL && !self.add_key(v, pos + 1, end - 1))
+                        || v.get(end) != Some(&b':')
+                    {
                         return false;
                     }
                     if self.stack.len() == 1 {
@@ -185,7 +198,10 @@ impl Checker {
                     b't' if v[pos..].starts_with(b"true") => pos += 4,
                     b'f' if v[pos..].starts_with(b"false") => pos += 5,
                     b'n' if v[pos..].starts_with(b"null") => pos += 4,
-                    b'-' | b'0'..=b'9' => match js_number_end(v, pos) {
+                    b'-' | b'0'..=b'9' => match match CANONICAL {
+                        true => js_number_end(v, pos),
+                        false => scan::scan_number(v, pos).ok(),
+                    } {
                         Some(end) => pos = end,
                         None => return false,
                     },
@@ -280,7 +296,11 @@ fn key_print(k: &[u8]) -> u64 {
 /// escape is checked here, so a string ends at the next quote bit. A
 /// backslash outside any string is taken for an escape too; the walk
 /// rejects it, as it looks at every byte outside strings.
-fn quote_bits(v: &[u8], blocks: &mut Vec<scan::Classes>, quotes: &mut Vec<u64>) -> bool {
+fn quote_bits<const CANONICAL: bool>(
+    v: &[u8],
+    blocks: &mut Vec<scan::Classes>,
+    quotes: &mut Vec<u64>,
+) -> bool {
     quotes.clear();
     if !scan::string_classes(v, blocks) {
         return false;
@@ -289,14 +309,25 @@ fn quote_bits(v: &[u8], blocks: &mut Vec<scan::Classes>, quotes: &mut Vec<u64>) 
     let mut carry = 0u64;
     for (w, c) in blocks.iter().enumerate() {
         let escaped = escaped_bits(c.backslash, &mut carry);
-        if escaped & !c.escapable != 0 {
+        let escapable = match CANONICAL {
+            true => c.escapable,
+            false => c.escapable | c.slash,
+        };
+        if escaped & !escapable != 0 {
             return false;
         }
-        // `\u`: only `\u00xx` for a control character without a short form.
+        // `\u`: four hex digits; in JSON.stringify's text only `\u00xx` for
+        // a control character without a short form.
         let mut u = escaped & c.u;
         while u != 0 {
             let p = w * 64 + u.trailing_zeros() as usize;
-            if p == 0 || escape_len(v, p - 1) != Some(6) {
+            let ok = match CANONICAL {
+                true => p > 0 && escape_len(v, p - 1) == Some(6),
+                false => v
+                    .get(p + 1..p + 5)
+                    .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)),
+            };
+            if !ok {
                 return false;
             }
             u &= u - 1;
@@ -1100,7 +1131,7 @@ mod tests {
     /// 64-byte blocks its bits come in, and outside strings.
     #[test]
     fn quick_object_agrees_at_block_edges() {
-        let escapes: [&[u8]; 14] = [
+        let escapes: [&[u8]; 16] = [
             br#"\""#,
             br#"\\"#,
             br#"\n"#,
@@ -1115,6 +1146,8 @@ mod tests {
             br#"\"#,
             br#"""#,
             b"\x01",
+            br#"\uD83D\ude00"#,
+            br#"\u12"#,
         ];
         let mut checker = Checker::new();
         let mut seen = (0, 0);
@@ -1137,6 +1170,11 @@ mod tests {
                         canonical_long_way(&v, r.clone()).ok().as_deref() == Some(&v[..])
                     });
                     let text = String::from_utf8_lossy(&v);
+                    // No white space here: the valid read takes exactly the
+                    // valid lines.
+                    let valid = checker.valid_object(&v).map(<[_]>::to_vec);
+                    let scanned = scan::validate_object(&v).ok().flatten().map(|(_, m)| m);
+                    assert_eq!(valid, scanned, "{text}");
                     assert_eq!(quick, long.map(|(_, m)| m), "{text}");
                     if quick.is_some() {
                         seen.0 += 1

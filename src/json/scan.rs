@@ -162,6 +162,8 @@ pub(crate) struct Classes {
     pub escapable: u64,
     /// `u`
     pub u: u64,
+    /// `/` (JSON lets a backslash escape it; `JSON.stringify` never does)
+    pub slash: u64,
 }
 
 /// The [`Classes`] of each 64 bytes of `v`, in order, put in `blocks` (the
@@ -190,6 +192,7 @@ pub(crate) fn string_classes(v: &[u8], blocks: &mut Vec<Classes>) -> bool {
             c.backslash |= u64::from(x == b'\\') << k;
             c.escapable |= u64::from(ESCAPABLE.contains(&x)) << k;
             c.u |= u64::from(x == b'u') << k;
+            c.slash |= u64::from(x == b'/') << k;
             control |= u64::from(x < 0x20) << k;
         }
         (c, control)
@@ -251,6 +254,7 @@ mod avx512 {
                     backslash,
                     escapable,
                     u,
+                    slash: eq(b'/'),
                 },
                 control,
             )
@@ -311,6 +315,7 @@ mod sse2 {
                     c.backslash |= bits(backslash);
                     c.escapable |= bits(escapable);
                     c.u |= bits(u);
+                    c.slash |= bits(eq(b'/'));
                     control |= bits(ctl);
                 }
             }
@@ -351,7 +356,7 @@ pub(crate) fn scan_string(text: &[u8], start: usize) -> Result<usize, SyntaxErro
     }
 }
 
-fn scan_number(text: &[u8], start: usize) -> Result<usize, SyntaxError> {
+pub(crate) fn scan_number(text: &[u8], start: usize) -> Result<usize, SyntaxError> {
     let mut pos = start;
     let digits = |pos: &mut usize| {
         let s = *pos;
