@@ -256,7 +256,7 @@ impl Checker {
         }
         // Escapes are all in the one form JSON.stringify writes, so equal
         // decoded keys have equal written keys.
-        let print = key_print(k);
+        let print = key_print(v, start, end);
         let Some(seen) = self.seen.last_mut() else {
             return false;
         };
@@ -278,15 +278,23 @@ impl Checker {
     }
 }
 
-/// A print of a key: its first eight bytes and its length and last byte,
-/// mixed (equal keys have equal prints).
+/// A print of the key `v[start..end]`: its first eight bytes and its length
+/// and last byte, mixed (equal keys have equal prints). The eight bytes are
+/// one load from the text (a key is followed by at least `":`), masked.
 #[inline]
-fn key_print(k: &[u8]) -> u64 {
-    let mut first = [0u8; 8];
-    let n = k.len().min(8);
-    first[..n].copy_from_slice(&k[..n]);
-    u64::from_le_bytes(first)
-        ^ ((k.len() as u64) << 56 | u64::from(k.last().copied().unwrap_or(0)) << 48)
+fn key_print(v: &[u8], start: usize, end: usize) -> u64 {
+    let len = end - start;
+    let head = match v.get(start..start + 8) {
+        Some(b) => <[u8; 8]>::try_from(b).map_or(0, u64::from_le_bytes),
+        None => v[start..end]
+            .iter()
+            .take(8)
+            .enumerate()
+            .fold(0, |p, (i, &c)| p | u64::from(c) << (8 * i)),
+    };
+    let mask = if len >= 8 { !0 } else { (1u64 << (8 * len)) - 1 };
+    let last = if len > 0 { v[end - 1] } else { 0 };
+    (head & mask) ^ ((len as u64) << 56 | u64::from(last) << 48)
 }
 
 /// Fill `quotes` with where `v` has a `"` that is not escaped (bit `k % 64`
@@ -390,6 +398,19 @@ fn escape_len(v: &[u8], p: usize) -> Option<usize> {
 /// The end of the number at `v[start]` when it is a JSON number that
 /// JavaScript prints exactly so.
 fn js_number_end(v: &[u8], start: usize) -> Option<usize> {
+    // Most numbers in a session are plain integers (times, counts): one
+    // pass. At most 15 digits and not `-0`: JavaScript writes them so.
+    let neg = v.get(start) == Some(&b'-');
+    let first = start + usize::from(neg);
+    if let Some(b'1'..=b'9') = v.get(first) {
+        let mut p = first + 1;
+        while v.get(p).is_some_and(u8::is_ascii_digit) {
+            p += 1;
+        }
+        if p - first <= 15 && !matches!(v.get(p), Some(b'.' | b'e' | b'E')) {
+            return Some(p);
+        }
+    }
     // The JSON grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
     let digits = |mut p: usize| {
         while v.get(p).is_some_and(u8::is_ascii_digit) {
