@@ -6,8 +6,9 @@
 //! kernel: this process never reads it. Should the file shrink meanwhile,
 //! the kernel's copy fails with `EFAULT` (no `SIGBUS`: that signal is for
 //! reads in user space), reported as an error. Pages the kernel copies from
-//! are dropped from the mapping every [`Gather::RELEASE_EVERY`] bytes, so
-//! the process's resident memory stays small whatever the file's size.
+//! are dropped from the mapping every [`Gather::release_every`] bytes (a
+//! 256th of the file, from 256 KiB to 4 MiB), so the process's resident
+//! memory stays a small part of the file's size.
 
 use std::fs::File;
 use std::io;
@@ -110,7 +111,9 @@ const UNTOUCHED: std::ops::Range<u64> = std::ops::Range {
 
 impl Gather {
     /// Let the mapping's pages go after about this many bytes.
-    pub const RELEASE_EVERY: u64 = 256 << 10;
+    pub fn release_every(&self) -> u64 {
+        (self.map.len as u64 / 256).clamp(256 << 10, 4 << 20)
+    }
 
     /// For `len` bytes of `file` (which must have at least that many) to
     /// `fd`, which stays open as long as this lives.
@@ -162,7 +165,7 @@ impl Gather {
         }
         let written = write_all_vectored(self.fd, &mut self.iov)?;
         self.since_release += written;
-        if self.since_release >= Self::RELEASE_EVERY {
+        if self.since_release >= self.release_every() {
             self.map
                 .release(std::mem::replace(&mut self.touched, UNTOUCHED));
             self.since_release = 0;

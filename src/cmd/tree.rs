@@ -240,7 +240,7 @@ fn write_json_gathered(
         after_leave: false,
         // The pages the kernel maps in to copy a batch's lines stay until
         // the batch is written: small batches keep them few.
-        size: Gather::RELEASE_EVERY as usize,
+        size: gather.release_every() as usize,
     };
     let mut src = FileLines::new(file, &s.entries, &s.name);
     let mut checker = js::Checker::new();

@@ -292,7 +292,11 @@ fn key_print(v: &[u8], start: usize, end: usize) -> u64 {
             .enumerate()
             .fold(0, |p, (i, &c)| p | u64::from(c) << (8 * i)),
     };
-    let mask = if len >= 8 { !0 } else { (1u64 << (8 * len)) - 1 };
+    let mask = if len >= 8 {
+        !0
+    } else {
+        (1u64 << (8 * len)) - 1
+    };
     let last = if len > 0 { v[end - 1] } else { 0 };
     (head & mask) ^ ((len as u64) << 56 | u64::from(last) << 48)
 }
