@@ -160,6 +160,17 @@ print(f"| pi's migrate-on-open (SessionManager.open per file) | {fmt_s(pi_m)} |"
 print(f"| pi ÷ ours (settled) | {ratio(pi_m, settled)} |")
 print(f"| pi ÷ ours (right after the `rm -rf`) | {ratio(pi_m, ours_m)} |")
 print(f"| one core ÷ all cores | {ratio(one, ours_m)} |\n")
+mgt = hf("migrate-tmpfs")
+tmpfs_ours = tmpfs_pi = None
+if mgt:
+    tmpfs_ours, tmpfs_pi = med(mgt, "pi-migrate"), med(mgt, "ops.mjs migrate")
+    print("On a RAM file system (tmpfs: no disk, no inode-table scan, `fsync` costs nothing), the")
+    print("same fresh copy each run, both tools side by side:\n")
+    print("| | time |")
+    print("|---|---|")
+    print(f"| `pi-migrate -i DIR` | {fmt_s(tmpfs_ours)} |")
+    print(f"| pi's migrate-on-open | {fmt_s(tmpfs_pi)} |")
+    print(f"| pi ÷ ours | {ratio(tmpfs_pi, tmpfs_ours)} |\n")
 
 agree = os.path.join(out, "agree.txt")
 if os.path.exists(agree):
@@ -195,3 +206,5 @@ for s, label, t, rpi, rjq, rwc, pct in summary:
     print(f"| {s} | `{label}` | {fmt_s(t)} | {faster(rpi)} | {faster(rjq)} | {rwc} | {show(pct)} |")
 print(f"| 2 000 v1 files | `pi-migrate -i` (settled) | {fmt_s(settled)} | {faster(ratio(pi_m, settled))} | | | |")
 print(f"| 2 000 v1 files | `pi-migrate -i` (right after `rm -rf`) | {fmt_s(ours_m)} | {faster(ratio(pi_m, ours_m))} | | | |")
+if tmpfs_ours:
+    print(f"| 2 000 v1 files | `pi-migrate -i` (tmpfs) | {fmt_s(tmpfs_ours)} | {faster(ratio(tmpfs_pi, tmpfs_ours))} | | | |")

@@ -140,6 +140,16 @@ hf "migrate-settled" "$PI_RUNS" --prepare "bash -c '$FRESH && sync && sleep $SET
 left=$(grep -L '"version":3' "$DATA"/v1-work/*.jsonl | wc -l)
 echo "files not at version 3 after the last pi-migrate run: $left" >"$OUT/migrate-check.txt"
 rm -rf "$DATA/v1-work"
+# The same on a RAM file system (no disk, no inode-table scan, fsync free),
+# where the tools' own work is what is left: both sides, side by side.
+SHM=${SHM:-/dev/shm}
+if [ -d "$SHM" ] && [ -w "$SHM" ]; then
+  TMPFS="rm -rf $SHM/pi-bench-v1 && cp -r $DATA/v1 $SHM/pi-bench-v1"
+  hf "migrate-tmpfs" "$PI_RUNS" --prepare "bash -c '$TMPFS'" \
+    "$BIN/pi-migrate -i -q $SHM/pi-bench-v1" \
+    "$PI migrate $SHM/pi-bench-v1"
+  rm -rf "$SHM/pi-bench-v1"
+fi
 echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/machine.txt"
 
 python3 "$ROOT/bench/report.py" "$OUT" "$DATA" >"$ROOT/bench/RESULTS.md"
