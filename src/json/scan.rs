@@ -792,4 +792,59 @@ mod tests {
         assert_eq!(&t[m[1].value.clone()], br#"{"c":[2]}"#);
         assert_eq!(&t[m[2].key.clone()], br#""a""#);
     }
+
+    /// Both x86-64 classifiers (SSE2 always, AVX-512 where the processor
+    /// has it) against a byte-by-byte one, on random lines of every length
+    /// up to three blocks (the padded last block included).
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn string_classes_agree_with_the_bytes() {
+        let alphabet = b"\"\\/ubfnrtxa\x20\x7f\x80\xff\x00\x1f";
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut sse = Vec::new();
+        let mut avx = Vec::new();
+        for n in 0..200 {
+            // Every other line without control characters (those end the
+            // classification early).
+            let kinds = if n % 2 == 0 { 14 } else { alphabet.len() };
+            let v: Vec<u8> = (0..n)
+                .map(|_| alphabet[(next() % kinds as u64) as usize])
+                .collect();
+            let mut want = Vec::new();
+            for block in v.chunks(64) {
+                let mut c = Classes::default();
+                for (k, &x) in block.iter().enumerate() {
+                    c.quote |= u64::from(x == b'"') << k;
+                    c.backslash |= u64::from(x == b'\\') << k;
+                    c.escapable |= u64::from(ESCAPABLE.contains(&x)) << k;
+                    c.u |= u64::from(x == b'u') << k;
+                    c.slash |= u64::from(x == b'/') << k;
+                }
+                want.push(c);
+            }
+            let clean = v.iter().all(|&x| x >= 0x20);
+            // SAFETY: SSE2 is part of every x86-64 processor.
+            let ok = unsafe { sse2::string_classes(&v, &mut sse) };
+            assert_eq!(ok, clean, "{v:?}");
+            if clean {
+                assert_eq!(sse, want, "{v:?}");
+            }
+            sse.clear();
+            if std::arch::is_x86_feature_detected!("avx512bw") {
+                // SAFETY: checked just above.
+                let ok = unsafe { avx512::string_classes(&v, &mut avx) };
+                assert_eq!(ok, clean, "{v:?}");
+                if clean {
+                    assert_eq!(avx, want, "{v:?}");
+                }
+                avx.clear();
+            }
+        }
+    }
 }
