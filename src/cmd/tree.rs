@@ -405,12 +405,7 @@ impl Batch {
         for &ev in evs.iter() {
             match ev {
                 Ev::Enter { node, comma } => {
-                    let open: &[u8] = if comma {
-                        b",{\"entry\":"
-                    } else {
-                        b"{\"entry\":"
-                    };
-                    out.extend_from_slice(open);
+                    enter(out, comma);
                     let e = &entries[node as usize];
                     if e.is_canonical() {
                         pieces.push(own_piece(own, out.len()));
@@ -448,12 +443,7 @@ impl Batch {
         for &ev in evs.iter() {
             match ev {
                 Ev::Enter { node, comma } => {
-                    let open: &[u8] = if comma {
-                        b",{\"entry\":"
-                    } else {
-                        b"{\"entry\":"
-                    };
-                    out.extend_from_slice(open);
+                    enter(out, comma);
                     entry_json(out, entries, name, node as usize, checker, src)?;
                     out.extend_from_slice(b",\"children\":[");
                 }
@@ -489,6 +479,15 @@ fn entry_json(
     };
     let range = scan::validate(&line).map_err(bad)?;
     js::canonical_with(checker, out, &line, range).map_err(bad)
+}
+
+/// `{"entry":`, after a comma when `comma`.
+fn enter(out: &mut Vec<u8>, comma: bool) {
+    out.extend_from_slice(if comma {
+        b",{\"entry\":"
+    } else {
+        b"{\"entry\":"
+    });
 }
 
 /// `]`, the node's label, `}`.
