@@ -10,6 +10,7 @@
 //! 256th of the file, from 256 KiB to 4 MiB), so the process's resident
 //! memory stays a small part of the file's size.
 
+use crate::session::shrunk;
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
@@ -172,13 +173,6 @@ impl Gather {
         }
         Ok(())
     }
-}
-
-fn shrunk() -> io::Error {
-    io::Error::new(
-        io::ErrorKind::UnexpectedEof,
-        "the file is shorter than when it was read (changed meanwhile?)",
-    )
 }
 
 /// `writev` until every byte of `iov` is written (the slices are advanced

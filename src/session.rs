@@ -97,10 +97,7 @@ impl Window {
             self.buf.truncate(got);
             self.start = offset;
             if (got as u64) < len {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    "the file is shorter than when it was read (changed meanwhile?)",
-                ));
+                return Err(shrunk());
             }
         }
         let from = (offset - self.start) as usize;
@@ -230,13 +227,7 @@ impl Session {
                     .map_err(|e| Error::io(&self.name, &e))?;
                 let copied = std::io::copy(&mut f.take(len), out).map_err(crate::cli::out_err)?;
                 if copied < len {
-                    return Err(Error::io(
-                        &self.name,
-                        &std::io::Error::new(
-                            std::io::ErrorKind::UnexpectedEof,
-                            "the file is shorter than when it was read (changed meanwhile?)",
-                        ),
-                    ));
+                    return Err(Error::io(&self.name, &shrunk()));
                 }
                 Ok(())
             }
@@ -341,6 +332,14 @@ pub(crate) fn read_at_most(f: &File, buf: &mut [u8], offset: u64) -> std::io::Re
         }
     }
     Ok(got)
+}
+
+/// The error for a file that has fewer bytes than when it was read.
+pub(crate) fn shrunk() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::UnexpectedEof,
+        "the file is shorter than when it was read (changed meanwhile?)",
+    )
 }
 
 #[cfg(unix)]

@@ -623,10 +623,7 @@ impl<'a> FileLines<'a> {
             self.buf.truncate(got);
             self.start = offset;
             if got < len {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    "the file is shorter than when it was read (changed meanwhile?)",
-                ));
+                return Err(crate::session::shrunk());
             }
         }
         let from = (offset - self.start) as usize;
