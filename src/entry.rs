@@ -109,6 +109,10 @@ pub enum EntryType {
     CustomMessage,
     Label,
     SessionInfo,
+    /// pi 1.x: model usage outside the context (title generation, cache warming, ...).
+    Usage,
+    /// pi 1.x: an edit of what the model sees of an earlier entry.
+    ContextEdit,
     /// A `session` line that is not the first: a second header (pi skips it).
     Session,
     /// A type this tool does not know (its name is kept beside the entries).
@@ -140,6 +144,8 @@ impl EntryType {
             b"custom_message" => EntryType::CustomMessage,
             b"label" => EntryType::Label,
             b"session_info" => EntryType::SessionInfo,
+            b"usage" => EntryType::Usage,
+            b"context_edit" => EntryType::ContextEdit,
             b"session" => EntryType::Session,
             _ => EntryType::Other,
         }
@@ -158,6 +164,8 @@ impl EntryType {
             EntryType::CustomMessage => "custom_message",
             EntryType::Label => "label",
             EntryType::SessionInfo => "session_info",
+            EntryType::Usage => "usage",
+            EntryType::ContextEdit => "context_edit",
             EntryType::Session => "session",
             EntryType::Other => return None,
             EntryType::None => "",
@@ -257,7 +265,7 @@ const PARENT_STR: u64 = 4;
 const PARENT_FOUND: u64 = 5;
 
 /// The entry types by their code in [`Entry`].
-const TYPES: [EntryType; 12] = [
+const TYPES: [EntryType; 14] = [
     EntryType::Message,
     EntryType::ThinkingLevelChange,
     EntryType::ModelChange,
@@ -267,6 +275,8 @@ const TYPES: [EntryType; 12] = [
     EntryType::CustomMessage,
     EntryType::Label,
     EntryType::SessionInfo,
+    EntryType::Usage,
+    EntryType::ContextEdit,
     EntryType::Session,
     EntryType::Other,
     EntryType::None,

@@ -39,6 +39,30 @@ pub fn run(tool: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
     child.wait_with_output().expect("wait tool")
 }
 
+/// The HOME the generator computes pi's answers with (tests/conformance/generate.mjs).
+pub const CONFORMANCE_HOME: &str = "/home/dev";
+
+/// Run a tool as the conformance generator ran pi: HOME=/home/dev.
+pub fn run_conformance(tool: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut cmd = Command::new(bin(tool));
+    cmd.args(args)
+        .env_remove("PI_CODING_AGENT_DIR")
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        .env_remove("USERPROFILE")
+        .env("HOME", CONFORMANCE_HOME)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn tool");
+    {
+        let mut si = child.stdin.take().unwrap();
+        if let Some(input) = stdin {
+            let _ = si.write_all(input);
+        }
+    }
+    child.wait_with_output().expect("wait tool")
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -105,7 +129,7 @@ pub fn check_cases(cases: &[Case], normalize: impl Fn(&str) -> String) -> Vec<St
         let mut args: Vec<&str> = c.args.iter().map(String::as_str).collect();
         let session = c.session.to_string_lossy().into_owned();
         args.push(&session);
-        let o = run(&c.tool, &args, None);
+        let o = run_conformance(&c.tool, &args, None);
         let got = normalize(&stdout(&o));
         let want = normalize(&c.stdout);
         if !o.status.success() || got != want {

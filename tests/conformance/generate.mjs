@@ -2,7 +2,7 @@
 // Conformance-fixture generator for pi-session-tools.
 //
 // Builds session files ONLY through pi's public SessionManager API
-// (@mariozechner/pi-coding-agent, pinned in package.json), derives old-version
+// (@earendil-works/pi-coding-agent, pinned in package.json), derives old-version
 // (v1/v2) files from them by rewriting the text, and records pi's own answers
 // (getBranch, buildSessionContext, getHeader, ...) as test cases.
 //
@@ -91,6 +91,11 @@ crypto.randomUUID = function fakeRandomUUID() {
 };
 module.syncBuiltinESMExports();
 
+// /tree shortens paths under $HOME: answers are computed with this home, and the
+// Rust harness runs the tools with the same HOME.
+process.env.HOME = "/home/dev";
+delete process.env.USERPROFILE;
+
 const RealDate = globalThis.Date;
 const clock = { now: RealDate.UTC(2026, 0, 1) };
 class FakeDate extends RealDate {
@@ -104,7 +109,7 @@ class FakeDate extends RealDate {
 }
 globalThis.Date = FakeDate;
 
-const pi = await import("@mariozechner/pi-coding-agent");
+const pi = await import("@earendil-works/pi-coding-agent");
 const { SessionManager, buildSessionContext } = pi;
 if (typeof SessionManager !== "function" || typeof buildSessionContext !== "function") {
 	throw new Error("pi exports changed: SessionManager/buildSessionContext missing");
@@ -119,6 +124,23 @@ if (typeof SessionManager !== "function" || typeof buildSessionContext !== "func
 	if (id !== "abcdef01") throw new Error(`randomUUID patch not seen by pi (got id ${id})`);
 	if (sm.getEntries()[0].timestamp !== new RealDate(clock.now).toISOString())
 		throw new Error("Date patch not seen by pi");
+}
+
+// What pi 1.6 refuses to open, checked here so the tools' errors stay pi's:
+// a file that starts with a byte order mark (its first line is no JSON, so no header).
+{
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-conf-refuse-"));
+	const f = path.join(dir, "bom.jsonl");
+	const text = '\ufeff{"type":"session","version":3,"id":"00000000-0000-4000-8000-000000000001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}\n';
+	fs.writeFileSync(f, text);
+	let refused = false;
+	try {
+		SessionManager.open(f);
+	} catch {
+		refused = true;
+	}
+	if (!refused || fs.readFileSync(f, "utf8") !== text) throw new Error("pi 1.6 no longer refuses a file with a BOM, or changed it");
+	fs.rmSync(dir, { recursive: true, force: true });
 }
 
 // ---------------------------------------------------------------------------
@@ -179,6 +201,11 @@ function usage(rng) {
 	return { input, output, cacheRead, cacheWrite, totalTokens: input + output + cacheRead + cacheWrite, cost };
 }
 
+// Paths around HOME=/home/dev: inside, equal, a sibling that only shares the prefix, unnormalised.
+const READ_PATHS = ["/home/dev/proj/src/lib.rs", "/home/dev", "/home/dev/", "/home/devious/x.rs", "/home/dev/./a//b/../c.rs", "/home/dev/../other/x", "relative/x.rs", "/tmp/y.rs"];
+// What formatReadLineRange makes of offset/limit (numbers, numeric strings, null, junk).
+const READ_RANGES = [{ offset: 10 }, { limit: 5 }, { offset: 3, limit: 4 }, { offset: "12", limit: "2" }, { offset: null, limit: 3 }, { offset: "abc" }, { offset: 0, limit: 1 }, { offset: 1, limit: 0.5 }, { offset: " ", limit: 2 }, { offset: 5, limit: null }];
+
 const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh"];
 const CUSTOM_TYPES = ["ext-a", "ext-b", "todo", "plan-mode", "ext/ünï"];
 const LABELS = ["plan", "checkpoint", "good", "v2-🚀", "naïve", "日本", "fix_1", "with space", "a^b", "-dash", "x~2", "final"];
@@ -204,6 +231,17 @@ const DEFAULT_WEIGHTS = {
 	branch: 10,
 	branchSummary: 3,
 	resetLeaf: 1,
+};
+
+// What pi 1.x writes on top of 0.73.1: system prompts (with sections and tool
+// deltas), usage entries, context edits, messages with null or missing content,
+// keep-nothing compactions, summaries that carry usage.
+const X_WEIGHTS = {
+	...DEFAULT_WEIGHTS,
+	system: 3,
+	usageEntry: 3,
+	contextEdit: 5,
+	nullContent: 2,
 };
 
 const LINEAR_OLD_WEIGHTS = {
@@ -325,7 +363,9 @@ class Builder {
 				const args =
 					name === "bash"
 						? { command: rng.pick(["ls -la", "cargo test", 'echo "hi\\n"', "grep -r 'x' ."]) }
-						: { path: rng.pick(["src/main.rs", "a b/ü.txt", "C:\\x\\y.rs"]), ...(rng.chance(0.3) ? { offset: rng.int(1, 500), limit: 0.5 } : {}) };
+						: this.opts.x
+							? { path: rng.pick(READ_PATHS), ...(rng.chance(0.5) ? rng.pick(READ_RANGES) : {}) }
+							: { path: rng.pick(["src/main.rs", "a b/ü.txt", "C:\\x\\y.rs"]), ...(rng.chance(0.3) ? { offset: rng.int(1, 500), limit: 0.5 } : {}) };
 				const call = { type: "toolCall", id: `toolu_${rng.hex(6)}`, name, arguments: args };
 				if (rng.chance(0.25)) call.thoughtSignature = `ts${rng.hex(6)}`;
 				content.push(call);
@@ -402,6 +442,66 @@ class Builder {
 		this.sm.appendMessage(msg);
 	}
 
+	// ---- pi 1.x operations ----
+	system() {
+		const rng = this.rng;
+		const r = rng.next();
+		const content = r < 0.6 ? `System: ${text(rng, 5)}` : r < 0.85 ? [{ type: "text", text: `Blocks: ${text(rng, 3)}` }, { type: "text", text: text(rng, 2) }] : "";
+		const msg = { role: "system", content };
+		if (rng.chance(0.5)) {
+			msg.sections = {};
+			for (const name of ["<rules>", "## Project", "tools-note"]) {
+				if (rng.chance(0.5)) msg.sections[name] = rng.chance(0.2) ? null : `${name}: ${text(rng, 3)}`;
+			}
+		}
+		if (rng.chance(0.35)) {
+			const name = rng.pick(["read", "bash", "grep", "ext_tool"]);
+			msg.toolsAdded = [{ name, description: `The ${name} tool: ${text(rng, 2)}`, parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } }];
+		}
+		if (rng.chance(0.15)) msg.toolsRemoved = [{ name: rng.pick(["read", "grep", "ext_tool"]) }];
+		msg.timestamp = this.msgTime();
+		this.sm.appendMessage(msg);
+	}
+
+	usageEntry() {
+		const rng = this.rng;
+		const [provider, , model] = rng.pick(PROVIDERS);
+		const kind = rng.pick(["cache_warm", "title", "session_name", "ext:summary"]);
+		this.sm.appendUsage(kind, provider, model, usage(rng), rng.chance(0.4) ? rng.pick(["extension override", text(rng, 2)]) : undefined);
+	}
+
+	contextEdit() {
+		const rng = this.rng;
+		const editable = (e) =>
+			e.type === "custom_message" ||
+			(e.type === "message" && ["user", "assistant", "toolResult"].includes(e.message.role));
+		const targets = this.sm.getBranch().filter(editable);
+		if (targets.length === 0) return this.user();
+		// re-edit a target already edited now and then: the latest edit wins
+		const t = rng.pick(targets);
+		const r = rng.next();
+		let replacement;
+		if (r < 0.3) replacement = null;
+		else if (r < 0.7) replacement = { content: rng.chance(0.2) ? "" : `edited: ${text(rng, 4)}` };
+		else replacement = { content: [{ type: "text", text: `edited blocks: ${text(rng, 3)}` }, ...(rng.chance(0.3) ? [{ ...IMAGE }] : [])] };
+		this.sm.appendContextEdit(t.id, replacement);
+	}
+
+	nullContent() {
+		// Session files are not validated: old versions, forks and hand edits hold
+		// messages whose content is null or missing; pi 1.x builds [] / "" for them.
+		const rng = this.rng;
+		const role = rng.pick(["user", "assistant", "toolResult", "system", "custom"]);
+		const missing = rng.chance(0.5);
+		const msg = { role };
+		if (!missing) msg.content = null;
+		if (role === "assistant") Object.assign(msg, { api: this.provider[1], provider: this.provider[0], model: this.provider[2], usage: usage(rng), stopReason: "stop" });
+		if (role === "toolResult") Object.assign(msg, { toolCallId: `toolu_${rng.hex(6)}`, toolName: "read", isError: false });
+		if (role === "custom") Object.assign(msg, { customType: "ext-a", display: true });
+		msg.timestamp = this.msgTime();
+		this.sm.appendMessage(msg);
+	}
+
 	thinking() {
 		this.sm.appendThinkingLevelChange(this.rng.pick(THINKING_LEVELS));
 	}
@@ -423,7 +523,9 @@ class Builder {
 		else kept = this.freshHexId();
 		const details = rng.chance(0.5) ? { readFiles: ["src/a.rs", text(rng, 1)], modifiedFiles: rng.chance(0.5) ? [] : ["b.rs"] } : undefined;
 		const fromHook = rng.chance(0.25) ? true : rng.chance(0.1) ? false : undefined;
-		this.sm.appendCompaction(`Summary: ${text(rng, 6)}`, kept, rng.chance(0.1) ? 0 : rng.int(1000, 200000), details, fromHook);
+		if (this.opts.x && rng.chance(0.2)) kept = undefined; // keep nothing: pi stores the compaction's own id
+		const u = this.opts.x && rng.chance(0.5) ? usage(rng) : undefined;
+		this.sm.appendCompaction(`Summary: ${text(rng, 6)}`, kept, rng.chance(0.1) ? 0 : rng.int(1000, 200000), details, fromHook, u);
 	}
 
 	customEntry() {
@@ -502,7 +604,8 @@ class Builder {
 		const summary = rng.chance(0.2) ? "" : `Branch: ${text(rng, 5)}`;
 		const details = rng.chance(0.4) ? { readFiles: [], modifiedFiles: ["x.rs"] } : undefined;
 		const fromHook = rng.chance(0.3) ? true : rng.chance(0.1) ? false : undefined;
-		this.sm.branchWithSummary(target, summary, details, fromHook);
+		const u = this.opts.x && rng.chance(0.5) ? usage(rng) : undefined;
+		this.sm.branchWithSummary(target, summary, details, fromHook, u);
 		this.pendingToolCalls = [];
 	}
 
@@ -510,7 +613,9 @@ class Builder {
 		this.sm.resetLeaf();
 		this.pendingToolCalls = [];
 		this.tick();
-		if (this.rng.chance(0.7)) this.user();
+		const r = this.rng.next();
+		if (r < 0.2) this.sm.branchWithSummary(this.randomEntryId() ?? null, `Branch from nowhere: ${text(this.rng, 2)}`);
+		else if (r < 0.75) this.user();
 		else this.customMessage();
 	}
 
@@ -536,6 +641,7 @@ class Builder {
 		const w = this.opts.weights ?? DEFAULT_WEIGHTS;
 		const table = Object.entries(w);
 		// preamble: always produce an assistant early so pi writes the file
+		if (this.opts.x && rng.chance(0.8)) this.system();
 		if (rng.chance(0.5)) this.model();
 		if (rng.chance(0.3)) this.thinking();
 		this.tick();
@@ -826,7 +932,14 @@ const SPECS = [];
 for (let i = 1; i <= 30; i++) {
 	const n = String(i).padStart(3, "0");
 	const r = new Rng(`size/${n}`);
-	SPECS.push({ name: `v3-${n}`, version: 3, target: r.int(50, i % 10 === 0 ? 110 : 58), opts: {} });
+	SPECS.push({ name: `v3-${n}`, version: 3, target: r.int(60, i % 10 === 0 ? 110 : 68), opts: {} });
+}
+// Sessions with what only pi 1.x writes (system prompts, usage entries, context
+// edits, null content, keep-nothing compactions, summaries with usage).
+for (let i = 1; i <= 16; i++) {
+	const n = String(i).padStart(2, "0");
+	const r = new Rng(`size/x${n}`);
+	SPECS.push({ name: `v3-x${n}`, version: 3, target: r.int(60, i % 8 === 0 ? 110 : 72), opts: { x: true, weights: X_WEIGHTS } });
 }
 SPECS.push(
 	{
@@ -865,6 +978,36 @@ SPECS.push(
 		target: 50,
 		opts: { linear: true, weights: { ...LINEAR_OLD_WEIGHTS, customEntry: 2, customMessage: 3, sessionInfo: 1 } },
 	},
+	{
+		name: "v3-system-prompts",
+		version: 3,
+		target: 70,
+		opts: { x: true, weights: { ...X_WEIGHTS, system: 14, compaction: 8 } },
+	},
+	{
+		name: "v3-context-edits",
+		version: 3,
+		target: 70,
+		opts: { x: true, weights: { ...X_WEIGHTS, contextEdit: 20, branch: 6 } },
+	},
+	{
+		name: "v3-usage",
+		version: 3,
+		target: 64,
+		opts: { x: true, weights: { ...X_WEIGHTS, usageEntry: 16, branchSummary: 6, compaction: 6 } },
+	},
+	{
+		name: "v3-nested-compactions",
+		version: 3,
+		target: 100,
+		opts: { x: true, weights: { ...X_WEIGHTS, compaction: 16, system: 5, branch: 2, branchSummary: 1, resetLeaf: 0 } },
+	},
+	{
+		name: "v3-null-content",
+		version: 3,
+		target: 60,
+		opts: { x: true, weights: { ...X_WEIGHTS, nullContent: 14 } },
+	},
 	{ name: "v1-001", version: 1, target: 28, opts: { linear: true, weights: LINEAR_OLD_WEIGHTS }, v1: { oldHeaderKeys: "branched" } },
 	{ name: "v1-002", version: 1, target: 28, opts: { linear: true, weights: LINEAR_OLD_WEIGHTS }, v1: { oldHeaderKeys: "plain" } },
 	{ name: "v1-003", version: 1, target: 28, opts: { linear: true, weights: LINEAR_OLD_WEIGHTS }, v1: {} },
@@ -898,12 +1041,20 @@ function features(objs) {
 			if (m.role === "user" && Array.isArray(m.content) && m.content.some((b) => b.type === "image")) f.add("user:image");
 			if (m.role === "assistant") {
 				f.add(`stop:${m.stopReason}`);
-				for (const b of m.content) {
+				for (const b of m.content ?? []) {
 					if (b.type === "thinking") f.add(b.redacted ? "thinking:redacted" : b.thinkingSignature ? "thinking:sig" : "thinking:nosig");
 					if (b.type === "toolCall" && b.thoughtSignature) f.add("toolCall:thoughtSignature");
 				}
 			}
 			if (m.role === "toolResult") f.add(`toolResult:isError:${m.isError}`);
+			if (!("content" in m)) f.add("content:missing");
+			else if (m.content === null) f.add("content:null");
+			if (m.role === "system") {
+				f.add(typeof m.content === "string" ? "system:string" : "system:array");
+				if (m.sections) f.add("system:sections");
+				if (m.toolsAdded) f.add("system:toolsAdded");
+				if (m.toolsRemoved) f.add("system:toolsRemoved");
+			}
 			if (m.role === "bashExecution") {
 				f.add(`bash:exit:${m.exitCode === undefined ? "absent" : m.exitCode === null ? "null" : m.exitCode === 0 ? "0" : "nonzero"}`);
 				if (m.cancelled) f.add("bash:cancelled");
@@ -915,7 +1066,14 @@ function features(objs) {
 		if (o.type === "compaction") {
 			if (o.details) f.add("compaction:details");
 			if (o.fromHook) f.add("compaction:fromHook");
+			if (o.systemMessage) f.add("compaction:systemMessage");
+			if (o.firstKeptEntryId === o.id) f.add("compaction:keepNothing");
+			if (o.usage) f.add("compaction:usage");
 		}
+		if (o.type === "context_edit") {
+			f.add(o.replacement === null ? "ce:omit" : typeof o.replacement.content === "string" ? "ce:string" : "ce:array");
+		}
+		if (o.type === "usage") f.add("note" in o ? "usage:note" : "usage:nonote");
 		if (o.type === "custom") f.add("data" in o ? "custom:data" : "custom:nodata");
 		if (o.type === "custom_message") {
 			f.add(typeof o.content === "string" ? "cm:string" : "cm:array");
@@ -929,6 +1087,7 @@ function features(objs) {
 			if (o.summary === "") f.add("bs:empty");
 			if (o.details) f.add("bs:details");
 			if (o.fromHook) f.add("bs:fromHook");
+			if (o.usage) f.add("bs:usage");
 		}
 		if (o.type !== "session" && o.parentId === null) f.add("root");
 	}
@@ -945,6 +1104,10 @@ const REQUIRED = [
 	"compaction:details", "compaction:fromHook", "custom:data", "custom:nodata", "cm:string", "cm:array",
 	"cm:display:true", "cm:display:false", "cm:details", "info:empty", "info:name", "label:empty", "label:set",
 	"label:clear", "bs:root", "bs:id", "bs:empty", "bs:details", "bs:fromHook",
+	// pi 1.x
+	"role:system", "system:string", "system:array", "system:sections", "system:toolsAdded", "system:toolsRemoved",
+	"type:usage", "usage:note", "usage:nonote", "type:context_edit", "ce:omit", "ce:string", "ce:array",
+	"compaction:systemMessage", "compaction:keepNothing", "compaction:usage", "bs:usage", "content:null", "content:missing",
 ];
 
 // ---------------------------------------------------------------------------

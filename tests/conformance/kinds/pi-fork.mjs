@@ -105,6 +105,8 @@ function appended(s, f) {
 	}
 }
 
+const NAME = "  a name\twith tab\r\n\nand lines\u2028  ";
+
 export const KINDS = {
 	"fork-at": {
 		tool: "pi-fork",
@@ -175,8 +177,8 @@ export const KINDS = {
 		scope: "default-leaf",
 		only: V3,
 		stdin: true,
-		args: () => ["-", "--name", "  a name\twith tab  "],
-		what: () => "appendSessionInfo(name)",
-		stdout: (s) => appended(s, (sm) => sm.appendSessionInfo("  a name\twith tab  ")),
+		args: () => ["-", "--name", NAME],
+		what: () => "appendSessionInfo(name): runs of CR/LF become one space, then trim",
+		stdout: (s) => appended(s, (sm) => sm.appendSessionInfo(NAME)),
 	},
 };

@@ -51,7 +51,6 @@ function treeText(pi, sm, leafId, filter, search) {
 		list.searchQuery = search;
 		list.applyFilter();
 	}
-	if (list.filteredNodes.length === 0) return "";
 	const lines = list.render(1e6);
 	lines.pop(); // the (n/m) counter
 	return lines
