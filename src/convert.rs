@@ -73,7 +73,8 @@ pub fn to_llm(text: &[u8], range: Range<usize>) -> Result<Converted, ConvertErro
         Ok(Converted::Message(user_message(&content, m)?))
     };
     match role.as_ref() {
-        "user" | "assistant" | "toolResult" => {
+        // pi 1.x: system messages pass through too.
+        "system" | "user" | "assistant" | "toolResult" => {
             Ok(Converted::Message(js::canonical_vec(text, range)?))
         }
         "bashExecution" => {

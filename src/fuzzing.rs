@@ -394,11 +394,16 @@ pub fn check_session(s: &Session, reference: &str) {
     }
     for leaf in leaves {
         let ok_path = leaf.is_none_or(|l| paths[l].is_some());
+        // pi 1.6 fails (TypeError) on a message entry without a message and
+        // on a context edit without a replacement: so do we, with the line.
+        let pi_fails = |e: &crate::error::Error| e.to_string().contains("pi 1.6 fails on it");
         match context::build(s, leaf) {
             Ok(ctx) => {
                 for item in ctx.items {
-                    if let Some(m) = context::message_json(s, item).expect("message_json") {
-                        assert!(scan::validate(&m).is_ok(), "message JSON invalid");
+                    match context::message_json(s, item) {
+                        Ok(Some(m)) => assert!(scan::validate(&m).is_ok(), "message JSON invalid"),
+                        Ok(None) => {}
+                        Err(e) => assert!(pi_fails(&e), "message_json: {e}"),
                     }
                 }
                 if let Some(t) = ctx.thinking_level {
@@ -408,7 +413,10 @@ pub fn check_session(s: &Session, reference: &str) {
                     assert!(scan::validate(&m).is_ok());
                 }
             }
-            Err(_) => assert!(!ok_path, "context::build failed on an acyclic path"),
+            Err(e) => assert!(
+                !ok_path || pi_fails(&e),
+                "context::build failed on an acyclic path: {e}"
+            ),
         }
     }
 

@@ -13,6 +13,37 @@ use std::io::Write;
 pub struct Source {
     pub json: Vec<u8>,
     pub line: u64,
+    /// How the model sees it (context edits, checkpoints; pi 1.x).
+    pub view: View,
+}
+
+impl Source {
+    /// A message the model sees as it is.
+    pub fn sent(json: Vec<u8>, line: u64) -> Source {
+        Source {
+            json,
+            line,
+            view: View::Sent,
+        }
+    }
+}
+
+/// What a [`Source`] is to the model.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum View {
+    /// Sent as it is.
+    #[default]
+    Sent,
+    /// The system prompt a compaction stored (its checkpoint).
+    Checkpoint,
+    /// Sent with the content a context edit (id) gave it; `original` is
+    /// the message before the edit.
+    Edited { edit: String, original: Vec<u8> },
+    /// Left out of what the model sees by a context edit (id); `json` is
+    /// the message as it was.
+    Omitted { edit: String },
+    /// `json` is a `usage` entry (pi 1.x): model use outside the context.
+    Usage,
 }
 
 /// What the transcript is about, shown at its top.
@@ -85,6 +116,8 @@ pub enum Part {
     Output(Option<String>),
     /// A value shown as (pretty) JSON.
     Json(String),
+    /// What the message said before a context edit changed it.
+    Original(Vec<Part>),
 }
 
 /// The arguments of a tool call, shown by kind.
@@ -133,6 +166,12 @@ pub fn build(name: &str, msgs: &[Source], opts: Options) -> Result<Vec<Turn>> {
             continue;
         }
         let err = |msg: String| Error::data(name, Some(src.line), msg);
+        if src.view == View::Usage {
+            if let Some(obj) = &parsed[k].obj {
+                turns.push(usage_turn(obj));
+            }
+            continue;
+        }
         let Some(obj) = &parsed[k].obj else {
             turns.push(Turn {
                 role: "(not a message)".into(),
@@ -158,6 +197,54 @@ pub fn build(name: &str, msgs: &[Source], opts: Options) -> Result<Vec<Turn>> {
             "user" => {
                 turn.class = "user";
                 turn.parts = content_parts(obj, "content").map_err(err)?;
+            }
+            "system" => {
+                turn.class = "system";
+                turn.role = "system prompt".into();
+                if src.view == View::Checkpoint {
+                    turn.notes.push(Note {
+                        text: "the system prompt in force at the compaction (its checkpoint)"
+                            .into(),
+                        error: false,
+                    });
+                }
+                turn.parts = match obj.raw("content") {
+                    None | Some(b"null") => vec![],
+                    Some(_) => content_parts(obj, "content").map_err(err)?,
+                };
+                if let Some(sections) = obj.object("sections") {
+                    for m in &sections.members {
+                        let key = js::decode_string(sections.text, m.key.clone());
+                        let v = &sections.text[m.value.clone()];
+                        turn.parts.push(Part::Text(if v == b"null" {
+                            format!("[section {}: removed]", clean(&key))
+                        } else if v.first() == Some(&b'"') {
+                            format!(
+                                "[section {}]\n{}",
+                                clean(&key),
+                                clean(&js::decode_string(sections.text, m.value.clone()))
+                            )
+                        } else {
+                            format!("[section {}]\n{}", clean(&key), pretty(v))
+                        }));
+                    }
+                }
+                for (key, what) in [
+                    ("toolsAdded", "tools added"),
+                    ("toolsRemoved", "tools removed"),
+                ] {
+                    let names: Vec<String> = blocks(obj, key)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|t| t.str("name").map(|n| clean(&n)))
+                        .collect();
+                    if !names.is_empty() {
+                        turn.notes.push(Note {
+                            text: format!("{what}: {}", names.join(", ")),
+                            error: false,
+                        });
+                    }
+                }
             }
             "assistant" => {
                 turn.class = "assistant";
@@ -358,9 +445,103 @@ pub fn build(name: &str, msgs: &[Source], opts: Options) -> Result<Vec<Turn>> {
         }
         turn.parts
             .retain(|p| !matches!(p, Part::Text(t) if t.trim().is_empty()));
+        match &src.view {
+            View::Omitted { edit } => turn.notes.push(Note {
+                text: format!(
+                    "omitted from the model's view by context edit {}",
+                    clean(edit)
+                ),
+                error: false,
+            }),
+            View::Edited { edit, original } => {
+                turn.notes.push(Note {
+                    text: format!(
+                        "edited by context edit {}: the model sees this; the original follows",
+                        clean(edit)
+                    ),
+                    error: false,
+                });
+                let one = [Source::sent(original.clone(), src.line)];
+                let before = build(
+                    name,
+                    &one,
+                    Options {
+                        include_hidden: true,
+                    },
+                )?;
+                let mut parts: Vec<Part> = before.into_iter().flat_map(|t| t.parts).collect();
+                if parts.is_empty() {
+                    parts.push(Part::Text("(empty)".into()));
+                }
+                turn.parts.push(Part::Original(parts));
+            }
+            _ => {}
+        }
         turns.push(turn);
     }
     Ok(turns)
+}
+
+/// A `usage` entry: who was called for what, and what it cost.
+fn usage_turn(obj: &Object<'_>) -> Turn {
+    let kind = obj.str("kind").map(|k| clean(&k)).unwrap_or_default();
+    let model = match (obj.str("provider"), obj.str("model")) {
+        (Some(p), Some(m)) => Some(clean(&format!("{p}/{m}"))),
+        (None, Some(m)) => Some(clean(&m)),
+        _ => None,
+    };
+    let time = obj.str("timestamp").map(|t| {
+        if t.len() == 24 && t.is_char_boundary(10) && t.is_char_boundary(19) {
+            format!("{} {}", &t[..10], &t[11..19])
+        } else {
+            clean(&t)
+        }
+    });
+    let mut text = String::new();
+    if let Some(u) = obj.object("usage") {
+        let n = |o: &Object<'_>, k: &str| {
+            o.raw(k)
+                .map(|v| String::from_utf8_lossy(v).into_owned())
+                .unwrap_or_else(|| "?".into())
+        };
+        text.push_str(&format!(
+            "{} tokens (input {}, output {}, cache read {}, cache write {})",
+            n(&u, "totalTokens"),
+            n(&u, "input"),
+            n(&u, "output"),
+            n(&u, "cacheRead"),
+            n(&u, "cacheWrite")
+        ));
+        if let Some(c) = u.object("cost") {
+            text.push_str(&format!(", cost {}", n(&c, "total")));
+        }
+    }
+    let mut notes = vec![Note {
+        text: "model use outside the conversation: not sent to the model".into(),
+        error: false,
+    }];
+    if let Some(note) = obj.str("note") {
+        notes.push(Note {
+            text: clean(&note),
+            error: false,
+        });
+    }
+    Turn {
+        role: if kind.is_empty() {
+            "usage".into()
+        } else {
+            format!("usage: {kind}")
+        },
+        class: "other",
+        time,
+        model,
+        notes,
+        parts: if text.is_empty() {
+            vec![]
+        } else {
+            vec![Part::Text(text)]
+        },
+    }
 }
 
 fn is_zero(v: &[u8]) -> bool {
@@ -760,6 +941,12 @@ fn md_parts(s: &mut String, parts: &[Part]) {
             Part::Output(None) => s.push_str("*(no output)*\n\n"),
             Part::Output(Some(o)) => md_block(s, "", o),
             Part::Json(j) => md_block(s, "json", j),
+            Part::Original(parts) => {
+                let mut inner = String::new();
+                md_parts(&mut inner, parts);
+                s.push_str("> **original, before the context edit**\n>\n");
+                md_quote(s, inner.trim_end_matches('\n'));
+            }
         }
     }
 }
@@ -889,6 +1076,7 @@ fn text_parts(s: &mut String, role: &str, parts: &[Part]) {
             Part::Output(None) => text_lines(s, role, "(no output)"),
             Part::Output(Some(o)) => text_lines(s, role, o.trim_end_matches('\n')),
             Part::Json(j) => text_lines(s, role, j),
+            Part::Original(parts) => text_parts(s, &format!("{role} (original)"), parts),
         }
     }
 }
@@ -947,6 +1135,7 @@ section.tool{background:var(--tool)}
 section.bash{background:var(--bash)}
 section.summary{background:var(--sum)}
 section.custom{background:var(--sum)}
+section.system{background:var(--sum)}
 section.hidden{border-style:dashed;opacity:.85}
 h2{font-size:14px;margin:0 0 6px;display:flex;flex-wrap:wrap;gap:4px 12px;align-items:baseline}
 h2 .n{color:var(--muted);font-weight:400}
@@ -1045,6 +1234,11 @@ fn html_parts(s: &mut String, parts: &[Part], in_result: bool) {
             Part::Output(None) => s.push_str("<div class=\"note\">(no output)</div>\n"),
             Part::Output(Some(o)) => html_pre(s, "output", o),
             Part::Json(j) => html_pre(s, "json", j),
+            Part::Original(parts) => {
+                s.push_str("<details class=\"original\"><summary>original, before the context edit</summary>\n");
+                html_parts(s, parts, in_result);
+                s.push_str("</details>\n");
+            }
         }
     }
 }

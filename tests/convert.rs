@@ -92,10 +92,23 @@ fn bad_input() {
     let o = run(TOOL, &[], Some(img));
     assert!(o.status.success());
     assert_eq!(o.stdout, [&img[..], b"\n"].concat());
-    // A message entry holding null: pi's convertToLlm throws on it.
+    // A message entry holding null, or none: pi 1.6 throws while building the context.
     let null_msg = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n\
 {\"type\":\"message\",\"id\":\"aaaaaaaa\",\"parentId\":null,\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"message\":null}\n";
-    expect_error(&[], null_msg, "<stdin>:2: the message is null");
+    expect_error(
+        &[],
+        null_msg,
+        "<stdin>:2: a \"message\" entry without a message",
+    );
+    let no_msg = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n\
+{\"type\":\"message\",\"id\":\"aaaaaaaa\",\"parentId\":null,\"timestamp\":\"2025-01-01T00:00:00.000Z\"}\n";
+    for to in ["llm", "markdown"] {
+        expect_error(
+            &["--to", to],
+            no_msg,
+            "<stdin>:2: a \"message\" entry without a message",
+        );
+    }
     // Binary garbage and an empty input never panic.
     let o = run(TOOL, &["--to", "html"], Some(b"\xff\xfe\x00garbage\n"));
     assert_eq!(o.status.code(), Some(1));
@@ -155,6 +168,10 @@ const SNAPSHOT_INPUTS: &[(&str, &[&str])] = &[
     ("v2-002", &[]),
     ("convert-bash", &["--include-hidden"]),
     ("convert-mixed", &[]),
+    // pi 1.x: system prompts and checkpoints, usage entries, context edits
+    ("v3-system-prompts", &[]),
+    ("v3-x14", &[]),
+    ("v3-context-edits", &["--leaf", "570b6639"]),
 ];
 
 #[test]

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::json::Object;
 use crate::refs;
 use crate::session::{ReadOptions, Session};
-use crate::transcript::{self, Meta, Source};
+use crate::transcript::{self, Meta, Source, View};
 use std::io::Write;
 
 /// What the input is.
@@ -200,16 +200,45 @@ fn session_messages(s: &Session, opts: &Options) -> Result<(Vec<Source>, Meta)> 
         (r, _) => Some(refs::resolve(s, r)?),
     };
     let ctx = context::build(s, leaf)?;
+    // Transcripts also show what the model does not see: entries a context
+    // edit omits (marked), the original of an edited one, usage entries.
+    let reader = !matches!(opts.to, To::Llm);
+    let id_of = |e: usize| s.entries.id_string(e);
     let mut msgs = Vec::with_capacity(ctx.items.len());
     for item in ctx.items {
-        let i = match item {
-            Item::CompactionSummary(i) | Item::Entry(i) => i,
+        let i = item.entry();
+        let line = s.entries[i].line();
+        let view = match item {
+            Item::Usage(_) if reader => {
+                msgs.push(Source {
+                    json: s.line(i)?.into_owned(),
+                    line,
+                    view: View::Usage,
+                });
+                continue;
+            }
+            Item::Omitted(_, e) if reader => {
+                if let Some(json) = context::message_json(s, Item::Entry(i))? {
+                    msgs.push(Source {
+                        json,
+                        line,
+                        view: View::Omitted { edit: id_of(e) },
+                    });
+                }
+                continue;
+            }
+            Item::Edited(_, e) if reader => match context::message_json(s, Item::Entry(i))? {
+                Some(original) => View::Edited {
+                    edit: id_of(e),
+                    original,
+                },
+                None => View::Sent,
+            },
+            Item::CompactionSystem(_) => View::Checkpoint,
+            _ => View::Sent,
         };
         if let Some(json) = context::message_json(s, item)? {
-            msgs.push(Source {
-                json,
-                line: s.entries[i].line(),
-            });
+            msgs.push(Source { json, line, view });
         }
     }
     let mut fields = vec![("session".to_string(), transcript::clean(&s.header.id))];
@@ -269,10 +298,7 @@ fn stream_messages(name: &str, bytes: &[u8]) -> Result<Vec<Source>> {
             }
             Some(_) => {}
         }
-        msgs.push(Source {
-            json: line.to_vec(),
-            line: lineno,
-        });
+        msgs.push(Source::sent(line.to_vec(), lineno));
     }
     Ok(msgs)
 }

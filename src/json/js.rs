@@ -875,6 +875,46 @@ pub fn number_to_js(n: f64) -> String {
     s
 }
 
+/// `{...object, [key]: value}` written as `JSON.stringify` writes it, for
+/// an object already in `JSON.stringify`'s text (no white space, no
+/// duplicate keys): the member keeps its place, or goes last when it is
+/// new; `None` (JavaScript's `undefined`) leaves it out. `key` must not
+/// look like an array index (those sort first in JavaScript). Text that
+/// is not an object comes back unchanged.
+pub fn with_member(object: &[u8], key: &str, value: Option<&[u8]>) -> Vec<u8> {
+    let Ok(members) = scan::members(object, 0..object.len()) else {
+        return object.to_vec();
+    };
+    let mut out = Vec::with_capacity(object.len() + value.map_or(0, |v| v.len()) + key.len() + 4);
+    out.push(b'{');
+    let mut found = false;
+    let put = |out: &mut Vec<u8>, k: &[u8], v: &[u8]| {
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        out.extend_from_slice(k);
+        out.push(b':');
+        out.extend_from_slice(v);
+    };
+    for m in &members {
+        if super::key_is(object, &m.key, key) {
+            found = true;
+            if let Some(v) = value {
+                put(&mut out, &object[m.key.clone()], v);
+            }
+        } else {
+            put(&mut out, &object[m.key.clone()], &object[m.value.clone()]);
+        }
+    }
+    if let (false, Some(v)) = (found, value) {
+        let mut k = Vec::new();
+        write_str(&mut k, key);
+        put(&mut out, &k, v);
+    }
+    out.push(b'}');
+    out
+}
+
 /// JavaScript truthiness of a JSON value's text.
 pub fn truthy(value: &[u8]) -> bool {
     match value.first() {
@@ -892,6 +932,31 @@ pub fn truthy(value: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn with_member_keeps_the_place_or_appends() {
+        assert_eq!(
+            with_member(
+                br#"{"role":"user","content":null,"timestamp":1}"#,
+                "content",
+                Some(b"[]")
+            ),
+            br#"{"role":"user","content":[],"timestamp":1}"#.to_vec()
+        );
+        assert_eq!(
+            with_member(br#"{"role":"user","timestamp":1}"#, "content", Some(b"[]")),
+            br#"{"role":"user","timestamp":1,"content":[]}"#.to_vec()
+        );
+        assert_eq!(
+            with_member(br#"{"role":"user","content":"x","t":1}"#, "content", None),
+            br#"{"role":"user","t":1}"#.to_vec()
+        );
+        assert_eq!(
+            with_member(b"{}", "content", Some(b"1")),
+            br#"{"content":1}"#.to_vec()
+        );
+        assert_eq!(with_member(b"[1]", "content", Some(b"1")), b"[1]".to_vec());
+    }
 
     /// Whenever the quick check says "already canonical", the long way
     /// agrees byte for byte.

@@ -269,7 +269,7 @@ class Builder {
 		const rng = this.rng;
 		clock.now = RealDate.UTC(2025, rng.int(0, 11), rng.int(1, 28), rng.int(0, 23), rng.int(0, 59), rng.int(0, 59)) + rng.int(0, 999);
 		this.tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-conf-build-"));
-		const cwd = opts.cwd ?? rng.pick(["/home/dev/proj", "/home/dev/my project", "/Users/ünï/code/pi-mono", "C:\\work\\repo"]);
+		const cwd = opts.cwd ?? rng.pick(["/home/dev/proj", "/home/dev/my project", "/Users/ünï/code/pi-mono", "/srv/C:\\work\\repo"]);
 		this.sm = SessionManager.create(cwd, this.tmp);
 		this.sessionId = uuidV7Like(rng, clock.now);
 		this.sm.newSession({ id: this.sessionId });
