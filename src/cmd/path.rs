@@ -34,6 +34,7 @@ pub fn write_path(
     header: bool,
     out: &mut impl Write,
 ) -> Result<()> {
+    let reference = leaf;
     let leaf = match (leaf, s.index.leaf) {
         // An empty session has an empty path at its default leaf.
         ("leaf", None) => None,
@@ -46,6 +47,10 @@ pub fn write_path(
     match format {
         Format::Entries | Format::Ids => {
             let path = match leaf {
+                // pi's leaf is the last entry's id: when that entry has none,
+                // the leaf is undefined and pi's getBranch() is empty (while
+                // its context is still built from the last entry).
+                Some(l) if reference == "leaf" && s.entries.id(l).is_none() => Vec::new(),
                 Some(l) => path_to(s, l)?,
                 None => Vec::new(),
             };

@@ -1,0 +1,139 @@
+// Answer kinds of pi-path and pi-convert on hand-made shapes that pi 1.x reads but
+// its API does not write: context edits with odd replacements and targets, null
+// and missing content, nested and keep-nothing compactions with and without a
+// system checkpoint, messages that are not objects, an id-less last line.
+//
+// Every line is written with JSON.stringify (so "entries printed with their own
+// bytes" and pi's re-serialisation agree); every answer is pi's own.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+export const KINDS = {};
+
+const H = (n) => ({ type: "session", version: 3, id: `00000000-0000-4000-8000-0000000000b${n}`, timestamp: "2026-07-20T09:00:00.000Z", cwd: "/tmp/p" });
+const T = (s) => `2026-07-20T09:${String(Math.floor(s / 60)).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}.000Z`;
+let clock = 0;
+const e = (type, id, parentId, rest) => ({ type, id, parentId, timestamp: T(++clock), ...rest });
+const m = (id, parentId, message) => e("message", id, parentId, { message });
+const user = (content) => ({ role: "user", content, timestamp: 1 });
+const asst = (content) => ({ role: "assistant", content, api: "x", provider: "p", model: "m", usage: {}, stopReason: "stop", timestamp: 2 });
+const edit = (id, parentId, targetId, replacement) => {
+	const x = e("context_edit", id, parentId, { targetId });
+	if (replacement !== undefined) x.replacement = replacement;
+	return x;
+};
+const SYS = { role: "system", content: "checkpoint prompt", sections: { "<rules>": "be brief" }, timestamp: 5 };
+
+function shapes() {
+	clock = 0;
+	const edits = [
+		H(1),
+		m("e0000001", null, { role: "system", content: "base prompt", timestamp: 0 }),
+		m("e0000002", "e0000001", user("first question")),
+		m("e0000003", "e0000002", asst([{ type: "text", text: "first answer" }])),
+		m("e0000004", "e0000003", { role: "toolResult", toolCallId: "c1", toolName: "read", content: null, isError: false, timestamp: 3 }),
+		m("e0000005", "e0000004", { role: "system", timestamp: 4 }),
+		e("custom_message", "e0000006", "e0000005", { customType: "ext", content: null, display: true }),
+		m("e0000007", "e0000006", { role: "bashExecution", command: "ls", output: "a", exitCode: 0, cancelled: false, truncated: false, timestamp: 6 }),
+		e("branch_summary", "e0000008", "e0000007", { fromId: "root", summary: "we went elsewhere" }),
+		m("e0000009", "e0000008", { role: "custom", customType: "note", content: "custom role", display: true, timestamp: 7 }),
+		m("e000000a", "e0000009", user([{ type: "text", text: "second" }])),
+		m("e000000b", "e000000a", asst("a string content")),
+		m("e000000c", "e000000b", "a message that is a string"),
+		m("e000000d", "e000000c", 42),
+		m("e000000e", "e000000d", user(null)),
+		m("e000000f", "e000000e", { role: "user", timestamp: 8 }),
+		// edits: string on an assistant (becomes a text block), blocks on a tool result,
+		// omit a system message, string on a custom_message, on a bash execution and a
+		// branch summary (unchanged and omitted), replacement that is no object, an
+		// object without content, an array, an edit of an id that is not on the path,
+		// two edits of one entry (the later wins)
+		edit("ed000001", "e000000f", "e0000003", { content: "edited answer" }),
+		edit("ed000002", "ed000001", "e0000004", { content: [{ type: "text", text: "edited result" }] }),
+		edit("ed000003", "ed000002", "e0000005", null),
+		edit("ed000004", "ed000003", "e0000006", { content: "custom edited" }),
+		edit("ed000005", "ed000004", "e0000007", { content: "bash edited" }),
+		edit("ed000006", "ed000005", "e0000008", null),
+		edit("ed000007", "ed000006", "e0000009", { content: [{ type: "text", text: "custom role edited" }] }),
+		edit("ed000008", "ed000007", "e000000a", "just a string"),
+		edit("ed000009", "ed000008", "e000000b", {}),
+		edit("ed00000a", "ed000009", "e000000e", [1, 2]),
+		edit("ed00000b", "ed00000a", "ffffffff", null),
+		edit("ed00000c", "ed00000b", "e0000002", { content: "first edit" }),
+		edit("ed00000d", "ed00000c", "e0000002", { content: "second edit wins" }),
+		edit("ed00000e", "ed00000d", "e0000001", { content: "a system message keeps its content" }),
+		edit("ed00000f", "ed00000e", "e000000f", { content: 7 }),
+		m("e0000010", "ed00000f", user("after the edits")),
+	];
+	clock = 0;
+	const compactions = [
+		H(2),
+		m("c0000001", null, { role: "system", content: "prompt one", timestamp: 0 }),
+		m("c0000002", "c0000001", user("one")),
+		m("c0000003", "c0000002", asst([{ type: "text", text: "two" }])),
+		m("c0000004", "c0000003", { role: "system", content: [{ type: "text", text: "prompt two" }], timestamp: 1 }),
+		e("compaction", "c0000005", "c0000004", { summary: "first summary", firstKeptEntryId: "c0000002", tokensBefore: 1000, systemMessage: SYS }),
+		m("c0000006", "c0000005", user("three")),
+		edit("c0000007", "c0000006", "c0000003", { content: "edited before the compaction" }),
+		m("c0000008", "c0000007", { role: "system", content: "prompt three", timestamp: 2 }),
+		m("c0000009", "c0000008", asst([{ type: "text", text: "four" }])),
+		// the newest compaction keeps from before the first one: the first is in the
+		// kept range and contributes nothing; its system checkpoint is falsy
+		e("compaction", "c000000a", "c0000009", { summary: "second summary", firstKeptEntryId: "c0000003", tokensBefore: 2000, systemMessage: null }),
+		m("c000000b", "c000000a", user("five")),
+		edit("c000000c", "c000000b", "c0000005", null),
+		edit("c000000d", "c000000c", "c0000003", { content: "edited after the compaction" }),
+		m("c000000e", "c000000d", asst([{ type: "text", text: "six" }])),
+		// keep nothing: firstKeptEntryId is the compaction's own id
+		e("compaction", "c000000f", "c000000e", { summary: "third summary", firstKeptEntryId: "c000000f", tokensBefore: 0, systemMessage: { role: "system", content: "", timestamp: 9 } }),
+		m("c0000010", "c000000f", user("seven")),
+		edit("c0000011", "c0000010", "c000000f", { content: "compaction edit: unchanged" }),
+	];
+	clock = 0;
+	const idless = [
+		H(3),
+		m("d0000001", null, user("hi")),
+		m("d0000002", "d0000001", user("second")),
+		{ type: "message", parentId: "d0000001", timestamp: T(3), message: user("no id on the last line") },
+	];
+	return [
+		{ name: "path-edits", objs: edits, leaves: [null, "ed000008", "e000000b"] },
+		{ name: "path-compactions", objs: compactions, leaves: [null, "c000000e", "c000000b", "c0000009", "c0000006"] },
+		{ name: "path-idless-leaf", objs: idless, leaves: [null, "d0000002"] },
+	];
+}
+
+function open(pi, text) {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-conf-path-"));
+	const f = path.join(dir, "s.jsonl");
+	fs.writeFileSync(f, text);
+	const sm = pi.SessionManager.open(f);
+	fs.rmSync(dir, { recursive: true, force: true });
+	return sm;
+}
+
+const jsonLines = (xs) => xs.map((x) => `${JSON.stringify(x)}\n`).join("");
+
+export function extraFixtures(pi) {
+	const fixtures = [];
+	for (const { name, objs, leaves } of shapes()) {
+		const text = jsonLines(objs);
+		const sm = open(pi, text);
+		const entries = sm.getEntries();
+		const byId = new Map(entries.map((x) => [x.id, x]));
+		const cases = [];
+		for (const leaf of leaves) {
+			const id = leaf ?? sm.getLeafId();
+			const la = leaf ? ["--leaf", leaf] : [];
+			const ctx = pi.buildSessionContext(entries, id, byId);
+			cases.push({ tool: "pi-path", args: [...la, "--format", "ids"], stdout: sm.getBranch(id).map((x) => `${x.id}\n`).join(""), what: `getBranch(${id}) ids` });
+			cases.push({ tool: "pi-path", args: la, stdout: jsonLines(sm.getBranch(id)), what: `getBranch(${id}) entries` });
+			cases.push({ tool: "pi-path", args: [...la, "--format", "messages"], stdout: jsonLines(ctx.messages), what: `buildSessionContext(${id}).messages` });
+			cases.push({ tool: "pi-path", args: [...la, "--format", "context"], stdout: `${JSON.stringify(ctx)}\n`, what: `buildSessionContext(${id})` });
+			cases.push({ tool: "pi-convert", args: la, stdout: jsonLines(pi.convertToLlm(ctx.messages)), what: `convertToLlm(buildSessionContext(${id}).messages)` });
+		}
+		fixtures.push({ name, text, cases });
+	}
+	return fixtures;
+}
