@@ -1114,6 +1114,30 @@ const REQUIRED = [
 // Main
 // ---------------------------------------------------------------------------
 
+// PI_CONFORMANCE_STRESS=DIR[:ROUNDS]: only write ROUNDS (default 3) fresh copies of
+// the corpus, with other seeds, to DIR, for check.mjs to compare the tools with pi on.
+if (process.env.PI_CONFORMANCE_STRESS) {
+	const [dir, rounds = "3"] = process.env.PI_CONFORMANCE_STRESS.split(":");
+	fs.mkdirSync(dir, { recursive: true });
+	let n = 0;
+	for (let r = 0; r < Number(rounds); r++) {
+		for (const spec of SPECS) {
+			const name = `r${r}-${spec.name}`;
+			let t = new Builder(name, spec.opts).run(spec.target);
+			try {
+				if (spec.version === 1) t = toV1(t, new Rng(`v1/${name}`), spec.v1);
+				else if (spec.version === 2) t = toV2(t, new Rng(`v2/${name}`));
+			} catch {
+				continue;
+			}
+			fs.writeFileSync(path.join(dir, `${name}.jsonl`), t);
+			n++;
+		}
+	}
+	console.log(`${n} sessions in ${dir}`);
+	process.exit(0);
+}
+
 fs.rmSync(ANSWERS_DIR, { recursive: true, force: true });
 for (const dir of [SESSIONS_DIR, ANSWERS_DIR]) {
 	fs.mkdirSync(dir, { recursive: true });
