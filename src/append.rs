@@ -181,15 +181,33 @@ pub fn label_line(
 }
 
 /// A `session_info` entry as pi's `appendSessionInfo(name)` writes it (now,
-/// the name trimmed).
+/// line breaks made spaces, the name trimmed: `name.replace(/[\r\n]+/g, " ").trim()`).
 pub fn session_info_line(id: &str, parent: Option<&str>, name: &str) -> Vec<u8> {
     let mut w = crate::json::ObjectWriter::new();
     w.str("type", "session_info")
         .str("id", id)
         .raw("parentId", Some(&parent_json(parent)))
         .str("timestamp", &crate::time::now_iso())
-        .str("name", crate::entry::js_trim(name));
+        .str("name", &session_name(name));
     w.finish()
+}
+
+/// pi's `name.replace(/[\r\n]+/g, " ").trim()` (`appendSessionInfo`).
+pub fn session_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut in_break = false;
+    for c in name.chars() {
+        if c == '\r' || c == '\n' {
+            if !in_break {
+                out.push(' ');
+            }
+            in_break = true;
+        } else {
+            out.push(c);
+            in_break = false;
+        }
+    }
+    crate::entry::js_trim(&out).to_string()
 }
 
 /// `new Date().toISOString()` as JSON text.

@@ -30,6 +30,74 @@ pub fn expand_tilde(p: &str) -> PathBuf {
     }
 }
 
+/// pi's `resolvePath(p)`: `~` and `~/x` expanded, a `file://` URL made a
+/// path, then Node's `path.resolve` against the current directory (`.`,
+/// `..`, repeated and trailing slashes resolved by the text alone, without
+/// following symbolic links).
+pub fn resolve_path(p: &Path) -> PathBuf {
+    let p = match p.to_str() {
+        Some(s) if s == "~" || s.starts_with("~/") => expand_tilde(s),
+        Some(s) => match file_url_path(s) {
+            Some(path) => PathBuf::from(path),
+            None => p.to_path_buf(),
+        },
+        None => p.to_path_buf(),
+    };
+    let joined = if p.is_absolute() {
+        p
+    } else {
+        std::env::current_dir().unwrap_or_default().join(p)
+    };
+    let mut out = PathBuf::from("/");
+    for c in joined.components() {
+        match c {
+            std::path::Component::Normal(n) => out.push(n),
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// [`resolve_path`] of a path given as text (a header's `cwd`).
+pub fn resolve_path_str(p: &str) -> String {
+    resolve_path(Path::new(p)).to_string_lossy().into_owned()
+}
+
+/// The path of a `file:` URL without host (or with `localhost`), percent
+/// escapes decoded, as Node's `fileURLToPath` gives it; None when `s` is
+/// not such a URL.
+fn file_url_path(s: &str) -> Option<String> {
+    let rest = s.strip_prefix("file://")?;
+    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    if !rest.starts_with('/') {
+        return None;
+    }
+    let end = rest.find(['?', '#']).unwrap_or(rest.len());
+    let raw = &rest.as_bytes()[..end];
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if raw[i] == b'%' && i + 2 < raw.len() {
+            if let (Some(h), Some(l)) = (hex(raw[i + 1]), hex(raw[i + 2])) {
+                let b = (h * 16 + l) as u8;
+                if b == b'/' {
+                    return None; // Node refuses an encoded slash
+                }
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(raw[i]);
+        i += 1;
+    }
+    String::from_utf8(out).ok()
+}
+
 /// The root of all projects' session directories: `<agentDir>/sessions`.
 pub fn sessions_root() -> PathBuf {
     agent_dir().join("sessions")
@@ -177,5 +245,16 @@ mod tests {
     fn encodes_cwd_like_pi() {
         assert_eq!(encode_cwd("/home/a/proj"), "--home-a-proj--");
         assert_eq!(encode_cwd("C:\\Users\\a"), "--C--Users-a--");
+    }
+
+    #[test]
+    fn resolves_paths_like_node() {
+        let r = |p: &str| resolve_path_str(p);
+        assert_eq!(r("/a/b/../c/./d//"), "/a/c/d");
+        assert_eq!(r("/../.."), "/");
+        assert_eq!(r("/tmp/other project/"), "/tmp/other project");
+        assert_eq!(r("file:///a%20b/c?x#y"), "/a b/c");
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(r("x/.."), cwd.to_string_lossy());
     }
 }

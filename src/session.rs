@@ -680,6 +680,10 @@ pub fn is_blank(bytes: &[u8]) -> bool {
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// Why a file whose first line is a byte order mark and JSON is refused
+/// (`pi-migrate -i` removes the mark).
+pub const BOM_REFUSED: &str = "starts with a byte order mark; pi refuses such a file";
+
 const LINE_TOO_LONG: &str = "a line of 4 GiB or more: longer than this tool reads";
 
 struct Loader<'n> {
@@ -752,9 +756,15 @@ impl<'n> Loader<'n> {
         self.lines_seen = l.number;
         let (mut bytes, mut offset) = (l.bytes, l.offset);
         if l.number == 1 && !self.tail && bytes.starts_with(BOM) {
-            // pi's content.trim() drops a leading byte order mark.
+            // pi 1.6 parses each line as it stands: a header after a byte
+            // order mark is not JSON, so the file has no header and pi
+            // refuses it. A mark on a blank line, or before a line that
+            // is no JSON anyway, changes nothing.
             bytes = &bytes[3..];
             offset += 3;
+            if !is_blank(bytes) && Object::parse_line(bytes).is_ok() {
+                return Err(Error::data(self.name, Some(1), BOM_REFUSED));
+            }
         }
         if is_blank(bytes) {
             return Ok(());

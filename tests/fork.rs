@@ -326,3 +326,42 @@ fn no_file_without_a_destination_on_stdin() {
     assert!(o.status.success());
     assert_eq!(stdout(&o).lines().count(), 5);
 }
+
+/// pi 1.6's createBranchedSession drops the labels of the path and chains
+/// each kept entry to the kept entry before it; a compaction that kept
+/// from a removed label keeps from the next kept entry (here: itself).
+/// The expected text is what pi 1.6.0 wrote for this file (fresh ids and
+/// times blanked); the header's cwd goes through pi's resolvePath.
+#[test]
+fn labels_removed_from_the_path_rechain_it() {
+    let dir = TempDir::new("fork-rechain");
+    let text = [
+        r#"{"type":"session","version":3,"id":"0190aaaa-0000-7000-8000-000000000001","timestamp":"2026-07-20T09:00:00.000Z","cwd":"/p/./q/"}"#,
+        r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-07-20T09:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#,
+        r#"{"type":"label","id":"l1","parentId":"a1","timestamp":"2026-07-20T09:00:02.000Z","targetId":"a1","label":"x"}"#,
+        r#"{"type":"compaction","id":"c1","parentId":"l1","timestamp":"2026-07-20T09:00:03.000Z","summary":"s","firstKeptEntryId":"l1","tokensBefore":5}"#,
+        r#"{"type":"label","id":"l2","parentId":"c1","timestamp":"2026-07-20T09:00:04.000Z","targetId":"c1","label":"y"}"#,
+        r#"{"type":"message","id":"b1","timestamp":"2026-07-20T09:00:05.000Z","message":{"role":"assistant","content":"ok","timestamp":2},"parentId":"l2"}"#,
+    ]
+    .join("\n")
+        + "\n";
+    let f = dir.write("s.jsonl", text.as_bytes());
+    let o = run(
+        "pi-fork",
+        &[f.to_str().unwrap(), "--at", "b1", "-o", "-"],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let known = ids_in(&text);
+    let want = [
+        r#"{"type":"session","version":3,"id":"<id>","timestamp":"<timestamp>","cwd":"/p/q","parentSession":"<parentSession>"}"#,
+        r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-07-20T09:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#,
+        r#"{"type":"compaction","id":"c1","parentId":"a1","timestamp":"2026-07-20T09:00:03.000Z","summary":"s","firstKeptEntryId":"c1","tokensBefore":5}"#,
+        r#"{"type":"message","id":"b1","timestamp":"2026-07-20T09:00:05.000Z","message":{"role":"assistant","content":"ok","timestamp":2},"parentId":"c1"}"#,
+        r#"{"type":"label","id":"<new-0>","parentId":"b1","timestamp":"2026-07-20T09:00:02.000Z","targetId":"a1","label":"x"}"#,
+        r#"{"type":"label","id":"<new-1>","parentId":"<new-0>","timestamp":"2026-07-20T09:00:04.000Z","targetId":"c1","label":"y"}"#,
+    ]
+    .join("\n")
+        + "\n";
+    assert_eq!(normalize_new_session(&stdout(&o), &known), want);
+}

@@ -589,13 +589,20 @@ fn kill_9_of_a_batch_leaves_each_file_old_or_new() {
 /// A file at version 3 is recognised from its first line: what follows is
 /// never looked at (not even a line that is not JSON), and a header that
 /// is not on the first line, or a newer version, still goes the full way.
+/// A byte order mark before a version-3 header (pi 1.6 refuses the file)
+/// is removed, and nothing else: not even a line that is not JSON.
 #[test]
 fn version_3_from_the_first_line() {
     let t = TempDir::new("mig-v3-first");
     let cur = t.write(
         "cur.jsonl",
+        b"{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\r\n{oops\n",
+    );
+    let bom = t.write(
+        "bom.jsonl",
         b"\xEF\xBB\xBF{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\r\n{oops\n",
     );
+    let bom_before = std::fs::read(&bom).unwrap();
     let late = t.write(
         "late.jsonl",
         b"\n{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n{oops\n",
@@ -612,10 +619,11 @@ fn version_3_from_the_first_line() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("0 migrated, 2 already current, 1 failed"),
+        err.contains("1 migrated, 2 already current, 1 failed"),
         "{err}"
     );
     assert!(err.contains("newer.jsonl:1:"), "{err}");
+    assert_eq!(std::fs::read(&bom).unwrap(), bom_before[3..]);
     for (p, b) in [&cur, &late, &newer].iter().zip(before) {
         assert_eq!(std::fs::read(p).unwrap(), b, "{}", p.display());
     }

@@ -11,7 +11,7 @@ use pi_session_tools::cli;
 use pi_session_tools::cmd::fork::{self, NewSession};
 use pi_session_tools::error::{Error, Result};
 use pi_session_tools::json::ObjectWriter;
-use pi_session_tools::locate::{project_session_dir, resolve_session};
+use pi_session_tools::locate::{project_session_dir, resolve_path, resolve_session};
 use pi_session_tools::session::{Input, ReadOptions, Session};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -149,17 +149,17 @@ fn run(args: Args) -> Result<()> {
     }
     let s = Session::open(input, opts)?;
     warn(&s);
-    let source = s.path().map(absolute);
+    let source = s.path().map(resolve_path);
     let parent = source.as_ref().map(|p| p.to_string_lossy().into_owned());
     let dir = match (&args.session_dir, &args.cwd, &source) {
         (Some(d), _, _) => Some(d.clone()),
-        (None, Some(cwd), _) => Some(project_session_dir(&absolute(cwd), None)),
+        (None, Some(cwd), _) => Some(project_session_dir(&resolve_path(cwd), None)),
         (None, None, Some(src)) => src.parent().map(Path::to_path_buf),
         (None, None, None) => None,
     };
     let mut made: Vec<(NewSession, Option<String>)> = Vec::new();
     if let Some(cwd) = &args.cwd {
-        let cwd = absolute(cwd).to_string_lossy().into_owned();
+        let cwd = resolve_path(cwd).to_string_lossy().into_owned();
         made.push((fork::fork_from(&s, &cwd, parent.as_deref())?, None));
     } else if args.all_leaves {
         for leaf in pi_session_tools::path::leaves(&s) {

@@ -8,12 +8,13 @@ use crate::append::{
 use crate::cli::out_err;
 use crate::entry::{EntryType, Id};
 use crate::error::{Error, Result};
-use crate::json::{js, ObjectWriter};
-use crate::migrate::{json_str, CURRENT_VERSION};
+use crate::json::{js, Object, ObjectWriter};
+use crate::migrate::{json_str, ObjectEdit, CURRENT_VERSION};
 use crate::path::path_to;
 use crate::refs;
 use crate::session::Session;
 use crate::time::now_iso;
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -45,15 +46,25 @@ fn header(id: &str, timestamp: &str, cwd: &[u8], parent_session: Option<&str>) -
     w.finish()
 }
 
-/// The source header's `cwd` as JSON (pi falls back to the process's cwd).
+/// The new session's `cwd` as JSON: pi's `resolvePath` of the source
+/// header's `cwd` when it is a string, else of the process's cwd. A cwd
+/// that resolving leaves as it is keeps its text.
 fn source_cwd(s: &Session) -> Result<Vec<u8>> {
     let raw = s.header_line()?;
     let obj = s.object(&raw, s.header.line)?;
-    if let Ok(Some(c)) = obj.canonical("cwd") {
-        return Ok(c);
+    if let Some(c) = obj.str("cwd") {
+        let resolved = crate::locate::resolve_path_str(&c);
+        if resolved == c {
+            if let Ok(Some(text)) = obj.canonical("cwd") {
+                return Ok(text);
+            }
+        }
+        return Ok(json_str(&resolved));
     }
     let cwd = std::env::current_dir().unwrap_or_default();
-    Ok(json_str(&cwd.to_string_lossy()))
+    Ok(json_str(
+        &crate::locate::resolve_path(&cwd).to_string_lossy(),
+    ))
 }
 
 /// An entry's line as pi writes it again (`JSON.stringify` of what it read).
@@ -64,10 +75,48 @@ fn restringify(s: &Session, i: usize) -> Result<Vec<u8>> {
         .map_err(|e| Error::data(&s.name, Some(s.entries[i].line()), e.to_string()))
 }
 
+/// The entry `text` (as `JSON.stringify` wrote it) with `parentId` set to
+/// `parent` (None: undefined, dropped) and, for a compaction, a
+/// `firstKeptEntryId` that names a removed label repointed as pi's
+/// `createBranchedSession` does. None when nothing changes.
+fn rechain(
+    text: &[u8],
+    parent: Option<&[u8]>,
+    compaction: bool,
+    own_id: Option<&[u8]>,
+    replacement: &HashMap<Vec<u8>, Option<Vec<u8>>>,
+) -> std::result::Result<Option<Vec<u8>>, crate::json::SyntaxError> {
+    let Some(obj) = Object::parse_line(text)? else {
+        return Ok(None);
+    };
+    let mut edit = ObjectEdit::new();
+    let set = |edit: &mut ObjectEdit, key: &str, value: Option<&[u8]>| match value {
+        Some(v) => edit.set(&obj, key, v.to_vec()),
+        None => edit.delete(&obj, key),
+    };
+    if obj.raw("parentId") != parent {
+        set(&mut edit, "parentId", parent);
+    }
+    if compaction {
+        if let Some(first) = obj.raw("firstKeptEntryId") {
+            if Some(first) != own_id {
+                if let Some(to) = replacement.get(first) {
+                    if to.as_deref() != Some(first) {
+                        set(&mut edit, "firstKeptEntryId", to.as_deref());
+                    }
+                }
+            }
+        }
+    }
+    Ok((!edit.is_empty()).then(|| edit.apply(&obj)))
+}
+
 /// pi's `createBranchedSession(leaf)`: the path root→leaf without its label
-/// entries, then one fresh label entry per label in force on that path.
-/// `leaf` None gives a session with only its header (pi's fork before a
-/// root message).
+/// entries, each kept entry re-chained to the kept entry before it (a
+/// compaction whose `firstKeptEntryId` named a removed label then names the
+/// next kept entry), then one fresh label entry per label in force on that
+/// path. `leaf` None gives a session with only its header (pi's fork before
+/// a root message).
 pub fn branched_session(
     s: &Session,
     leaf: Option<usize>,
@@ -82,18 +131,47 @@ pub fn branched_session(
         None => Vec::new(),
     };
     let kept: Vec<usize> = path
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|&i| s.entries[i].ty() != EntryType::Label)
         .collect();
     let mut taken: Vec<String> = Vec::new();
     let mut on_path = std::collections::HashSet::new();
-    for &i in &kept {
-        bytes.extend_from_slice(&restringify(s, i)?);
+    // pi's pathParentId (JSON text; None: undefined), replacementByLabelId
+    // and pendingLabelIds, keyed by the ids' JSON text.
+    let mut parent: Option<Vec<u8>> = Some(b"null".to_vec());
+    let mut replacement: HashMap<Vec<u8>, Option<Vec<u8>>> = HashMap::new();
+    let mut pending: Vec<Vec<u8>> = Vec::new();
+    for &i in &path {
+        let data = |e: crate::json::SyntaxError| {
+            Error::data(&s.name, Some(s.entries[i].line()), e.to_string())
+        };
+        let line = s.line(i)?;
+        let obj = s.object(&line, s.entries[i].line())?;
+        let own_id = obj.canonical("id").map_err(data)?;
+        if s.entries[i].ty() == EntryType::Label {
+            pending.extend(own_id);
+            continue;
+        }
+        for l in pending.drain(..) {
+            replacement.insert(l, own_id.clone());
+        }
+        let text = js::canonical_vec(obj.text, obj.range.clone()).map_err(data)?;
+        let new = rechain(
+            &text,
+            parent.as_deref(),
+            s.entries[i].ty() == EntryType::Compaction,
+            own_id.as_deref(),
+            &replacement,
+        )
+        .map_err(data)?;
+        bytes.extend_from_slice(new.as_deref().unwrap_or(&text));
         bytes.push(b'\n');
         if let Some(id) = s.entries.id(i) {
             on_path.insert(id.clone());
             taken.push(id.to_string());
         }
+        parent = own_id;
     }
     let mut last = kept
         .last()
@@ -332,7 +410,7 @@ pub fn move_in_place(
                 .str("id", &new_id)
                 .raw("parentId", Some(&parent))
                 .str("timestamp", &now_iso())
-                .str("fromId", target_id.as_deref().unwrap_or("root"))
+                .str("fromId", old_leaf.as_deref().unwrap_or("root"))
                 .str("summary", text);
         }
         None => {

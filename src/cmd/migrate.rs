@@ -43,6 +43,9 @@ pub struct Changes {
     pub compactions_repointed: usize,
     pub roles_renamed: usize,
     pub malformed_kept: usize,
+    /// The byte order mark before the header was removed (pi 1.6 refuses
+    /// such a file).
+    pub bom_removed: bool,
 }
 
 impl Changes {
@@ -50,6 +53,9 @@ impl Changes {
     pub fn describe(&self) -> String {
         let plural =
             |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        if self.from_version >= CURRENT_VERSION {
+            return "byte order mark removed".to_string();
+        }
         let mut s = format!("version {} -> {CURRENT_VERSION}", self.from_version);
         let mut parts = Vec::new();
         if self.from_version < 2 {
@@ -65,6 +71,9 @@ impl Changes {
             ));
         }
         parts.push(plural(self.roles_renamed, "role renamed", "roles renamed"));
+        if self.bom_removed {
+            parts.push("byte order mark removed".to_string());
+        }
         if self.malformed_kept > 0 {
             parts.push(plural(
                 self.malformed_kept,
@@ -166,9 +175,23 @@ pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<O
         };
         let Some((_, session_id, from)) = &header else {
             let from = header_version(name, number, &obj)?;
+            // A byte order mark before the header: pi 1.6 refuses the
+            // file; the repair removes the mark and changes nothing else.
+            let bom = start > offset;
             if from >= CURRENT_VERSION {
+                if bom {
+                    return Ok(Outcome::Migrated {
+                        bytes: bytes[start..].to_vec(),
+                        changes: Changes {
+                            from_version: from,
+                            bom_removed: true,
+                            ..Changes::default()
+                        },
+                    });
+                }
                 return Ok(Outcome::Current);
             }
+            changes.bom_removed = bom;
             if !opts.keep_malformed && malformed.is_some() {
                 return Err(malformed_error(name, malformed));
             }
@@ -176,7 +199,6 @@ pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<O
             let id = obj.str("id").map(|c| c.into_owned()).unwrap_or_default();
             header = Some((number, id, from));
             out.reserve(bytes.len() + bytes.len() / 8 + 64);
-            out.extend_from_slice(&bytes[offset..start]);
             migrate::migrate_header_into(&obj, &mut out);
             if newline {
                 out.push(b'\n');
@@ -929,7 +951,7 @@ fn sync_dirs(dirs: &[PathBuf]) -> Vec<(PathBuf, std::io::Result<()>)> {
 /// header on the first line, an older or a newer version) is left to the
 /// full read, which says what it is.
 fn first_line_is_current(line: &[u8]) -> bool {
-    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    // A byte order mark first is not current: pi 1.6 refuses such a file.
     let Ok(Some(obj)) = Object::parse_line(line) else {
         return false;
     };
@@ -1235,6 +1257,31 @@ mod tests {
     /// and migrated as `Session::line` does): what [`migrate_bytes`] must
     /// give, refusals included.
     fn reference(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<Outcome> {
+        // A byte order mark before a JSON first line: the session loader
+        // refuses it (pi 1.6 does); the migration removes it.
+        if let Some(rest) = bytes.strip_prefix(BOM) {
+            let first = &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())];
+            if !is_blank(first) && Object::parse_line(first).is_ok() {
+                return Ok(match reference_without_bom(name, rest, opts)? {
+                    Outcome::Current => Outcome::Migrated {
+                        bytes: rest.to_vec(),
+                        changes: Changes {
+                            from_version: CURRENT_VERSION,
+                            bom_removed: true,
+                            ..Changes::default()
+                        },
+                    },
+                    Outcome::Migrated { bytes, mut changes } => {
+                        changes.bom_removed = true;
+                        Outcome::Migrated { bytes, changes }
+                    }
+                });
+            }
+        }
+        reference_without_bom(name, bytes, opts)
+    }
+
+    fn reference_without_bom(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<Outcome> {
         let s = Session::from_bytes(name, bytes.to_vec(), ReadOptions::default())?;
         let raw_header = s.raw_header()?;
         let hobj = s.object(&raw_header, s.header.line)?;
