@@ -146,11 +146,17 @@ fn odd_bytes_come_out_unchanged() {
 }
 
 #[test]
-fn byte_order_mark_is_ignored_like_pi() {
+fn byte_order_mark_is_refused_like_pi() {
+    // pi 1.6 parses the first line as it stands: with the mark it is no
+    // JSON, so the file has no header and pi refuses to open it.
     let mut s = b"\xEF\xBB\xBF".to_vec();
     s.extend_from_slice(&session(&[entry("aaaa0001", None, "a")]));
     let (code, out, err) = path_ids(&s, &[]);
-    assert_eq!((code, out.as_str()), (0, "aaaa0001\n"), "{err}");
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(
+        err.contains("<stdin>:1: starts with a byte order mark; pi refuses such a file"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -250,24 +250,30 @@ proptest! {
         };
         let old_path = not_label(&s, path_to(&s, leaf).unwrap());
         let new_path = not_label(&n, path_to(&n, nleaf).unwrap());
-        // The entries are copied as they are, so an entry whose parent was
-        // a label entry (in pi, every message sent after labelling: the
-        // label entry is the leaf then) names a parent the new file lacks
-        // and starts a new root there. That is pi's createBranchedSession
-        // too; the path is then a suffix of the old one.
-        let label_parent = path_to(&s, leaf).unwrap().into_iter().any(|i| {
-            s.entries[i].ty() != EntryType::Label
-                && s.index.parent_of(i).is_some_and(|p| s.entries[p].ty() == EntryType::Label)
-        });
+        // pi 1.6 links each kept entry to the previous kept one (label
+        // entries removed), so the whole path comes along: the same entries,
+        // each with parentId = the previous one's id; an entry whose parent
+        // already was that one is copied byte for byte.
         let copied: Vec<String> = (0..n.entries.len())
             .filter(|&i| n.entries[i].ty() != EntryType::Label)
             .map(|i| line(&n, i))
             .collect();
-        prop_assert_eq!(&copied, &old_path);
-        if label_parent {
-            prop_assert!(old_path.ends_with(&new_path));
-        } else {
-            prop_assert_eq!(old_path, new_path);
+        prop_assert_eq!(&copied, &new_path);
+        prop_assert_eq!(old_path.len(), new_path.len());
+        let mut prev: Option<String> = None;
+        for (old, new) in old_path.iter().zip(&new_path) {
+            let o: serde_json::Value = serde_json::from_str(old).unwrap();
+            let mut w: serde_json::Value = serde_json::from_str(new).unwrap();
+            prop_assert_eq!(w["parentId"].as_str().map(str::to_string), prev.clone());
+            if o["parentId"] == w["parentId"] && o.get("firstKeptEntryId") == w.get("firstKeptEntryId") {
+                prop_assert_eq!(old, new);
+            }
+            w["parentId"] = o["parentId"].clone();
+            if o.get("firstKeptEntryId").is_some() {
+                w["firstKeptEntryId"] = o["firstKeptEntryId"].clone();
+            }
+            prop_assert_eq!(&o, &w);
+            prev = o["id"].as_str().map(str::to_string);
         }
         // The labels in force on the path's entries (label entries aside)
         // come along.
