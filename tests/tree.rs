@@ -224,7 +224,9 @@ fn options() {
     assert_eq!(stdout(&o), "user: orphan: parent missing\n");
     let o = run("pi-tree", &["--search", "no such words", &s], None);
     assert!(o.status.success());
-    assert_eq!(stdout(&o), "");
+    assert_eq!(stdout(&o), "No entries found\n", "as pi's /tree says it");
+    let o = run("pi-tree", &["--search", "no such words", "--width", "9", &s], None);
+    assert_eq!(stdout(&o), "No ent...\n", "cut as pi cuts it at 11");
 }
 
 #[test]
