@@ -22,8 +22,8 @@ use std::rc::Rc;
 /// pi's `/tree` filter modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Filter {
-    /// Everything but settings and bookkeeping (labels, custom, model and
-    /// thinking changes, session info).
+    /// Everything but settings and bookkeeping (labels, context edits,
+    /// custom, model and thinking changes, session info).
     Default,
     /// The default view without tool results.
     NoTools,
@@ -31,7 +31,7 @@ pub enum Filter {
     UserOnly,
     /// Labelled entries only.
     LabeledOnly,
-    /// Every entry.
+    /// Every entry but usage records (no filter shows those).
     All,
 }
 
@@ -1428,38 +1428,36 @@ impl<'s> View<'s> {
     }
 }
 
-/// Write segments, truncated to `width` columns with "..." (pi-tui's
-/// `truncateToWidth`, counting one column per character).
+/// Write segments, cut to `width` columns without an ellipsis, as pi's
+/// rows are (`truncateToWidth(line, width, "")`, the columns counted by
+/// grapheme and East Asian width as pi-tui counts them, see
+/// [`crate::width`]); the trailing spaces pi's rows have are left out.
 fn render_line(out: &mut String, segs: &[Seg], width: Option<usize>, color: bool) {
     let plain: String = segs.iter().map(|(t, _)| t.as_str()).collect();
     let trimmed_len = plain.trim_end_matches(is_js_space).len();
-    let total = plain.chars().count();
-    let limit = match width {
-        Some(w) if total > w => Some(w.saturating_sub(3)),
-        _ => None,
-    };
     let mut written_bytes = 0;
     let mut cols = 0;
+    let mut full = false;
     for (t, c) in segs {
         let mut piece = String::new();
-        for ch in t.chars() {
-            if written_bytes >= trimmed_len || limit.is_some_and(|l| cols >= l) {
+        for (g, w, _) in crate::width::pieces(t) {
+            if written_bytes + g.len() > trimmed_len || width.is_some_and(|l| cols + w > l) {
+                full = true;
                 break;
             }
-            piece.push(ch);
-            written_bytes += ch.len_utf8();
-            cols += 1;
+            piece.push_str(g);
+            written_bytes += g.len();
+            cols += w;
         }
-        if piece.is_empty() {
-            continue;
+        if !piece.is_empty() {
+            match (color, c) {
+                (true, Some(code)) => out.push_str(&format!("\x1b[{code}m{piece}\x1b[0m")),
+                _ => out.push_str(&piece),
+            }
         }
-        match (color, c) {
-            (true, Some(code)) => out.push_str(&format!("\x1b[{code}m{piece}\x1b[0m")),
-            _ => out.push_str(&piece),
+        if full {
+            break;
         }
-    }
-    if limit.is_some() {
-        out.push_str("...");
     }
 }
 
