@@ -42,4 +42,6 @@ pub mod summary;
 pub mod time;
 pub mod transcript;
 pub mod tree;
+pub mod width;
+mod width_tables;
 pub mod write;

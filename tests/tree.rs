@@ -213,7 +213,10 @@ fn options() {
     let o = run("pi-tree", &["--ids", "--width", "20", &s], None);
     let out = stdout(&o);
     let first = out.lines().next().unwrap();
-    assert_eq!(first, "aaaa0001 • user: ...");
+    assert_eq!(
+        first, "aaaa0001 • user: fir",
+        "cut without an ellipsis, as pi 1.6"
+    );
     assert!(out.lines().all(|l| l.chars().count() <= 20));
     assert!(!out.contains('\x1b'), "no colour in a pipe");
     let o = run("pi-tree", &["--leaf", "nope", &s], None);
@@ -224,7 +227,13 @@ fn options() {
     assert_eq!(stdout(&o), "user: orphan: parent missing\n");
     let o = run("pi-tree", &["--search", "no such words", &s], None);
     assert!(o.status.success());
-    assert_eq!(stdout(&o), "");
+    assert_eq!(stdout(&o), "No entries found\n", "as pi's /tree says it");
+    let o = run(
+        "pi-tree",
+        &["--search", "no such words", "--width", "9", &s],
+        None,
+    );
+    assert_eq!(stdout(&o), "No ent...\n", "cut as pi cuts it at 11");
 }
 
 #[test]

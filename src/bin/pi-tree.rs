@@ -38,8 +38,10 @@ Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.";
 /// The text view is the list of pi's /tree selector without the cursor,
 /// the fold glyphs and the counter: the branch holding the active leaf
 /// first, children by timestamp, `•` on the path to the active leaf,
-/// `[label]` before labelled entries, one line per entry. Entries on a
-/// parentId cycle are not in pi's tree; they are reported as warnings.
+/// `[label]` before labelled entries, one line per entry (usage records
+/// are never shown; `No entries found` when nothing passes the filter).
+/// Entries on a parentId cycle are not in pi's tree; they are reported as
+/// warnings.
 #[derive(Parser, Debug)]
 #[command(name = "pi-tree", version, after_help = EXAMPLES)]
 struct Args {
@@ -65,8 +67,9 @@ struct Args {
     #[arg(long)]
     ids: bool,
 
-    /// Cut lines to N columns (default: the terminal's width on a
-    /// terminal, no limit in a pipe; 0 = no limit).
+    /// Cut lines to N columns, as pi cuts its rows: no "...", wide
+    /// characters and emoji as 2 columns (default: the terminal's width
+    /// on a terminal, no limit in a pipe; 0 = no limit).
     #[arg(long, value_name = "N")]
     width: Option<usize>,
 

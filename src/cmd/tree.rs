@@ -22,8 +22,8 @@ use std::rc::Rc;
 /// pi's `/tree` filter modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Filter {
-    /// Everything but settings and bookkeeping (labels, custom, model and
-    /// thinking changes, session info).
+    /// Everything but settings and bookkeeping (labels, context edits,
+    /// custom, model and thinking changes, session info).
     Default,
     /// The default view without tool results.
     NoTools,
@@ -31,7 +31,7 @@ pub enum Filter {
     UserOnly,
     /// Labelled entries only.
     LabeledOnly,
-    /// Every entry.
+    /// Every entry but usage records (no filter shows those).
     All,
 }
 
@@ -679,6 +679,7 @@ const ACCENT: &str = "36";
 const SUCCESS: &str = "32";
 const WARNING: &str = "33";
 const ERROR: &str = "31";
+const MUTED: &str = "90";
 
 impl<'s> View<'s> {
     fn new(s: &'s Session, tree: Tree, leaf: Option<usize>) -> Result<View<'s>> {
@@ -738,8 +739,12 @@ impl<'s> View<'s> {
             active,
             tool_calls: HashMap::new(),
             leaf,
-            home: std::env::var("HOME")
-                .or_else(|_| std::env::var("USERPROFILE"))
+            // `process.env.HOME || process.env.USERPROFILE || ""`
+            home: [std::env::var_os("HOME"), std::env::var_os("USERPROFILE")]
+                .into_iter()
+                .flatten()
+                .map(|v| v.to_string_lossy().into_owned())
+                .find(|v| !v.is_empty())
                 .unwrap_or_default(),
         };
         for k in 0..v.flat.len() {
@@ -817,6 +822,11 @@ impl<'s> View<'s> {
                 continue;
             }
             let e = &self.s.entries[i];
+            // pi 1.6 hides usage entries in every filter (they stay in
+            // the tree: only their rows go).
+            if strict && e.ty() == EntryType::Usage {
+                continue;
+            }
             let line = self.s.line(i)?;
             let obj = self.s.object(&line, e.line())?;
             let msg = if e.ty() == EntryType::Message {
@@ -841,6 +851,7 @@ impl<'s> View<'s> {
             let settings = matches!(
                 e.ty(),
                 EntryType::Label
+                    | EntryType::ContextEdit
                     | EntryType::Custom
                     | EntryType::ModelChange
                     | EntryType::ThinkingLevelChange
@@ -982,6 +993,15 @@ impl<'s> View<'s> {
     fn write_text(&self, opts: &Options, out: &mut impl Write) -> Result<()> {
         let filter = opts.filter.unwrap_or(Filter::Default);
         let vis = self.visible(filter, opts.search.as_deref(), true)?;
+        if vis.is_empty() {
+            // pi's list when nothing passes: "  No entries found", cut
+            // with "..." to pi's width (ours and its 2-column cursor).
+            let mut line = String::new();
+            let msg: Seg = ("No entries found".into(), Some(MUTED));
+            render_empty(&mut line, &msg, opts.width, opts.color);
+            out.write_all(line.as_bytes()).map_err(out_err)?;
+            return out.write_all(b"\n").map_err(out_err);
+        }
         let (visual, multiple_roots) = self.visuals(&vis);
         let mut line = String::new();
         for (v, &k) in vis.iter().enumerate() {
@@ -1211,6 +1231,11 @@ impl<'s> View<'s> {
                 parts.push("label".into());
                 parts.push(field(obj, "label"));
             }
+            EntryType::ContextEdit => {
+                parts.push("context edit".into());
+                parts.push(context_edit_kind(obj).into());
+                parts.push(field(obj, "targetId"));
+            }
             _ => {}
         }
         parts.join(" ")
@@ -1324,6 +1349,14 @@ impl<'s> View<'s> {
                 v.push((format!("[thinking: {}]", tmpl("thinkingLevel")), Some(DIM)))
             }
             EntryType::Custom => v.push((format!("[custom: {}]", tmpl("customType")), Some(DIM))),
+            EntryType::ContextEdit => v.push((
+                format!(
+                    "[context {}: {}]",
+                    context_edit_kind(&obj),
+                    tmpl("targetId")
+                ),
+                Some(DIM),
+            )),
             EntryType::Label => {
                 let l = match obj.raw("label") {
                     None | Some(b"null") => "(cleared)".to_string(),
@@ -1348,13 +1381,7 @@ impl<'s> View<'s> {
         let a = args.and_then(|t| Object::parse_line(t).ok().flatten());
         let get = |k: &str| a.as_ref().and_then(|o| o.raw(k));
         let truthy_str = |k: &str| get(k).filter(|r| js::truthy(r)).map(js_string);
-        let shorten = |p: String| -> String {
-            if !self.home.is_empty() && p.starts_with(&self.home) {
-                format!("~{}", &p[self.home.len()..])
-            } else {
-                p
-            }
-        };
+        let shorten = |p: String| shorten_home_path(p, &self.home);
         let path_arg = || {
             shorten(
                 truthy_str("path")
@@ -1362,29 +1389,12 @@ impl<'s> View<'s> {
                     .unwrap_or_default(),
             )
         };
-        let num = |k: &str| -> Option<f64> {
-            get(k)
-                .filter(|r| *r != b"null")
-                .and_then(|r| std::str::from_utf8(r).ok()?.parse::<f64>().ok())
-        };
         match name {
-            "read" => {
-                let mut d = path_arg();
-                let (off, lim) = (num("offset"), num("limit"));
-                if off.is_some() || lim.is_some() {
-                    let start = off.unwrap_or(1.0);
-                    d.push(':');
-                    d.push_str(&js::number_to_js(start));
-                    if let Some(l) = lim {
-                        let end = start + l - 1.0;
-                        if end != 0.0 && !end.is_nan() {
-                            d.push('-');
-                            d.push_str(&js::number_to_js(end));
-                        }
-                    }
-                }
-                format!("[read: {d}]")
-            }
+            "read" => format!(
+                "[read: {}{}]",
+                path_arg(),
+                read_line_range(get("offset"), get("limit"))
+            ),
             "write" => format!("[write: {}]", path_arg()),
             "edit" => format!("[edit: {}]", path_arg()),
             "bash" => {
@@ -1418,38 +1428,237 @@ impl<'s> View<'s> {
     }
 }
 
-/// Write segments, truncated to `width` columns with "..." (pi-tui's
-/// `truncateToWidth`, counting one column per character).
+/// Write segments, cut to `width` columns without an ellipsis, as pi's
+/// rows are (`truncateToWidth(line, width, "")`, the columns counted by
+/// grapheme and East Asian width as pi-tui counts them, see
+/// [`crate::width`]); the trailing spaces pi's rows have are left out.
 fn render_line(out: &mut String, segs: &[Seg], width: Option<usize>, color: bool) {
     let plain: String = segs.iter().map(|(t, _)| t.as_str()).collect();
     let trimmed_len = plain.trim_end_matches(is_js_space).len();
-    let total = plain.chars().count();
-    let limit = match width {
-        Some(w) if total > w => Some(w.saturating_sub(3)),
-        _ => None,
-    };
     let mut written_bytes = 0;
     let mut cols = 0;
+    let mut full = false;
     for (t, c) in segs {
         let mut piece = String::new();
-        for ch in t.chars() {
-            if written_bytes >= trimmed_len || limit.is_some_and(|l| cols >= l) {
+        for (g, w, _) in crate::width::pieces(t) {
+            if written_bytes + g.len() > trimmed_len || width.is_some_and(|l| cols + w > l) {
+                full = true;
                 break;
             }
-            piece.push(ch);
-            written_bytes += ch.len_utf8();
-            cols += 1;
+            piece.push_str(g);
+            written_bytes += g.len();
+            cols += w;
         }
-        if piece.is_empty() {
-            continue;
+        if !piece.is_empty() {
+            match (color, c) {
+                (true, Some(code)) => out.push_str(&format!("\x1b[{code}m{piece}\x1b[0m")),
+                _ => out.push_str(&piece),
+            }
         }
-        match (color, c) {
-            (true, Some(code)) => out.push_str(&format!("\x1b[{code}m{piece}\x1b[0m")),
-            _ => out.push_str(&piece),
+        if full {
+            break;
         }
     }
-    if limit.is_some() {
-        out.push_str("...");
+}
+
+/// pi's `shortenHomePath(path, home)` (posix rules): an absolute path
+/// inside `home` (both resolved: `.`, `..`, repeated and trailing slashes)
+/// becomes `~/` and the rest, or `~` for `home` itself; anything else is
+/// kept as it is.
+fn shorten_home_path(path: String, home: &str) -> String {
+    if home.is_empty() || !path.starts_with('/') {
+        return path;
+    }
+    let home = posix_resolve(home);
+    let full = posix_resolve(&path);
+    if full == home {
+        return "~".into();
+    }
+    let rest = if home == "/" {
+        full.strip_prefix('/')
+    } else {
+        full.strip_prefix(home.as_str())
+            .and_then(|r| r.strip_prefix('/'))
+    };
+    match rest {
+        Some(r) if !r.is_empty() => format!("~/{r}"),
+        _ => path,
+    }
+}
+
+/// Node's `path.posix.resolve(p)`: relative paths against the current
+/// directory, then `.` and empty segments dropped and `..` applied.
+fn posix_resolve(p: &str) -> String {
+    let joined;
+    let p = if p.starts_with('/') {
+        p
+    } else {
+        let cwd = std::env::current_dir()
+            .map(|d| d.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| "/".into());
+        joined = format!("{cwd}/{p}");
+        &joined
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in p.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
+/// pi's `formatReadLineRange(args.offset, args.limit)`, from the raw JSON
+/// values (None when absent).
+fn read_line_range(offset: Option<&[u8]>, limit: Option<&[u8]>) -> String {
+    let absent = |v: Option<&[u8]>| v.is_none_or(|r| r == b"null");
+    if absent(offset) && absent(limit) {
+        return String::new();
+    }
+    let start = match offset {
+        Some(r) if r != b"null" => match parse_line_number(r) {
+            Some(n) => n,
+            None => return String::new(),
+        },
+        _ => 1.0,
+    };
+    let Some(lim) = limit.filter(|r| *r != b"null") else {
+        return format!(":{}", js_number_string(start));
+    };
+    let Some(count) = parse_line_number(lim) else {
+        return String::new();
+    };
+    let end = start + count - 1.0;
+    if end == 0.0 || end.is_nan() {
+        format!(":{}", js_number_string(start))
+    } else {
+        format!(":{}-{}", js_number_string(start), js_number_string(end))
+    }
+}
+
+/// pi's `parseLineNumber`: a finite number, or a non-blank string that
+/// `Number()` turns into one.
+fn parse_line_number(raw: &[u8]) -> Option<f64> {
+    let n = match raw.first() {
+        Some(b'"') => {
+            let s = js::decode_string(raw, 0..raw.len());
+            if js_trim(&s).is_empty() {
+                return None;
+            }
+            js_string_to_number(&s)
+        }
+        Some(b'-' | b'0'..=b'9') => std::str::from_utf8(raw).ok()?.parse::<f64>().ok()?,
+        _ => return None,
+    };
+    n.is_finite().then_some(n)
+}
+
+/// JavaScript's `Number(string)` (NaN for what it does not read).
+fn js_string_to_number(s: &str) -> f64 {
+    let t = js_trim(s);
+    if t.is_empty() {
+        return 0.0;
+    }
+    match t {
+        "Infinity" | "+Infinity" => return f64::INFINITY,
+        "-Infinity" => return f64::NEG_INFINITY,
+        _ => {}
+    }
+    let radix = match t.get(..2) {
+        Some("0x" | "0X") => 16,
+        Some("0o" | "0O") => 8,
+        Some("0b" | "0B") => 2,
+        _ => 10,
+    };
+    if radix != 10 {
+        let digits = &t[2..];
+        if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+            return f64::NAN;
+        }
+        if let Ok(v) = u128::from_str_radix(digits, radix) {
+            return v as f64;
+        }
+        return digits.chars().fold(0.0, |acc, c| {
+            acc * f64::from(radix) + f64::from(c.to_digit(radix).unwrap_or(0))
+        });
+    }
+    // StrDecimalLiteral: sign, digits with at most one point (digits on
+    // at least one side), an optional exponent with digits.
+    let b = t.as_bytes();
+    let mut k = usize::from(matches!(b[0], b'+' | b'-'));
+    let int = b[k..].iter().take_while(|c| c.is_ascii_digit()).count();
+    k += int;
+    let mut frac = 0;
+    if b.get(k) == Some(&b'.') {
+        k += 1;
+        frac = b[k..].iter().take_while(|c| c.is_ascii_digit()).count();
+        k += frac;
+    }
+    if int + frac == 0 {
+        return f64::NAN;
+    }
+    if matches!(b.get(k), Some(b'e' | b'E')) {
+        k += 1;
+        if matches!(b.get(k), Some(b'+' | b'-')) {
+            k += 1;
+        }
+        let exp = b[k..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if exp == 0 {
+            return f64::NAN;
+        }
+        k += exp;
+    }
+    if k != b.len() {
+        return f64::NAN;
+    }
+    t.parse::<f64>().unwrap_or(f64::NAN)
+}
+
+/// `${n}` for a number: as [`js::number_to_js`], with the infinities.
+fn js_number_string(n: f64) -> String {
+    match n {
+        f64::INFINITY => "Infinity".into(),
+        f64::NEG_INFINITY => "-Infinity".into(),
+        _ if n.is_nan() => "NaN".into(),
+        _ => js::number_to_js(n),
+    }
+}
+
+/// `entry.replacement === null ? "omit" : "replace"`.
+fn context_edit_kind(obj: &Object<'_>) -> &'static str {
+    if obj.raw("replacement") == Some(b"null") {
+        "omit"
+    } else {
+        "replace"
+    }
+}
+
+/// pi's "No entries found" row: `truncateToWidth("  No entries found",
+/// width + 2)` (with "..."), less the two columns of the cursor.
+fn render_empty(out: &mut String, msg: &Seg, width: Option<usize>, color: bool) {
+    let text = match width {
+        Some(w) if msg.0.chars().count() > w => {
+            let pi_width = w + 2;
+            let full = format!("  {}", msg.0);
+            let pi_line: String = if pi_width <= 3 {
+                "...".chars().take(pi_width).collect()
+            } else {
+                let keep: String = full.chars().take(pi_width - 3).collect();
+                format!("{keep}...")
+            };
+            pi_line.chars().skip(2).collect()
+        }
+        _ => msg.0.clone(),
+    };
+    match (color, msg.1) {
+        (true, Some(code)) if !text.is_empty() => {
+            out.push_str(&format!("\x1b[{code}m{text}\x1b[0m"))
+        }
+        _ => out.push_str(&text),
     }
 }
 

@@ -20,7 +20,7 @@ const FILTERS = ["default", "no-tools", "user-only", "labeled-only", "all"];
 // Sessions that get every filter mode and several leaves.
 const FULL = new Set([
 	"v3-001", "v3-004", "v3-007", "v3-010", "v3-many-roots", "v3-labels", "v3-branch-summaries",
-	"v3-clock-chaos", "v3-deep-compactions", "v2-002",
+	"v3-clock-chaos", "v3-deep-compactions", "v2-002", "v3-usage", "v3-context-edits", "tree-pi16",
 ]);
 // Sessions that get the exact getTree() JSON.
 const JSON_SESSIONS = new Set(["v3-002", "v3-many-roots", "v3-labels", "v3-clock-chaos", "v2-002"]);
@@ -30,7 +30,12 @@ const SEARCH = [
 	["v3-labels", "LABEL"],
 	["v3-branch-summaries", "branch summary"],
 	["v3-005", "é"],
+	["v3-context-edits", "context edit omit"],
+	["v3-context-edits", "replace"],
 ];
+// Sessions that get --width cases (pi rendered at N + 2, its cursor column).
+const WIDTH_SESSIONS = new Set(["v3-005", "v3-labels", "v3-many-roots", "tree-pi16"]);
+const WIDTHS = [1, 2, 5, 12, 20, 33, 47, 80];
 
 // Node writes a lone surrogate to stdout as U+FFFD.
 const wellFormed = (s) => s.toWellFormed();
@@ -44,22 +49,35 @@ function open(pi, text) {
 	return sm;
 }
 
-function treeText(pi, sm, leafId, filter, search) {
+function treeRows(pi, sm, leafId, filter, search, width) {
 	const c = new pi.TreeSelectorComponent(sm.getTree(), leafId, 1e7, () => {}, () => {}, () => {}, undefined, filter);
 	const list = c.getTreeList();
 	if (search) {
 		list.searchQuery = search;
 		list.applyFilter();
 	}
-	const lines = list.render(1e6);
+	const lines = list.render(width);
 	lines.pop(); // the (n/m) counter
-	return lines
-		.map((l) => {
-			const plain = l.replace(/\x1b\[[0-9;]*m/g, "");
-			if (!plain.startsWith("› ") && !plain.startsWith("  ")) throw new Error(`no cursor column: ${plain}`);
-			return `${wellFormed(plain.slice(2).replace(/[⊟⊞]/g, "─")).trimEnd()}\n`;
-		})
+	return lines.map((l) => {
+		const plain = l.replace(/\x1b\[[0-9;]*m/g, "");
+		if (!plain.startsWith("› ") && !plain.startsWith("  ")) throw new Error(`no cursor column: ${plain}`);
+		return wellFormed(plain.slice(2).replace(/[⊟⊞]/g, "─"));
+	});
+}
+
+function treeText(pi, sm, leafId, filter, search) {
+	return treeRows(pi, sm, leafId, filter, search, 1e6)
+		.map((l) => `${l.trimEnd()}\n`)
 		.join("");
+}
+
+// pi's rows at our width N (pi's N + 2), or null where pi panned the rows
+// sideways to show the selected one (we have no selection: no panning).
+function treeTextAt(pi, sm, leafId, filter, n) {
+	const wide = treeRows(pi, sm, leafId, filter, undefined, 1e6);
+	const narrow = treeRows(pi, sm, leafId, filter, undefined, n + 2);
+	if (narrow.length !== wide.length || narrow.some((l, k) => !wide[k].startsWith(l))) return null;
+	return narrow.map((l) => `${l.trimEnd()}\n`).join("");
 }
 
 function leavesOf(sm, n) {
@@ -85,6 +103,16 @@ function textCases(pi, name, sm) {
 		for (const filter of full ? FILTERS : ["default"]) {
 			const args = [...(leaf ? ["--leaf", leaf] : []), ...(filter === "default" ? [] : ["--filter", filter])];
 			add(args, `/tree text, filter ${filter}, leaf ${id}`, treeText(pi, sm, id, filter));
+		}
+	}
+	if (WIDTH_SESSIONS.has(name)) {
+		for (const n of WIDTHS) {
+			for (const filter of ["default", "all"]) {
+				const stdout = treeTextAt(pi, sm, sm.getLeafId(), filter, n);
+				if (stdout === null) continue;
+				const args = ["--width", String(n), ...(filter === "default" ? [] : ["--filter", filter])];
+				add(args, `/tree text at width ${n + 2} (cursor column included), filter ${filter}`, stdout);
+			}
 		}
 	}
 	if (JSON_SESSIONS.has(name)) add(["--json"], "JSON.stringify(getTree())", `${wellFormed(JSON.stringify(sm.getTree()))}\n`);
@@ -126,6 +154,49 @@ function shapes() {
 			],
 		},
 		{
+			// pi 1.6: usage entries (hidden, one a branch point), context
+			// edits, read ranges and home paths, wide text for --width.
+			name: "tree-pi16",
+			lines: (() => {
+				const calls = [
+					["read", { path: "/home/dev/src/a.rs", offset: "7", limit: " 3 " }],
+					["read", { path: "/home/devx/b.rs", offset: null, limit: 5 }],
+					["read", { file_path: "/home/dev/./x/../y//z/", offset: "x" }],
+					["read", { path: "/home/dev", offset: 1e308, limit: 1e308 }],
+					["read", { path: "rel/home/dev", offset: "0x10", limit: "1e1" }],
+					["read", { path: "/home/dev/q", offset: 0, limit: 1 }],
+					["read", { path: "/home/dev/r", limit: "  " }],
+					["read", { path: "/home/dev/s", offset: true, limit: 2 }],
+					["read", { path: "/home/dev/t", offset: "-0", limit: "+2.5" }],
+					["ls", { path: "/home/dev/.." }],
+					["grep", { pattern: "fn", path: "/home/dev/" }],
+					["find", { pattern: "*.rs", path: "//home/dev/k" }],
+					["edit", { path: "/home/dev2" }],
+					["write", { file_path: "/" }],
+				];
+				const L = [H("00000000-0000-4000-8000-0000000000a3"), msg("cccc0001", null, T(1), "user", "日本語のテキストです、とても長い行になります 😀👍🏽 e\u0301 done")];
+				const content = [{ type: "text", text: "I will read files ❤️ and 🇫🇷 flags" }, ...calls.map(([name, args], k) => ({ type: "toolCall", id: `call${k}`, name, arguments: args }))];
+				L.push(JSON.stringify({ type: "message", id: "cccc0002", parentId: "cccc0001", timestamp: T(2), message: { role: "assistant", content, api: "x", provider: "p", model: "m", usage: {}, stopReason: "toolUse", timestamp: 1 } }));
+				let parent = "cccc0002";
+				calls.forEach(([name], k) => {
+					const id = `cccd${String(k).padStart(4, "0")}`;
+					L.push(JSON.stringify({ type: "message", id, parentId: parent, timestamp: T(3 + k), message: { role: "toolResult", toolCallId: `call${k}`, toolName: name, content: [{ type: "text", text: "ok" }], isError: false, timestamp: 1 } }));
+					parent = id;
+				});
+				const usage = (id, parentId, ts) => JSON.stringify({ type: "usage", id, parentId, timestamp: ts, kind: "cache_warm", provider: "p", model: "m", usage: { input: 1, output: 2 } });
+				L.push(usage("cccc0003", parent, T(20)));
+				L.push(JSON.stringify({ type: "context_edit", id: "cccc0004", parentId: "cccc0003", timestamp: T(21), targetId: "cccc0002", replacement: null }));
+				L.push(JSON.stringify({ type: "context_edit", id: "cccc0005", parentId: "cccc0004", timestamp: T(22), targetId: "cccd0001", replacement: { content: "short" } }));
+				L.push(usage("cccc0006", "cccc0005", T(23)));
+				L.push(msg("cccc0007", "cccc0006", T(24), "user", "ｈａｌｆ　ｗｉｄｔｈ ｶﾀｶﾅ and क्षि กำ"));
+				L.push(msg("cccc0008", "cccc0006", T(25), "user", "second child of a usage entry"));
+				L.push(usage("cccc0009", "cccc0008", T(26)));
+				L.push(JSON.stringify({ type: "label", id: "cccc000a", parentId: "cccc0009", timestamp: T(27), targetId: "cccc0006", label: "on a usage" }));
+				L.push(msg("cccc000b", "cccc000a", T(28), "assistant", "the end"));
+				return L;
+			})(),
+		},
+		{
 			name: "tree-cycle",
 			lines: [
 				H("00000000-0000-4000-8000-0000000000a2"),
@@ -151,6 +222,12 @@ export function extraFixtures(pi) {
 	for (const { name, lines } of shapes()) {
 		const text = `${lines.join("\n")}\n`;
 		const sm = open(pi, text);
+		if (FULL.has(name)) {
+			const cases = textCases(pi, name, sm);
+			cases.push({ tool: "pi-tree", args: ["--json"], stdout: `${JSON.stringify(sm.getTree())}\n`, what: "JSON.stringify(getTree())" });
+			fixtures.push({ name, text, cases });
+			continue;
+		}
 		const cases = [];
 		for (const filter of FILTERS) {
 			cases.push({ tool: "pi-tree", args: filter === "default" ? [] : ["--filter", filter], stdout: treeText(pi, sm, sm.getLeafId(), filter), what: `/tree text, filter ${filter}` });
