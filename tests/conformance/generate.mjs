@@ -89,6 +89,16 @@ crypto.randomUUID = function fakeRandomUUID() {
 	const h = uuidRng.hex(32);
 	return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${"89ab"[uuidRng.int(0, 3)]}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 };
+// pi 1.x draws session ids with its own uuidv7 (crypto.getRandomValues).
+const randomValuesRng = new Rng("getRandomValues");
+globalThis.crypto.getRandomValues = function fakeGetRandomValues(array) {
+	const bits = 8 * array.BYTES_PER_ELEMENT;
+	for (let i = 0; i < array.length; i++) {
+		const v = Math.floor(randomValuesRng.next() * 2 ** Math.min(bits, 32));
+		array[i] = bits > 32 ? BigInt(v) : v;
+	}
+	return array;
+};
 module.syncBuiltinESMExports();
 
 // /tree shortens paths under $HOME: answers are computed with this home, and the

@@ -28,6 +28,10 @@ function fresh(s) {
 	return { dir, file, sm };
 }
 
+// The temporary directory's random name in a path (parentSession) becomes a
+// fixed one, so that a rerun writes the same bytes (the tests blank it anyway).
+const stable = (t, dir) => t.split(JSON.stringify(dir).slice(1, -1)).join("/tmp/pi-conformance/work");
+
 const text = (sm) => `${sm.fileEntries.map((e) => JSON.stringify(e)).join("\n")}\n`;
 
 function branched(s, leafId) {
@@ -37,10 +41,10 @@ function branched(s, leafId) {
 			// pi's /fork before a root message: a new session with only a header.
 			const m = s.pi.SessionManager.create(sm.getCwd(), dir);
 			m.newSession({ parentSession: file });
-			return text(m);
+			return stable(text(m), dir);
 		}
 		sm.createBranchedSession(leafId);
-		return text(sm);
+		return stable(text(sm), dir);
 	} finally {
 		fs.rmSync(dir, { recursive: true, force: true });
 	}
@@ -130,7 +134,7 @@ export const KINDS = {
 				const src = path.join(dir, "src.jsonl");
 				fs.writeFileSync(src, s.rewritten);
 				const m = s.pi.SessionManager.forkFrom(src, "/tmp/pi-conformance/other project", path.join(dir, "out"));
-				return fs.readFileSync(m.getSessionFile(), "utf8");
+				return stable(fs.readFileSync(m.getSessionFile(), "utf8"), dir);
 			} finally {
 				fs.rmSync(dir, { recursive: true, force: true });
 			}

@@ -65,7 +65,7 @@ function treeRows(pi, sm, leafId, filter, search, width) {
 	});
 }
 
-function treeText(pi, sm, leafId, filter, search) {
+export function treeText(pi, sm, leafId, filter, search) {
 	return treeRows(pi, sm, leafId, filter, search, 1e6)
 		.map((l) => `${l.trimEnd()}\n`)
 		.join("");
