@@ -78,6 +78,9 @@ struct View<'s> {
     tool_calls: HashMap<String, (String, Option<Vec<u8>>)>,
     leaf: Option<usize>,
     home: String,
+    /// The first `message` entry in the tree without a message: pi's
+    /// `/tree` fails on it (`entry.message.role`), so the text view does.
+    no_message: Option<usize>,
 }
 
 /// Run `pi-tree`; warnings go to `warn`.
@@ -746,6 +749,7 @@ impl<'s> View<'s> {
                 .map(|v| v.to_string_lossy().into_owned())
                 .find(|v| !v.is_empty())
                 .unwrap_or_default(),
+            no_message: None,
         };
         for k in 0..v.flat.len() {
             let i = v.flat[k].0;
@@ -756,6 +760,9 @@ impl<'s> View<'s> {
             let Ok(obj) = s.object(&line, s.entries[i].line()) else {
                 continue;
             };
+            if matches!(obj.raw("message"), None | Some(b"null")) && v.no_message.is_none() {
+                v.no_message = Some(i);
+            }
             let Some(m) = obj.object("message") else {
                 continue;
             };
@@ -991,6 +998,13 @@ impl<'s> View<'s> {
     }
 
     fn write_text(&self, opts: &Options, out: &mut impl Write) -> Result<()> {
+        if let Some(i) = self.no_message {
+            return Err(crate::error::Error::data(
+                &self.s.name,
+                Some(self.s.entries[i].line()),
+                "a \"message\" entry without a message (pi 1.6's /tree fails on it: TypeError); --json, --format jsonl and --stats still read the file",
+            ));
+        }
         let filter = opts.filter.unwrap_or(Filter::Default);
         let vis = self.visible(filter, opts.search.as_deref(), true)?;
         if vis.is_empty() {
