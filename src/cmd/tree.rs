@@ -692,9 +692,12 @@ impl<'s> View<'s> {
         let mut has = vec![false; n];
         tree.walk(|step| {
             if let Step::Leave { node } = step {
-                let mine = leaf_id
-                    .as_ref()
-                    .is_some_and(|id| s.entries.has_this_id(node, id));
+                // `entry.id === currentLeafId`: when the last entry has no
+                // id, pi's leaf is undefined, and so is every id-less entry's id.
+                let mine = match &leaf_id {
+                    Some(id) => s.entries.has_this_id(node, id),
+                    None => leaf.is_some() && s.entries.id(node).is_none(),
+                };
                 has[node] = mine || tree.children(node).iter().any(|&c| has[c as usize]);
             }
         });
@@ -797,8 +800,14 @@ impl<'s> View<'s> {
 
     /// `entry.id === currentLeafId`.
     fn is_leaf(&self, i: usize) -> bool {
-        self.leaf
-            .is_some_and(|l| self.s.entries[l].has_id() && self.s.entries.same_id(l, i))
+        self.leaf.is_some_and(|l| {
+            if self.s.entries[l].has_id() {
+                self.s.entries.same_id(l, i)
+            } else {
+                // undefined === undefined
+                !self.s.entries[i].has_id()
+            }
+        })
     }
 
     fn id_of(&self, i: usize) -> Option<Id> {
@@ -1015,6 +1024,14 @@ impl<'s> View<'s> {
             render_empty(&mut line, &msg, opts.width, opts.color);
             out.write_all(line.as_bytes()).map_err(out_err)?;
             return out.write_all(b"\n").map_err(out_err);
+        }
+        // pi's render throws on some rows (a custom_message whose content is
+        // not text): find those before anything is written.
+        for &k in &vis {
+            let i = self.flat[k].0;
+            if self.s.entries[i].ty() == EntryType::CustomMessage {
+                self.summary(i)?;
+            }
         }
         let (visual, multiple_roots) = self.visuals(&vis);
         let mut line = String::new();
@@ -1324,23 +1341,38 @@ impl<'s> View<'s> {
                 }
             }
             EntryType::CustomMessage => {
+                // pi: `content.filter((c) => c.type === "text").map((c) =>
+                // c.text).join("")` when it is not a string: a TypeError on
+                // anything but an array, and on a null block.
+                let fails = || {
+                    Error::data(
+                        &self.s.name,
+                        Some(self.s.entries[i].line()),
+                        "a custom_message whose content is neither a string nor an array of blocks (pi 1.6's /tree fails on it: TypeError)",
+                    )
+                };
                 let content = match obj.get("content") {
                     Some(r) if obj.text[r.start] == b'"' => js_string(&obj.text[r]),
                     Some(r) if obj.text[r.start] == b'[' => {
                         let mut s = String::new();
                         for el in scan::elements(obj.text, r).unwrap_or_default() {
+                            if &obj.text[el.clone()] == b"null" {
+                                return Err(fails());
+                            }
                             let Ok(b) = Object::at(obj.text, el.clone()) else {
                                 continue;
                             };
                             if obj.text[el.start] == b'{'
                                 && b.str("type").as_deref() == Some("text")
                             {
-                                s.push_str(&template(b.raw("text")));
+                                s.push_str(
+                                    &b.raw("text").map(js_string_or_empty).unwrap_or_default(),
+                                );
                             }
                         }
                         s
                     }
-                    _ => String::new(),
+                    _ => return Err(fails()),
                 };
                 v.push((format!("[{}]: ", tmpl("customType")), Some(WARNING)));
                 v.push((normalize(&content), None));

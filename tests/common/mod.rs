@@ -82,6 +82,8 @@ pub struct Case {
     pub stdin: bool,
     /// Run on a temporary copy of the session (the tool writes to it).
     pub in_place: bool,
+    /// pi throws on this input: the tool must fail (exit 1, nothing on stdout).
+    pub fails: bool,
 }
 
 /// Every conformance case for `tool` under tests/conformance.
@@ -116,6 +118,7 @@ pub fn conformance_cases(tool: &str) -> Vec<Case> {
                 what: v["what"].as_str().unwrap_or("").to_string(),
                 stdin: v["stdin"] == true,
                 in_place: v["inPlace"] == true,
+                fails: v["fails"] == true,
             });
         }
     }
@@ -132,6 +135,20 @@ pub fn check_cases(cases: &[Case], normalize: impl Fn(&str) -> String) -> Vec<St
         let o = run_conformance(&c.tool, &args, None);
         let got = normalize(&stdout(&o));
         let want = normalize(&c.stdout);
+        if c.fails {
+            if o.status.code() != Some(1) || !o.stdout.is_empty() || !stderr(&o).contains(":") {
+                failures.push(format!(
+                    "{} {} {} ({}): pi throws, so the tool must fail with FILE:LINE; exit {:?}, stderr {}",
+                    c.tool,
+                    c.args.join(" "),
+                    rel(&c.session),
+                    c.what,
+                    o.status.code(),
+                    stderr(&o).trim()
+                ));
+            }
+            continue;
+        }
         if !o.status.success() || got != want {
             failures.push(format!(
                 "{} {} {} ({}): exit {:?}\n  stderr: {}\n  first difference at byte {}\n  want: {}\n  got:  {}",

@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { treeText } from "./pi-tree.mjs";
 
 export const KINDS = {};
 
@@ -116,6 +117,7 @@ function open(pi, text) {
 const jsonLines = (xs) => xs.map((x) => `${JSON.stringify(x)}\n`).join("");
 
 export function extraFixtures(pi) {
+	pi.initTheme("dark");
 	const fixtures = [];
 	for (const { name, objs, leaves } of shapes()) {
 		const text = jsonLines(objs);
@@ -133,6 +135,18 @@ export function extraFixtures(pi) {
 			cases.push({ tool: "pi-path", args: [...la, "--format", "context"], stdout: `${JSON.stringify(ctx)}\n`, what: `buildSessionContext(${id})` });
 			cases.push({ tool: "pi-convert", args: la, stdout: jsonLines(pi.convertToLlm(ctx.messages)), what: `convertToLlm(buildSessionContext(${id}).messages)` });
 		}
+		for (const filter of ["default", "all"]) {
+			const c = { tool: "pi-tree", args: filter === "default" ? [] : ["--filter", filter], stdout: "", what: `/tree text, filter ${filter}` };
+			try {
+				c.stdout = treeText(pi, sm, sm.getLeafId(), filter);
+			} catch (err) {
+				// pi's /tree throws here: the tool must fail (exit 1, FILE:LINE)
+				c.fails = true;
+				c.what += ` (pi throws: ${err.message})`;
+			}
+			cases.push(c);
+		}
+		cases.push({ tool: "pi-tree", args: ["--json"], stdout: `${JSON.stringify(sm.getTree())}\n`, what: "JSON.stringify(getTree())" });
 		fixtures.push({ name, text, cases });
 	}
 	return fixtures;
