@@ -255,6 +255,12 @@ impl Tree {
         self.len() == 0
     }
 
+    /// Whether some node is reached along more than one edge (duplicate
+    /// ids, or several entries without an id).
+    pub fn is_shared(&self) -> bool {
+        self.shared
+    }
+
     /// The same tree with its roots replaced by `roots` and every list of
     /// children put in the order `order` returns (the same nodes).
     pub fn reordered(&self, roots: Vec<usize>, mut order: impl FnMut(&[u32]) -> Vec<u32>) -> Tree {

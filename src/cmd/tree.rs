@@ -78,6 +78,8 @@ struct View<'s> {
     tool_calls: HashMap<String, (String, Option<Vec<u8>>)>,
     leaf: Option<usize>,
     home: String,
+    /// The tree with the active branch first (flattenTree's order).
+    ordered: Tree,
     /// The first `message` entry in the tree without a message: pi's
     /// `/tree` fails on it (`entry.message.role`), so the text view does.
     no_message: Option<usize>,
@@ -753,6 +755,7 @@ impl<'s> View<'s> {
                 .find(|v| !v.is_empty())
                 .unwrap_or_default(),
             no_message: None,
+            ordered: ordered_tree,
         };
         for k in 0..v.flat.len() {
             let i = v.flat[k].0;
@@ -1006,6 +1009,227 @@ impl<'s> View<'s> {
         (visual, multiple_roots)
     }
 
+    /// pi's flattenTree() layout of every row of the whole tree, in
+    /// `flat` order: what a row keeps where recalculateVisualStructure()
+    /// does not reach it (with duplicate ids it updates only the last row
+    /// of each id).
+    fn flatten_visuals(&self) -> Vec<Visual> {
+        struct Occ {
+            child_indent: usize,
+            multiple: bool,
+            child_gutters: Rc<Vec<(usize, bool)>>,
+            children: usize,
+            k: usize,
+        }
+        let roots = self.ordered.roots.len();
+        let mr = roots > 1;
+        let empty = Rc::new(Vec::new());
+        let mut out = Vec::with_capacity(self.flat.len());
+        let mut stack: Vec<Occ> = Vec::new();
+        let mut root_k = 0;
+        self.ordered.walk(|step| match step {
+            Step::Enter { node, .. } => {
+                let (indent, just_branched, show_connector, is_last, gutters, vrc) =
+                    match stack.last_mut() {
+                        None => {
+                            let last = root_k + 1 == roots;
+                            root_k += 1;
+                            (usize::from(mr), mr, mr, last, empty.clone(), mr)
+                        }
+                        Some(p) => {
+                            let k = p.k;
+                            p.k += 1;
+                            (
+                                p.child_indent,
+                                p.multiple,
+                                p.multiple,
+                                k + 1 == p.children,
+                                p.child_gutters.clone(),
+                                false,
+                            )
+                        }
+                    };
+                let children = self.ordered.children(node).len();
+                let multiple = children > 1;
+                let child_indent = if multiple || (just_branched && indent > 0) {
+                    indent + 1
+                } else {
+                    indent
+                };
+                let display = if mr { indent.saturating_sub(1) } else { indent };
+                let child_gutters = if show_connector && !vrc {
+                    let mut g = (*gutters).clone();
+                    g.push((display.saturating_sub(1), !is_last));
+                    Rc::new(g)
+                } else {
+                    gutters.clone()
+                };
+                out.push(Visual {
+                    indent,
+                    show_connector,
+                    is_last,
+                    gutters,
+                    virtual_root_child: vrc,
+                });
+                stack.push(Occ {
+                    child_indent,
+                    multiple,
+                    child_gutters,
+                    children,
+                    k: 0,
+                });
+            }
+            Step::Cycle { .. } => {
+                if let Some(p) = stack.last_mut() {
+                    p.k += 1;
+                }
+            }
+            Step::Leave { .. } => {
+                stack.pop();
+            }
+        });
+        out
+    }
+
+    /// pi's recalculateVisualStructure() on the rows `vis` (positions in
+    /// `flat`), as pi runs it: by entry id, so that with duplicate ids only
+    /// the last row of an id is laid out anew and the others keep what
+    /// they had. Returns the new `multipleRoots`.
+    fn recalculate(&self, vis: &[usize], rows: &mut [Visual]) -> Result<bool> {
+        let key = |k: usize| self.s.entries.id(self.flat[k].0);
+        let mut entry_map: HashMap<Option<Id>, usize> = HashMap::new();
+        for k in 0..self.flat.len() {
+            entry_map.insert(key(k), k);
+        }
+        let visible: HashSet<Option<Id>> = vis.iter().map(|&k| key(k)).collect();
+        let parent_of = |k: usize| self.s.entries.parent_id(self.flat[k].0);
+        let n = self.flat.len();
+        let ancestor = |k: usize| -> Option<Id> {
+            let mut cur = entry_map.get(&key(k)).and_then(|&m| parent_of(m));
+            let mut steps = 0;
+            while let Some(c) = cur {
+                let c = Some(c);
+                if visible.contains(&c) {
+                    return c;
+                }
+                steps += 1;
+                if steps > n {
+                    return None; // a cycle of ids: pi would loop here
+                }
+                cur = entry_map.get(&c).and_then(|&m| parent_of(m));
+            }
+            None
+        };
+        // Children by their nearest visible ancestor's id (None: the roots).
+        let mut children: HashMap<Option<Id>, Vec<Option<Id>>> = HashMap::new();
+        children.insert(None, Vec::new());
+        let mut filtered: HashMap<Option<Id>, usize> = HashMap::new();
+        for &k in vis {
+            children.entry(ancestor(k)).or_default().push(key(k));
+            filtered.insert(key(k), k);
+        }
+        let roots = children.get(&None).cloned().unwrap_or_default();
+        let mr = roots.len() > 1;
+        type Frame = (
+            Option<Id>,
+            usize,
+            bool,
+            bool,
+            bool,
+            Rc<Vec<(usize, bool)>>,
+            bool,
+        );
+        let mut stack: Vec<Frame> = Vec::new();
+        let empty = Rc::new(Vec::new());
+        for (r, id) in roots.iter().enumerate().rev() {
+            stack.push((
+                id.clone(),
+                usize::from(mr),
+                mr,
+                mr,
+                r + 1 == roots.len(),
+                empty.clone(),
+                mr,
+            ));
+        }
+        let limit = 4 * n + 1_000_000;
+        let mut pops = 0usize;
+        while let Some((id, indent, just_branched, show_connector, is_last, gutters, vrc)) =
+            stack.pop()
+        {
+            pops += 1;
+            if pops > limit {
+                return Err(crate::error::Error::data(
+                    &self.s.name,
+                    None,
+                    "duplicate ids make pi's /tree lay the same rows out without end; try --json",
+                ));
+            }
+            let Some(&k) = filtered.get(&id) else {
+                continue;
+            };
+            rows[k] = Visual {
+                indent,
+                show_connector,
+                is_last,
+                gutters: gutters.clone(),
+                virtual_root_child: vrc,
+            };
+            // No visible ancestor is an id-less entry.
+            let kids: &[Option<Id>] = match &id {
+                Some(_) => children.get(&id).map(Vec::as_slice).unwrap_or(&[]),
+                None => &[],
+            };
+            let multiple = kids.len() > 1;
+            let child_indent = if multiple || (just_branched && indent > 0) {
+                indent + 1
+            } else {
+                indent
+            };
+            let display = if mr { indent.saturating_sub(1) } else { indent };
+            let child_gutters = if show_connector && !vrc {
+                let mut g = (*gutters).clone();
+                g.push((display.saturating_sub(1), !is_last));
+                Rc::new(g)
+            } else {
+                gutters
+            };
+            for (c, child) in kids.iter().enumerate().rev() {
+                stack.push((
+                    child.clone(),
+                    child_indent,
+                    multiple,
+                    multiple,
+                    c + 1 == kids.len(),
+                    child_gutters.clone(),
+                    false,
+                ));
+            }
+        }
+        Ok(mr)
+    }
+
+    /// The rows' layout when nodes are shared (duplicate ids): pi lays the
+    /// whole tree out, then the filtered rows by id, once for the filter
+    /// and once more for a search.
+    fn visuals_shared(
+        &self,
+        filter: Filter,
+        search: Option<&str>,
+        vis: &[usize],
+    ) -> Result<(Vec<Visual>, bool)> {
+        let mut rows = self.flatten_visuals();
+        if rows.len() != self.flat.len() {
+            return Ok(self.visuals(vis));
+        }
+        if search.is_some_and(|q| !q.trim().is_empty()) {
+            let first = self.visible(filter, None, true)?;
+            self.recalculate(&first, &mut rows)?;
+        }
+        let mr = self.recalculate(vis, &mut rows)?;
+        Ok((vis.iter().map(|&k| rows[k].clone()).collect(), mr))
+    }
+
     fn write_text(&self, opts: &Options, out: &mut impl Write) -> Result<()> {
         if let Some(i) = self.no_message {
             return Err(crate::error::Error::data(
@@ -1033,7 +1257,11 @@ impl<'s> View<'s> {
                 self.summary(i)?;
             }
         }
-        let (visual, multiple_roots) = self.visuals(&vis);
+        let (visual, multiple_roots) = if self.tree.is_shared() {
+            self.visuals_shared(filter, opts.search.as_deref(), &vis)?
+        } else {
+            self.visuals(&vis)
+        };
         let mut line = String::new();
         for (v, &k) in vis.iter().enumerate() {
             let i = self.flat[k].0;

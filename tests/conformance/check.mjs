@@ -78,11 +78,39 @@ for (let file of args) {
 	const entries = sm.getEntries();
 	const byId = new Map(entries.map((e) => [e.id, e]));
 	const hasChild = new Set(entries.map((e) => e.parentId));
+	// pi loops forever on a parentId cycle (getBranch, buildSessionContext):
+	// walk first, with a bound; where pi would hang, the tool must fail.
+	const hangs = (id) => {
+		let cur = id === null || id === undefined ? entries[entries.length - 1] : byId.get(id);
+		for (let n = 0; cur; n++) {
+			if (n > entries.length) return true;
+			cur = cur.parentId ? byId.get(cur.parentId) : undefined;
+		}
+		return false;
+	};
+	const tree = sm.getTree();
+	// Duplicate ids make pi's tree hold a node once per route to it.
+	const size = (() => {
+		const memo = new Map();
+		const count = (node) => {
+			if (memo.has(node)) return memo.get(node);
+			memo.set(node, Infinity); // on the path: a cycle
+			let c = 1;
+			for (const ch of node.children) c += count(ch);
+			memo.set(node, c);
+			return c;
+		};
+		return tree.reduce((a, r) => a + count(r), 0);
+	})();
 	const leaves = [null, ...entries.filter((e) => !hasChild.has(e.id) && typeof e.id === "string").map((e) => e.id)].slice(0, 40);
 	const want = [];
 	for (const leaf of leaves) {
 		const id = leaf ?? sm.getLeafId();
 		const la = leaf ? ["--leaf", leaf] : [];
+		if (hangs(leaf ?? sm.getLeafId())) {
+			for (const f of ["ids", "entries", "messages", "context"]) want.push(["pi-path", [...la, "--format", f], null]);
+			continue;
+		}
 		let ctx;
 		try {
 			ctx = pi.buildSessionContext(entries, id, byId);
@@ -95,8 +123,10 @@ for (let file of args) {
 		want.push(["pi-path", [...la, "--format", "context"], ctx && `${JSON.stringify(ctx)}\n`]);
 		want.push(["pi-convert", la, ctx && jsonLines(pi.convertToLlm(ctx.messages))]);
 	}
-	want.push(["pi-tree", ["--json"], `${JSON.stringify(sm.getTree()).toWellFormed()}\n`]);
-	if (treeText) {
+	if (size > 200000) {
+		console.log(`skip ${file}: pi's tree would hold ${size} nodes (duplicate ids)`);
+	} else if (treeText) {
+		want.push(["pi-tree", ["--json"], `${JSON.stringify(tree).toWellFormed()}\n`]);
 		let text = null; // pi's /tree throws: the tool must fail too
 		try {
 			text = treeText(pi, sm, sm.getLeafId(), "default");

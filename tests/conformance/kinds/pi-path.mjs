@@ -98,7 +98,25 @@ function shapes() {
 		m("d0000002", "d0000001", user("second")),
 		{ type: "message", parentId: "d0000001", timestamp: T(3), message: user("no id on the last line") },
 	];
+	clock = 0;
+	// Duplicate ids: pi's getTree() holds the later entry's node once per
+	// entry with that id (the earlier one is in no node), and /tree lays out
+	// by id: only the last row of an id is laid out anew after filtering.
+	const dups = [
+		H(4),
+		m("f0000001", null, user("root")),
+		m("f0000002", "f0000001", asst([{ type: "text", text: "child" }])),
+		m("f0000003", "f0000002", user("grand")),
+		e("label", "f0000009", "f0000003", { targetId: "f0000003", label: "keep" }),
+		m("f0000002", "f0000001", asst([{ type: "text", text: "dup of the child" }])),
+		m("f0000004", "f0000002", user("under the dup")),
+		e("model_change", "f0000005", "f0000004", { provider: "p", modelId: "m2" }),
+		m("f0000006", "f0000005", user("after a hidden entry")),
+		m("f0000001", null, user("the root again")),
+		m("f0000007", "f0000006", asst([{ type: "text", text: "last" }])),
+	];
 	return [
+		{ name: "path-dup-ids", objs: dups, leaves: [null, "f0000003", "f0000004"] },
 		{ name: "path-edits", objs: edits, leaves: [null, "ed000008", "e000000b"] },
 		{ name: "path-compactions", objs: compactions, leaves: [null, "c000000e", "c000000b", "c0000009", "c0000006"] },
 		{ name: "path-idless-leaf", objs: idless, leaves: [null, "d0000002"] },
@@ -135,7 +153,7 @@ export function extraFixtures(pi) {
 			cases.push({ tool: "pi-path", args: [...la, "--format", "context"], stdout: `${JSON.stringify(ctx)}\n`, what: `buildSessionContext(${id})` });
 			cases.push({ tool: "pi-convert", args: la, stdout: jsonLines(pi.convertToLlm(ctx.messages)), what: `convertToLlm(buildSessionContext(${id}).messages)` });
 		}
-		for (const filter of ["default", "all"]) {
+		for (const filter of ["default", "all", "user-only", "labeled-only"]) {
 			const c = { tool: "pi-tree", args: filter === "default" ? [] : ["--filter", filter], stdout: "", what: `/tree text, filter ${filter}` };
 			try {
 				c.stdout = treeText(pi, sm, sm.getLeafId(), filter);
