@@ -1130,6 +1130,11 @@ impl<'s> View<'s> {
         }
         let roots = children.get(&None).cloned().unwrap_or_default();
         let mr = roots.len() > 1;
+        // pi pops an id once per time it is listed, and its children once
+        // per pop: exponential with duplicate ids. But the row of an id
+        // ends with what its last pop wrote, and that pop comes from its
+        // ancestor's last pop, at its last place in the ancestor's list;
+        // so each id is laid out once, from there.
         type Frame = (
             Option<Id>,
             usize,
@@ -1139,31 +1144,35 @@ impl<'s> View<'s> {
             Rc<Vec<(usize, bool)>>,
             bool,
         );
+        let last_places = |list: &[Option<Id>]| -> Vec<(usize, Option<Id>)> {
+            let mut last: HashMap<&Option<Id>, usize> = HashMap::new();
+            for (c, id) in list.iter().enumerate() {
+                last.insert(id, c);
+            }
+            let mut v: Vec<(usize, Option<Id>)> =
+                last.into_iter().map(|(id, c)| (c, id.clone())).collect();
+            v.sort_by_key(|&(c, _)| c);
+            v
+        };
         let mut stack: Vec<Frame> = Vec::new();
         let empty = Rc::new(Vec::new());
-        for (r, id) in roots.iter().enumerate().rev() {
+        for (c, id) in last_places(&roots).into_iter().rev() {
             stack.push((
-                id.clone(),
+                id,
                 usize::from(mr),
                 mr,
                 mr,
-                r + 1 == roots.len(),
+                c + 1 == roots.len(),
                 empty.clone(),
                 mr,
             ));
         }
-        let limit = 4 * n + 1_000_000;
-        let mut pops = 0usize;
+        let mut done: HashSet<Option<Id>> = HashSet::new();
         while let Some((id, indent, just_branched, show_connector, is_last, gutters, vrc)) =
             stack.pop()
         {
-            pops += 1;
-            if pops > limit {
-                return Err(crate::error::Error::data(
-                    &self.s.name,
-                    None,
-                    "duplicate ids make pi's /tree lay the same rows out without end; try --json",
-                ));
+            if !done.insert(id.clone()) {
+                continue;
             }
             let Some(&k) = filtered.get(&id) else {
                 continue;
@@ -1194,9 +1203,9 @@ impl<'s> View<'s> {
             } else {
                 gutters
             };
-            for (c, child) in kids.iter().enumerate().rev() {
+            for (c, child) in last_places(kids).into_iter().rev() {
                 stack.push((
-                    child.clone(),
+                    child,
                     child_indent,
                     multiple,
                     multiple,
