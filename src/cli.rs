@@ -84,7 +84,14 @@ pub fn main<A: Parser>(tool: &str, body: impl FnOnce(A) -> Result<()>) -> ExitCo
         };
     }
     let args = A::parse();
-    match body(args) {
+    let checked = match crate::session::max_line_from_env() {
+        Ok(_) => Ok(()),
+        Err(text) => Err(Error::usage(format!(
+            "{}={text}: not a line length in bytes from 1 to 4294967294 (e.g. 268435456 or 256M)",
+            crate::session::MAX_LINE_ENV
+        ))),
+    };
+    match checked.and_then(|()| body(args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind == ErrorKind::Io && is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {

@@ -136,11 +136,7 @@ impl Session {
         let name = input.display_name();
         let (loader, store) = match &input {
             Input::Stdin => {
-                let mut buf = Vec::new();
-                std::io::stdin()
-                    .lock()
-                    .read_to_end(&mut buf)
-                    .map_err(|e| Error::io(&name, &e))?;
+                let buf = read_stream(&mut std::io::stdin().lock(), &name)?;
                 let mut loader = Loader::new(&name, opts);
                 for_each_line_in(&buf, |l| loader.line(l))?;
                 (loader, Store::Memory(buf))
@@ -151,9 +147,19 @@ impl Session {
                 if meta.is_dir() {
                     return Err(Error::request(&name, "is a directory, not a session file"));
                 }
-                let loader =
-                    load_file(&file, meta.len(), &name, opts, PARALLEL_MIN, MANY_PARTS_MIN)?;
-                (loader, Store::File(file, RefCell::new(Window::default())))
+                if !meta.is_file() {
+                    // A pipe, a FIFO or a device (`<(cat s.jsonl)`,
+                    // `/dev/stdin` on a pipe): it cannot be read twice or
+                    // at an offset, so it is read once, as stdin is.
+                    let buf = read_stream(&mut &file, &name)?;
+                    let mut loader = Loader::new(&name, opts);
+                    for_each_line_in(&buf, |l| loader.line(l))?;
+                    (loader, Store::Memory(buf))
+                } else {
+                    let loader =
+                        load_file(&file, meta.len(), &name, opts, PARALLEL_MIN, MANY_PARTS_MIN)?;
+                    (loader, Store::File(file, RefCell::new(Window::default())))
+                }
             }
         };
         loader.finish(input, store)
@@ -321,7 +327,7 @@ impl Session {
 
 /// Read into `buf` from `offset` until it is full or the file ends; the
 /// number of bytes read.
-pub(crate) fn read_at_most(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+pub fn read_at_most(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match read_at(f, &mut buf[got..], offset + got as u64) {
@@ -548,6 +554,7 @@ fn for_each_line_read(
     name: &str,
     mut f: impl FnMut(RawLine<'_>) -> Result<bool>,
 ) -> Result<()> {
+    let limit = max_line();
     let mut buf = vec![0u8; LOAD_CHUNK];
     // buf[start..filled] is unprocessed; buf[start..scanned] has no newline.
     let (mut start, mut scanned, mut filled) = (0usize, 0usize, 0usize);
@@ -575,9 +582,14 @@ fn for_each_line_read(
             scanned -= start;
             start = 0;
         }
+        if filled as u64 > limit {
+            return Err(line_too_long(name, number + 1, limit));
+        }
         if filled == buf.len() {
-            // A line longer than the buffer.
-            buf.resize(buf.len() * 2, 0);
+            // A line longer than the buffer: room for the longest line
+            // allowed and its newline, no more.
+            let cap = usize::try_from(limit.saturating_add(2)).unwrap_or(usize::MAX);
+            buf.resize((buf.len() * 2).min(cap).max(buf.len() + 1), 0);
         }
         let n = loop {
             match r.read(&mut buf[filled..]) {
@@ -657,6 +669,14 @@ pub fn last_entry(file: &File, name: &str, from: u64) -> Result<Option<(Entry, O
             }
             end = line_start - 1;
         }
+        if size - start > max_line().saturating_add(1) {
+            // The last line is longer than a line may be (the full read
+            // says on which line).
+            return Err(Error::request(
+                name,
+                format!("the last line is {}", too_long_words(max_line())),
+            ));
+        }
         chunk = chunk.saturating_mul(4);
     }
 }
@@ -685,6 +705,142 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 pub const BOM_REFUSED: &str = "starts with a byte order mark; pi refuses such a file";
 
 const LINE_TOO_LONG: &str = "a line of 4 GiB or more: longer than this tool reads";
+
+/// The longest line the tools read, unless [`MAX_LINE_ENV`] says otherwise:
+/// 256 MiB. pi writes each entry with one `JSON.stringify`, and a V8
+/// string holds at most 2^29 - 24 characters (512 Mi), so pi cannot write a
+/// line much longer, nor read a file with one (`readFileSync` into a
+/// string); real sessions stay far below (pi cuts tool output to 50 KB and
+/// resizes images), the 100 MB line of the tests included. A longer line
+/// is almost surely not a session (`/dev/zero`, a file of NULs), and
+/// holding it would cost gigabytes: the read stops with `FILE:LINE: line
+/// longer than N bytes` instead.
+pub const DEFAULT_MAX_LINE: u64 = 256 << 20;
+
+/// The environment variable that sets the longest line read, in bytes
+/// (`K`, `M`, `G` suffixes: KiB, MiB, GiB).
+pub const MAX_LINE_ENV: &str = "PI_SESSION_TOOLS_MAX_LINE";
+
+/// `N`, `NK`, `NM`, `NG` (binary units) as bytes, at least 1 and below 4 GiB
+/// (what an entry's length can hold).
+pub fn parse_max_line(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let (digits, unit) = match t.char_indices().last()? {
+        (i, 'k' | 'K') => (&t[..i], 1u64 << 10),
+        (i, 'm' | 'M') => (&t[..i], 1 << 20),
+        (i, 'g' | 'G') => (&t[..i], 1 << 30),
+        _ => (t, 1),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n = digits.parse::<u64>().ok()?.checked_mul(unit)?;
+    (1..u64::from(u32::MAX)).contains(&n).then_some(n)
+}
+
+/// The value of [`MAX_LINE_ENV`]: Ok(None) when unset or empty, Err(the
+/// text) when it is not a size.
+pub fn max_line_from_env() -> std::result::Result<Option<u64>, String> {
+    match std::env::var_os(MAX_LINE_ENV) {
+        None => Ok(None),
+        Some(v) if v.is_empty() => Ok(None),
+        Some(v) => {
+            let text = v.to_string_lossy();
+            parse_max_line(&text)
+                .map(Some)
+                .ok_or_else(|| text.into_owned())
+        }
+    }
+}
+
+/// The longest line read, in bytes: [`MAX_LINE_ENV`], else
+/// [`DEFAULT_MAX_LINE`] (the binaries refuse a bad value before reading).
+pub fn max_line() -> u64 {
+    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        max_line_from_env()
+            .ok()
+            .flatten()
+            .unwrap_or(DEFAULT_MAX_LINE)
+    })
+}
+
+/// `longer than N bytes (...)`.
+fn too_long_words(limit: u64) -> String {
+    format!(
+        "longer than {limit} bytes (the most a line may have; {MAX_LINE_ENV} sets it): not a session line, not read further"
+    )
+}
+
+/// The error for line `line` of `name`, longer than `limit` bytes.
+pub fn line_too_long(name: &str, line: u64, limit: u64) -> Error {
+    Error::data(name, Some(line), format!("line {}", too_long_words(limit)))
+}
+
+/// Check that no line of `file` is longer than [`max_line`], reading it a
+/// piece at a time (for readers that hold a whole file in memory, such as
+/// `pi-migrate`, before they do).
+pub fn check_line_lengths(file: &File, name: &str) -> Result<()> {
+    let limit = max_line();
+    let mut buf = vec![0u8; LOAD_CHUNK];
+    let (mut at, mut line, mut current) = (0u64, 1u64, 0u64);
+    loop {
+        let got = read_at_most(file, &mut buf, at).map_err(|e| Error::io(name, &e))?;
+        let mut last = None;
+        for p in memchr::memchr_iter(b'\n', &buf[..got]) {
+            if current + p as u64 - last.map_or(0, |l: usize| l as u64 + 1) > limit {
+                return Err(line_too_long(name, line, limit));
+            }
+            line += 1;
+            current = 0;
+            last = Some(p);
+        }
+        current += (got - last.map_or(0, |l| l + 1)) as u64;
+        if current > limit {
+            return Err(line_too_long(name, line, limit));
+        }
+        if got < buf.len() {
+            return Ok(());
+        }
+        at += got as u64;
+    }
+}
+
+/// Read a stream (stdin, a pipe, a FIFO, a device) to its end into memory,
+/// failing as soon as one line is longer than [`max_line`] (so `/dev/zero`
+/// costs at most that much).
+pub fn read_stream(r: &mut impl Read, name: &str) -> Result<Vec<u8>> {
+    let limit = max_line();
+    let mut buf: Vec<u8> = Vec::new();
+    // Where the line being read starts, and its number.
+    let (mut line_start, mut line) = (0usize, 1u64);
+    loop {
+        if buf.capacity() - buf.len() < LOAD_CHUNK {
+            buf.reserve(LOAD_CHUNK);
+        }
+        let from = buf.len();
+        let room = buf.capacity() - from;
+        buf.resize(from + room, 0);
+        let n = loop {
+            match r.read(&mut buf[from..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io(name, &e)),
+            }
+        };
+        buf.truncate(from + n);
+        if n == 0 {
+            return Ok(buf);
+        }
+        for p in memchr::memchr_iter(b'\n', &buf[from..]) {
+            line += 1;
+            line_start = from + p + 1;
+        }
+        if (buf.len() - line_start) as u64 > limit {
+            return Err(line_too_long(name, line, limit));
+        }
+    }
+}
 
 struct Loader<'n> {
     name: &'n str,

@@ -234,7 +234,11 @@ mod fast {
             return Ok(None);
         }
         let body = header.offset + header.len;
-        let last = session::last_entry(&file, &name, body)?;
+        // A last line too long to read (or any failure here): the full
+        // read says what and where.
+        let Ok(last) = session::last_entry(&file, &name, body) else {
+            return Ok(None);
+        };
         let parent = last
             .as_ref()
             .and_then(|(_, id)| id.as_ref())
@@ -252,7 +256,9 @@ mod fast {
             Some(t) if !matches!(action, Action::SetName(_)) => Some(t.as_str()),
             _ => None,
         };
-        let (found, collides) = scan(&file, &name, body, want, &new_id)?;
+        let Ok((found, collides)) = scan(&file, &name, body, want, &new_id) else {
+            return Ok(None);
+        };
         if collides || (want.is_some() && !found) {
             return Ok(None);
         }
@@ -384,6 +390,10 @@ mod fast {
                 searched = 0;
             }
             if filled == buf.len() {
+                if filled as u64 > session::max_line() {
+                    // A line longer than a line may be: the full read says where.
+                    return Err(Error::request(name, "a line too long"));
+                }
                 buf.resize(buf.len() * 2, 0);
             }
         }
