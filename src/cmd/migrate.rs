@@ -443,6 +443,11 @@ enum FileResult {
 
 /// Run `pi-migrate`; `Ok(false)` means exit 1 with the messages already printed.
 pub fn run(req: &Request) -> Result<bool> {
+    if req.paths.iter().any(String::is_empty) {
+        return Err(Error::usage(
+            "an empty path argument: give a session file, a directory, or `-` for stdin",
+        ));
+    }
     if req.paths.is_empty() && !req.all || req.paths.iter().any(|p| p == "-") {
         if req.paths.len() > 1 || req.all {
             return Err(Error::usage(
