@@ -61,9 +61,11 @@ pub fn run(
     out: &mut impl Write,
 ) -> Result<()> {
     if let Input::File(path) = &input {
-        if let Some(id) = fast::run(path, opts, action)? {
-            writeln!(out, "{id}").map_err(out_err)?;
-            return out.flush().map_err(out_err);
+        // The new id is printed before the entry is appended: an output
+        // that fails leaves the file as it was.
+        let mut say = |id: &str| crate::cli::announce(out, format!("{id}\n").as_bytes());
+        if fast::run(path, opts, action, &mut say)?.is_some() {
+            return Ok(());
         }
     }
     let writes = matches!(
@@ -110,7 +112,10 @@ pub fn run(
     }
     let (id, bytes) = line;
     match appender.as_mut() {
-        Some(a) => a.append_line(&bytes)?,
+        Some(a) => {
+            crate::cli::announce(out, format!("{id}\n").as_bytes())?;
+            return a.append_line(&bytes);
+        }
         None => {
             let all = s.memory().unwrap_or_default();
             out.write_all(all).map_err(out_err)?;
@@ -119,11 +124,9 @@ pub fn run(
             }
             out.write_all(&bytes).map_err(out_err)?;
             out.write_all(b"\n").map_err(out_err)?;
-            return out.flush().map_err(out_err);
+            out.flush().map_err(out_err)
         }
     }
-    writeln!(out, "{id}").map_err(out_err)?;
-    out.flush().map_err(out_err)
 }
 
 fn target_id(s: &Session, reference: &str) -> Result<String> {
@@ -202,15 +205,27 @@ mod fast {
     pub const MIN_SIZE: u64 = 8 << 20;
 
     /// Append the entry and return its id, or None to take the slow path.
-    pub fn run(path: &Path, opts: ReadOptions, action: &Action) -> Result<Option<String>> {
+    /// `before` is called with the new id right before the append; an
+    /// error from it stops the run with nothing appended.
+    pub fn run(
+        path: &Path,
+        opts: ReadOptions,
+        action: &Action,
+        before: &mut dyn FnMut(&str) -> Result<()>,
+    ) -> Result<Option<String>> {
         match std::fs::metadata(path) {
-            Ok(m) if m.is_file() && m.len() >= MIN_SIZE => run_any_size(path, opts, action),
+            Ok(m) if m.is_file() && m.len() >= MIN_SIZE => run_any_size(path, opts, action, before),
             _ => Ok(None),
         }
     }
 
     /// [`run`] without the size limit.
-    pub fn run_any_size(path: &Path, opts: ReadOptions, action: &Action) -> Result<Option<String>> {
+    pub fn run_any_size(
+        path: &Path,
+        opts: ReadOptions,
+        action: &Action,
+        before: &mut dyn FnMut(&str) -> Result<()>,
+    ) -> Result<Option<String>> {
         if opts.strict {
             return Ok(None);
         }
@@ -280,6 +295,7 @@ mod fast {
             Action::SetName(n) => session_info_line(&new_id, parent.as_deref(), n),
             _ => return Ok(None),
         };
+        before(&new_id)?;
         appender.append_line(&line)?;
         Ok(Some(new_id))
     }
@@ -466,7 +482,7 @@ mod tests {
                 let slow = dir.join(format!("{k}-slow.jsonl"));
                 std::fs::write(&fast, text).unwrap();
                 std::fs::write(&slow, text).unwrap();
-                let f = fast::run_any_size(&fast, ReadOptions::default(), &action);
+                let f = fast::run_any_size(&fast, ReadOptions::default(), &action, &mut |_| Ok(()));
                 let s = run(
                     Input::File(slow.clone()),
                     ReadOptions::default(),
