@@ -168,7 +168,17 @@ pub fn list(s: &Session, json: bool, out: &mut impl Write) -> Result<()> {
             out.write_all(&w.finish()).map_err(out_err)?;
             out.write_all(b"\n").map_err(out_err)?;
         } else {
-            writeln!(out, "{}\t{}\t{}", l.target, l.label, text).map_err(out_err)?;
+            // One line of three fields whatever they hold: tabs, line
+            // breaks, other control characters and backslashes escaped.
+            let esc = crate::error::escape_name;
+            writeln!(
+                out,
+                "{}\t{}\t{}",
+                esc(&l.target.to_string()),
+                esc(&l.label),
+                esc(&text)
+            )
+            .map_err(out_err)?;
         }
     }
     out.flush().map_err(out_err)
