@@ -564,6 +564,9 @@ fn for_each_line_read(
         while let Some(p) = memchr::memchr(b'\n', &buf[scanned..filled]) {
             let end = scanned + p;
             number += 1;
+            if (end - start) as u64 > limit {
+                return Err(line_too_long(name, number, limit));
+            }
             if !f(RawLine {
                 number,
                 offset,
@@ -833,6 +836,9 @@ pub fn read_stream(r: &mut impl Read, name: &str) -> Result<Vec<u8>> {
             return Ok(buf);
         }
         for p in memchr::memchr_iter(b'\n', &buf[from..]) {
+            if (from + p - line_start) as u64 > limit {
+                return Err(line_too_long(name, line, limit));
+            }
             line += 1;
             line_start = from + p + 1;
         }

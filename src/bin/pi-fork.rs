@@ -35,8 +35,14 @@ Examples:
 New files go next to SESSION (or into --session-dir DIR, or -o FILE) under
 pi's own name <time>_<uuid>.jsonl, and are never overwritten. Prints the new
 path (with --in-place: the new entry's id); --json prints an object instead.
+If printing fails (a full disk, > /dev/full), the new files are removed again
+and --in-place appends nothing (the id is printed before the entry is written).
 
 REF: a full id, a unique id prefix (4+ chars), leaf, root, @LABEL, with ^ and ~N.
+^ and ~N pass over pi-fork's own marker entries (type custom, customType
+pi-fork) without counting them, so --in-place --at leaf~1 repeated steps back
+one entry each time; leaf alone is still pi's leaf (the last marker).
+A line longer than 256 MiB is an error (PI_SESSION_TOOLS_MAX_LINE=BYTES, or 64K, 512M, 1G, sets the limit).
 Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.";
 
 /// Fork a pi session: a branch into a new session file, a whole session into
