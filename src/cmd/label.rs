@@ -114,7 +114,7 @@ pub fn run(
     match appender.as_mut() {
         Some(a) => {
             crate::cli::announce(out, format!("{id}\n").as_bytes())?;
-            return a.append_line(&bytes);
+            a.append_line(&bytes)
         }
         None => {
             let all = s.memory().unwrap_or_default();
