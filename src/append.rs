@@ -13,6 +13,12 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::Path;
 
+/// How long an append waits for another writer to finish a last line
+/// that has no newline yet (pi writes each line with one `appendFileSync`,
+/// which takes far less; a line still without newline after this long is
+/// torn for good: a crashed writer).
+pub const TORN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// An open session file, locked for appending.
 pub struct Appender {
     file: File,
@@ -25,17 +31,56 @@ impl Appender {
     /// other tools of this project holding it).
     pub fn open(path: &Path) -> Result<Appender> {
         let name = path.display().to_string();
+        // Looked at before opening: opening a FIFO waits for a reader.
+        if let Ok(m) = std::fs::metadata(path) {
+            if m.is_dir() {
+                return Err(Error::request(&name, "is a directory, not a session file"));
+            }
+            if !m.is_file() {
+                return Err(Error::request(
+                    &name,
+                    "not a regular file (a pipe, a FIFO or a device): nothing can be appended to it in place",
+                ));
+            }
+        }
         let file = OpenOptions::new()
             .read(true)
             .append(true)
             .open(path)
             .map_err(|e| Error::io(&name, &e))?;
         file.lock().map_err(|e| Error::io(&name, &e))?;
-        Ok(Appender {
+        let a = Appender {
             file,
             name,
             path: path.to_path_buf(),
-        })
+        };
+        a.wait_for_whole_last_line();
+        Ok(a)
+    }
+
+    /// When the file does not end with a newline, another writer (pi) may
+    /// be in the middle of its line: wait until it does, polling, for at
+    /// most [`TORN_WAIT`], before the file is read and the last line is
+    /// taken for torn (and a newline put after it).
+    fn wait_for_whole_last_line(&self) {
+        let deadline = std::time::Instant::now() + TORN_WAIT;
+        loop {
+            let whole = match self.file.metadata() {
+                Ok(m) if m.len() == 0 => true,
+                Ok(m) => {
+                    let mut last = [0u8; 1];
+                    matches!(
+                        crate::session::read_at_most(&self.file, &mut last, m.len() - 1),
+                        Ok(1) if last[0] == b'\n'
+                    )
+                }
+                Err(_) => true,
+            };
+            if whole || std::time::Instant::now() >= deadline {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
     }
 
     /// Append `line` (without its newline) as one write on a fresh line.

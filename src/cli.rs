@@ -68,6 +68,23 @@ pub fn out_err(e: io::Error) -> Error {
     Error::io("<stdout>", &e)
 }
 
+/// Write and flush what a writing tool prints about a change before it
+/// makes the change, so that an output that fails (a full disk,
+/// `> /dev/full`) stops the tool with every file as it was. A reader that
+/// has gone (a closed pipe) does not stop it: nobody reads the output, and
+/// the change is still made.
+pub fn announce(out: &mut impl Write, bytes: &[u8]) -> Result<()> {
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => {
+            let mut err = out_err(e);
+            err.diag.message.push_str(": nothing was changed");
+            Err(err)
+        }
+    }
+}
+
 /// Run a tool's body: parse arguments (with the hidden `--generate-man-page`
 /// for `man/`), report errors as `TOOL: error: ...`, and pick the exit status.
 pub fn main<A: Parser>(tool: &str, body: impl FnOnce(A) -> Result<()>) -> ExitCode {
@@ -84,7 +101,14 @@ pub fn main<A: Parser>(tool: &str, body: impl FnOnce(A) -> Result<()>) -> ExitCo
         };
     }
     let args = A::parse();
-    match body(args) {
+    let checked = match crate::session::max_line_from_env() {
+        Ok(_) => Ok(()),
+        Err(text) => Err(Error::usage(format!(
+            "{}={text}: not a line length in bytes from 1 to 4294967294 (e.g. 268435456 or 256M)",
+            crate::session::MAX_LINE_ENV
+        ))),
+    };
+    match checked.and_then(|()| body(args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind == ErrorKind::Io && is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {

@@ -16,11 +16,36 @@ pub struct Location {
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let file = escape_name(&self.file);
         match self.line {
-            Some(l) => write!(f, "{}:{}", self.file, l),
-            None => write!(f, "{}", self.file),
+            Some(l) => write!(f, "{file}:{l}"),
+            None => write!(f, "{file}"),
         }
     }
+}
+
+/// A file name as messages print it, so that a message stays one line:
+/// control characters written as `\n`, `\r`, `\t`, `\xNN` (`\u{NNNN}` for
+/// C1 controls), and a backslash as `\\`; any other name as it is.
+pub fn escape_name(name: &str) -> std::borrow::Cow<'_, str> {
+    if !name.chars().any(|c| c.is_control() || c == '\\') {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    let mut out = String::with_capacity(name.len() + 8);
+    for c in name.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x80 && c.is_control() => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if c.is_control() => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// A problem found in the input or the request: printed as
@@ -138,3 +163,15 @@ pub fn io_message(err: &std::io::Error) -> String {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_with_control_characters_stay_on_one_line() {
+        let d = Diagnostic::new("a\nb\tc\\d\u{1b}e\u{85}.jsonl", Some(3), "bad");
+        assert_eq!(d.to_string(), "a\\nb\\tc\\\\d\\x1be\\u{0085}.jsonl:3: bad");
+        assert_eq!(escape_name("/tmp/plain s.jsonl"), "/tmp/plain s.jsonl");
+    }
+}

@@ -143,10 +143,23 @@ pub fn project_session_dir(cwd: &Path, session_dir: Option<&Path>) -> PathBuf {
 pub fn resolve_session(arg: Option<&str>, session_dir: Option<&Path>) -> Result<Input> {
     let arg = match arg {
         None | Some("-") => return Ok(Input::Stdin),
+        Some("") => {
+            // As a prefix it would match every session (`pi-label "$f" ...`
+            // with `f` unset).
+            return Err(Error::usage(
+                "an empty SESSION argument: give a file, `-` for stdin, or a session-id prefix",
+            ));
+        }
         Some(a) => a,
     };
     let p = Path::new(arg);
-    if p.exists() || arg.contains('/') || arg.contains('\\') || arg.ends_with(".jsonl") {
+    // `symlink_metadata`: a link that leads nowhere, or in a loop, is a
+    // file argument too (opening it says what is wrong), not a prefix.
+    if p.symlink_metadata().is_ok()
+        || arg.contains('/')
+        || arg.contains('\\')
+        || arg.ends_with(".jsonl")
+    {
         return Ok(Input::File(p.to_path_buf()));
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));

@@ -224,15 +224,65 @@ fn by_id(session: &Session, text: &str) -> Result<usize> {
     }
 }
 
+/// The `customType` of the entries `pi-fork --in-place` appends to move
+/// pi's leaf (the same as [`crate::cmd::fork::MOVE_CUSTOM_TYPE`]).
+const MARKER_TYPE: &str = "pi-fork";
+
+/// Whether entry `i` is one of `pi-fork --in-place`'s own markers (a
+/// `custom` entry of type `pi-fork`): steps up (`^`, `~N`) pass over them
+/// without counting them, so that `pi-fork --in-place --at leaf~1`
+/// repeated steps back one entry each time (its marker, the new leaf,
+/// would otherwise be the entry it steps back from).
+pub fn is_move_marker(session: &Session, i: usize) -> bool {
+    if session.entries[i].ty() != EntryType::Custom {
+        return false;
+    }
+    let Ok(line) = session.raw_line(i) else {
+        return false;
+    };
+    matches!(
+        crate::json::Object::parse_line(&line),
+        Ok(Some(o)) if o.str("customType").as_deref() == Some(MARKER_TYPE)
+    )
+}
+
 fn walk_up(session: &Session, mut i: usize, up: u64, text: &str) -> Result<usize> {
+    if up == 0 {
+        return Ok(i);
+    }
+    // Moves made, markers passed over included: only a cycle makes the
+    // walk longer than the file.
+    let mut moves = 0u64;
+    let too_long = |moves: u64| moves > session.entries.len() as u64;
+    // A base that is a marker: start from the entry it points at.
+    while is_move_marker(session, i) {
+        match session.index.parent_of(i) {
+            Some(p) => i = p,
+            None => break,
+        }
+        moves += 1;
+        if too_long(moves) {
+            return path::path_to(session, i).map(|_| i);
+        }
+    }
     for step in 0..up {
         let e = &session.entries[i];
         match session.index.parent_of(i) {
             Some(p) => {
                 i = p;
-                if step > session.entries.len() as u64 {
-                    // Only a cycle can make the walk longer than the file.
+                moves += 1;
+                if too_long(moves) {
                     return path::path_to(session, i).map(|_| i);
+                }
+                while is_move_marker(session, i) {
+                    match session.index.parent_of(i) {
+                        Some(p) => i = p,
+                        None => break,
+                    }
+                    moves += 1;
+                    if too_long(moves) {
+                        return path::path_to(session, i).map(|_| i);
+                    }
                 }
             }
             None => {

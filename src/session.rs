@@ -136,11 +136,7 @@ impl Session {
         let name = input.display_name();
         let (loader, store) = match &input {
             Input::Stdin => {
-                let mut buf = Vec::new();
-                std::io::stdin()
-                    .lock()
-                    .read_to_end(&mut buf)
-                    .map_err(|e| Error::io(&name, &e))?;
+                let buf = read_stream(&mut std::io::stdin().lock(), &name)?;
                 let mut loader = Loader::new(&name, opts);
                 for_each_line_in(&buf, |l| loader.line(l))?;
                 (loader, Store::Memory(buf))
@@ -151,9 +147,19 @@ impl Session {
                 if meta.is_dir() {
                     return Err(Error::request(&name, "is a directory, not a session file"));
                 }
-                let loader =
-                    load_file(&file, meta.len(), &name, opts, PARALLEL_MIN, MANY_PARTS_MIN)?;
-                (loader, Store::File(file, RefCell::new(Window::default())))
+                if !meta.is_file() {
+                    // A pipe, a FIFO or a device (`<(cat s.jsonl)`,
+                    // `/dev/stdin` on a pipe): it cannot be read twice or
+                    // at an offset, so it is read once, as stdin is.
+                    let buf = read_stream(&mut &file, &name)?;
+                    let mut loader = Loader::new(&name, opts);
+                    for_each_line_in(&buf, |l| loader.line(l))?;
+                    (loader, Store::Memory(buf))
+                } else {
+                    let loader =
+                        load_file(&file, meta.len(), &name, opts, PARALLEL_MIN, MANY_PARTS_MIN)?;
+                    (loader, Store::File(file, RefCell::new(Window::default())))
+                }
             }
         };
         loader.finish(input, store)
@@ -321,7 +327,7 @@ impl Session {
 
 /// Read into `buf` from `offset` until it is full or the file ends; the
 /// number of bytes read.
-pub(crate) fn read_at_most(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+pub fn read_at_most(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match read_at(f, &mut buf[got..], offset + got as u64) {
@@ -548,6 +554,7 @@ fn for_each_line_read(
     name: &str,
     mut f: impl FnMut(RawLine<'_>) -> Result<bool>,
 ) -> Result<()> {
+    let limit = max_line();
     let mut buf = vec![0u8; LOAD_CHUNK];
     // buf[start..filled] is unprocessed; buf[start..scanned] has no newline.
     let (mut start, mut scanned, mut filled) = (0usize, 0usize, 0usize);
@@ -557,6 +564,9 @@ fn for_each_line_read(
         while let Some(p) = memchr::memchr(b'\n', &buf[scanned..filled]) {
             let end = scanned + p;
             number += 1;
+            if (end - start) as u64 > limit {
+                return Err(line_too_long(name, number, limit));
+            }
             if !f(RawLine {
                 number,
                 offset,
@@ -575,9 +585,14 @@ fn for_each_line_read(
             scanned -= start;
             start = 0;
         }
+        if filled as u64 > limit {
+            return Err(line_too_long(name, number + 1, limit));
+        }
         if filled == buf.len() {
-            // A line longer than the buffer.
-            buf.resize(buf.len() * 2, 0);
+            // A line longer than the buffer: room for the longest line
+            // allowed and its newline, no more.
+            let cap = usize::try_from(limit.saturating_add(2)).unwrap_or(usize::MAX);
+            buf.resize((buf.len() * 2).min(cap).max(buf.len() + 1), 0);
         }
         let n = loop {
             match r.read(&mut buf[filled..]) {
@@ -657,6 +672,14 @@ pub fn last_entry(file: &File, name: &str, from: u64) -> Result<Option<(Entry, O
             }
             end = line_start - 1;
         }
+        if size - start > max_line().saturating_add(1) {
+            // The last line is longer than a line may be (the full read
+            // says on which line).
+            return Err(Error::request(
+                name,
+                format!("the last line is {}", too_long_words(max_line())),
+            ));
+        }
         chunk = chunk.saturating_mul(4);
     }
 }
@@ -685,6 +708,145 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 pub const BOM_REFUSED: &str = "starts with a byte order mark; pi refuses such a file";
 
 const LINE_TOO_LONG: &str = "a line of 4 GiB or more: longer than this tool reads";
+
+/// The longest line the tools read, unless [`MAX_LINE_ENV`] says otherwise:
+/// 256 MiB. pi writes each entry with one `JSON.stringify`, and a V8
+/// string holds at most 2^29 - 24 characters (512 Mi), so pi cannot write a
+/// line much longer, nor read a file with one (`readFileSync` into a
+/// string); real sessions stay far below (pi cuts tool output to 50 KB and
+/// resizes images), the 100 MB line of the tests included. A longer line
+/// is almost surely not a session (`/dev/zero`, a file of NULs), and
+/// holding it would cost gigabytes: the read stops with `FILE:LINE: line
+/// longer than N bytes` instead.
+pub const DEFAULT_MAX_LINE: u64 = 256 << 20;
+
+/// The environment variable that sets the longest line read, in bytes
+/// (`K`, `M`, `G` suffixes: KiB, MiB, GiB).
+pub const MAX_LINE_ENV: &str = "PI_SESSION_TOOLS_MAX_LINE";
+
+/// `N`, `NK`, `NM`, `NG` (binary units) as bytes, at least 1 and below 4 GiB
+/// (what an entry's length can hold).
+pub fn parse_max_line(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let (digits, unit) = match t.char_indices().last()? {
+        (i, 'k' | 'K') => (&t[..i], 1u64 << 10),
+        (i, 'm' | 'M') => (&t[..i], 1 << 20),
+        (i, 'g' | 'G') => (&t[..i], 1 << 30),
+        _ => (t, 1),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n = digits.parse::<u64>().ok()?.checked_mul(unit)?;
+    (1..u64::from(u32::MAX)).contains(&n).then_some(n)
+}
+
+/// The value of [`MAX_LINE_ENV`]: Ok(None) when unset or empty, Err(the
+/// text) when it is not a size.
+pub fn max_line_from_env() -> std::result::Result<Option<u64>, String> {
+    match std::env::var_os(MAX_LINE_ENV) {
+        None => Ok(None),
+        Some(v) if v.is_empty() => Ok(None),
+        Some(v) => {
+            let text = v.to_string_lossy();
+            parse_max_line(&text)
+                .map(Some)
+                .ok_or_else(|| text.into_owned())
+        }
+    }
+}
+
+/// The longest line read, in bytes: [`MAX_LINE_ENV`], else
+/// [`DEFAULT_MAX_LINE`] (the binaries refuse a bad value before reading).
+pub fn max_line() -> u64 {
+    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        max_line_from_env()
+            .ok()
+            .flatten()
+            .unwrap_or(DEFAULT_MAX_LINE)
+    })
+}
+
+/// `longer than N bytes (...)`.
+fn too_long_words(limit: u64) -> String {
+    format!(
+        "longer than {limit} bytes (the most a line may have; {MAX_LINE_ENV} sets it): not a session line, not read further"
+    )
+}
+
+/// The error for line `line` of `name`, longer than `limit` bytes.
+pub fn line_too_long(name: &str, line: u64, limit: u64) -> Error {
+    Error::data(name, Some(line), format!("line {}", too_long_words(limit)))
+}
+
+/// Check that no line of `file` is longer than [`max_line`], reading it a
+/// piece at a time (for readers that hold a whole file in memory, such as
+/// `pi-migrate`, before they do).
+pub fn check_line_lengths(file: &File, name: &str) -> Result<()> {
+    let limit = max_line();
+    let mut buf = vec![0u8; LOAD_CHUNK];
+    let (mut at, mut line, mut current) = (0u64, 1u64, 0u64);
+    loop {
+        let got = read_at_most(file, &mut buf, at).map_err(|e| Error::io(name, &e))?;
+        let mut last = None;
+        for p in memchr::memchr_iter(b'\n', &buf[..got]) {
+            if current + p as u64 - last.map_or(0, |l: usize| l as u64 + 1) > limit {
+                return Err(line_too_long(name, line, limit));
+            }
+            line += 1;
+            current = 0;
+            last = Some(p);
+        }
+        current += (got - last.map_or(0, |l| l + 1)) as u64;
+        if current > limit {
+            return Err(line_too_long(name, line, limit));
+        }
+        if got < buf.len() {
+            return Ok(());
+        }
+        at += got as u64;
+    }
+}
+
+/// Read a stream (stdin, a pipe, a FIFO, a device) to its end into memory,
+/// failing as soon as one line is longer than [`max_line`] (so `/dev/zero`
+/// costs at most that much).
+pub fn read_stream(r: &mut impl Read, name: &str) -> Result<Vec<u8>> {
+    let limit = max_line();
+    let mut buf: Vec<u8> = Vec::new();
+    // Where the line being read starts, and its number.
+    let (mut line_start, mut line) = (0usize, 1u64);
+    loop {
+        if buf.capacity() - buf.len() < LOAD_CHUNK {
+            buf.reserve(LOAD_CHUNK);
+        }
+        let from = buf.len();
+        let room = buf.capacity() - from;
+        buf.resize(from + room, 0);
+        let n = loop {
+            match r.read(&mut buf[from..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io(name, &e)),
+            }
+        };
+        buf.truncate(from + n);
+        if n == 0 {
+            return Ok(buf);
+        }
+        for p in memchr::memchr_iter(b'\n', &buf[from..]) {
+            if (from + p - line_start) as u64 > limit {
+                return Err(line_too_long(name, line, limit));
+            }
+            line += 1;
+            line_start = from + p + 1;
+        }
+        if (buf.len() - line_start) as u64 > limit {
+            return Err(line_too_long(name, line, limit));
+        }
+    }
+}
 
 struct Loader<'n> {
     name: &'n str,
@@ -866,6 +1028,9 @@ impl<'n> Loader<'n> {
                 ),
             );
         }
+        if let Some(why) = h.odd {
+            self.warn(line, why);
+        }
         let (id, version) = (h.id, h.version);
         self.header = Some(Header {
             line,
@@ -923,6 +1088,116 @@ pub(crate) struct HeaderFields<'a> {
     pub version: u32,
     /// The `version` as written, when it is higher than [`CURRENT_VERSION`].
     pub newer: Option<&'a [u8]>,
+    /// A warning when the `version` is not a JSON number (pi converts it).
+    pub odd: Option<String>,
+}
+
+/// The number JavaScript compares a header's `version` (JSON text `v`) as:
+/// `ToNumber(ToPrimitive(v))`. A string is read as `Number(s)` reads it, an
+/// array as the string of its elements joined with commas, `true` as 1,
+/// an object as NaN.
+fn js_version_number(v: &[u8]) -> f64 {
+    fn of(v: &serde_json::Value, in_array: bool) -> f64 {
+        use serde_json::Value as V;
+        match v {
+            V::Null => {
+                if in_array {
+                    0.0
+                } else {
+                    f64::NAN
+                }
+            }
+            // ToString(true) is "true", which is NaN as a number.
+            V::Bool(b) => match (in_array, b) {
+                (true, _) => f64::NAN,
+                (false, true) => 1.0,
+                (false, false) => 0.0,
+            },
+            V::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+            V::String(s) => string_to_number(s),
+            V::Array(a) => match a.as_slice() {
+                [] => 0.0,
+                [one] => of(one, true),
+                _ => f64::NAN, // a comma in the joined string
+            },
+            V::Object(_) => f64::NAN,
+        }
+    }
+    if scan::kind_of(v) == Some(scan::Kind::Number) {
+        return std::str::from_utf8(v)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(f64::NAN);
+    }
+    match serde_json::from_slice::<serde_json::Value>(v) {
+        Ok(val) => of(&val, false),
+        Err(_) => f64::NAN,
+    }
+}
+
+/// JavaScript's `Number(s)` for a string: white space trimmed, "" is 0,
+/// `0x`/`0o`/`0b` integers, `Infinity`, decimal literals; else NaN.
+fn string_to_number(s: &str) -> f64 {
+    let t = s.trim_matches(is_js_space);
+    if t.is_empty() {
+        return 0.0;
+    }
+    for (prefix, radix) in [
+        ("0x", 16),
+        ("0X", 16),
+        ("0o", 8),
+        ("0O", 8),
+        ("0b", 2),
+        ("0B", 2),
+    ] {
+        if let Some(digits) = t.strip_prefix(prefix) {
+            if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+                return f64::NAN;
+            }
+            return digits.chars().fold(0.0, |n, c| {
+                n * radix as f64 + c.to_digit(radix).unwrap_or(0) as f64
+            });
+        }
+    }
+    let (sign, body) = match t.as_bytes()[0] {
+        b'+' => (1.0, &t[1..]),
+        b'-' => (-1.0, &t[1..]),
+        _ => (1.0, t),
+    };
+    if body == "Infinity" {
+        return sign * f64::INFINITY;
+    }
+    // digits [. digits] or . digits, then [e|E [+|-] digits]
+    let b = body.as_bytes();
+    let mut i = 0;
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - start
+    };
+    let mut mantissa = digits(&mut i);
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        mantissa += digits(&mut i);
+    }
+    if mantissa == 0 {
+        return f64::NAN;
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return f64::NAN;
+        }
+    }
+    if i != b.len() {
+        return f64::NAN;
+    }
+    body.parse::<f64>().map_or(f64::NAN, |n| sign * n)
 }
 
 impl<'a> HeaderFields<'a> {
@@ -934,31 +1209,47 @@ impl<'a> HeaderFields<'a> {
         let Some(id) = obj.str("id") else {
             return Err("the session header has no string \"id\"".into());
         };
-        let (version, newer) = match obj.raw("version") {
-            None | Some(b"null") => (1, None),
-            Some(v) if scan::kind_of(v) == Some(scan::Kind::Number) => {
-                let n: f64 = std::str::from_utf8(v)
-                    .ok()
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(f64::NAN);
-                if n > CURRENT_VERSION as f64 {
-                    (CURRENT_VERSION, Some(v))
-                } else if n >= CURRENT_VERSION as f64 {
-                    (CURRENT_VERSION, None)
-                } else if n >= 2.0 {
-                    (2, None)
+        // pi 1.6: `const version = header.version ?? 1`, then
+        // `version >= 3`, `version < 2`, `version < 3`: JavaScript compares
+        // a string or an array as the number it converts to ("3" and [3] are
+        // 3), and a value that converts to NaN fails every test, so pi
+        // migrates nothing and reads the file as it is.
+        let (version, newer, odd) = match obj.raw("version") {
+            None | Some(b"null") => (1, None, None),
+            Some(v) => {
+                let number = scan::kind_of(v) == Some(scan::Kind::Number);
+                let n = js_version_number(v);
+                let shown = String::from_utf8_lossy(v);
+                if n.is_nan() {
+                    let why = format!(
+                        "session version {shown} is not a number; pi migrates nothing and reads the file as it is (as version {CURRENT_VERSION})"
+                    );
+                    (CURRENT_VERSION, None, Some(why))
                 } else {
-                    (1, None)
+                    let odd = (!number).then(|| {
+                        format!(
+                            "session version {shown} is not a number; pi reads it as {}",
+                            js::number_to_js(n)
+                        )
+                    });
+                    if n > CURRENT_VERSION as f64 {
+                        (CURRENT_VERSION, Some(v), odd)
+                    } else if n >= CURRENT_VERSION as f64 {
+                        (CURRENT_VERSION, None, odd)
+                    } else if n >= 2.0 {
+                        (2, None, odd)
+                    } else {
+                        (1, None, odd)
+                    }
                 }
             }
-            Some(v) => {
-                return Err(format!(
-                    "unsupported session version {}",
-                    String::from_utf8_lossy(v)
-                ))
-            }
         };
-        Ok(HeaderFields { id, version, newer })
+        Ok(HeaderFields {
+            id,
+            version,
+            newer,
+            odd,
+        })
     }
 }
 

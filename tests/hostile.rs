@@ -192,6 +192,16 @@ fn make(key: &str, path: &Path) {
             ls[4] = r#"{"type":"message","id":"bbbb0004","parentId":"bbbb0003","timestamp":"2026-01-01T00:00:02.000Z","message":null}"#.into();
             lines(&ls)
         }
+        "version-string" | "version-array" => {
+            let mut ls = small_lines();
+            let v = if key == "version-string" {
+                "\"3\""
+            } else {
+                "[3]"
+            };
+            ls[0] = ls[0].replace("\"version\":3", &format!("\"version\":{v}"));
+            lines(&ls)
+        }
         "crlf" => small_lines()
             .join("\r\n")
             .into_bytes()
@@ -371,6 +381,7 @@ fn case_line(key: &str, col: &str) -> Option<u64> {
         }
         "v1-not-json" if !label => 3,
         _ if migrate => return None,
+        "version-string" | "version-array" => 1,
         "second-header" | "not-json" | "not-object" | "invalid-utf8" => 4,
         "torn-last-line" => 6,
         "dangling-parent" | "duplicate-ids" => 4,
@@ -772,6 +783,8 @@ fn table_lists_every_input() {
         "ref-past-root",
         "v1-not-json",
         "deep-nesting",
+        "version-string",
+        "version-array",
     ];
     let rows: Vec<&str> = table.keys().map(String::as_str).collect();
     let mut want: Vec<&str> = known.to_vec();

@@ -11,7 +11,6 @@ use pi_session_tools::cli::{self, SessionArgs};
 use pi_session_tools::cmd::convert::{self, Data, From, Options, To};
 use pi_session_tools::error::Error;
 use pi_session_tools::session::{Input, ReadOptions};
-use std::io::Read;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -30,6 +29,7 @@ Examples:
 REF (for --leaf): a full id, a unique id prefix (4+ chars), leaf, root, @LABEL,
 followed by any of ^ (parent) and ~N (N-th ancestor): leaf~3, @plan^, root.
 
+A line longer than 256 MiB is an error (PI_SESSION_TOOLS_MAX_LINE=BYTES, or 64K, 512M, 1G, sets the limit).
 Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.";
 
 /// Exactly what the model sees, and transcripts people can read.
@@ -75,14 +75,10 @@ fn main() -> std::process::ExitCode {
         )?;
         let name = input.display_name();
         let data = match input {
-            Input::Stdin => {
-                let mut buf = Vec::new();
-                std::io::stdin()
-                    .lock()
-                    .read_to_end(&mut buf)
-                    .map_err(|e| Error::io(&name, &e))?;
-                Data::Bytes(buf)
-            }
+            Input::Stdin => Data::Bytes(pi_session_tools::session::read_stream(
+                &mut std::io::stdin().lock(),
+                &name,
+            )?),
             Input::File(p) => {
                 if p.is_dir() {
                     return Err(Error::request(
@@ -90,7 +86,13 @@ fn main() -> std::process::ExitCode {
                         "is a directory, not a session or message file",
                     ));
                 }
-                Data::File(p)
+                if std::fs::metadata(&p).is_ok_and(|m| !m.is_file()) {
+                    // A pipe or a device: read once, as stdin is.
+                    let f = std::fs::File::open(&p).map_err(|e| Error::io(&name, &e))?;
+                    Data::Bytes(pi_session_tools::session::read_stream(&mut &f, &name)?)
+                } else {
+                    Data::File(p)
+                }
             }
         };
         let opts = Options {

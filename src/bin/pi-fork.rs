@@ -35,8 +35,14 @@ Examples:
 New files go next to SESSION (or into --session-dir DIR, or -o FILE) under
 pi's own name <time>_<uuid>.jsonl, and are never overwritten. Prints the new
 path (with --in-place: the new entry's id); --json prints an object instead.
+If printing fails (a full disk, > /dev/full), the new files are removed again
+and --in-place appends nothing (the id is printed before the entry is written).
 
 REF: a full id, a unique id prefix (4+ chars), leaf, root, @LABEL, with ^ and ~N.
+^ and ~N pass over pi-fork's own marker entries (type custom, customType
+pi-fork) without counting them, so --in-place --at leaf~1 repeated steps back
+one entry each time; leaf alone is still pi's leaf (the last marker).
+A line longer than 256 MiB is an error (PI_SESSION_TOOLS_MAX_LINE=BYTES, or 64K, 512M, 1G, sets the limit).
 Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.";
 
 /// Fork a pi session: a branch into a new session file, a whole session into
@@ -182,15 +188,31 @@ fn run(args: Args) -> Result<()> {
             Some(text),
         ));
     }
+    // The files made so far: removed again if the output fails, so that a
+    // failing run leaves nothing behind.
+    let mut created: Vec<PathBuf> = Vec::new();
+    let undo = |created: &[PathBuf]| {
+        for p in created {
+            let _ = std::fs::remove_file(p);
+        }
+    };
     for (mut new, text) in made {
         if let Some(n) = &args.name {
             fork::add_name(&mut new, n);
         }
-        let path = fork::write_new(&new, args.output.as_deref(), dir.as_deref(), &mut out)?;
+        let path = match fork::write_new(&new, args.output.as_deref(), dir.as_deref(), &mut out) {
+            Ok(p) => p,
+            Err(e) => {
+                undo(&created);
+                return Err(e);
+            }
+        };
         if let (Some(t), false) = (&text, args.json) {
             eprintln!("{t}");
         }
         let Some(path) = path else { continue };
+        created.push(path.clone());
+        let mut line = Vec::new();
         if args.json {
             let mut w = ObjectWriter::new();
             w.str("path", &absolute(&path).to_string_lossy())
@@ -206,10 +228,14 @@ fn run(args: Args) -> Result<()> {
             if let Some(t) = &text {
                 w.str("text", t);
             }
-            out.write_all(&w.finish()).map_err(cli::out_err)?;
-            out.write_all(b"\n").map_err(cli::out_err)?;
+            line.extend_from_slice(&w.finish());
         } else {
-            writeln!(out, "{}", path.display()).map_err(cli::out_err)?;
+            line.extend_from_slice(path.as_os_str().as_encoded_bytes());
+        }
+        line.push(b'\n');
+        if let Err(e) = cli::announce(&mut out, &line) {
+            undo(&created);
+            return Err(e);
         }
     }
     out.flush().map_err(cli::out_err)
@@ -235,7 +261,10 @@ fn in_place(
             "an empty summary: pi writes no branch summary for it; leave out --summary",
         ));
     }
-    let mut text = None;
+    let text = std::cell::RefCell::new(None);
+    // What is printed goes out before the entry is appended: an output
+    // that fails leaves the file as it was.
+    let mut announced = false;
     let moved = fork::move_in_place(
         &path,
         opts,
@@ -244,20 +273,34 @@ fn in_place(
             (None, Some(r)) => {
                 let i = pi_session_tools::refs::resolve(s, r)?;
                 let (target, t) = fork::before(s, i, true)?;
-                text = Some(t);
+                *text.borrow_mut() = Some(t);
                 Ok(target)
             }
             _ => Err(Error::usage("--in-place needs --at REF or --before REF")),
         },
         summary.as_deref(),
         warn,
+        &mut |moved| {
+            announced = true;
+            cli::announce(out, &report(args, moved, text.borrow().as_deref()))
+        },
     )?;
     if moved.id.is_none() && !args.quiet {
         eprintln!("pi-fork: already at that entry; nothing written");
     }
-    if let (Some(t), false) = (&text, args.json) {
+    if let (Some(t), false) = (&*text.borrow(), args.json) {
         eprintln!("{t}");
     }
+    if !announced {
+        out.write_all(&report(args, &moved, text.borrow().as_deref()))
+            .map_err(cli::out_err)?;
+    }
+    out.flush().map_err(cli::out_err)
+}
+
+/// What `--in-place` prints: the new entry's id, or with --json an object.
+fn report(args: &Args, moved: &fork::Moved, text: Option<&str>) -> Vec<u8> {
+    let mut out = Vec::new();
     if args.json {
         let mut w = ObjectWriter::new();
         let opt = |w: &mut ObjectWriter, k: &str, v: &Option<String>| match v {
@@ -276,15 +319,16 @@ fn in_place(
             &moved.id.clone().or(moved.old_leaf.clone()),
         );
         opt(&mut w, "target", &moved.target);
-        if let Some(t) = &text {
+        if let Some(t) = text {
             w.str("text", t);
         }
-        out.write_all(&w.finish()).map_err(cli::out_err)?;
-        out.write_all(b"\n").map_err(cli::out_err)?;
+        out.extend_from_slice(&w.finish());
+        out.push(b'\n');
     } else if let Some(id) = &moved.id {
-        writeln!(out, "{id}").map_err(cli::out_err)?;
+        out.extend_from_slice(id.as_bytes());
+        out.push(b'\n');
     }
-    out.flush().map_err(cli::out_err)
+    out
 }
 
 fn read_text(f: &Path) -> Result<String> {

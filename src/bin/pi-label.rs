@@ -28,9 +28,16 @@ Examples:
                                             stdin: the session plus the new entry on stdout
 
 The new entry's parent is the last entry of the file (pi's leaf), so pi
-continues where it was. Prints the new entry's id.
+continues where it was. Prints the new entry's id, before the entry is
+appended: if printing fails (a full disk, > /dev/full), nothing is appended.
+When the file does not end with a newline (pi may be writing its last line),
+waits up to 1 s for the line to end before starting a fresh one after it.
+--list text: tabs, line breaks, control characters and backslashes in ids,
+labels and summaries are written as \\t, \\n, \\xNN and \\\\ (--json: as they are).
 
-REF: a full id, a unique id prefix (4+ chars), leaf, root, @LABEL, with ^ and ~N.
+REF: a full id, a unique id prefix (4+ chars), leaf, root, @LABEL, with ^ and ~N
+(^ and ~N pass over pi-fork's own marker entries without counting them).
+A line longer than 256 MiB is an error (PI_SESSION_TOOLS_MAX_LINE=BYTES, or 64K, 512M, 1G, sets the limit).
 Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.";
 
 /// Set, clear and list labels (bookmarks) and the session name of a pi session.

@@ -27,6 +27,9 @@ the file fail (FILE:LINE) unless --keep-malformed; a file that changes while
 it is migrated is left as it is. Temporary files are named
 .NAME.pi-migrate-tmp-PID-RAND and removed by the next run.
 
+A pipe, FIFO or device given as a path is read once, as stdin is; -i refuses it
+(there is no file to replace).
+A line longer than 256 MiB is an error (PI_SESSION_TOOLS_MAX_LINE=BYTES, or 64K, 512M, 1G, sets the limit).
 Exit status: 0 ok, 1 a file failed (or --check found files to migrate), 2 wrong usage.";
 
 /// Migrate pi session files to version 3, safely.

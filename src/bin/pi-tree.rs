@@ -31,6 +31,7 @@ Examples:
 REF (for --leaf): a full id, a unique id prefix (4+ chars), leaf, root, @LABEL,
 followed by any of ^ (parent) and ~N (N-th ancestor): leaf~3, @plan^, root.
 
+A line longer than 256 MiB is an error (PI_SESSION_TOOLS_MAX_LINE=BYTES, or 64K, 512M, 1G, sets the limit).
 Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.";
 
 /// pi's /tree view of a session, from the shell.

@@ -92,13 +92,20 @@ pub enum Data {
 pub fn detect_file(name: &str, path: &std::path::Path) -> Result<From> {
     use std::io::BufRead;
     let f = std::fs::File::open(path).map_err(|e| Error::io(name, &e))?;
+    let limit = crate::session::max_line();
     let mut r = std::io::BufReader::new(f);
     let mut prefix = Vec::new();
+    let mut number = 0u64;
     loop {
         let start = prefix.len();
-        let n = r
+        number += 1;
+        // At most one byte more than a line may have (then it is too long).
+        let n = std::io::Read::take(&mut r, limit.saturating_add(1))
             .read_until(b'\n', &mut prefix)
             .map_err(|e| Error::io(name, &e))?;
+        if n as u64 > limit && !prefix.ends_with(b"\n") {
+            return Err(crate::session::line_too_long(name, number, limit));
+        }
         let line = &prefix[start..];
         let line = if start == 0 {
             line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line)
@@ -136,7 +143,10 @@ pub fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Write) ->
                 name,
                 &match data {
                     Data::Bytes(b) => b,
-                    Data::File(p) => std::fs::read(&p).map_err(|e| Error::io(name, &e))?,
+                    Data::File(p) => {
+                        let f = std::fs::File::open(&p).map_err(|e| Error::io(name, &e))?;
+                        crate::session::read_stream(&mut &f, name)?
+                    }
                 },
             )?,
             Meta {

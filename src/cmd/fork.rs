@@ -368,13 +368,16 @@ pub struct Moved {
 /// Move the leaf of the session file `path` in place (pi's `/tree`): append
 /// a `branch_summary` (with `summary`) or a `custom` entry of type
 /// [`MOVE_CUSTOM_TYPE`] whose parent is `target` (None: before the first
-/// entry). The file is locked, read, and appended to in one write.
+/// entry). The file is locked, read, and appended to in one write;
+/// `before` is called with what will be appended right before the write
+/// (an error from it stops the move with nothing written).
 pub fn move_in_place(
     path: &Path,
     opts: crate::session::ReadOptions,
     choose: impl FnOnce(&Session) -> Result<Option<usize>>,
     summary: Option<&str>,
     warn: &mut dyn FnMut(&Session),
+    before: &mut dyn FnMut(&Moved) -> Result<()>,
 ) -> Result<Moved> {
     let mut appender = Appender::open(path)?;
     let s = Session::open(crate::session::Input::File(path.to_path_buf()), opts)?;
@@ -431,12 +434,15 @@ pub fn move_in_place(
                 .str("timestamp", &now_iso());
         }
     }
-    appender.append_line(&w.finish())?;
-    Ok(Moved {
+    let moved = Moved {
         id: Some(new_id),
         old_leaf,
         target: target_id,
-    })
+    };
+    // Told first (what the tool prints): a failure there leaves the file as it was.
+    before(&moved)?;
+    appender.append_line(&w.finish())?;
+    Ok(moved)
 }
 
 /// Resolve REF for `--at`.

@@ -61,9 +61,11 @@ pub fn run(
     out: &mut impl Write,
 ) -> Result<()> {
     if let Input::File(path) = &input {
-        if let Some(id) = fast::run(path, opts, action)? {
-            writeln!(out, "{id}").map_err(out_err)?;
-            return out.flush().map_err(out_err);
+        // The new id is printed before the entry is appended: an output
+        // that fails leaves the file as it was.
+        let mut say = |id: &str| crate::cli::announce(out, format!("{id}\n").as_bytes());
+        if fast::run(path, opts, action, &mut say)?.is_some() {
+            return Ok(());
         }
     }
     let writes = matches!(
@@ -110,7 +112,10 @@ pub fn run(
     }
     let (id, bytes) = line;
     match appender.as_mut() {
-        Some(a) => a.append_line(&bytes)?,
+        Some(a) => {
+            crate::cli::announce(out, format!("{id}\n").as_bytes())?;
+            a.append_line(&bytes)
+        }
         None => {
             let all = s.memory().unwrap_or_default();
             out.write_all(all).map_err(out_err)?;
@@ -119,11 +124,9 @@ pub fn run(
             }
             out.write_all(&bytes).map_err(out_err)?;
             out.write_all(b"\n").map_err(out_err)?;
-            return out.flush().map_err(out_err);
+            out.flush().map_err(out_err)
         }
     }
-    writeln!(out, "{id}").map_err(out_err)?;
-    out.flush().map_err(out_err)
 }
 
 fn target_id(s: &Session, reference: &str) -> Result<String> {
@@ -165,7 +168,17 @@ pub fn list(s: &Session, json: bool, out: &mut impl Write) -> Result<()> {
             out.write_all(&w.finish()).map_err(out_err)?;
             out.write_all(b"\n").map_err(out_err)?;
         } else {
-            writeln!(out, "{}\t{}\t{}", l.target, l.label, text).map_err(out_err)?;
+            // One line of three fields whatever they hold: tabs, line
+            // breaks, other control characters and backslashes escaped.
+            let esc = crate::error::escape_name;
+            writeln!(
+                out,
+                "{}\t{}\t{}",
+                esc(&l.target.to_string()),
+                esc(&l.label),
+                esc(&text)
+            )
+            .map_err(out_err)?;
         }
     }
     out.flush().map_err(out_err)
@@ -202,15 +215,27 @@ mod fast {
     pub const MIN_SIZE: u64 = 8 << 20;
 
     /// Append the entry and return its id, or None to take the slow path.
-    pub fn run(path: &Path, opts: ReadOptions, action: &Action) -> Result<Option<String>> {
+    /// `before` is called with the new id right before the append; an
+    /// error from it stops the run with nothing appended.
+    pub fn run(
+        path: &Path,
+        opts: ReadOptions,
+        action: &Action,
+        before: &mut dyn FnMut(&str) -> Result<()>,
+    ) -> Result<Option<String>> {
         match std::fs::metadata(path) {
-            Ok(m) if m.is_file() && m.len() >= MIN_SIZE => run_any_size(path, opts, action),
+            Ok(m) if m.is_file() && m.len() >= MIN_SIZE => run_any_size(path, opts, action, before),
             _ => Ok(None),
         }
     }
 
     /// [`run`] without the size limit.
-    pub fn run_any_size(path: &Path, opts: ReadOptions, action: &Action) -> Result<Option<String>> {
+    pub fn run_any_size(
+        path: &Path,
+        opts: ReadOptions,
+        action: &Action,
+        before: &mut dyn FnMut(&str) -> Result<()>,
+    ) -> Result<Option<String>> {
         if opts.strict {
             return Ok(None);
         }
@@ -234,7 +259,11 @@ mod fast {
             return Ok(None);
         }
         let body = header.offset + header.len;
-        let last = session::last_entry(&file, &name, body)?;
+        // A last line too long to read (or any failure here): the full
+        // read says what and where.
+        let Ok(last) = session::last_entry(&file, &name, body) else {
+            return Ok(None);
+        };
         let parent = last
             .as_ref()
             .and_then(|(_, id)| id.as_ref())
@@ -252,7 +281,9 @@ mod fast {
             Some(t) if !matches!(action, Action::SetName(_)) => Some(t.as_str()),
             _ => None,
         };
-        let (found, collides) = scan(&file, &name, body, want, &new_id)?;
+        let Ok((found, collides)) = scan(&file, &name, body, want, &new_id) else {
+            return Ok(None);
+        };
         if collides || (want.is_some() && !found) {
             return Ok(None);
         }
@@ -274,6 +305,7 @@ mod fast {
             Action::SetName(n) => session_info_line(&new_id, parent.as_deref(), n),
             _ => return Ok(None),
         };
+        before(&new_id)?;
         appender.append_line(&line)?;
         Ok(Some(new_id))
     }
@@ -384,6 +416,10 @@ mod fast {
                 searched = 0;
             }
             if filled == buf.len() {
+                if filled as u64 > session::max_line() {
+                    // A line longer than a line may be: the full read says where.
+                    return Err(Error::request(name, "a line too long"));
+                }
                 buf.resize(buf.len() * 2, 0);
             }
         }
@@ -456,7 +492,7 @@ mod tests {
                 let slow = dir.join(format!("{k}-slow.jsonl"));
                 std::fs::write(&fast, text).unwrap();
                 std::fs::write(&slow, text).unwrap();
-                let f = fast::run_any_size(&fast, ReadOptions::default(), &action);
+                let f = fast::run_any_size(&fast, ReadOptions::default(), &action, &mut |_| Ok(()));
                 let s = run(
                     Input::File(slow.clone()),
                     ReadOptions::default(),

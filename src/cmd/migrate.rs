@@ -16,7 +16,7 @@ use crate::session::{is_blank, HeaderFields};
 use crate::session::{ReadOptions, Session};
 use crate::write::{self, Snapshot, TempFile};
 use std::collections::HashSet;
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -443,6 +443,11 @@ enum FileResult {
 
 /// Run `pi-migrate`; `Ok(false)` means exit 1 with the messages already printed.
 pub fn run(req: &Request) -> Result<bool> {
+    if req.paths.iter().any(String::is_empty) {
+        return Err(Error::usage(
+            "an empty path argument: give a session file, a directory, or `-` for stdin",
+        ));
+    }
     if req.paths.is_empty() && !req.all || req.paths.iter().any(|p| p == "-") {
         if req.paths.len() > 1 || req.all {
             return Err(Error::usage(
@@ -457,11 +462,7 @@ pub fn run(req: &Request) -> Result<bool> {
         if req.backup.is_some() {
             return Err(Error::usage("--backup needs --in-place"));
         }
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut buf)
-            .map_err(|e| Error::io("<stdin>", &e))?;
+        let buf = crate::session::read_stream(&mut std::io::stdin().lock(), "<stdin>")?;
         return single(req, "<stdin>", &buf);
     }
     if req.backup.is_some() && req.mode != Mode::InPlace {
@@ -512,7 +513,8 @@ pub fn run(req: &Request) -> Result<bool> {
             ));
         }
         let name = files[0].display().to_string();
-        let bytes = std::fs::read(&files[0]).map_err(|e| Error::io(&name, &e))?;
+        let f = std::fs::File::open(&files[0]).map_err(|e| Error::io(&name, &e))?;
+        let bytes = crate::session::read_stream(&mut &f, &name)?;
         return single(req, &name, &bytes);
     }
     // The same file reached twice (by two arguments or a link) is done once.
@@ -974,6 +976,34 @@ fn first_step(b: &Batch, i: usize, path: &Path) -> Result<Step> {
     let req = b.req;
     let name = path.display().to_string();
     let io = |e: std::io::Error| Error::io(&name, &e);
+    // A pipe, a FIFO or a device has no bytes to replace: refused before it
+    // is opened (opening a FIFO waits for a writer). Checked or dry-run,
+    // it is read once, as stdin is.
+    if let Ok(m) = std::fs::metadata(path) {
+        if !m.is_file() && !m.is_dir() {
+            if req.mode == Mode::InPlace {
+                return Err(Error::request(
+                    &name,
+                    "not a regular file (a pipe, a FIFO or a device): it cannot be replaced in place; migrate it to stdout (pi-migrate FILE > NEW) instead",
+                ));
+            }
+            let f = std::fs::File::open(path).map_err(io)?;
+            let bytes = crate::session::read_stream(&mut &f, &name)?;
+            return Ok(match migrate_bytes(&name, &bytes, req.opts)? {
+                Outcome::Current => Step::Done(FileResult::Current),
+                Outcome::Migrated { changes, .. } => {
+                    match req.mode {
+                        Mode::Check => b.progress.say(true, &name),
+                        Mode::DryRun => b
+                            .progress
+                            .say(true, &format!("{name}: {}", changes.describe())),
+                        _ => {}
+                    }
+                    Step::Done(FileResult::Migrated)
+                }
+            });
+        }
+    }
     // Write beside the real file, not over a symbolic link to it: a path
     // whose last component is a link is resolved first.
     let (real, file) = match open_no_follow(path) {
@@ -987,6 +1017,18 @@ fn first_step(b: &Batch, i: usize, path: &Path) -> Result<Step> {
     };
     if req.mode == Mode::InPlace {
         clean_dir(b, &real);
+    }
+    // A file larger than a line may be is held whole only once no line of
+    // it is too long (a file of NULs, one 2 GB line: a FILE:LINE error, not
+    // gigabytes of memory).
+    if file.metadata().map_err(io)?.len() > crate::session::max_line() {
+        let mut head = vec![0u8; 64 << 10];
+        let got = crate::session::read_at_most(&file, &mut head, 0).map_err(io)?;
+        let current = memchr::memchr(b'\n', &head[..got])
+            .is_some_and(|end| first_line_is_current(&head[..end]));
+        if !current {
+            crate::session::check_line_lengths(&file, &name)?;
+        }
     }
     let Some((bytes, snap, meta)) =
         write::read_open_unless_first_line(&file, first_line_is_current).map_err(io)?
