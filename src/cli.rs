@@ -87,6 +87,31 @@ pub fn announce(out: &mut impl Write, bytes: &[u8]) -> Result<()> {
 
 /// Run a tool's body: parse arguments (with the hidden `--generate-man-page`
 /// for `man/`), report errors as `TOOL: error: ...`, and pick the exit status.
+/// The pi release every tool is exact to (`@earendil-works/pi-coding-agent`).
+/// To follow a newer one, see the README's Development section.
+#[macro_export]
+macro_rules! pi_release {
+    () => {
+        "1.6.0"
+    };
+}
+
+/// The paragraph every tool's `--help` ends with.
+#[macro_export]
+macro_rules! exact_to_pi {
+    () => {
+        concat!(
+            "\n\nExact to pi ",
+            $crate::pi_release!(),
+            " (@earendil-works/pi-coding-agent): read-only results are pi's byte for byte; \
+the README lists the few deliberate differences."
+        )
+    };
+}
+
+/// [`pi_release!`] as a constant.
+pub const PI_RELEASE: &str = pi_release!();
+
 pub fn main<A: Parser>(tool: &str, body: impl FnOnce(A) -> Result<()>) -> ExitCode {
     if std::env::args_os()
         .nth(1)

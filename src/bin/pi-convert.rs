@@ -12,7 +12,8 @@ use pi_session_tools::cmd::convert::{self, Data, From, Options, To};
 use pi_session_tools::error::Error;
 use pi_session_tools::session::{Input, ReadOptions};
 
-const EXAMPLES: &str = "\
+const EXAMPLES: &str = concat!(
+    "\
 Examples:
   pi-convert s.jsonl                        the pi-ai messages sent to the model, one per line
   pi-convert --leaf @plan s.jsonl           the same at the entry labelled plan
@@ -30,7 +31,9 @@ REF (for --leaf): a full id, a unique id prefix (4+ chars), leaf, root, @LABEL,
 followed by any of ^ (parent) and ~N (N-th ancestor): leaf~3, @plan^, root.
 
 A line longer than 256 MiB is an error (PI_SESSION_TOOLS_MAX_LINE=BYTES, or 64K, 512M, 1G, sets the limit).
-Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.";
+Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.",
+    pi_session_tools::exact_to_pi!()
+);
 
 /// Exactly what the model sees, and transcripts people can read.
 ///

@@ -16,7 +16,8 @@ use pi_session_tools::session::{Input, ReadOptions, Session};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const EXAMPLES: &str = "\
+const EXAMPLES: &str = concat!(
+    "\
 Examples:
   pi-fork s.jsonl --at leaf~2            a new session: the path up to two entries above the leaf
   pi-fork s.jsonl --before 3f2a --json   pi's /fork on a user message: fork at its parent,
@@ -43,7 +44,9 @@ REF: a full id, a unique id prefix (4+ chars), leaf, root, @LABEL, with ^ and ~N
 pi-fork) without counting them, so --in-place --at leaf~1 repeated steps back
 one entry each time; leaf alone is still pi's leaf (the last marker).
 A line longer than 256 MiB is an error (PI_SESSION_TOOLS_MAX_LINE=BYTES, or 64K, 512M, 1G, sets the limit).
-Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.";
+Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.",
+    pi_session_tools::exact_to_pi!()
+);
 
 /// Fork a pi session: a branch into a new session file, a whole session into
 /// another project, or back to an earlier entry inside the file.

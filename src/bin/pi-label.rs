@@ -16,7 +16,8 @@ use pi_session_tools::locate::resolve_session;
 use pi_session_tools::session::ReadOptions;
 use std::path::PathBuf;
 
-const EXAMPLES: &str = "\
+const EXAMPLES: &str = concat!(
+    "\
 Examples:
   pi-label s.jsonl leaf~2 before-refactor   bookmark the entry two above the leaf
   pi-label s.jsonl @before-refactor --clear remove that bookmark
@@ -38,7 +39,9 @@ labels and summaries are written as \\t, \\n, \\xNN and \\\\ (--json: as they ar
 REF: a full id, a unique id prefix (4+ chars), leaf, root, @LABEL, with ^ and ~N
 (^ and ~N pass over pi-fork's own marker entries without counting them).
 A line longer than 256 MiB is an error (PI_SESSION_TOOLS_MAX_LINE=BYTES, or 64K, 512M, 1G, sets the limit).
-Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.";
+Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.",
+    pi_session_tools::exact_to_pi!()
+);
 
 /// Set, clear and list labels (bookmarks) and the session name of a pi session.
 ///

@@ -10,7 +10,8 @@ use clap::Parser;
 use pi_session_tools::cli;
 use pi_session_tools::cmd::migrate::{self, MigrateOptions, Mode, Request};
 
-const EXAMPLES: &str = "\
+const EXAMPLES: &str = concat!(
+    "\
 Examples:
   pi-migrate old.jsonl > new.jsonl         the migrated session on stdout
   pi-migrate < old.jsonl                   the same, from stdin
@@ -30,7 +31,9 @@ it is migrated is left as it is. Temporary files are named
 A pipe, FIFO or device given as a path is read once, as stdin is; -i refuses it
 (there is no file to replace).
 A line longer than 256 MiB is an error (PI_SESSION_TOOLS_MAX_LINE=BYTES, or 64K, 512M, 1G, sets the limit).
-Exit status: 0 ok, 1 a file failed (or --check found files to migrate), 2 wrong usage.";
+Exit status: 0 ok, 1 a file failed (or --check found files to migrate), 2 wrong usage.",
+    pi_session_tools::exact_to_pi!()
+);
 
 /// Migrate pi session files to version 3, safely.
 ///

@@ -10,7 +10,8 @@ use clap::Parser;
 use pi_session_tools::cli::{self, SessionArgs};
 use pi_session_tools::cmd::path::{self, Format};
 
-const EXAMPLES: &str = "\
+const EXAMPLES: &str = concat!(
+    "\
 Examples:
   pi-path s.jsonl                          entries from the root to the last entry
   pi-path --format ids s.jsonl             their ids, one per line
@@ -27,7 +28,9 @@ REF (for --leaf): a full id, a unique id prefix (4+ chars), leaf, root, @LABEL,
 followed by any of ^ (parent) and ~N (N-th ancestor): leaf~3, @plan^, root.
 
 A line longer than 256 MiB is an error (PI_SESSION_TOOLS_MAX_LINE=BYTES, or 64K, 512M, 1G, sets the limit).
-Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.";
+Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.",
+    pi_session_tools::exact_to_pi!()
+);
 
 /// The path from the root of a pi session to a leaf.
 ///

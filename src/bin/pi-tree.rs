@@ -13,7 +13,8 @@ use pi_session_tools::cmd::tree::{self, Filter, Format, Options};
 use pi_session_tools::session::ReadOptions;
 use std::io::IsTerminal;
 
-const EXAMPLES: &str = "\
+const EXAMPLES: &str = concat!(
+    "\
 Examples:
   pi-tree s.jsonl                         the tree as pi's /tree shows it
   pi-tree --filter user-only s.jsonl      only the user messages
@@ -32,7 +33,9 @@ REF (for --leaf): a full id, a unique id prefix (4+ chars), leaf, root, @LABEL,
 followed by any of ^ (parent) and ~N (N-th ancestor): leaf~3, @plan^, root.
 
 A line longer than 256 MiB is an error (PI_SESSION_TOOLS_MAX_LINE=BYTES, or 64K, 512M, 1G, sets the limit).
-Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.";
+Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.",
+    pi_session_tools::exact_to_pi!()
+);
 
 /// pi's /tree view of a session, from the shell.
 ///
