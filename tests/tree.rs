@@ -130,6 +130,48 @@ fn dot_graph() {
     }
 }
 
+/// Graphviz refuses a NUL and a quoted string over 16 384 characters:
+/// controls become their pictures, labels and tooltips are cut.
+#[test]
+fn dot_survives_controls_and_huge_ids() {
+    let huge = "x".repeat(40_000);
+    let text = format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\"}}\n\
+{{\"type\":\"message\",\"id\":\"{huge}\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"nul \\u0000 bell \\u0007 del \\u007f \\\" quote\",\"timestamp\":1}}}}\n\
+{{\"type\":\"label\",\"id\":\"aaaa0002\",\"parentId\":\"{huge}\",\"timestamp\":\"2026-01-01T00:00:02.000Z\",\"targetId\":\"{huge}\",\"label\":\"{huge}\"}}\n"
+    );
+    let t = TempDir::new("tree-dot-hostile");
+    let f = t.write("s.jsonl", text.as_bytes());
+    let o = run("pi-tree", &["--format", "dot", f.to_str().unwrap()], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!o.stdout.contains(&0), "a raw NUL in the graph");
+    let out = stdout(&o);
+    assert!(
+        out.contains("nul \u{2400} bell \u{2407} del \u{2421} \\\" quote"),
+        "{out:.300}"
+    );
+    // Every quoted string within Graphviz's limit.
+    for piece in out.split('"') {
+        assert!(
+            piece.chars().count() < 16_384,
+            "a quoted string of {} characters",
+            piece.chars().count()
+        );
+    }
+    let g = t.write("g.dot", out.as_bytes());
+    if let Ok(o) = std::process::Command::new("dot")
+        .arg("-Tsvg")
+        .arg(&g)
+        .output()
+    {
+        assert!(
+            o.status.success(),
+            "dot: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
 #[test]
 fn stats() {
     let s = session("tree-roots");

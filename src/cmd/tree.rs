@@ -1388,13 +1388,16 @@ impl<'s> View<'s> {
             let text: String = self.summary(i)?.into_iter().map(|(t, _)| t).collect();
             let mut label = String::new();
             if let Some(l) = self.label_of(i) {
-                label.push_str(&format!("[{l}] "));
+                label.push_str(&format!("[{}] ", cut_chars(&l, 60)));
             }
             label.push_str(&cut_chars(&text, 60));
-            let mut attrs = format!("label=\"{}\"", dot_escape(&label));
+            let mut attrs = format!(
+                "label=\"{}\"",
+                dot_escape(&cut_chars(&label, DOT_MAX_CHARS))
+            );
             attrs.push_str(&format!(
                 ", tooltip=\"{}\"",
-                dot_escape(&self.s.entries.id_string(i))
+                dot_escape(&cut_chars(&self.s.entries.id_string(i), DOT_MAX_CHARS))
             ));
             if self.active[i] {
                 attrs.push_str(", style=\"bold,filled\", fillcolor=\"#dbeafe\", color=\"#1d4ed8\"");
@@ -2037,11 +2040,19 @@ fn dot_escape(s: &str) -> String {
             '"' => o.push_str("\\\""),
             '\\' => o.push_str("\\\\"),
             '\n' | '\r' => o.push(' '),
+            // Graphviz refuses a NUL and shows other controls as garbage:
+            // their visible pictures (U+2400 + code).
+            '\0'..='\u{1f}' => o.push(char::from_u32(0x2400 + c as u32).unwrap_or(' ')),
+            '\u{7f}' => o.push('\u{2421}'),
             c => o.push(c),
         }
     }
     o
 }
+
+/// Graphviz refuses a quoted string longer than 16 384 characters: what a
+/// node shows (label, tooltip) is cut well below that.
+const DOT_MAX_CHARS: usize = 1000;
 
 /// `extractContent(content)`: a string cut at 200 UTF-16 units, or the
 /// `text` blocks concatenated (cut once 200 is reached).
