@@ -1388,7 +1388,7 @@ impl<'s> View<'s> {
             let text: String = self.summary(i)?.into_iter().map(|(t, _)| t).collect();
             let mut label = String::new();
             if let Some(l) = self.label_of(i) {
-                label.push_str(&format!("[{}] ", cut_chars(&l, 60)));
+                label.push_str(&format!("[{}] ", cut_chars(l, 60)));
             }
             label.push_str(&cut_chars(&text, 60));
             let mut attrs = format!(
