@@ -594,6 +594,8 @@ fn content_parts(obj: &Object<'_>, key: &str) -> std::result::Result<Vec<Part>, 
     };
     let t = obj.text;
     match t[r.start] {
+        // pi 1.6 sends [] (or "") for null content.
+        b'n' => Ok(vec![]),
         b'"' => Ok(vec![Part::Text(clean(&js::decode_string(t, r)))]),
         b'[' => {
             let mut parts = Vec::new();

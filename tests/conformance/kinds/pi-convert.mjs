@@ -90,6 +90,12 @@ const MIXED = String.raw`
 {"role":"user","content":"first","content":"last wins","timestamp":1747762855488}
 {"content":"role last","timestamp":1747762855489,"role":"user"}
 {"role":"assistant","content":[],"api":"x","provider":"p","model":"m","usage":{},"stopReason":"error","errorMessage":"overloaded \ud800 lone","timestamp":1.0}
+{"role":"system","content":"You are pi.","sections":{"<rules>":"be brief","gone":null},"toolsAdded":[{"name":"read","description":"Read a file","parameters":{"type":"object"}}],"timestamp":0}
+{"role":"system","content":[{"type":"text","text":"blocks"}],"toolsRemoved":[{"name":"read"}],"timestamp":2}
+{"role":"system","content":null,"timestamp":3}
+{"role":"system","timestamp":4}
+{"role":"user","content":null,"timestamp":5}
+{"role":"assistant","api":"x","provider":"p","model":"m","usage":{},"stopReason":"stop","timestamp":6}
 `;
 
 const streamCases = (pi, text, label) => {
