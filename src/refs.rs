@@ -254,16 +254,24 @@ fn walk_up(session: &Session, mut i: usize, up: u64, text: &str) -> Result<usize
     // walk longer than the file.
     let mut moves = 0u64;
     let too_long = |moves: u64| moves > session.entries.len() as u64;
+    // Step over pi-fork's markers to the entry they point at; Err(i) when
+    // the walk is longer than the file (a cycle: path_to names it).
+    let skip_markers = |i: &mut usize, moves: &mut u64| -> std::result::Result<(), usize> {
+        while is_move_marker(session, *i) {
+            match session.index.parent_of(*i) {
+                Some(p) => *i = p,
+                None => break,
+            }
+            *moves += 1;
+            if too_long(*moves) {
+                return Err(*i);
+            }
+        }
+        Ok(())
+    };
     // A base that is a marker: start from the entry it points at.
-    while is_move_marker(session, i) {
-        match session.index.parent_of(i) {
-            Some(p) => i = p,
-            None => break,
-        }
-        moves += 1;
-        if too_long(moves) {
-            return path::path_to(session, i).map(|_| i);
-        }
+    if let Err(i) = skip_markers(&mut i, &mut moves) {
+        return path::path_to(session, i).map(|_| i);
     }
     for step in 0..up {
         let e = &session.entries[i];
@@ -274,15 +282,8 @@ fn walk_up(session: &Session, mut i: usize, up: u64, text: &str) -> Result<usize
                 if too_long(moves) {
                     return path::path_to(session, i).map(|_| i);
                 }
-                while is_move_marker(session, i) {
-                    match session.index.parent_of(i) {
-                        Some(p) => i = p,
-                        None => break,
-                    }
-                    moves += 1;
-                    if too_long(moves) {
-                        return path::path_to(session, i).map(|_| i);
-                    }
+                if let Err(i) = skip_markers(&mut i, &mut moves) {
+                    return path::path_to(session, i).map(|_| i);
                 }
             }
             None => {

@@ -676,6 +676,40 @@ struct Visual {
     virtual_root_child: bool,
 }
 
+/// flattenTree()'s rule for a node's children: their indent (branch points,
+/// and the first generation after one, shift right) and gutters (a gutter
+/// where the node's connector is shown).
+#[allow(clippy::too_many_arguments)]
+fn child_layout(
+    indent: usize,
+    just_branched: bool,
+    show_connector: bool,
+    virtual_root_child: bool,
+    is_last: bool,
+    gutters: &Rc<Vec<(usize, bool)>>,
+    multiple_children: bool,
+    multiple_roots: bool,
+) -> (usize, Rc<Vec<(usize, bool)>>) {
+    let child_indent = if multiple_children || (just_branched && indent > 0) {
+        indent + 1
+    } else {
+        indent
+    };
+    let display = if multiple_roots {
+        indent.saturating_sub(1)
+    } else {
+        indent
+    };
+    let child_gutters = if show_connector && !virtual_root_child {
+        let mut g = (**gutters).clone();
+        g.push((display.saturating_sub(1), !is_last));
+        Rc::new(g)
+    } else {
+        gutters.clone()
+    };
+    (child_indent, child_gutters)
+}
+
 /// A piece of a line and its colour (an SGR code).
 type Seg = (String, Option<&'static str>);
 
@@ -976,24 +1010,16 @@ impl<'s> View<'s> {
             };
             let children = vchildren.get(&i).map(Vec::as_slice).unwrap_or(&[]);
             let multiple = children.len() > 1;
-            let child_indent = if multiple || (just_branched && indent > 0) {
-                indent + 1
-            } else {
-                indent
-            };
-            let shown = show_connector && !vrc;
-            let display = if multiple_roots {
-                indent.saturating_sub(1)
-            } else {
-                indent
-            };
-            let child_gutters = if shown {
-                let mut g = (*gutters).clone();
-                g.push((display.saturating_sub(1), !is_last));
-                Rc::new(g)
-            } else {
-                gutters
-            };
+            let (child_indent, child_gutters) = child_layout(
+                indent,
+                just_branched,
+                show_connector,
+                vrc,
+                is_last,
+                &gutters,
+                multiple,
+                multiple_roots,
+            );
             for (c, &child) in children.iter().enumerate().rev() {
                 stack.push((
                     child,
@@ -1051,19 +1077,16 @@ impl<'s> View<'s> {
                     };
                 let children = self.ordered.children(node).len();
                 let multiple = children > 1;
-                let child_indent = if multiple || (just_branched && indent > 0) {
-                    indent + 1
-                } else {
-                    indent
-                };
-                let display = if mr { indent.saturating_sub(1) } else { indent };
-                let child_gutters = if show_connector && !vrc {
-                    let mut g = (*gutters).clone();
-                    g.push((display.saturating_sub(1), !is_last));
-                    Rc::new(g)
-                } else {
-                    gutters.clone()
-                };
+                let (child_indent, child_gutters) = child_layout(
+                    indent,
+                    just_branched,
+                    show_connector,
+                    vrc,
+                    is_last,
+                    &gutters,
+                    multiple,
+                    mr,
+                );
                 out.push(Visual {
                     indent,
                     show_connector,
@@ -1190,19 +1213,16 @@ impl<'s> View<'s> {
                 None => &[],
             };
             let multiple = kids.len() > 1;
-            let child_indent = if multiple || (just_branched && indent > 0) {
-                indent + 1
-            } else {
-                indent
-            };
-            let display = if mr { indent.saturating_sub(1) } else { indent };
-            let child_gutters = if show_connector && !vrc {
-                let mut g = (*gutters).clone();
-                g.push((display.saturating_sub(1), !is_last));
-                Rc::new(g)
-            } else {
-                gutters
-            };
+            let (child_indent, child_gutters) = child_layout(
+                indent,
+                just_branched,
+                show_connector,
+                vrc,
+                is_last,
+                &gutters,
+                multiple,
+                mr,
+            );
             for (c, child) in last_places(kids).into_iter().rev() {
                 stack.push((
                     child,

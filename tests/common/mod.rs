@@ -21,11 +21,22 @@ pub fn repo() -> PathBuf {
 
 /// Run a tool with args and optional stdin.
 pub fn run(tool: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    run_with(tool, args, stdin, |_| {})
+}
+
+/// [`run`], with `setup` changing the command (its environment) first.
+pub fn run_with(
+    tool: &str,
+    args: &[&str],
+    stdin: Option<&[u8]>,
+    setup: impl FnOnce(&mut Command),
+) -> Output {
     let mut cmd = Command::new(bin(tool));
     cmd.args(args)
         .env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .stdin(Stdio::piped())
+        .env_remove("PI_CODING_AGENT_SESSION_DIR");
+    setup(&mut cmd);
+    cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn tool");
@@ -44,23 +55,9 @@ pub const CONFORMANCE_HOME: &str = "/home/dev";
 
 /// Run a tool as the conformance generator ran pi: HOME=/home/dev.
 pub fn run_conformance(tool: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut cmd = Command::new(bin(tool));
-    cmd.args(args)
-        .env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .env_remove("USERPROFILE")
-        .env("HOME", CONFORMANCE_HOME)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn tool");
-    {
-        let mut si = child.stdin.take().unwrap();
-        if let Some(input) = stdin {
-            let _ = si.write_all(input);
-        }
-    }
-    child.wait_with_output().expect("wait tool")
+    run_with(tool, args, stdin, |cmd| {
+        cmd.env_remove("USERPROFILE").env("HOME", CONFORMANCE_HOME);
+    })
 }
 
 pub fn stdout(o: &Output) -> String {
