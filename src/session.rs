@@ -136,7 +136,7 @@ impl Session {
         let name = input.display_name();
         let (loader, store) = match &input {
             Input::Stdin => {
-                let buf = read_stream(&mut std::io::stdin().lock(), &name)?;
+                let buf = read_stdin(&name)?;
                 let mut loader = Loader::new(&name, opts);
                 for_each_line_in(&buf, |l| loader.line(l))?;
                 (loader, Store::Memory(buf))
@@ -812,6 +812,22 @@ pub fn check_line_lengths(file: &File, name: &str) -> Result<()> {
 /// Read a stream (stdin, a pipe, a FIFO, a device) to its end into memory,
 /// failing as soon as one line is longer than [`max_line`] (so `/dev/zero`
 /// costs at most that much).
+/// Read all of standard input (named `name` in messages), as
+/// [`read_stream`] does; when standard input is a terminal nobody is
+/// piping a session in, so rather than wait without a word (as `jq`
+/// would not), say what is expected: a usage error.
+pub fn read_stdin(name: &str) -> Result<Vec<u8>> {
+    use std::io::IsTerminal;
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Err(Error::usage(
+            "no SESSION given and standard input is a terminal: name a session file or a session-id \
+prefix, or pipe one in (`pi-ls` lists this project's sessions; `--help` shows examples)",
+        ));
+    }
+    read_stream(&mut stdin.lock(), name)
+}
+
 pub fn read_stream(r: &mut impl Read, name: &str) -> Result<Vec<u8>> {
     let limit = max_line();
     let mut buf: Vec<u8> = Vec::new();

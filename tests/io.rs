@@ -610,3 +610,49 @@ fn repeated_in_place_forks_step_back_one_entry_each_time() {
     );
     assert_eq!(stdout(&o).trim(), "aaaa0001", "{}", stdout(&o));
 }
+
+/// With no SESSION and a terminal on standard input nobody is piping a
+/// session in: the tools say what they expect and exit 2 instead of
+/// waiting without a word (issue 22). A pseudo-terminal from util-linux's
+/// `script`, where it is installed.
+#[test]
+fn a_terminal_on_stdin_is_a_usage_error_not_a_silent_wait() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("no `script` here: skipped");
+        return;
+    }
+    for tool in ["pi-path", "pi-tree", "pi-convert", "pi-migrate"] {
+        let cmd = format!("'{}'; echo \"rc=$?\"", bin(tool).display());
+        let mut child = std::process::Command::new("script")
+            .args(["-qec", &cmd, "/dev/null"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("script");
+        let start = std::time::Instant::now();
+        loop {
+            if child.try_wait().expect("wait").is_some() {
+                break;
+            }
+            if start.elapsed() > std::time::Duration::from_secs(20) {
+                let _ = child.kill();
+                panic!("{tool} waits on a terminal without a word");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().expect("output");
+        let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+        assert!(text.contains("rc=2"), "{tool}: {text}");
+        assert!(
+            text.contains(&format!(
+                "{tool}: error: no SESSION given and standard input is a terminal"
+            )),
+            "{tool}: {text}"
+        );
+    }
+}

@@ -78,10 +78,7 @@ fn main() -> std::process::ExitCode {
         )?;
         let name = input.display_name();
         let data = match input {
-            Input::Stdin => Data::Bytes(pi_session_tools::session::read_stream(
-                &mut std::io::stdin().lock(),
-                &name,
-            )?),
+            Input::Stdin => Data::Bytes(pi_session_tools::session::read_stdin(&name)?),
             Input::File(p) => {
                 if p.is_dir() {
                     return Err(Error::request(

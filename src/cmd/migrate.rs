@@ -462,7 +462,7 @@ pub fn run(req: &Request) -> Result<bool> {
         if req.backup.is_some() {
             return Err(Error::usage("--backup needs --in-place"));
         }
-        let buf = crate::session::read_stream(&mut std::io::stdin().lock(), "<stdin>")?;
+        let buf = crate::session::read_stdin("<stdin>")?;
         return single(req, "<stdin>", &buf);
     }
     if req.backup.is_some() && req.mode != Mode::InPlace {
