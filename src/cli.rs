@@ -104,7 +104,9 @@ macro_rules! exact_to_pi {
             "\n\nExact to pi ",
             $crate::pi_release!(),
             " (@earendil-works/pi-coding-agent): read-only results are pi's byte for byte; \
-the README lists the few deliberate differences."
+the README lists the few deliberate differences.\n\n\
+Man page and shell completions: --generate man|complete-bash|complete-zsh|complete-fish|\
+complete-powershell."
         )
     };
 }
@@ -113,17 +115,34 @@ the README lists the few deliberate differences."
 pub const PI_RELEASE: &str = pi_release!();
 
 pub fn main<A: Parser>(tool: &str, body: impl FnOnce(A) -> Result<()>) -> ExitCode {
-    if std::env::args_os()
-        .nth(1)
-        .is_some_and(|a| a == "--generate-man-page")
-    {
-        return match write_man_page::<A>(&mut io::stdout()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("{tool}: error: {e}");
-                ExitCode::FAILURE
-            }
+    // ripgrep's convention: `--generate man|complete-bash|complete-zsh|
+    // complete-fish|complete-powershell` prints the man page or a shell's
+    // completions, from the same clap definitions as --help.
+    let mut argv = std::env::args_os().skip(1);
+    if let Some(first) = argv.next() {
+        let kind = if first == "--generate-man-page" {
+            Some("man".to_string())
+        } else if first == "--generate" {
+            Some(
+                argv.next()
+                    .map(|k| k.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            )
+        } else {
+            first
+                .to_str()
+                .and_then(|f| f.strip_prefix("--generate="))
+                .map(str::to_string)
         };
+        if let Some(kind) = kind {
+            return match generate::<A>(tool, &kind, &mut io::stdout()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("{tool}: error: {e}");
+                    ExitCode::from(e.exit_code() as u8)
+                }
+            };
+        }
     }
     let args = A::parse();
     let checked = match crate::session::max_line_from_env() {
@@ -145,6 +164,37 @@ pub fn main<A: Parser>(tool: &str, body: impl FnOnce(A) -> Result<()>) -> ExitCo
 
 fn is_broken_pipe(e: &Error) -> bool {
     e.diag.message.to_lowercase().contains("broken pipe")
+}
+
+/// What `--generate` can print.
+pub const GENERATE_KINDS: [&str; 5] = [
+    "man",
+    "complete-bash",
+    "complete-zsh",
+    "complete-fish",
+    "complete-powershell",
+];
+
+/// `--generate KIND`: the man page or a shell's completion script.
+pub fn generate<A: CommandFactory>(tool: &str, kind: &str, out: &mut impl Write) -> Result<()> {
+    use clap_complete::Shell;
+    let shell = match kind {
+        "man" => return write_man_page::<A>(out).map_err(out_err),
+        "complete-bash" => Shell::Bash,
+        "complete-zsh" => Shell::Zsh,
+        "complete-fish" => Shell::Fish,
+        "complete-powershell" => Shell::PowerShell,
+        other => {
+            return Err(Error::usage(format!(
+                "--generate {other:?}: one of {}",
+                GENERATE_KINDS.join(", ")
+            )))
+        }
+    };
+    let mut cmd = A::command();
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut cmd, tool, &mut buf);
+    out.write_all(&buf).map_err(out_err)
 }
 
 /// Render the man page of a clap command.
