@@ -121,6 +121,9 @@ pub struct Session {
     pub warnings: Vec<Diagnostic>,
     /// The names of the types [`EntryType`] does not know, by entry index.
     other_types: Vec<(u32, Box<str>)>,
+    /// The last entry says `"id": null`: pi's leaf is then `null` (not
+    /// `undefined`), and its context at the leaf is empty.
+    pub leaf_id_null: bool,
 }
 
 /// A line of input as the reader sees it.
@@ -310,7 +313,13 @@ impl Session {
     pub fn object<'a>(&self, bytes: &'a [u8], line: u64) -> Result<Object<'a>> {
         match Object::parse_line(bytes) {
             Ok(Some(o)) => Ok(o),
-            Ok(None) => Err(Error::data(&self.name, Some(line), "not a JSON object")),
+            // A truthy value that is not an object is an entry too (pi
+            // keeps it): it has no keys.
+            Ok(None) => Ok(Object {
+                text: bytes,
+                range: 0..bytes.len(),
+                members: Vec::new(),
+            }),
             Err(e) => Err(Error::data(
                 &self.name,
                 Some(line),
@@ -463,7 +472,16 @@ fn load_file<'n>(
         // entry. Rare: read again, in order.
         return sequential();
     }
-    for (part, &start) in parts.zip(&starts[1..]) {
+    let old = head
+        .header
+        .as_ref()
+        .is_some_and(|h| h.version < CURRENT_VERSION);
+    let parts: Vec<_> = parts.collect();
+    if old && parts.iter().flatten().any(|(p, _)| p.non_objects > 0) {
+        // Non-object values in an old file are skipped: read again, in order.
+        return sequential();
+    }
+    for (part, &start) in parts.into_iter().zip(&starts[1..]) {
         let (part, read) = part.ok_or_else(gone)?;
         if let Err(mut e) = read {
             shift_line(&mut e.diag, head.lines_seen);
@@ -654,7 +672,17 @@ pub fn last_entry(file: &File, name: &str, from: u64) -> Result<Option<(Entry, O
             };
             let bytes = &buf[line_start..end];
             if !is_blank(bytes) {
-                if let Ok(Some(obj)) = Object::parse_line(bytes) {
+                // A truthy value that is not an object is an entry too.
+                let obj = match Object::parse_line(bytes) {
+                    Ok(Some(obj)) => Some(obj),
+                    Ok(None) if js::truthy(trim_json_space(bytes)) => Some(Object {
+                        text: bytes,
+                        range: 0..bytes.len(),
+                        members: Vec::new(),
+                    }),
+                    _ => None,
+                };
+                if let Some(obj) = obj {
                     let Ok(len) = u32::try_from(bytes.len()) else {
                         return Err(Error::request(name, LINE_TOO_LONG));
                     };
@@ -705,6 +733,18 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Why a file whose first line is a byte order mark and JSON is refused
 /// (`pi-migrate -i` removes the mark).
+/// A value that is not an object before the header: pi's first entry.
+pub const NOT_OBJECT_FIRST: &str =
+    "the first entry is not a session header (a JSON value that is not an object; pi refuses such a file)";
+
+/// `bytes` without JSON white space (space, tab, CR, LF) on either side.
+pub(crate) fn trim_json_space(bytes: &[u8]) -> &[u8] {
+    let ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    let start = bytes.iter().position(|b| !ws(b)).unwrap_or(bytes.len());
+    let end = bytes.iter().rposition(|b| !ws(b)).map_or(start, |e| e + 1);
+    &bytes[start..end]
+}
+
 pub const BOM_REFUSED: &str = "starts with a byte order mark; pi refuses such a file";
 
 const LINE_TOO_LONG: &str = "a line of 4 GiB or more: longer than this tool reads";
@@ -878,6 +918,9 @@ struct Loader<'n> {
     /// Reading a later part of a file (see [`load_file`]): every object
     /// line is an entry, line numbers count from the part's start.
     tail: bool,
+    /// Values kept as entries that are not objects (a later part cannot
+    /// know whether the file is old, where they are skipped).
+    non_objects: usize,
 }
 
 impl<'n> Loader<'n> {
@@ -893,6 +936,7 @@ impl<'n> Loader<'n> {
             lines_seen: 0,
             checker: js::Checker::new(),
             tail: false,
+            non_objects: 0,
         }
     }
 
@@ -964,9 +1008,38 @@ impl<'n> Loader<'n> {
             })),
             None => Object::parse_line(bytes),
         };
+        let mut non_object = false;
         let obj = match parsed {
             Ok(Some(o)) => o,
-            Ok(None) => return self.skip(l.number, "valid JSON but not an object".into()),
+            // pi keeps every parsed value that is truthy (`if (entry)
+            // entries.push(entry)`): an array, a number or a string is an
+            // entry without type, id or parent; null, false, 0 and "" are
+            // dropped.
+            Ok(None) => {
+                let v = trim_json_space(bytes);
+                if !js::truthy(v) {
+                    return self.skip(
+                        l.number,
+                        "valid JSON but falsy (null, false, 0 or \"\")".into(),
+                    );
+                }
+                // An old file is migrated by pi, which sets ids on its
+                // entries (and fails on a string): such a line stays skipped.
+                let old = self
+                    .header
+                    .as_ref()
+                    .is_some_and(|h| h.version < CURRENT_VERSION);
+                if self.opts.strict || old {
+                    return self.skip(l.number, "valid JSON but not an object".into());
+                }
+                self.non_objects += 1;
+                non_object = true;
+                Object {
+                    text: bytes,
+                    range: 0..bytes.len(),
+                    members: Vec::new(),
+                }
+            }
             Err(e) => {
                 let what = if e.offset >= bytes.len() {
                     format!("not valid JSON: {} (a torn or truncated line?)", e.what)
@@ -985,6 +1058,9 @@ impl<'n> Loader<'n> {
         }
         let len = bytes.len() as u64;
         if self.header.is_none() && !self.tail {
+            if non_object {
+                return Err(Error::data(self.name, Some(l.number), NOT_OBJECT_FIRST));
+            }
             return self.header(&obj, l.number, offset, len);
         }
         let Ok(short_len) = u32::try_from(len) else {
@@ -1084,7 +1160,7 @@ impl<'n> Loader<'n> {
         }
         let index = Index::build(self.name, self.entries, &self.extras, &mut self.warnings);
         let entries = Arc::clone(index.entries());
-        Ok(Session {
+        let mut s = Session {
             input,
             name: self.name.to_string(),
             store,
@@ -1093,7 +1169,16 @@ impl<'n> Loader<'n> {
             index,
             warnings: self.warnings,
             other_types: self.other_types,
-        })
+            leaf_id_null: false,
+        };
+        // Only a last entry without a string id is read again (rare).
+        if let Some(l) = s.index.leaf.filter(|&l| !s.entries[l].has_id()) {
+            let raw = s.raw_line(l)?;
+            let null =
+                matches!(Object::parse_line(&raw), Ok(Some(o)) if o.raw("id") == Some(b"null"));
+            s.leaf_id_null = null;
+        }
+        Ok(s)
     }
 }
 

@@ -382,7 +382,9 @@ fn case_line(key: &str, col: &str) -> Option<u64> {
         "v1-not-json" if !label => 3,
         _ if migrate => return None,
         "version-string" | "version-array" => 1,
-        "second-header" | "not-json" | "not-object" | "invalid-utf8" => 4,
+        "second-header" | "not-json" | "invalid-utf8" => 4,
+        // lines 4 and 6-8 are entries now (pi keeps truthy values); null is dropped
+        "not-object" => 7,
         "torn-last-line" => 6,
         "dangling-parent" | "duplicate-ids" => 4,
         "cycle-1" | "cycle-2" if !label => 5,

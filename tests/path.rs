@@ -92,10 +92,17 @@ fn malformed_lines_warn_and_are_skipped_unless_strict() {
     assert_eq!(code, 1);
     assert!(out.is_empty());
     assert!(err.contains("error: <stdin>:3: not valid JSON"), "{err}");
-    // JSON that is not an object is treated the same way.
+    // JSON that is not an object: a truthy value is an entry, as in pi
+    // (the id-less leaf: an empty getBranch()); a falsy one is skipped.
     let s2 = [H.as_bytes(), b"\n42\n"].concat();
-    let (code, _, err) = path_ids(&s2, &[]);
+    let (code, out, err) = path_ids(&s2, &[]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    let s3 = [H.as_bytes(), b"\nnull\n"].concat();
+    let (code, _, err) = path_ids(&s3, &[]);
     assert_eq!(code, 0);
+    assert!(err.contains("<stdin>:2: valid JSON but falsy"), "{err}");
+    let (code, _, err) = path_ids(&s2, &["--strict"]);
+    assert_eq!(code, 1);
     assert!(
         err.contains("<stdin>:2: valid JSON but not an object"),
         "{err}"

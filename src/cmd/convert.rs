@@ -207,6 +207,8 @@ fn session_messages(s: &Session, opts: &Options) -> Result<(Vec<Source>, Meta)> 
     }
     let leaf = match (opts.leaf.as_str(), s.index.leaf) {
         ("leaf", None) => None,
+        // The last entry's id is null: so is pi's leaf (an empty context).
+        ("leaf", Some(_)) if s.leaf_id_null => None,
         (r, _) => Some(refs::resolve(s, r)?),
     };
     let ctx = context::build(s, leaf)?;

@@ -144,6 +144,17 @@ pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<O
         let obj = match Object::parse_line(text) {
             Ok(Some(o)) => Some(o),
             Ok(None) => {
+                // pi 1.6 takes a truthy value for its first entry, and
+                // refuses the file: no migration repairs that.
+                if header.is_none()
+                    && crate::json::js::truthy(crate::session::trim_json_space(text))
+                {
+                    return Err(Error::data(
+                        name,
+                        Some(number),
+                        crate::session::NOT_OBJECT_FIRST,
+                    ));
+                }
                 if malformed.is_none() {
                     malformed = Some((number, "valid JSON but not an object".into()));
                 }

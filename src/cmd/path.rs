@@ -38,6 +38,8 @@ pub fn write_path(
     let leaf = match (leaf, s.index.leaf) {
         // An empty session has an empty path at its default leaf.
         ("leaf", None) => None,
+        // The last entry's id is null: so is pi's leaf (an empty context).
+        ("leaf", Some(_)) if s.leaf_id_null => None,
         _ => Some(refs::resolve(s, leaf)?),
     };
     if header {

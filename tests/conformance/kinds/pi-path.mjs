@@ -4,7 +4,8 @@
 // system checkpoint, messages that are not objects, an id-less last line.
 //
 // Every line is written with JSON.stringify (so "entries printed with their own
-// bytes" and pi's re-serialisation agree); every answer is pi's own.
+// bytes" and pi's re-serialisation agree), but for the shapes given as text
+// (lines that are not objects, JavaScript white space); every answer is pi's own.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -115,8 +116,46 @@ function shapes() {
 		m("f0000001", null, user("the root again")),
 		m("f0000007", "f0000006", asst([{ type: "text", text: "last" }])),
 	];
+	// Lines that are JSON but not objects: pi keeps the truthy ones as entries
+	// (no type, no id: roots of getTree(), the leaf when last) and drops null,
+	// false, 0 and "".
+	const S = (x) => JSON.stringify(x);
+	const notObject = [
+		S(H(4)),
+		S(m("f0000001", null, user("hi"))),
+		"[1,2,3]",
+		'"a string"',
+		"42",
+		"null",
+		"true",
+		"false",
+		"0",
+		'""',
+		S(m("f0000002", "f0000001", user("after them"))),
+		"[1]",
+	].join("\n") + "\n";
+	clock = 0;
+	// The last entry says "id": null: pi's leaf is null, its context empty.
+	const nullId = [H(5), m("f1000001", null, user("hi")), m(null, "f1000001", user("null id"))].map(S).join("\n") + "\n";
+	clock = 0;
+	// JavaScript white space that is not JSON's: a line of it alone is blank to
+	// pi (String.prototype.trim); around an entry, JSON.parse fails and pi skips it.
+	const WS = ["\u00a0", "\u3000", "\u2028", "\u2029", "\u000b", "\u000c", "\ufeff"];
+	const jsSpace = [
+		S(H(6)),
+		...WS,
+		S(m("f2000001", null, user("one"))),
+		`${S(m("f2000002", "f2000001", user("nbsp before: skipped")))}`.replace(/^/, "\u00a0"),
+		`${S(m("f2000003", "f2000001", user("ideographic space after: skipped")))}\u3000`,
+		`${S(m("f2000004", "f2000001", user("CR then LS after: skipped")))}\r\u2028`,
+		...WS.map((w) => w + w),
+	].join("\n") + "\n" + WS.join("");
 	return [
 		{ name: "path-dup-ids", objs: dups, leaves: [null, "f0000003", "f0000004"] },
+		{ name: "path-not-object", text: notObject, leaves: [null, "f0000002"] },
+		// (pi's /tree never returns at a null leaf: no tree text answers)
+		{ name: "path-null-id-leaf", text: nullId, leaves: [null, "f1000001"], noTreeText: true },
+		{ name: "path-js-space", text: jsSpace, leaves: [null] },
 		{ name: "path-edits", objs: edits, leaves: [null, "ed000008", "e000000b"] },
 		{ name: "path-compactions", objs: compactions, leaves: [null, "c000000e", "c000000b", "c0000009", "c0000006"] },
 		{ name: "path-idless-leaf", objs: idless, leaves: [null, "d0000002"] },
@@ -137,8 +176,8 @@ const jsonLines = (xs) => xs.map((x) => `${JSON.stringify(x)}\n`).join("");
 export function extraFixtures(pi) {
 	pi.initTheme("dark");
 	const fixtures = [];
-	for (const { name, objs, leaves } of shapes()) {
-		const text = jsonLines(objs);
+	for (const { name, objs, text: raw, leaves, noTreeText } of shapes()) {
+		const text = raw ?? jsonLines(objs);
 		const sm = open(pi, text);
 		const entries = sm.getEntries();
 		const byId = new Map(entries.map((x) => [x.id, x]));
@@ -153,7 +192,7 @@ export function extraFixtures(pi) {
 			cases.push({ tool: "pi-path", args: [...la, "--format", "context"], stdout: `${JSON.stringify(ctx)}\n`, what: `buildSessionContext(${id})` });
 			cases.push({ tool: "pi-convert", args: la, stdout: jsonLines(pi.convertToLlm(ctx.messages)), what: `convertToLlm(buildSessionContext(${id}).messages)` });
 		}
-		for (const filter of ["default", "all", "user-only", "labeled-only"]) {
+		for (const filter of noTreeText ? [] : ["default", "all", "user-only", "labeled-only"]) {
 			const c = { tool: "pi-tree", args: filter === "default" ? [] : ["--filter", filter], stdout: "", what: `/tree text, filter ${filter}` };
 			try {
 				c.stdout = treeText(pi, sm, sm.getLeafId(), filter);
