@@ -693,9 +693,7 @@ fn write_text(
             Some(w) => cut(title, w.saturating_sub(used)),
             None => title.to_string(),
         };
-        if header {
-            s.push_str(&format!("{bold}{t}{reset}"));
-        } else if named {
+        if header || named {
             s.push_str(&format!("{bold}{t}{reset}"));
         } else {
             s.push_str(&format!("{dim}{t}{reset}"));
