@@ -38,6 +38,7 @@ pub mod migrate;
 pub mod path;
 pub mod refs;
 pub mod session;
+pub mod store;
 pub mod summary;
 pub mod time;
 pub mod transcript;

@@ -21,6 +21,7 @@ Examples:
   pi-migrate --dry-run --all               what would change in every session
   pi-migrate -i --all --relocate           migrate every session, and move pi 0.30's
                                            misplaced files into sessions/--<cwd>--/
+  pi-migrate --check 019b4f7b              a session named by its id prefix
   pi-path --format ids old.jsonl           the ids the migrated file will have
 
 A file already at version 3 is never touched. A line that is not JSON makes
@@ -46,7 +47,9 @@ Exit status: 0 ok, 1 a file failed (or --check found files to migrate), 2 wrong 
 #[derive(Parser, Debug)]
 #[command(name = "pi-migrate", version, after_help = EXAMPLES)]
 struct Args {
-    /// Session files or directories (every *.jsonl below), or `-` for stdin.
+    /// Session files or directories (every *.jsonl below), `-` for stdin, or
+    /// session-id prefixes (looked up like `pi --session`: this project's
+    /// sessions first, then every project's).
     #[arg(value_name = "PATH")]
     paths: Vec<String>,
 
@@ -115,8 +118,23 @@ fn main() -> std::process::ExitCode {
         } else {
             Mode::Stdout
         };
+        // A PATH that names nothing may be a session-id prefix, looked up as
+        // the other tools look up SESSION.
+        let mut paths = Vec::with_capacity(args.paths.len());
+        for p in args.paths {
+            if p.is_empty() || p == "-" || std::path::Path::new(&p).symlink_metadata().is_ok() {
+                paths.push(p);
+                continue;
+            }
+            match pi_session_tools::locate::resolve_session(Some(&p), None)? {
+                pi_session_tools::session::Input::File(f) => {
+                    paths.push(f.to_string_lossy().into_owned())
+                }
+                pi_session_tools::session::Input::Stdin => paths.push(p),
+            }
+        }
         let req = Request {
-            paths: args.paths,
+            paths,
             mode,
             all: args.all,
             relocate: args.relocate,

@@ -3,6 +3,7 @@
 pub mod convert;
 pub mod fork;
 pub mod label;
+pub mod ls;
 pub mod migrate;
 pub mod path;
 pub mod tree;

@@ -929,6 +929,69 @@ pub fn truthy(value: &[u8]) -> bool {
     }
 }
 
+/// The JSON string at `text[range]` (quotes included) as JavaScript's
+/// UTF-16 code units: lone surrogates kept, bytes that are not UTF-8 as
+/// U+FFFD (as Node's UTF-8 decoder reads them).
+pub fn decode_utf16(text: &[u8], range: Range<usize>) -> Vec<u16> {
+    let raw = &text[range.start + 1..range.end - 1];
+    let mut out = Vec::with_capacity(raw.len());
+    for_each_unit(raw, |u| match u {
+        Unit::Bytes(b) => match simdutf8::basic::from_utf8(b) {
+            Ok(t) => out.extend(t.encode_utf16()),
+            Err(_) => out.extend(String::from_utf8_lossy(b).encode_utf16()),
+        },
+        Unit::Char(c) => {
+            let mut buf = [0u16; 2];
+            out.extend_from_slice(c.encode_utf16(&mut buf));
+        }
+        Unit::LoneSurrogate(u) => out.push(u),
+    });
+    out
+}
+
+/// Write a JavaScript string (UTF-16 code units) as `JSON.stringify` does:
+/// lone surrogates as `\uXXXX` escapes.
+pub fn write_utf16(out: &mut Vec<u8>, s: &[u16]) {
+    out.push(b'"');
+    for r in char::decode_utf16(s.iter().copied()) {
+        match r {
+            Ok(c) => write_char(out, c),
+            Err(e) => {
+                out.extend_from_slice(format!("\\u{:04x}", e.unpaired_surrogate()).as_bytes())
+            }
+        }
+    }
+    out.push(b'"');
+}
+
+/// Whether a UTF-16 code unit is white space to JavaScript's `trim()`.
+pub fn is_js_space(u: u16) -> bool {
+    matches!(
+        u,
+        0x09..=0x0d
+            | 0x20
+            | 0xa0
+            | 0x1680
+            | 0x2000..=0x200a
+            | 0x2028
+            | 0x2029
+            | 0x202f
+            | 0x205f
+            | 0x3000
+            | 0xfeff
+    )
+}
+
+/// JavaScript's `s.trim()`.
+pub fn trim_utf16(s: &[u16]) -> &[u16] {
+    let start = s.iter().position(|&u| !is_js_space(u)).unwrap_or(s.len());
+    let end = s
+        .iter()
+        .rposition(|&u| !is_js_space(u))
+        .map_or(start, |e| e + 1);
+    &s[start..end.max(start)]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1191,7 +1191,7 @@ for (const spec of SPECS) {
 	console.log(`${spec.name}: v${spec.version}, ${nEntries} entries, ${cases.length} cases, ${Buffer.byteLength(t)}+${Buffer.byteLength(a)} bytes`);
 }
 for (const mod of KIND_MODULES) {
-	for (const fx of mod.extraFixtures?.(pi) ?? []) {
+	for (const fx of (await mod.extraFixtures?.(pi)) ?? []) {
 		fs.writeFileSync(path.join(SESSIONS_DIR, `${fx.name}.jsonl`), fx.text);
 		writeAnswers(fx.name, fx.cases);
 		nCases += fx.cases.length;

@@ -1,0 +1,373 @@
+//! pi-ls: pi 1.6.0's own list/listAll answers over tests/conformance/store,
+//! the store-level hostile inputs (a non-session .jsonl, an empty file, a
+//! directory named x.jsonl, a symlink loop, an unreadable file), the
+//! filters and formats, and the other tools taking what pi-ls prints.
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// A copy of tests/conformance/store for project `<tmp>/proj`, as
+/// kinds/pi-ls.mjs installs it: (temp dir, agent dir, project dir, encoded project).
+fn install() -> (TempDir, PathBuf, PathBuf, String) {
+    let t = TempDir::new("ls");
+    let root = std::fs::canonicalize(t.path()).unwrap();
+    let agent = root.join("agent");
+    let proj = root.join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let store = repo().join("tests/conformance/store");
+    let mt: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(store.join("mtimes.json")).unwrap()).unwrap();
+    let p = proj.to_string_lossy();
+    let enc = format!(
+        "--{}--",
+        p.strip_prefix('/')
+            .unwrap_or(&p)
+            .replace(['/', '\\', ':'], "-")
+    );
+    for (rel, ms) in mt.as_object().unwrap() {
+        let dst = agent.join(rel.replace("--PROJECT--", &enc));
+        std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
+        std::fs::copy(store.join(rel), &dst).unwrap();
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.as_u64().unwrap());
+        std::fs::File::options()
+            .write(true)
+            .open(&dst)
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+    }
+    (t, agent, proj, enc)
+}
+
+fn ls_in(cwd: &Path, agent: &Path, args: &[&str]) -> Output {
+    tool_in("pi-ls", cwd, agent, args)
+}
+
+fn tool_in(tool: &str, cwd: &Path, agent: &Path, args: &[&str]) -> Output {
+    Command::new(bin(tool))
+        .args(args)
+        .current_dir(cwd)
+        .env("PI_CODING_AGENT_DIR", agent)
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        .env("HOME", CONFORMANCE_HOME)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+/// A JSON line (the store's one lone surrogate, which serde refuses, as U+FFFD).
+fn parse(l: &str) -> serde_json::Value {
+    serde_json::from_str(&l.replace("\\ud800", "\\ufffd")).unwrap()
+}
+
+#[test]
+fn conformance_with_pi() {
+    let (_t, agent, proj, enc) = install();
+    let a = agent.to_string_lossy().into_owned();
+    let text = std::fs::read_to_string(repo().join("tests/conformance/answers/pi-ls/store.jsonl"))
+        .unwrap();
+    let mut n = 0;
+    for line in text.lines() {
+        let c: serde_json::Value = serde_json::from_str(line).unwrap();
+        let args: Vec<String> = c["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap().replace("$STORE", &a))
+            .collect();
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = ls_in(&proj, &agent, &argv);
+        assert!(o.status.success(), "{argv:?}: {}", stderr(&o));
+        let got = stdout(&o)
+            .replace(&enc, "--PROJECT--")
+            .replace(&a, "$STORE");
+        let want = c["stdout"].as_str().unwrap();
+        assert_eq!(got, want, "{}: pi-ls {argv:?}", c["what"]);
+        n += 1;
+    }
+    assert!(n >= 4);
+}
+
+#[test]
+fn skipped_files_are_named_and_never_fatal() {
+    let (_t, agent, proj, enc) = install();
+    let dir = agent.join("sessions").join(&enc);
+    std::os::unix::fs::symlink("loop.jsonl", dir.join("loop.jsonl")).unwrap();
+    std::os::unix::fs::symlink("nowhere", dir.join("dangling.jsonl")).unwrap();
+    let locked = dir.join("locked.jsonl");
+    std::fs::copy(dir.join("v3-001.jsonl"), &locked).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let root = std::fs::File::open(&locked).is_ok();
+    let o = ls_in(&proj, &agent, &["--json"]);
+    assert!(o.status.success());
+    let err = stderr(&o);
+    for (f, why) in [
+        ("notes.jsonl", "not a session header"),
+        ("empty.jsonl", "no session header"),
+        ("dir.jsonl", "directory"),
+        ("loop.jsonl", "symbolic links"),
+        ("dangling.jsonl", "No such file"),
+        ("bom.jsonl", "not a session header"),
+        ("throws.jsonl", "TypeError"),
+        ("no-message.jsonl", "TypeError"),
+        ("name-number.jsonl", "TypeError"),
+    ] {
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with("pi-ls: warning: ") && l.contains(f) && l.contains(why)),
+            "{f}: {why}: {err}"
+        );
+    }
+    if !root {
+        assert!(err.contains("locked.jsonl: Permission denied"), "{err}");
+    }
+    assert!(stdout(&o).lines().count() >= 10);
+    // --verbose gives the line; -q silences.
+    let o = ls_in(&proj, &agent, &["--json", "--verbose"]);
+    assert!(stderr(&o).contains("throws.jsonl:2: "), "{}", stderr(&o));
+    assert!(stderr(&o).contains(" listed ("));
+    let o = ls_in(&proj, &agent, &["--json", "-q"]);
+    assert_eq!(stderr(&o), "");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o644)).unwrap();
+}
+
+#[test]
+fn an_empty_or_missing_store_lists_nothing() {
+    let t = TempDir::new("ls-empty");
+    let o = ls_in(t.path(), &t.path().join("nothing"), &["--all"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    let o = ls_in(t.path(), &t.path().join("nothing"), &[]);
+    assert!(o.status.success());
+    assert!(
+        !t.path().join("nothing").exists(),
+        "pi-ls must not create the directory"
+    );
+}
+
+#[test]
+fn formats_and_filters() {
+    let (_t, agent, proj, _enc) = install();
+    let json = stdout(&ls_in(&proj, &agent, &["--json"]));
+    let paths: Vec<String> = json
+        .lines()
+        .map(|l| parse(l)["path"].as_str().unwrap().to_string())
+        .collect();
+    // -0: the same paths, NUL-terminated
+    let nul = ls_in(&proj, &agent, &["-0"]).stdout;
+    let got: Vec<String> = nul
+        .split(|&b| b == 0)
+        .filter(|s| !s.is_empty())
+        .map(|s| String::from_utf8(s.to_vec()).unwrap())
+        .collect();
+    assert_eq!(got, paths);
+    // text in a pipe: ISO times, no colour, no header row, one line per session
+    let text = stdout(&ls_in(&proj, &agent, &[]));
+    assert_eq!(text.lines().count(), paths.len());
+    assert!(!text.contains('\x1b'));
+    assert!(text.contains("2026-02-01T10:00:01.000Z"), "{text}");
+    assert!(text.contains("final \u{FFFD}name"), "{text}");
+    // --width cuts
+    let narrow = stdout(&ls_in(&proj, &agent, &["--width", "60"]));
+    for l in narrow.lines() {
+        assert!(pi_session_tools::width::width(l) <= 60, "{l}");
+    }
+    // filters
+    let only = |args: &[&str]| -> Vec<String> {
+        stdout(&ls_in(&proj, &agent, args))
+            .lines()
+            .map(|l| parse(l)["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        only(&["--json", "--name", "final*"]),
+        ["019c0000-0000-7000-8000-0000000000a2"]
+    );
+    let since = only(&[
+        "--json",
+        "--since",
+        "2026-01-20",
+        "--until",
+        "2026-01-24T08:00:01Z",
+    ]);
+    assert_eq!(since, ["019c0000-0000-7000-8000-0000000000a7",]);
+    assert!(only(&["--json", "--older-than", "1d"]).len() == paths.len());
+    assert!(only(&["--json", "--since", "1d"]).is_empty());
+    let all = only(&["--json", "--all"]);
+    let all_json = stdout(&ls_in(&proj, &agent, &["--json", "--all"]));
+    let cwds: Vec<String> = all_json
+        .lines()
+        .map(|l| parse(l)["cwd"].as_str().unwrap().to_string())
+        .collect();
+    let c = cwds[0].clone();
+    let want = cwds
+        .iter()
+        .filter(|x| **x == c || x.starts_with(&format!("{c}/")))
+        .count();
+    let other = only(&["--json", "--all", "--cwd", &c]);
+    assert!(!other.is_empty() && other.len() < all.len());
+    assert_eq!(other.len(), want);
+    // every cwd in the store is gone on this machine
+    assert_eq!(only(&["--json", "--all", "--orphans"]), all);
+    // long form: pi's fields, then the extra ones
+    let l = stdout(&ls_in(&proj, &agent, &["--json", "-l", "--name", "final*"]));
+    let v = parse(l.trim());
+    let at: Vec<usize> = [
+        "path",
+        "id",
+        "cwd",
+        "name",
+        "created",
+        "modified",
+        "messageCount",
+        "firstMessage",
+        "entries",
+        "leaves",
+        "branchPoints",
+        "compactions",
+        "labels",
+        "bytes",
+        "version",
+        "tokens",
+        "cost",
+        "lastModel",
+    ]
+    .iter()
+    .map(|k| {
+        l.find(&format!("\"{k}\":"))
+            .unwrap_or_else(|| panic!("{k}: {l}"))
+    })
+    .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{l}");
+    assert_eq!(v["entries"], 5);
+    assert_eq!(v["leaves"], 1);
+    assert_eq!(v["tokens"], 10);
+    assert_eq!(v["cost"], 0.5);
+    assert_eq!(v["lastModel"], "p/m");
+    let v1 = stdout(&ls_in(&proj, &agent, &["--json", "-l"]));
+    assert!(v1
+        .lines()
+        .any(|l| l.contains("v1-001.jsonl") && l.contains("\"version\":1")));
+    // usage errors
+    assert_eq!(
+        ls_in(&proj, &agent, &["--since", "someday"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        ls_in(&proj, &agent, &["--older-than", "5y"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        ls_in(&proj, &agent, &["--tree", "--json"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn tree_puts_forks_under_their_parent() {
+    let t = TempDir::new("ls-tree");
+    let root = std::fs::canonicalize(t.path()).unwrap();
+    let dir = root.join("s");
+    std::fs::create_dir_all(&dir).unwrap();
+    let header = |id: &str, ts: &str, parent: Option<&Path>| {
+        let mut h =
+            format!(r#"{{"type":"session","version":3,"id":"{id}","timestamp":"{ts}","cwd":"/x""#);
+        if let Some(p) = parent {
+            h.push_str(&format!(r#","parentSession":"{}""#, p.display()));
+        }
+        h + "}\n"
+    };
+    let msg = |text: &str, ms: u64| {
+        format!(
+            r#"{{"type":"message","id":"{:08x}","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"user","content":"{text}","timestamp":{ms}}}}}"#,
+            ms
+        ) + "\n"
+    };
+    let a = dir.join("a.jsonl");
+    let b = dir.join("b.jsonl");
+    let c = dir.join("c.jsonl");
+    std::fs::write(
+        &a,
+        header("aaaaaaaa-1", "2026-01-01T00:00:00.000Z", None) + &msg("root", 1000),
+    )
+    .unwrap();
+    std::fs::write(
+        &b,
+        header("bbbbbbbb-1", "2026-01-02T00:00:00.000Z", Some(&a)) + &msg("fork one", 3000),
+    )
+    .unwrap();
+    std::fs::write(
+        &c,
+        header("cccccccc-1", "2026-01-03T00:00:00.000Z", Some(&b)) + &msg("fork two", 2000),
+    )
+    .unwrap();
+    let d = dir.to_string_lossy().into_owned();
+    let o = ls_in(&root, &root, &["--all", "--session-dir", &d, "--tree"]);
+    let text = stdout(&o);
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    assert!(
+        rows[0].starts_with("aaaaaaaa ") && rows[0].ends_with("root"),
+        "{text}"
+    );
+    assert!(
+        rows[1].starts_with("bbbbbbbb ") && rows[1].ends_with("└ fork one"),
+        "{text}"
+    );
+    assert!(
+        rows[2].starts_with("cccccccc ") && rows[2].ends_with("  └ fork two"),
+        "{text}"
+    );
+}
+
+#[test]
+fn other_tools_take_what_pi_ls_prints() {
+    let (_t, agent, proj, _enc) = install();
+    let json = stdout(&ls_in(&proj, &agent, &["--json", "--all"]));
+    let mut tried = 0;
+    for l in json.lines() {
+        let v = parse(l);
+        let path = v["path"].as_str().unwrap();
+        let id = v["id"].as_str().unwrap();
+        if !path.contains("v3-00") {
+            continue;
+        }
+        for arg in [path, id, &id[..13]] {
+            let o = tool_in("pi-path", &proj, &agent, &["--format", "ids", arg]);
+            assert!(o.status.success(), "pi-path {arg}: {}", stderr(&o));
+            let o = tool_in("pi-migrate", &proj, &agent, &["--check", arg]);
+            assert!(
+                o.status.success(),
+                "pi-migrate --check {arg}: {}",
+                stderr(&o)
+            );
+        }
+        tried += 1;
+    }
+    assert!(tried >= 3);
+    // the short ids of the text listing are unique prefixes
+    let text = stdout(&ls_in(&proj, &agent, &["--all"]));
+    assert_eq!(text.lines().count(), json.lines().count());
+    for (row, l) in text.lines().zip(json.lines()) {
+        if !parse(l)["path"].as_str().unwrap().contains("/v3-00") {
+            continue;
+        }
+        let short = row.split_whitespace().next().unwrap();
+        assert!(short.len() < 36, "{row}");
+        let o = tool_in("pi-path", &proj, &agent, &["--format", "ids", short]);
+        assert!(o.status.success(), "{short}: {}", stderr(&o));
+    }
+    // pi-migrate on a v1 file named by its id prefix
+    let v1 = json
+        .lines()
+        .find(|l| l.contains("v1-001.jsonl"))
+        .map(|l| parse(l)["id"].as_str().unwrap().to_string())
+        .unwrap();
+    let o = tool_in("pi-migrate", &proj, &agent, &["--check", &v1[..12]]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("v1-001.jsonl"), "{}", stdout(&o));
+}
