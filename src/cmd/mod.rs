@@ -6,3 +6,4 @@ pub mod label;
 pub mod migrate;
 pub mod path;
 pub mod tree;
+pub mod usage;
