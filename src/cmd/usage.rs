@@ -308,7 +308,7 @@ pub fn scan_bytes(
     for (i, line) in lines.enumerate() {
         let line_no = i as u64 + 2;
         let has_usage = finder.find(line).is_some();
-        if !has_usage && !(with_tree || v1) {
+        if !(has_usage || with_tree) {
             continue;
         }
         if crate::session::is_blank(line) {
@@ -1054,7 +1054,7 @@ fn thousands(n: f64) -> String {
     let s = js::number_to_js(n.abs());
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
