@@ -7,3 +7,4 @@ pub mod ls;
 pub mod migrate;
 pub mod path;
 pub mod tree;
+pub mod usage;
