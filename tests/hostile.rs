@@ -740,8 +740,7 @@ fn check_one_appended(
     };
     let ok = rest.ends_with(b"\n")
         && rest.iter().filter(|&&b| b == b'\n').count() == 1
-        && serde_json::from_slice::<serde_json::Value>(rest)
-            .is_ok_and(|v| is_it(&v));
+        && serde_json::from_slice::<serde_json::Value>(rest).is_ok_and(|v| is_it(&v));
     if !ok {
         bad.push(format!(
             "{at}: appended something else than the one line expected: {:?}",
