@@ -271,9 +271,8 @@ pub fn run(
             match restore_content(&s, t)? {
                 None => {
                     note(&format!(
-                        "{}:{}: entry {} has no context edit in force (or one that gives its original content): the model sees its original already; nothing written",
-                        s.name,
-                        s.entries[t].line(),
+                        "{}: entry {} has no context edit in force (or one that gives its original content): the model sees its original already; nothing written",
+                        place(&s, t),
                         id_of(&s, t)?
                     ));
                     return out.flush().map_err(out_err);
@@ -352,13 +351,21 @@ fn not_in_context_note(s: &Session, t: usize, note: &mut dyn FnMut(&str)) -> Res
     let ctx = context::build(s, Some(leaf))?;
     if item_of(&ctx, t).is_none() {
         note(&format!(
-            "{}:{}: entry {} is not in the context (a compaction summarizes it): the edit is written, as pi writes it, but changes nothing the model sees",
-            s.name,
-            s.entries[t].line(),
+            "{}: entry {} is not in the context (a compaction summarizes it): the edit is written, as pi writes it, but changes nothing the model sees",
+            place(s, t),
             id_of(s, t)?
         ));
     }
     Ok(())
+}
+
+/// `FILE:LINE` of entry `i`, as messages print it.
+fn place(s: &Session, i: usize) -> String {
+    format!(
+        "{}:{}",
+        crate::error::escape_name(&s.name),
+        s.entries[i].line()
+    )
 }
 
 /// The size in bytes of an item's message JSON (0 when omitted).
@@ -439,7 +446,7 @@ fn redact_plan(
     let mut planned = Vec::new();
     for item in ctx.items {
         let i = item.entry();
-        let at = format!("{}:{}", s.name, s.entries[i].line());
+        let at = place(s, i);
         let Some(msg) = context::message_json(s, item)? else {
             continue;
         };
@@ -459,6 +466,14 @@ fn redact_plan(
         let Some(content) = obj.get("content") else {
             continue;
         };
+        if s.entries.id(i).is_none() {
+            if count_in(&msg, 0..msg.len(), re) > 0 {
+                note(&format!(
+                    "{at}: this entry matches, but it has no id to edit"
+                ));
+            }
+            continue;
+        }
         let mut r = Redactor {
             re,
             with,
