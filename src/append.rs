@@ -269,3 +269,23 @@ pub fn new_session_id() -> String {
 pub fn session_file_name(timestamp: &str, id: &str) -> String {
     format!("{}_{id}.jsonl", timestamp.replace([':', '.'], "-"))
 }
+
+/// A `context_edit` entry as pi's `appendContextEdit(targetId, replacement)`
+/// writes it: `timestamp` is JSON text, `replacement` the JSON text of the
+/// (already normalized) replacement, `null` for an omission.
+pub fn context_edit_line(
+    id: &str,
+    parent: Option<&str>,
+    timestamp: &[u8],
+    target: &str,
+    replacement: &[u8],
+) -> Vec<u8> {
+    let mut w = crate::json::ObjectWriter::new();
+    w.str("type", "context_edit")
+        .str("id", id)
+        .raw("parentId", Some(&parent_json(parent)))
+        .raw("timestamp", Some(timestamp))
+        .str("targetId", target)
+        .raw("replacement", Some(replacement));
+    w.finish()
+}

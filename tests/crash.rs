@@ -244,6 +244,7 @@ fn kill_append(tool: &str, kills: usize, rng: &mut Rng) -> Tally {
     let name = f.to_str().unwrap();
     let (args, ty): (Vec<&str>, &str) = match tool {
         "pi-label" => (vec![name, "00000010", "mark"], "label"),
+        "pi-edit" => (vec![name, "00000010", "--omit"], "context_edit"),
         _ => (vec![name, "-i", "--at", "00000010"], "custom"),
     };
     let full = calibrate(|| {
@@ -265,6 +266,7 @@ fn kill_append(tool: &str, kills: usize, rng: &mut Rng) -> Tally {
         // The next run appends on a fresh line, and leaves nothing else.
         let next_args: Vec<&str> = match tool {
             "pi-label" => vec![name, "00000011", "next"],
+            "pi-edit" => vec![name, "00000011", "--omit"],
             _ => vec![name, "-i", "--at", "00000011"],
         };
         run_ok(tool, &next_args);
@@ -358,9 +360,10 @@ fn kill_all(kills: usize, demand_both: bool) {
     let m = kill_migrate(kills, &mut rng);
     let l = kill_append("pi-label", kills, &mut rng);
     let fi = kill_append("pi-fork", kills, &mut rng);
+    let e = kill_append("pi-edit", kills, &mut rng);
     let fnew = kill_fork_new(kills, &mut rng);
     eprintln!(
-        "{kills} kills each in {:?}: pi-migrate -i {m:?}, pi-label {l:?}, pi-fork -i {fi:?}, pi-fork (new file) {fnew:?}",
+        "{kills} kills each in {:?}: pi-migrate -i {m:?}, pi-label {l:?}, pi-fork -i {fi:?}, pi-edit {e:?}, pi-fork (new file) {fnew:?}",
         start.elapsed()
     );
     if demand_both {
@@ -370,6 +373,7 @@ fn kill_all(kills: usize, demand_both: bool) {
             ("pi-migrate", &m),
             ("pi-label", &l),
             ("pi-fork -i", &fi),
+            ("pi-edit", &e),
             ("pi-fork", &fnew),
         ] {
             assert!(

@@ -364,6 +364,14 @@ fn case_ref(key: &str) -> &'static str {
 fn case_line(key: &str, col: &str) -> Option<u64> {
     let migrate = col.starts_with("pi-migrate");
     let label = col.starts_with("pi-label");
+    if col.starts_with("pi-edit") {
+        // The entry pi-edit refuses to edit (the leaf).
+        match key {
+            "big-numbers" | "label-missing-target" | "deep-nesting" => return Some(6),
+            "message-no-message" => return Some(5),
+            _ => {}
+        }
+    }
     Some(match key {
         "no-header" | "header-not-first" | "header-no-id" => 1,
         "bom" if !migrate => 1,
@@ -407,11 +415,15 @@ const COLUMNS: &[&str] = &[
     "pi-fork --at REF -o -",
     "pi-label --list",
     "pi-label FILE REF NAME",
+    "pi-edit FILE REF --omit",
 ];
 
 /// Whether a column writes to its FILE (it then runs on a copy).
 fn writes(col: &str) -> bool {
-    matches!(col, "pi-migrate -i" | "pi-label FILE REF NAME")
+    matches!(
+        col,
+        "pi-migrate -i" | "pi-label FILE REF NAME" | "pi-edit FILE REF --omit"
+    )
 }
 
 fn command_line(col: &str, file: &str, r: &str) -> (&'static str, Vec<String>) {
@@ -435,6 +447,7 @@ fn command_line(col: &str, file: &str, r: &str) -> (&'static str, Vec<String>) {
         "pi-fork --at REF -o -" => ("pi-fork", s(&[file, "--at", r, "-o", "-"])),
         "pi-label --list" => ("pi-label", s(&[file, "--list"])),
         "pi-label FILE REF NAME" => ("pi-label", s(&[file, r, "hostile"])),
+        "pi-edit FILE REF --omit" => ("pi-edit", s(&[file, r, "--omit"])),
         other => panic!("no column {other}"),
     }
 }
@@ -680,7 +693,14 @@ fn check_case(key: &str, expect: &BTreeMap<String, Option<i32>>, root: &Path) ->
                 bad.push(format!("{at}: failed, but changed the file"));
             }
             if ran.code == Some(0) && *col == "pi-label FILE REF NAME" {
-                check_one_appended(&before, &after, &at, &mut bad);
+                check_one_appended(&before, &after, &at, &mut bad, |v| {
+                    v["type"] == "label" && v["label"] == "hostile"
+                });
+            }
+            if ran.code == Some(0) && *col == "pi-edit FILE REF --omit" {
+                check_one_appended(&before, &after, &at, &mut bad, |v| {
+                    v["type"] == "context_edit" && v["replacement"].is_null()
+                });
             }
             let stray = temp_files(&work);
             if !stray.is_empty() {
@@ -696,8 +716,15 @@ fn check_case(key: &str, expect: &BTreeMap<String, Option<i32>>, root: &Path) ->
     bad
 }
 
-/// `after` is `before`, a newline if it lacked one, and one whole JSON line.
-fn check_one_appended(before: &[u8], after: &[u8], at: &str, bad: &mut Vec<String>) {
+/// `after` is `before`, a newline if it lacked one, and one whole JSON line
+/// that `is_it` accepts.
+fn check_one_appended(
+    before: &[u8],
+    after: &[u8],
+    at: &str,
+    bad: &mut Vec<String>,
+    is_it: impl Fn(&serde_json::Value) -> bool,
+) {
     let Some(rest) = after.strip_prefix(before) else {
         bad.push(format!("{at}: the old bytes were not kept"));
         return;
@@ -715,11 +742,10 @@ fn check_one_appended(before: &[u8], after: &[u8], at: &str, bad: &mut Vec<Strin
     };
     let ok = rest.ends_with(b"\n")
         && rest.iter().filter(|&&b| b == b'\n').count() == 1
-        && serde_json::from_slice::<serde_json::Value>(rest)
-            .is_ok_and(|v| v["type"] == "label" && v["label"] == "hostile");
+        && serde_json::from_slice::<serde_json::Value>(rest).is_ok_and(|v| is_it(&v));
     if !ok {
         bad.push(format!(
-            "{at}: appended something else than one label line: {:?}",
+            "{at}: appended something else than the one line expected: {:?}",
             String::from_utf8_lossy(&rest[..rest.len().min(300)])
         ));
     }

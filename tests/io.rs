@@ -206,6 +206,7 @@ fn writing_in_place_to_a_fifo_is_refused_without_waiting_for_a_writer() {
         ("pi-migrate", vec!["-i", fs]),
         ("pi-label", vec![fs, "leaf", "x"]),
         ("pi-fork", vec![fs, "--in-place", "--at", "leaf~1"]),
+        ("pi-edit", vec![fs, "leaf", "--omit"]),
     ] {
         let o = run_with(tool, &args, &[], None, None);
         assert_eq!(o.status.code(), Some(1), "{tool}: {}", stderr(&o));
@@ -253,6 +254,8 @@ fn a_failing_stdout_leaves_every_file_as_it_was() {
             ("pi-label", vec![fs, "leaf", "x"]),
             ("pi-label", vec![fs, "aaaa0002", "x"]),
             ("pi-label", vec![fs, "--name", "n"]),
+            ("pi-edit", vec![fs, "aaaa0004", "--omit"]),
+            ("pi-edit", vec![fs, "aaaa0002", "--replace", "r"]),
             ("pi-fork", vec![fs, "--in-place", "--at", "leaf~1"]),
             (
                 "pi-fork",
@@ -367,6 +370,7 @@ fn a_line_longer_than_the_limit_is_a_file_line_error() {
             ("pi-migrate", vec!["-i", fs]),
             ("pi-label", vec![fs, "leaf", "x"]),
             ("pi-label", vec![fs, "aaaa0002", "x"]),
+            ("pi-edit", vec![fs, "aaaa0002", "--omit"]),
             ("pi-fork", vec![fs, "-i", "--at", "aaaa0002"]),
         ] {
             let o = run_with(tool, &args, &env, None, None);

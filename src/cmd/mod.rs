@@ -1,6 +1,7 @@
 //! What each tool does, as library functions the binaries call.
 
 pub mod convert;
+pub mod edit;
 pub mod fork;
 pub mod label;
 pub mod ls;

@@ -1,0 +1,695 @@
+//! `pi-edit`: change what the model sees of an entry without touching the
+//! entry, by appending the `context_edit` entries pi 1.6.0's
+//! `appendContextEdit(targetId, replacement)` writes.
+
+use crate::append::{context_edit_line, fresh_id, now_json, Appender};
+use crate::cli::out_err;
+use crate::context::{self, Item};
+use crate::entry::EntryType;
+use crate::error::{Error, Result};
+use crate::json::{js, scan, Object, ObjectWriter};
+use crate::migrate::CURRENT_VERSION;
+use crate::path::path_to;
+use crate::refs;
+use crate::session::{Input, ReadOptions, Session};
+use std::io::Write;
+
+/// pi's reason for a replacement it refuses.
+pub const BAD_REPLACEMENT: &str =
+    "Context edit replacement must be null or contain string/array content";
+
+/// What to do.
+#[derive(Debug, Clone)]
+pub enum Action {
+    /// Replace the content the model sees of REF: `content` is JSON text
+    /// (a string or an array; anything else is refused as pi refuses it).
+    Replace { reference: String, content: Vec<u8> },
+    /// Leave REF out of the context (replacement `null`).
+    Omit { reference: String },
+    /// Make the model see REF's original content again.
+    Restore { reference: String },
+    /// The edits in force on the active path.
+    List { json: bool },
+    /// One edit per editable entry in the context whose content matches.
+    Redact {
+        pattern: regex::Regex,
+        with: String,
+        dry_run: bool,
+    },
+}
+
+/// One entry to append: its target, and the `replacement` JSON text.
+struct Planned {
+    target: String,
+    replacement: Vec<u8>,
+    /// What to print for it (redact: the number of matches).
+    matches: Option<usize>,
+}
+
+fn id_of(s: &Session, i: usize) -> Result<String> {
+    s.entries.id(i).map(|id| id.to_string()).ok_or_else(|| {
+        Error::data(
+            &s.name,
+            Some(s.entries[i].line()),
+            "this entry has no id to edit",
+        )
+    })
+}
+
+/// The role pi gives entry `i` as an edit target ("custom" for a
+/// `custom_message`), or None when pi does not let it be edited. A
+/// `message` entry without a message makes pi fail (TypeError).
+fn editable_role(s: &Session, i: usize) -> Result<Option<String>> {
+    match s.entries[i].ty() {
+        EntryType::CustomMessage => Ok(Some("custom".into())),
+        EntryType::Message => {
+            let line = s.line(i)?;
+            let obj = s.object(&line, s.entries[i].line())?;
+            if matches!(obj.raw("message"), None | Some(b"null")) {
+                return Err(Error::data(
+                    &s.name,
+                    Some(s.entries[i].line()),
+                    "a \"message\" entry without a message (pi 1.6 fails on it: TypeError)",
+                ));
+            }
+            let role = obj
+                .object("message")
+                .and_then(|m| m.str("role").map(|r| r.into_owned()));
+            Ok(role.filter(|r| matches!(r.as_str(), "user" | "assistant" | "toolResult")))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// pi's checks of `appendContextEdit(target, replacement)` in pi's order,
+/// and the normalized `replacement` JSON text. `content` None is `null`.
+fn checked(s: &Session, target: usize, content: Option<&[u8]>) -> Result<Vec<u8>> {
+    let bad = || Error::request(&s.name, BAD_REPLACEMENT);
+    let content = match content {
+        None => None,
+        Some(c) => match scan::kind_of(c) {
+            Some(scan::Kind::String | scan::Kind::Array) => Some(c),
+            _ => return Err(bad()),
+        },
+    };
+    let id = id_of(s, target)?;
+    let line = Some(s.entries[target].line());
+    let leaf = refs::leaf(s)?;
+    let branch = path_to(s, leaf)?;
+    if !branch.iter().any(|&i| s.entries.same_id(i, target)) {
+        return Err(Error::data(
+            &s.name,
+            line,
+            format!(
+                "Entry {id} is not on the active branch (the path from the last entry, line {}, to its root)",
+                s.entries[leaf].line()
+            ),
+        ));
+    }
+    let Some(role) = editable_role(s, target)? else {
+        return Err(Error::data(
+            &s.name,
+            line,
+            format!(
+                "Entry {id} does not contribute editable model content (a {} entry; only custom_message entries and user, assistant and toolResult messages can be edited)",
+                describe(s, target)
+            ),
+        ));
+    };
+    Ok(match content {
+        None => b"null".to_vec(),
+        Some(c) => {
+            let mut w = ObjectWriter::new();
+            if c.first() == Some(&b'"') && matches!(role.as_str(), "assistant" | "toolResult") {
+                let mut block = b"[{\"type\":\"text\",\"text\":".to_vec();
+                block.extend_from_slice(c);
+                block.extend_from_slice(b"}]");
+                w.raw("content", Some(&block));
+            } else {
+                w.raw("content", Some(c));
+            }
+            w.finish()
+        }
+    })
+}
+
+/// "message (bashExecution)", "compaction", ...
+fn describe(s: &Session, i: usize) -> String {
+    let ty = s.type_name(i).to_string();
+    if s.entries[i].ty() == EntryType::Message {
+        if let Ok(Some(role)) = context::message_role(s, i) {
+            return format!("{ty} ({role})");
+        }
+    }
+    ty
+}
+
+/// Canonical JSON text (`JSON.stringify(JSON.parse(text))`) of a value
+/// given on the command line.
+pub fn parse_json_arg(text: &str) -> std::result::Result<Vec<u8>, String> {
+    let bytes = text.as_bytes();
+    let range = scan::validate(bytes).map_err(|e| format!("not valid JSON: {e}"))?;
+    js::canonical_vec(bytes, range).map_err(|e| format!("not valid JSON: {e}"))
+}
+
+/// JSON text of a string.
+pub fn json_string(s: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len() + 2);
+    js::write_str(&mut out, s);
+    out
+}
+
+/// The context item of entry `target` at the leaf, if it is in the context.
+fn item_of(ctx: &context::Context, target: usize) -> Option<Item> {
+    ctx.items.iter().copied().find(|it| {
+        matches!(it, Item::Entry(_) | Item::Edited(..) | Item::Omitted(..)) && it.entry() == target
+    })
+}
+
+/// `--restore`: the entry's original content as the model sees it without
+/// an edit, or None when no edit is in force for it (nothing to restore).
+fn restore_content(s: &Session, target: usize) -> Result<Option<Vec<u8>>> {
+    let leaf = refs::leaf(s)?;
+    let ctx = context::build(s, Some(leaf))?;
+    let Some(item @ (Item::Edited(..) | Item::Omitted(..))) = item_of(&ctx, target) else {
+        return Ok(None);
+    };
+    let line = Some(s.entries[target].line());
+    let Some(msg) = context::message_json(s, Item::Entry(target))? else {
+        return Ok(None);
+    };
+    // An edit in force that gives the original (an earlier --restore).
+    if context::message_json(s, item)?.as_deref() == Some(&msg[..]) {
+        return Ok(None);
+    }
+    let obj = Object::at(&msg, 0..msg.len())
+        .map_err(|e| Error::data(&s.name, line, format!("the message: {e}")))?;
+    let content = obj.raw("content").unwrap_or(b"[]").to_vec();
+    let role = obj.str("role").map(|r| r.into_owned()).unwrap_or_default();
+    match scan::kind_of(&content) {
+        Some(scan::Kind::Array) => {}
+        Some(scan::Kind::String) if !matches!(role.as_str(), "assistant" | "toolResult") => {}
+        Some(scan::Kind::String) => {
+            return Err(Error::data(
+                &s.name,
+                line,
+                format!("the original content of this {role} message is a string, which pi shows as a text block under any context edit; no edit can give back the unedited context (--replace-json '[{{\"type\":\"text\",\"text\":...}}]' comes closest)"),
+            ))
+        }
+        _ => {
+            return Err(Error::data(
+                &s.name,
+                line,
+                format!("the original content is neither a string nor an array, and pi refuses such a replacement: {BAD_REPLACEMENT}"),
+            ))
+        }
+    }
+    Ok(Some(content))
+}
+
+/// Run `pi-edit`. File input is locked while it is read and appended to;
+/// stdin input is echoed to stdout with the new lines. `warn` receives the
+/// reading warnings; `note` the tool's own warnings.
+pub fn run(
+    input: Input,
+    opts: ReadOptions,
+    action: &Action,
+    warn: &mut dyn FnMut(&Session),
+    note: &mut dyn FnMut(&str),
+    out: &mut impl Write,
+) -> Result<()> {
+    let writes = match action {
+        Action::List { .. } => false,
+        Action::Redact { dry_run, .. } => !dry_run,
+        _ => true,
+    };
+    let mut appender = match (&input, writes) {
+        (Input::File(p), true) => Some(Appender::open(p)?),
+        _ => None,
+    };
+    let s = Session::open(input, opts)?;
+    warn(&s);
+    if let Action::List { json } = action {
+        return list(&s, *json, out);
+    }
+    if s.version() < CURRENT_VERSION {
+        return Err(Error::request(
+            &s.name,
+            format!(
+                "version-{} session: pi would re-number its entries when it opens it, losing this edit's target; run `pi-migrate -i` first",
+                s.version()
+            ),
+        ));
+    }
+    let planned: Vec<Planned> = match action {
+        // Answered above.
+        Action::List { .. } => Vec::new(),
+        Action::Replace { reference, content } => {
+            let t = refs::resolve(&s, reference)?;
+            let replacement = checked(&s, t, Some(content))?;
+            not_in_context_note(&s, t, note)?;
+            vec![Planned {
+                target: id_of(&s, t)?,
+                replacement,
+                matches: None,
+            }]
+        }
+        Action::Omit { reference } => {
+            let t = refs::resolve(&s, reference)?;
+            let replacement = checked(&s, t, None)?;
+            not_in_context_note(&s, t, note)?;
+            vec![Planned {
+                target: id_of(&s, t)?,
+                replacement,
+                matches: None,
+            }]
+        }
+        Action::Restore { reference } => {
+            let t = refs::resolve(&s, reference)?;
+            // pi's checks first: a target pi refuses is refused here too.
+            checked(&s, t, None)?;
+            match restore_content(&s, t)? {
+                None => {
+                    note(&format!(
+                        "{}: entry {} has no context edit in force (or one that gives its original content): the model sees its original already; nothing written",
+                        place(&s, t),
+                        id_of(&s, t)?
+                    ));
+                    return out.flush().map_err(out_err);
+                }
+                Some(content) => vec![Planned {
+                    target: id_of(&s, t)?,
+                    replacement: checked(&s, t, Some(&content))?,
+                    matches: None,
+                }],
+            }
+        }
+        Action::Redact { pattern, with, .. } => redact_plan(&s, pattern, with, note)?,
+    };
+    if planned.is_empty() {
+        return Err(Error::request(
+            &s.name,
+            "no match in what the model sees on the active path; nothing written",
+        ));
+    }
+    let dry_run = matches!(action, Action::Redact { dry_run: true, .. });
+    // The new entries, chained: each one's parent is the one before.
+    let mut parent = s.index.leaf.map(|i| id_of(&s, i)).transpose()?;
+    let mut taken: Vec<String> = Vec::new();
+    let mut lines: Vec<u8> = Vec::new();
+    let mut said: Vec<u8> = Vec::new();
+    let now = now_json();
+    for p in &planned {
+        let id = fresh_id(&s.index, &taken);
+        let line = context_edit_line(&id, parent.as_deref(), &now, &p.target, &p.replacement);
+        if !lines.is_empty() {
+            lines.push(b'\n');
+        }
+        lines.extend_from_slice(&line);
+        match p.matches {
+            Some(n) => said.extend_from_slice(
+                format!(
+                    "{}\t{n}\t{}\n",
+                    p.target,
+                    if dry_run { "-" } else { id.as_str() }
+                )
+                .as_bytes(),
+            ),
+            None => said.extend_from_slice(format!("{id}\n").as_bytes()),
+        }
+        taken.push(id.clone());
+        parent = Some(id);
+    }
+    if dry_run {
+        out.write_all(&said).map_err(out_err)?;
+        return out.flush().map_err(out_err);
+    }
+    match appender.as_mut() {
+        Some(a) => {
+            // Printed before the append: an output that fails leaves the
+            // file as it was.
+            crate::cli::announce(out, &said)?;
+            a.append_line(&lines)
+        }
+        None => {
+            let all = s.memory().unwrap_or_default();
+            out.write_all(all).map_err(out_err)?;
+            if !all.is_empty() && !all.ends_with(b"\n") {
+                out.write_all(b"\n").map_err(out_err)?;
+            }
+            out.write_all(&lines).map_err(out_err)?;
+            out.write_all(b"\n").map_err(out_err)?;
+            out.flush().map_err(out_err)
+        }
+    }
+}
+
+/// A warning when the target is on the branch but not in the context (a
+/// compaction left it out): pi takes the edit, and nothing changes.
+fn not_in_context_note(s: &Session, t: usize, note: &mut dyn FnMut(&str)) -> Result<()> {
+    let leaf = refs::leaf(s)?;
+    let ctx = context::build(s, Some(leaf))?;
+    if item_of(&ctx, t).is_none() {
+        note(&format!(
+            "{}: entry {} is not in the context (a compaction summarizes it): the edit is written, as pi writes it, but changes nothing the model sees",
+            place(s, t),
+            id_of(s, t)?
+        ));
+    }
+    Ok(())
+}
+
+/// `FILE:LINE` of entry `i`, as messages print it.
+fn place(s: &Session, i: usize) -> String {
+    format!(
+        "{}:{}",
+        crate::error::escape_name(&s.name),
+        s.entries[i].line()
+    )
+}
+
+/// The size in bytes of an item's message JSON (0 when omitted).
+fn size(s: &Session, item: Item) -> Result<usize> {
+    Ok(context::message_json(s, item)?.map_or(0, |m| m.len()))
+}
+
+/// `--list`: the edits in force on the active path, in context order.
+pub fn list(s: &Session, json: bool, out: &mut impl Write) -> Result<()> {
+    let Some(leaf) = s.index.leaf else {
+        return out.flush().map_err(out_err);
+    };
+    let ctx = context::build(s, Some(leaf))?;
+    for item in ctx.items {
+        let (i, e, kind) = match item {
+            Item::Edited(i, e) => (i, e, "replace"),
+            Item::Omitted(i, e) => (i, e, "omit"),
+            _ => continue,
+        };
+        let before = size(s, Item::Entry(i))?;
+        let after = size(s, item)?;
+        let target = id_of(s, i)?;
+        let edit = id_of(s, e)?;
+        let role = context::message_json(s, Item::Entry(i))?
+            .and_then(|m| {
+                Object::at(&m, 0..m.len())
+                    .ok()
+                    .and_then(|o| o.str("role").map(|r| r.into_owned()))
+            })
+            .unwrap_or_default();
+        if json {
+            let mut w = ObjectWriter::new();
+            w.str("target", &target)
+                .number("line", s.entries[i].line() as f64)
+                .str("type", s.type_name(i))
+                .str("role", &role)
+                .str("kind", kind)
+                .str("edit", &edit)
+                .number("editLine", s.entries[e].line() as f64)
+                .number("before", before as f64)
+                .number("after", after as f64);
+            out.write_all(&w.finish()).map_err(out_err)?;
+            out.write_all(b"\n").map_err(out_err)?;
+        } else {
+            let esc = crate::error::escape_name;
+            writeln!(
+                out,
+                "{}\t{kind}\t{}\t{before}\t{after}\t{}",
+                esc(&target),
+                esc(&edit),
+                esc(&role)
+            )
+            .map_err(out_err)?;
+        }
+    }
+    out.flush().map_err(out_err)
+}
+
+// ---------------------------------------------------------------------------
+// --redact
+
+/// How deep tool-call arguments are followed; deeper values are only
+/// searched as JSON text.
+const MAX_ARGS_DEPTH: usize = 256;
+
+/// The edits `--redact` makes: one per editable entry in the context whose
+/// content (as the model sees it now) matches.
+fn redact_plan(
+    s: &Session,
+    re: &regex::Regex,
+    with: &str,
+    note: &mut dyn FnMut(&str),
+) -> Result<Vec<Planned>> {
+    let Some(leaf) = s.index.leaf else {
+        return Ok(Vec::new());
+    };
+    let ctx = context::build(s, Some(leaf))?;
+    let mut planned = Vec::new();
+    for item in ctx.items {
+        let i = item.entry();
+        let at = place(s, i);
+        let Some(msg) = context::message_json(s, item)? else {
+            continue;
+        };
+        let editable =
+            matches!(item, Item::Entry(_) | Item::Edited(..)) && editable_role(s, i)?.is_some();
+        let obj = Object::at(&msg, 0..msg.len())
+            .map_err(|e| Error::data(&s.name, Some(s.entries[i].line()), format!("{e}")))?;
+        if !editable {
+            if count_in(&msg, 0..msg.len(), re) > 0 {
+                note(&format!(
+                    "{at}: a {} matches, but pi cannot edit it (only custom_message entries and user, assistant and toolResult messages); it is still sent as it is",
+                    describe(s, i)
+                ));
+            }
+            continue;
+        }
+        let Some(content) = obj.get("content") else {
+            continue;
+        };
+        if s.entries.id(i).is_none() {
+            if count_in(&msg, 0..msg.len(), re) > 0 {
+                note(&format!(
+                    "{at}: this entry matches, but it has no id to edit"
+                ));
+            }
+            continue;
+        }
+        let mut r = Redactor {
+            re,
+            with,
+            matches: 0,
+        };
+        let new_content = r.content(&msg, content.clone());
+        if r.matches > 0 {
+            // JSON.stringify's order and duplicate keys (a redacted key may
+            // now look like an array index, or equal another key).
+            let new_content =
+                js::canonical_vec(&new_content, 0..new_content.len()).map_err(|e| {
+                    Error::data(
+                        &s.name,
+                        Some(s.entries[i].line()),
+                        format!("the redacted content: {e}"),
+                    )
+                })?;
+            let replacement = checked(s, i, Some(&new_content))?;
+            // What is left anywhere in the message once the edit is in force.
+            let after = js::with_member(&msg, "content", Some(&new_content));
+            if count_in(&after, 0..after.len(), re) > 0 {
+                note(&format!(
+                    "{at}: entry {} still matches outside what a context edit can change (fields beside its content, or image data); pi-path --format messages still shows it",
+                    id_of(s, i)?
+                ));
+            }
+            planned.push(Planned {
+                target: id_of(s, i)?,
+                replacement,
+                matches: Some(r.matches),
+            });
+        } else if count_in(&msg, 0..msg.len(), re) > 0 {
+            note(&format!(
+                "{at}: entry {} matches only outside its text (fields beside its content, or image data), which a context edit cannot change",
+                id_of(s, i)?
+            ));
+        }
+    }
+    Ok(planned)
+}
+
+/// Matches of `re` in the string and number values of the JSON value at
+/// `text[range]` (keys are the message's own structure: not counted).
+fn count_in(text: &[u8], range: std::ops::Range<usize>, re: &regex::Regex) -> usize {
+    let mut n = 0;
+    walk_strings(text, range, 0, &mut |s| n += re.find_iter(s).count());
+    n
+}
+
+fn walk_strings(text: &[u8], range: std::ops::Range<usize>, depth: usize, f: &mut dyn FnMut(&str)) {
+    if depth > js::MAX_DEPTH {
+        return;
+    }
+    match scan::kind_of(&text[range.clone()]) {
+        Some(scan::Kind::String) => f(&js::decode_string(text, range)),
+        Some(scan::Kind::Number) => f(&String::from_utf8_lossy(&text[range])),
+        Some(scan::Kind::Array) => {
+            for e in scan::elements(text, range).unwrap_or_default() {
+                walk_strings(text, e, depth + 1, f);
+            }
+        }
+        Some(scan::Kind::Object) => {
+            for m in scan::members(text, range).unwrap_or_default() {
+                walk_strings(text, m.value, depth + 1, f);
+            }
+        }
+        _ => {}
+    }
+}
+
+struct Redactor<'a> {
+    re: &'a regex::Regex,
+    with: &'a str,
+    matches: usize,
+}
+
+impl Redactor<'_> {
+    /// A string with every match replaced, or None when nothing matched.
+    fn text(&mut self, s: &str) -> Option<String> {
+        let n = self.re.find_iter(s).count();
+        if n == 0 {
+            return None;
+        }
+        self.matches += n;
+        Some(
+            self.re
+                .replace_all(s, regex::NoExpand(self.with))
+                .into_owned(),
+        )
+    }
+
+    /// The JSON string at `text[range]`, redacted (its own bytes when
+    /// nothing matched).
+    fn string(&mut self, text: &[u8], range: std::ops::Range<usize>) -> (Vec<u8>, bool) {
+        match self.text(&js::decode_string(text, range.clone())) {
+            Some(t) => (json_string(&t), true),
+            None => (text[range].to_vec(), false),
+        }
+    }
+
+    /// The content of a message: a string, or blocks (text, thinking and
+    /// tool calls are redacted; other blocks are kept as they are).
+    fn content(&mut self, text: &[u8], range: std::ops::Range<usize>) -> Vec<u8> {
+        match scan::kind_of(&text[range.clone()]) {
+            Some(scan::Kind::String) => self.string(text, range).0,
+            Some(scan::Kind::Array) => {
+                let mut out = vec![b'['];
+                for (k, e) in scan::elements(text, range)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .enumerate()
+                {
+                    if k > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(&self.block(text, e));
+                }
+                out.push(b']');
+                out
+            }
+            _ => text[range].to_vec(),
+        }
+    }
+
+    fn block(&mut self, text: &[u8], range: std::ops::Range<usize>) -> Vec<u8> {
+        let Ok(obj) = Object::at(text, range.clone()) else {
+            return text[range].to_vec();
+        };
+        let ty = obj.str("type").map(|t| t.into_owned());
+        let field = match ty.as_deref() {
+            Some("text") => "text",
+            Some("thinking") => "thinking",
+            Some("toolCall") => "arguments",
+            _ => return text[range].to_vec(),
+        };
+        let Some(value) = obj.get(field) else {
+            return text[range].to_vec();
+        };
+        let block = &text[range.clone()];
+        let (new, changed) = if field == "arguments" {
+            let before = self.matches;
+            let v = self.value(text, value, 0);
+            let changed = self.matches > before;
+            (v, changed)
+        } else if text[value.start] == b'"' {
+            self.string(text, value)
+        } else {
+            return block.to_vec();
+        };
+        if !changed {
+            return block.to_vec();
+        }
+        let mut out = js::with_member(block, field, Some(&new));
+        if field == "thinking" {
+            // The signature signs the original text; a provider that checks
+            // it would refuse the whole request.
+            out = js::with_member(&out, "thinkingSignature", None);
+        }
+        out
+    }
+
+    /// Any JSON value (tool-call arguments): strings and keys redacted, a
+    /// number that matches becomes the redacted string of its text.
+    fn value(&mut self, text: &[u8], range: std::ops::Range<usize>, depth: usize) -> Vec<u8> {
+        if depth > MAX_ARGS_DEPTH {
+            return text[range].to_vec();
+        }
+        match scan::kind_of(&text[range.clone()]) {
+            Some(scan::Kind::String) => self.string(text, range).0,
+            Some(scan::Kind::Number) => {
+                let t = String::from_utf8_lossy(&text[range.clone()]).into_owned();
+                match self.text(&t) {
+                    Some(r) => json_string(&r),
+                    None => text[range].to_vec(),
+                }
+            }
+            Some(scan::Kind::Array) => {
+                let mut out = vec![b'['];
+                for (k, e) in scan::elements(text, range)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .enumerate()
+                {
+                    if k > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(&self.value(text, e, depth + 1));
+                }
+                out.push(b']');
+                out
+            }
+            Some(scan::Kind::Object) => {
+                // Redacted keys may collide: the later member wins, as in
+                // JSON.parse, and keeps the first one's place.
+                let mut members: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+                for m in scan::members(text, range).unwrap_or_default() {
+                    let (k, _) = self.string(text, m.key.clone());
+                    let v = self.value(text, m.value, depth + 1);
+                    match members.iter_mut().find(|(key, _)| *key == k) {
+                        Some(slot) => slot.1 = v,
+                        None => members.push((k, v)),
+                    }
+                }
+                let mut out = vec![b'{'];
+                for (n, (k, v)) in members.iter().enumerate() {
+                    if n > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(k);
+                    out.push(b':');
+                    out.extend_from_slice(v);
+                }
+                out.push(b'}');
+                out
+            }
+            _ => text[range].to_vec(),
+        }
+    }
+}

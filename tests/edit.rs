@@ -1,0 +1,416 @@
+//! pi-edit, driven as a user runs it, and compared with what pi 1.6.0's
+//! appendContextEdit writes and the context pi builds afterwards.
+mod common;
+use common::*;
+
+fn value(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+#[test]
+fn edits_match_pi() {
+    let cases = conformance_cases("pi-edit");
+    assert!(cases.len() > 200, "only {} cases", cases.len());
+    let (mut wrote, mut refused) = (0, 0);
+    let mut failures = Vec::new();
+    for c in &cases {
+        let dir = TempDir::new("edit");
+        let copy = dir.write("s.jsonl", &std::fs::read(&c.session).unwrap());
+        let before = std::fs::read(&copy).unwrap();
+        let name = copy.to_str().unwrap().to_string();
+        let mut args: Vec<&str> = vec![&name];
+        args.extend(c.args.iter().map(String::as_str));
+        let o = run("pi-edit", &args, None);
+        let after = std::fs::read(&copy).unwrap();
+        let pi = value(&c.stdout);
+        let at = format!("{} {} ({})", c.session.display(), c.args.join(" "), c.what);
+        if let Some(reason) = pi["error"].as_str() {
+            refused += 1;
+            let err = stderr(&o);
+            if o.status.code() != Some(1)
+                || !o.stdout.is_empty()
+                || after != before
+                || !err.contains(&format!("pi-edit: error: {name}:"))
+                || !err.contains(reason)
+            {
+                failures.push(format!(
+                    "{at}: pi refuses ({reason}); exit {:?}, file changed: {}, stderr: {err}",
+                    o.status.code(),
+                    after != before
+                ));
+            }
+            continue;
+        }
+        wrote += 1;
+        if !o.status.success() {
+            failures.push(format!("{at}: exit {:?}: {}", o.status.code(), stderr(&o)));
+            continue;
+        }
+        let Some(added) = after.strip_prefix(&before[..]) else {
+            failures.push(format!("{at}: the file was not only appended to"));
+            continue;
+        };
+        let added = String::from_utf8_lossy(added).into_owned();
+        let lines: Vec<&str> = added.lines().collect();
+        let pi_line = pi["line"].as_str().unwrap();
+        if lines.len() != 1 || blank_id_and_time(lines[0]) != blank_id_and_time(pi_line) {
+            failures.push(format!(
+                "{at}: appended\n  {added}\n  pi writes\n  {pi_line}"
+            ));
+            continue;
+        }
+        let new_id = stdout(&o).trim().to_string();
+        if !lines[0].contains(&format!("\"id\":\"{new_id}\"")) {
+            failures.push(format!("{at}: printed {new_id}, appended {}", lines[0]));
+        }
+        // pi's buildSessionContext on the file after the write.
+        let ctx = run("pi-path", &["--format", "context", &name], None);
+        if value(&stdout(&ctx)) != pi["context"] {
+            failures.push(format!(
+                "{at}: the context after the edit differs from pi's\n  want {}\n  got  {}",
+                pi["context"],
+                stdout(&ctx)
+            ));
+        }
+    }
+    assert!(
+        wrote > 150 && refused > 100,
+        "{wrote} writes, {refused} refusals"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} differ from pi:\n{}",
+        failures.len(),
+        cases.len(),
+        failures[..failures.len().min(5)].join("\n")
+    );
+}
+
+const KEY: &str = "sk-ABCDEFGHIJKLMNOPQRSTUVWX";
+
+fn entry(id: &str, parent: Option<&str>, rest: &str) -> String {
+    let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":{p},"timestamp":"2026-07-20T09:00:01.000Z","message":{rest}}}"#
+    )
+}
+
+/// A session with the key in every place the model reads it from an
+/// editable entry: string content, text, thinking, tool-call arguments
+/// (nested), a tool result, a custom message; and an earlier edit in force.
+fn secret_session() -> String {
+    let k = KEY;
+    let lines = [
+        H.to_string(),
+        entry(
+            "a0000001",
+            None,
+            &format!(r#"{{"role":"user","content":"my key is {k} ok","timestamp":1}}"#),
+        ),
+        entry(
+            "a0000002",
+            Some("a0000001"),
+            &format!(
+                r#"{{"role":"assistant","content":[{{"type":"thinking","thinking":"the key {k}","thinkingSignature":"sig"}},{{"type":"text","text":"I use {k} and {k}"}},{{"type":"toolCall","id":"c1","name":"bash","arguments":{{"command":"curl -H 'k: {k}'","n":[1,{{"x":"{k}"}}]}}}}],"api":"x","provider":"p","model":"m","usage":{{}},"stopReason":"toolUse","timestamp":2}}"#
+            ),
+        ),
+        entry(
+            "a0000003",
+            Some("a0000002"),
+            &format!(
+                r#"{{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{{"type":"text","text":"echo {k}"}},{{"type":"image","data":"AAAA","mimeType":"image/png"}}],"isError":false,"timestamp":3}}"#
+            ),
+        ),
+        format!(
+            r#"{{"type":"custom_message","customType":"ext","content":"cm {k}","display":true,"id":"a0000004","parentId":"a0000003","timestamp":"2026-07-20T09:00:04.000Z"}}"#
+        ),
+        entry(
+            "a0000005",
+            Some("a0000004"),
+            r#"{"role":"user","content":[{"type":"text","text":"fine"}],"timestamp":5}"#,
+        ),
+        // An earlier edit puts the key into what the model sees of a0000005.
+        format!(
+            r#"{{"type":"context_edit","id":"a0000006","parentId":"a0000005","timestamp":"2026-07-20T09:00:06.000Z","targetId":"a0000005","replacement":{{"content":"edited, with {k}"}}}}"#
+        ),
+    ];
+    format!("{}\n", lines.join("\n"))
+}
+
+/// What the model is sent, and pi-path's messages, hold no match. (The
+/// reader transcripts, --to markdown/html/text, show an edited entry's
+/// original beside the edit, for the record: the key is still there.)
+fn no_key_left(file: &str) {
+    for (tool, args) in [
+        ("pi-path", vec!["--format", "messages", file]),
+        ("pi-path", vec!["--format", "context", file]),
+        ("pi-convert", vec!["--to", "llm", file]),
+    ] {
+        let o = run(tool, &args, None);
+        assert!(o.status.success(), "{tool} {args:?}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(!out.is_empty());
+        assert!(
+            !out.contains("sk-ABCDEFGHIJKL"),
+            "{tool} {args:?} still shows the key:\n{out}"
+        );
+    }
+}
+
+#[test]
+fn redact_leaves_no_match_in_what_the_model_sees() {
+    let dir = TempDir::new("redact");
+    let f = dir.write("s.jsonl", secret_session().as_bytes());
+    let name = f.to_str().unwrap();
+    let before = std::fs::read(&f).unwrap();
+    let pattern = "sk-[A-Za-z0-9]{20,}";
+
+    let dry = run("pi-edit", &[name, "--redact", pattern, "--dry-run"], None);
+    assert!(dry.status.success(), "{}", stderr(&dry));
+    assert_eq!(
+        stdout(&dry),
+        "a0000001\t1\t-\na0000002\t5\t-\na0000003\t1\t-\na0000004\t1\t-\na0000005\t1\t-\n"
+    );
+    assert_eq!(std::fs::read(&f).unwrap(), before, "--dry-run wrote");
+
+    let o = run(
+        "pi-edit",
+        &[name, "--redact", pattern, "--with", "[K]"],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let printed: Vec<Vec<String>> = stdout(&o)
+        .lines()
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect();
+    assert_eq!(printed.len(), 5);
+    let after = String::from_utf8(std::fs::read(&f).unwrap()).unwrap();
+    let added: Vec<&str> = after[before.len()..].lines().collect();
+    assert_eq!(added.len(), 5);
+    // Chained: each new entry's parent is the one before; ids as printed.
+    let mut parent = "a0000006".to_string();
+    for (line, p) in added.iter().zip(&printed) {
+        let v = value(line);
+        assert_eq!(v["type"], "context_edit");
+        assert_eq!(v["targetId"], p[0].as_str());
+        assert_eq!(v["id"], p[2].as_str());
+        assert_eq!(v["parentId"], parent.as_str());
+        parent = p[2].clone();
+    }
+    let a2 = value(added[1]);
+    let blocks = &a2["replacement"]["content"];
+    assert_eq!(blocks[0]["thinking"], "the key [K]");
+    assert!(blocks[0].get("thinkingSignature").is_none());
+    assert_eq!(blocks[1]["text"], "I use [K] and [K]");
+    assert_eq!(blocks[2]["arguments"]["command"], "curl -H 'k: [K]'");
+    assert_eq!(blocks[2]["arguments"]["n"][1]["x"], "[K]");
+    assert_eq!(blocks[2]["id"], "c1");
+    let a3 = value(added[2]);
+    assert_eq!(a3["replacement"]["content"][1]["type"], "image");
+    no_key_left(name);
+
+    // Nothing left: exit 1 (like grep), file untouched.
+    let now = std::fs::read(&f).unwrap();
+    let again = run("pi-edit", &[name, "--redact", pattern], None);
+    assert_eq!(again.status.code(), Some(1), "{}", stderr(&again));
+    assert!(stdout(&again).is_empty());
+    assert_eq!(std::fs::read(&f).unwrap(), now);
+}
+
+#[test]
+fn redact_says_what_it_cannot_change() {
+    let k = KEY;
+    let lines = [
+        H.to_string(),
+        entry(
+            "b0000001",
+            None,
+            &format!(
+                r#"{{"role":"bashExecution","command":"echo {k}","output":"x","exitCode":0,"cancelled":false,"truncated":false,"timestamp":1}}"#
+            ),
+        ),
+        entry(
+            "b0000002",
+            Some("b0000001"),
+            &format!(
+                r#"{{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{{"type":"text","text":"ok"}}],"details":{{"out":"{k}"}},"isError":false,"timestamp":2}}"#
+            ),
+        ),
+    ];
+    let dir = TempDir::new("redact-warn");
+    let f = dir.write("s.jsonl", format!("{}\n", lines.join("\n")).as_bytes());
+    let before = std::fs::read(&f).unwrap();
+    let o = run(
+        "pi-edit",
+        &[f.to_str().unwrap(), "--redact", "sk-[A-Z]+"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("s.jsonl:2: a message (bashExecution) matches, but pi cannot edit it"),
+        "{err}"
+    );
+    assert!(
+        err.contains("s.jsonl:3: entry b0000002 matches only outside its text"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&f).unwrap(), before);
+}
+
+#[test]
+fn omit_then_restore_gives_back_the_unedited_context() {
+    let dir = TempDir::new("restore");
+    let f = dir.write("s.jsonl", secret_session().as_bytes());
+    let name = f.to_str().unwrap();
+    let ctx = |n: &str| value(&stdout(&run("pi-path", &["--format", "context", n], None)));
+    // The context without any edit: the session before its edit line.
+    let plain = dir.write(
+        "plain.jsonl",
+        secret_session()
+            .rsplit_once("{\"type\":\"context_edit\"")
+            .unwrap()
+            .0
+            .as_bytes(),
+    );
+    let original = ctx(plain.to_str().unwrap());
+    for r in ["a0000002", "a0000004", "a0000001"] {
+        assert!(run("pi-edit", &[name, r, "--omit"], None).status.success());
+    }
+    assert!(
+        run("pi-edit", &[name, "a0000003", "--replace", "short"], None)
+            .status
+            .success()
+    );
+    let list = stdout(&run("pi-edit", &[name, "--list"], None));
+    assert_eq!(list.lines().count(), 5, "{list}");
+    assert!(
+        list.lines()
+            .any(|l| l.starts_with("a0000003\treplace\t") && l.ends_with("\ttoolResult")),
+        "{list}"
+    );
+    let json = stdout(&run("pi-edit", &[name, "--list", "--json"], None));
+    let first = value(json.lines().next().unwrap());
+    assert_eq!(first["target"], "a0000001");
+    assert_eq!(first["kind"], "omit");
+    assert_eq!(first["after"], 0);
+    for r in ["a0000001", "a0000002", "a0000003", "a0000004", "a0000005"] {
+        let o = run("pi-edit", &[name, r, "--restore"], None);
+        assert!(o.status.success(), "{r}: {}", stderr(&o));
+    }
+    assert_eq!(ctx(name), original);
+    assert_eq!(
+        stdout(&run("pi-edit", &[name, "--list"], None))
+            .lines()
+            .count(),
+        5
+    );
+    // Nothing left to restore: no-op, exit 0, file untouched.
+    let now = std::fs::read(&f).unwrap();
+    let o = run("pi-edit", &[name, "a0000002", "--restore"], None);
+    assert!(o.status.success());
+    assert!(stderr(&o).contains("nothing written"), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty());
+    assert_eq!(std::fs::read(&f).unwrap(), now);
+}
+
+#[test]
+fn refusals_leave_the_file_untouched() {
+    let dir = TempDir::new("edit-refuse");
+    let f = dir.write("s.jsonl", secret_session().as_bytes());
+    let name = f.to_str().unwrap();
+    let bad_utf8 = dir.write("bad.txt", b"\xff\xfe");
+    let bad = bad_utf8.to_str().unwrap();
+    let before = std::fs::read(&f).unwrap();
+    for (args, code, says) in [
+        (
+            vec!["a0000006", "--omit"],
+            1,
+            "s.jsonl:7: Entry a0000006 does not contribute editable model content",
+        ),
+        (
+            vec!["a0000001", "--replace-json", "42"],
+            1,
+            "Context edit replacement must be null or contain string/array content",
+        ),
+        (
+            vec!["a0000001", "--replace-json", "{"],
+            2,
+            "--replace-json: not valid JSON",
+        ),
+        (
+            vec!["a0000001", "--replace-file", bad],
+            1,
+            "not valid UTF-8",
+        ),
+        (
+            vec!["ffff0000", "--omit"],
+            1,
+            "no entry has an id starting with 'ffff0000'",
+        ),
+        (vec!["a0000001"], 2, "say how to edit REF"),
+        (vec!["--redact", "x*"], 2, "matches the empty string"),
+        (vec!["--redact", "("], 2, "not a valid pattern"),
+    ] {
+        let mut a = vec![name];
+        a.extend(args.iter().copied());
+        let o = run("pi-edit", &a, None);
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+        assert!(o.stdout.is_empty(), "{args:?}");
+        assert_eq!(std::fs::read(&f).unwrap(), before, "{args:?}");
+    }
+    // A version-1 file: pi would renumber its entries.
+    let v1 = dir.write(
+        "v1.jsonl",
+        b"{\"type\":\"session\",\"id\":\"x\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n{\"type\":\"message\",\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}}\n",
+    );
+    let v1_before = std::fs::read(&v1).unwrap();
+    let o = run("pi-edit", &[v1.to_str().unwrap(), "leaf", "--omit"], None);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("run `pi-migrate -i` first"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&v1).unwrap(), v1_before);
+}
+
+#[test]
+fn stdin_and_replace_file() {
+    let text = secret_session();
+    let o = run(
+        "pi-edit",
+        &["-", "a0000001", "--omit"],
+        Some(text.as_bytes()),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with(&text));
+    let v = value(out[text.len()..].trim_end());
+    assert_eq!(v["targetId"], "a0000001");
+    assert_eq!(v["replacement"], serde_json::Value::Null);
+    assert_eq!(v["parentId"], "a0000006");
+
+    let dir = TempDir::new("edit-file");
+    let f = dir.write("s.jsonl", text.as_bytes());
+    let name = f.to_str().unwrap();
+    let o = run(
+        "pi-edit",
+        &[name, "a0000002", "--replace-file", "-"],
+        Some("from\nstdin\n".as_bytes()),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let after = std::fs::read_to_string(&f).unwrap();
+    let v = value(after.lines().last().unwrap());
+    assert_eq!(
+        v["replacement"],
+        serde_json::json!({"content": [{"type": "text", "text": "from\nstdin\n"}]})
+    );
+    let o = run(
+        "pi-edit",
+        &["-", "a0000002", "--replace-file", "-"],
+        Some(text.as_bytes()),
+    );
+    assert_eq!(o.status.code(), Some(2));
+}
