@@ -2,6 +2,7 @@
 
 pub mod convert;
 pub mod fork;
+pub mod grep;
 pub mod label;
 pub mod migrate;
 pub mod path;
