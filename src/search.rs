@@ -193,11 +193,10 @@ impl Matcher {
 
 /// The prefilter for `pat` (see [`Matcher::pre`]).
 fn prefilter(pat: &str, ignore_case: bool) -> Option<regex::bytes::Regex> {
-    let hir = regex_syntax::ParserBuilder::new()
-        .case_insensitive(ignore_case)
-        .build()
-        .parse(pat)
-        .ok()?;
+    // The literals as written: with -i the prefilter itself ignores case
+    // (Unicode's simple case folding, as the pattern does), rather than
+    // listing every case variant of them.
+    let hir = regex_syntax::ParserBuilder::new().build().parse(pat).ok()?;
     let lits = [ExtractKind::Prefix, ExtractKind::Suffix]
         .into_iter()
         .filter_map(|kind| {
@@ -217,24 +216,37 @@ fn prefilter(pat: &str, ignore_case: bool) -> Option<regex::bytes::Regex> {
         })
         // The longer the shortest literal, the fewer false hits.
         .max_by_key(|lits| lits.iter().map(Vec::len).min().unwrap_or(0))?;
-    let mut alts: Vec<String> = lits.iter().map(|l| hex(&json_escape(l))).collect();
+    let mut alts: Vec<String> = lits.iter().map(|l| escape_bytes(&json_escape(l))).collect();
     alts.sort();
     alts.dedup();
     if lits.iter().any(|l| l.iter().any(|&b| b < 0x20)) {
         // A control character may be written \u00XX in either case, or
         // (non-canonically) \u000a for \n.
-        alts.push(hex(b"\\u"));
+        alts.push(r"(?-u:\x5Cu)".into());
     } else {
         // \u escapes of anything but a control character.
-        alts.push(r"\x5Cu(?:[^0]|0[^0]|00[^01])".into());
+        alts.push(r"(?-u:\x5Cu(?:[^0]|0[^0]|00[^01]))".into());
     }
     if lits.iter().any(|l| l.contains(&b'/')) {
-        alts.push(hex(b"\\/"));
+        alts.push(r"(?-u:\x5C/)".into());
     }
     regex::bytes::RegexBuilder::new(&alts.join("|"))
-        .unicode(false)
+        .case_insensitive(ignore_case)
         .build()
         .ok()
+}
+
+/// Bytes as a regex that matches them: characters escaped, bytes that are
+/// no UTF-8 as `(?-u:\xNN)`.
+fn escape_bytes(b: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in b.utf8_chunks() {
+        out.push_str(&regex::escape(chunk.valid()));
+        for x in chunk.invalid() {
+            out.push_str(&format!(r"(?-u:\x{x:02X})"));
+        }
+    }
+    out
 }
 
 /// `s` as JSON.stringify writes it inside a string (byte by byte: bytes of
@@ -255,11 +267,6 @@ pub fn json_escape(s: &[u8]) -> Vec<u8> {
         }
     }
     out
-}
-
-/// Bytes as a regex of `\xNN` escapes (for a regex without Unicode).
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|b| format!(r"\x{b:02X}")).collect()
 }
 
 #[cfg(test)]
@@ -310,5 +317,68 @@ mod tests {
                 ("toolCall", r#"bash {"command":"ls"}"#)
             ]
         );
+    }
+
+    /// Whenever a pattern matches a line of the decoded text, the
+    /// prefilter lets the raw line through, however the text is escaped.
+    #[test]
+    fn prefilter_never_hides_a_match() {
+        let texts = [
+            "say \"hi\"\tnow",
+            "café au lait\nsecond line",
+            "a/b\\c é\u{1b}[0m",
+            "Connection REFUSED",
+            "x\u{7f}y 日本語 🙂",
+        ];
+        let pats = [
+            "hi",
+            "\"hi\"",
+            "\tnow",
+            "café",
+            "(?i)CAFÉ",
+            "^second",
+            "a/b",
+            r"b\\c",
+            "refused",
+            "(?i)refused",
+            "日本",
+            "🙂",
+            r"\x7fy",
+            "\u{1b}",
+            r"lait$",
+            r"\bsay\b",
+            "é",
+        ];
+        let canonical = |t: &str| {
+            let mut v = Vec::new();
+            js::write_str(&mut v, t);
+            v
+        };
+        let all_u = |t: &str| {
+            let mut v = b"\"".to_vec();
+            for u in t.encode_utf16() {
+                v.extend_from_slice(format!("\\u{u:04X}").as_bytes());
+            }
+            v.push(b'"');
+            v
+        };
+        for p in pats {
+            for ic in [false, true] {
+                let x = m(p, ic);
+                for t in texts {
+                    if !t.split('\n').any(|l| x.re.is_match(l)) {
+                        continue;
+                    }
+                    for raw in [canonical(t), all_u(t)] {
+                        let line = [b"{\"text\":".as_slice(), &raw, b"}"].concat();
+                        assert!(
+                            x.may_match(&line),
+                            "{p} {ic} {}",
+                            String::from_utf8_lossy(&line)
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -493,7 +493,7 @@ impl Searcher<'_> {
         let (ty, role) = search::role(o);
         let who = role.as_deref().or(ty.as_deref()).unwrap_or("?").to_string();
         if let Some(roles) = &self.opts.roles {
-            if !roles.iter().any(|r| *r == who) {
+            if !roles.contains(&who) {
                 return;
             }
         }
@@ -628,13 +628,13 @@ impl Searcher<'_> {
                         if m.is_empty() {
                             continue;
                         }
-                        self.fo.out.extend_from_slice(l[at..m.start()].as_bytes());
+                        self.fo.out.extend_from_slice(&l.as_bytes()[at..m.start()]);
                         self.fo.out.extend_from_slice(b"\x1b[1;31m");
                         self.fo.out.extend_from_slice(m.as_str().as_bytes());
                         self.fo.out.extend_from_slice(b"\x1b[0m");
                         at = m.end();
                     }
-                    self.fo.out.extend_from_slice(l[at..].as_bytes());
+                    self.fo.out.extend_from_slice(&l.as_bytes()[at..]);
                 } else {
                     self.fo.out.extend_from_slice(l.as_bytes());
                 }
