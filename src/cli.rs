@@ -115,34 +115,8 @@ complete-powershell."
 pub const PI_RELEASE: &str = pi_release!();
 
 pub fn main<A: Parser>(tool: &str, body: impl FnOnce(A) -> Result<()>) -> ExitCode {
-    // ripgrep's convention: `--generate man|complete-bash|complete-zsh|
-    // complete-fish|complete-powershell` prints the man page or a shell's
-    // completions, from the same clap definitions as --help.
-    let mut argv = std::env::args_os().skip(1);
-    if let Some(first) = argv.next() {
-        let kind = if first == "--generate-man-page" {
-            Some("man".to_string())
-        } else if first == "--generate" {
-            Some(
-                argv.next()
-                    .map(|k| k.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-            )
-        } else {
-            first
-                .to_str()
-                .and_then(|f| f.strip_prefix("--generate="))
-                .map(str::to_string)
-        };
-        if let Some(kind) = kind {
-            return match generate::<A>(tool, &kind, &mut io::stdout()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("{tool}: error: {e}");
-                    ExitCode::from(e.exit_code() as u8)
-                }
-            };
-        }
+    if let Some(kind) = generate_requested() {
+        return run_generate::<A>(tool, &kind);
     }
     let args = A::parse();
     let checked = match crate::session::max_line_from_env() {
@@ -164,6 +138,40 @@ pub fn main<A: Parser>(tool: &str, body: impl FnOnce(A) -> Result<()>) -> ExitCo
 
 fn is_broken_pipe(e: &Error) -> bool {
     e.diag.message.to_lowercase().contains("broken pipe")
+}
+
+/// ripgrep's convention: `--generate man|complete-bash|complete-zsh|
+/// complete-fish|complete-powershell` (first on the command line) prints
+/// the man page or a shell's completions from the same clap definitions as
+/// `--help`. The KIND asked for, if any (`--generate-man-page` is `man`).
+pub fn generate_requested() -> Option<String> {
+    let mut argv = std::env::args_os().skip(1);
+    let first = argv.next()?;
+    if first == "--generate-man-page" {
+        Some("man".to_string())
+    } else if first == "--generate" {
+        Some(
+            argv.next()
+                .map(|k| k.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        )
+    } else {
+        first
+            .to_str()
+            .and_then(|f| f.strip_prefix("--generate="))
+            .map(str::to_string)
+    }
+}
+
+/// Print what `--generate KIND` asks for; the exit status.
+pub fn run_generate<A: CommandFactory>(tool: &str, kind: &str) -> ExitCode {
+    match generate::<A>(tool, kind, &mut io::stdout()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{tool}: error: {e}");
+            ExitCode::from(e.exit_code() as u8)
+        }
+    }
 }
 
 /// What `--generate` can print.

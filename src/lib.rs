@@ -37,6 +37,7 @@ pub mod locate;
 pub mod migrate;
 pub mod path;
 pub mod refs;
+pub mod search;
 pub mod session;
 pub mod store;
 pub mod summary;

@@ -15,7 +15,8 @@ use pi_session_tools::session::ReadOptions;
 use std::io::Read;
 use std::path::PathBuf;
 
-const EXAMPLES: &str = "\
+const EXAMPLES: &str = concat!(
+    "\
 Examples:
   pi-edit s.jsonl 3f2a --replace 'the key was [redacted]'
                                   the model sees this text instead (a text block
@@ -48,7 +49,9 @@ changes loses its thinkingSignature (it signed the old text).
 
 REF: a full id, a unique id prefix (4+ chars), leaf, root, @LABEL, with ^ and ~N.
 A line longer than 256 MiB is an error (PI_SESSION_TOOLS_MAX_LINE=BYTES, or 64K, 512M, 1G, sets the limit).
-Exit status: 0 ok, 1 the data or request cannot be honoured (or no match), 2 wrong usage.";
+Exit status: 0 ok, 1 the data or request cannot be honoured (or no match), 2 wrong usage.",
+    pi_session_tools::exact_to_pi!()
+);
 
 /// Change what the model sees of an entry of a pi session, without rewriting history.
 ///

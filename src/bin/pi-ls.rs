@@ -12,7 +12,8 @@ use pi_session_tools::error::Error;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-const EXAMPLES: &str = "\
+const EXAMPLES: &str = concat!(
+    "\
 Examples:
   pi-ls                                  this project's sessions, newest activity first
   pi-ls --all                            every project's
@@ -42,7 +43,9 @@ warning naming the file; --verbose adds the line and a summary.
 Directories: --session-dir DIR, else $PI_CODING_AGENT_SESSION_DIR (listed as
 pi lists them: only DIR itself, this project's sessions in it unless --all),
 else $PI_CODING_AGENT_DIR/sessions (~/.pi/agent/sessions).
-Exit status: 0 listed (an empty listing too), 1 an error, 2 wrong usage.";
+Exit status: 0 listed (an empty listing too), 1 an error, 2 wrong usage.",
+    pi_session_tools::exact_to_pi!()
+);
 
 /// List pi sessions: this project's, or every project's, as pi lists them.
 ///

@@ -3,6 +3,7 @@
 pub mod convert;
 pub mod edit;
 pub mod fork;
+pub mod grep;
 pub mod label;
 pub mod ls;
 pub mod migrate;

@@ -1,0 +1,384 @@
+//! Searching the decoded text of session entries (`pi-grep`): which text an
+//! entry holds and under which field, the pattern, and a prefilter that
+//! looks for the pattern's literals in the raw JSON bytes before anything is
+//! decoded.
+
+use crate::json::{js, scan, Object};
+use regex_syntax::hir::literal::{ExtractKind, Extractor};
+use std::borrow::Cow;
+
+/// The fields text is searched in (`--in`).
+pub const FIELDS: &[&str] = &[
+    "text",
+    "thinking",
+    "toolCall",
+    "toolResult",
+    "command",
+    "output",
+    "summary",
+    "name",
+    "label",
+];
+
+/// One searchable text of an entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Text<'a> {
+    /// Where it came from: one of [`FIELDS`].
+    pub field: &'static str,
+    pub text: Cow<'a, str>,
+}
+
+/// An entry's role for `--role` and the output: the message's role for a
+/// `message` entry (None when it has none), else the entry's type.
+pub fn role<'a>(obj: &Object<'a>) -> (Option<Cow<'a, str>>, Option<Cow<'a, str>>) {
+    let ty = obj.str("type");
+    let role = match ty.as_deref() {
+        Some("message") => obj.object("message").and_then(|m| m.str("role")),
+        _ => None,
+    };
+    (ty, role)
+}
+
+/// The searchable texts of an entry (a parsed line), in the order they are
+/// in the line. Images, keys, ids and signatures are never searched.
+pub fn texts<'a>(obj: &Object<'a>) -> Vec<Text<'a>> {
+    let mut out = Vec::new();
+    let push = |out: &mut Vec<Text<'a>>, field, o: &Object<'a>, key| {
+        if let Some(t) = o.str(key) {
+            out.push(Text { field, text: t });
+        }
+    };
+    match obj.str("type").as_deref() {
+        Some("message") => {
+            let Some(m) = obj.object("message") else {
+                return out;
+            };
+            match m.str("role").as_deref() {
+                Some("assistant") => {
+                    for b in blocks(&m, "content") {
+                        match b.str("type").as_deref() {
+                            Some("text") => push(&mut out, "text", &b, "text"),
+                            Some("thinking") => push(&mut out, "thinking", &b, "thinking"),
+                            Some("toolCall") => {
+                                let mut s = b.str("name").map(Cow::into_owned).unwrap_or_default();
+                                if let Ok(Some(args)) = b.canonical("arguments") {
+                                    s.push(' ');
+                                    s.push_str(&String::from_utf8_lossy(&args));
+                                }
+                                out.push(Text {
+                                    field: "toolCall",
+                                    text: Cow::Owned(s),
+                                });
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                Some("toolResult") => content(&mut out, &m, "toolResult"),
+                Some("bashExecution") => {
+                    push(&mut out, "command", &m, "command");
+                    push(&mut out, "output", &m, "output");
+                }
+                Some("branchSummary" | "compactionSummary") => {
+                    push(&mut out, "summary", &m, "summary")
+                }
+                // user, system, custom and any other role with content
+                _ => content(&mut out, &m, "text"),
+            }
+        }
+        Some("custom_message") => content(&mut out, obj, "text"),
+        Some("branch_summary" | "compaction") => push(&mut out, "summary", obj, "summary"),
+        Some("session_info") => push(&mut out, "name", obj, "name"),
+        Some("label") => push(&mut out, "label", obj, "label"),
+        _ => {}
+    }
+    out
+}
+
+/// `content` as a string, or its `text` blocks.
+fn content<'a>(out: &mut Vec<Text<'a>>, o: &Object<'a>, field: &'static str) {
+    let Some(r) = o.get("content") else {
+        return;
+    };
+    if o.text[r.start] == b'"' {
+        out.push(Text {
+            field,
+            text: js::decode_string(o.text, r),
+        });
+        return;
+    }
+    for b in blocks(o, "content") {
+        if b.str("type").as_deref() == Some("text") {
+            if let Some(t) = b.str("text") {
+                out.push(Text { field, text: t });
+            }
+        }
+    }
+}
+
+/// The objects in the array `key`.
+fn blocks<'a>(o: &Object<'a>, key: &str) -> Vec<Object<'a>> {
+    let Some(r) = o.get(key) else {
+        return Vec::new();
+    };
+    if o.text[r.start] != b'[' {
+        return Vec::new();
+    }
+    scan::elements(o.text, r)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|el| o.text[el.start] == b'{')
+        .filter_map(|el| Object::at(o.text, el).ok())
+        .collect()
+}
+
+/// How the patterns are read.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PatternOptions {
+    pub ignore_case: bool,
+    pub word: bool,
+    pub fixed: bool,
+}
+
+/// The compiled patterns and the raw-byte prefilter.
+#[derive(Debug, Clone)]
+pub struct Matcher {
+    pub re: regex::Regex,
+    /// Matches every place in the raw JSON where a match of `re` in the
+    /// decoded text could start: the JSON-escaped form of each literal a
+    /// match must start (or end) with, and the escapes that could hide one
+    /// (`\uXXXX` of a character JSON.stringify does not escape, `\/`).
+    /// None when the pattern has no such literals (every line is decoded).
+    pub pre: Option<regex::bytes::Regex>,
+}
+
+impl Matcher {
+    /// Compile `patterns` (any of them matches). The error is the regex
+    /// crate's message.
+    pub fn new(patterns: &[String], o: PatternOptions) -> Result<Matcher, String> {
+        let parts: Vec<String> = patterns
+            .iter()
+            .map(|p| if o.fixed { regex::escape(p) } else { p.clone() })
+            .map(|p| format!("(?:{p})"))
+            .collect();
+        let mut pat = parts.join("|");
+        if o.word {
+            pat = format!(r"\b(?:{pat})\b");
+        }
+        let re = regex::RegexBuilder::new(&pat)
+            .case_insensitive(o.ignore_case)
+            .size_limit(64 << 20)
+            .build()
+            .map_err(|e| e.to_string())?;
+        let pre = prefilter(&pat, o.ignore_case);
+        Ok(Matcher { re, pre })
+    }
+
+    /// Where in `hay[from..]` (raw JSON) the next place is that could hold a
+    /// match; `Some(from)` when there is no prefilter.
+    #[inline]
+    pub fn next_candidate(&self, hay: &[u8], from: usize) -> Option<usize> {
+        match &self.pre {
+            None => (from < hay.len()).then_some(from),
+            Some(p) => p.find_at(hay, from).map(|m| m.start()),
+        }
+    }
+
+    /// Whether a raw line could hold a match.
+    #[inline]
+    pub fn may_match(&self, raw: &[u8]) -> bool {
+        self.pre.as_ref().is_none_or(|p| p.is_match(raw))
+    }
+}
+
+/// The prefilter for `pat` (see [`Matcher::pre`]).
+fn prefilter(pat: &str, ignore_case: bool) -> Option<regex::bytes::Regex> {
+    // The literals as written: with -i the prefilter itself ignores case
+    // (Unicode's simple case folding, as the pattern does), rather than
+    // listing every case variant of them.
+    let hir = regex_syntax::ParserBuilder::new().build().parse(pat).ok()?;
+    let lits = [ExtractKind::Prefix, ExtractKind::Suffix]
+        .into_iter()
+        .filter_map(|kind| {
+            let mut seq = Extractor::new().kind(kind).extract(&hir);
+            seq.minimize_by_preference();
+            let lits: Vec<Vec<u8>> = seq
+                .literals()?
+                .iter()
+                .map(|l| l.as_bytes().to_vec())
+                .collect();
+            let usable = !lits.is_empty()
+                && lits.len() <= 64
+                && lits
+                    .iter()
+                    .all(|l| !l.is_empty() && !l.windows(3).any(|w| w == "\u{FFFD}".as_bytes()));
+            usable.then_some(lits)
+        })
+        // The longer the shortest literal, the fewer false hits.
+        .max_by_key(|lits| lits.iter().map(Vec::len).min().unwrap_or(0))?;
+    let mut alts: Vec<String> = lits.iter().map(|l| escape_bytes(&json_escape(l))).collect();
+    alts.sort();
+    alts.dedup();
+    if lits.iter().any(|l| l.iter().any(|&b| b < 0x20)) {
+        // A control character may be written \u00XX in either case, or
+        // (non-canonically) \u000a for \n.
+        alts.push(r"(?-u:\x5Cu)".into());
+    } else {
+        // \u escapes of anything but a control character.
+        alts.push(r"(?-u:\x5Cu(?:[^0]|0[^0]|00[^01]))".into());
+    }
+    if lits.iter().any(|l| l.contains(&b'/')) {
+        alts.push(r"(?-u:\x5C/)".into());
+    }
+    regex::bytes::RegexBuilder::new(&alts.join("|"))
+        .case_insensitive(ignore_case)
+        .build()
+        .ok()
+}
+
+/// Bytes as a regex that matches them: characters escaped, bytes that are
+/// no UTF-8 as `(?-u:\xNN)`.
+fn escape_bytes(b: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in b.utf8_chunks() {
+        out.push_str(&regex::escape(chunk.valid()));
+        for x in chunk.invalid() {
+            out.push_str(&format!(r"(?-u:\x{x:02X})"));
+        }
+    }
+    out
+}
+
+/// `s` as JSON.stringify writes it inside a string (byte by byte: bytes of
+/// multi-byte characters are never escaped).
+pub fn json_escape(s: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    for &b in s {
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            0..=0x1f => out.extend_from_slice(format!("\\u{b:04x}").as_bytes()),
+            _ => out.push(b),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(p: &str, ic: bool) -> Matcher {
+        Matcher::new(
+            &[p.to_string()],
+            PatternOptions {
+                ignore_case: ic,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn prefilter_finds_escaped_literals() {
+        let x = m("say \"hi\"\tnow", false);
+        assert!(x.may_match(br#"{"a":"x say \"hi\"\tnow"}"#));
+        assert!(!x.may_match(br#"{"a":"x say hi now"}"#));
+        let x = m("café", false);
+        assert!(x.may_match(br#"{"a":"caf\u00e9"}"#));
+        assert!(x.may_match("{\"a\":\"café\"}".as_bytes()));
+        assert!(!x.may_match(br#"{"a":"cafe \u001b[0m"}"#));
+        let x = m("a/b", false);
+        assert!(x.may_match(br#"{"a":"a\/b"}"#));
+        let x = m("(?i)sqlite.*lock", false);
+        assert!(x.may_match(br#"{"a":"SQLite is locked"}"#));
+        assert!(m(r"\w+", false).pre.is_none() || m(r"\w+", false).may_match(b"x"));
+        let x = m("refused", true);
+        assert!(x.may_match(br#"{"a":"REFUSED"}"#));
+        assert!(!x.may_match(br#"{"a":"nothing"}"#));
+    }
+
+    #[test]
+    fn texts_by_field() {
+        let line = br#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm","thinkingSignature":"sig"},{"type":"text","text":"x\ny"},{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls"}}]}}"#;
+        let o = Object::parse_line(line).unwrap().unwrap();
+        let t = texts(&o);
+        let got: Vec<(&str, &str)> = t.iter().map(|t| (t.field, &*t.text)).collect();
+        assert_eq!(
+            got,
+            [
+                ("thinking", "hm"),
+                ("text", "x\ny"),
+                ("toolCall", r#"bash {"command":"ls"}"#)
+            ]
+        );
+    }
+
+    /// Whenever a pattern matches a line of the decoded text, the
+    /// prefilter lets the raw line through, however the text is escaped.
+    #[test]
+    fn prefilter_never_hides_a_match() {
+        let texts = [
+            "say \"hi\"\tnow",
+            "café au lait\nsecond line",
+            "a/b\\c é\u{1b}[0m",
+            "Connection REFUSED",
+            "x\u{7f}y 日本語 🙂",
+        ];
+        let pats = [
+            "hi",
+            "\"hi\"",
+            "\tnow",
+            "café",
+            "(?i)CAFÉ",
+            "^second",
+            "a/b",
+            r"b\\c",
+            "refused",
+            "(?i)refused",
+            "日本",
+            "🙂",
+            r"\x7fy",
+            "\u{1b}",
+            r"lait$",
+            r"\bsay\b",
+            "é",
+        ];
+        let canonical = |t: &str| {
+            let mut v = Vec::new();
+            js::write_str(&mut v, t);
+            v
+        };
+        let all_u = |t: &str| {
+            let mut v = b"\"".to_vec();
+            for u in t.encode_utf16() {
+                v.extend_from_slice(format!("\\u{u:04X}").as_bytes());
+            }
+            v.push(b'"');
+            v
+        };
+        for p in pats {
+            for ic in [false, true] {
+                let x = m(p, ic);
+                for t in texts {
+                    if !t.split('\n').any(|l| x.re.is_match(l)) {
+                        continue;
+                    }
+                    for raw in [canonical(t), all_u(t)] {
+                        let line = [b"{\"text\":".as_slice(), &raw, b"}"].concat();
+                        assert!(
+                            x.may_match(&line),
+                            "{p} {ic} {}",
+                            String::from_utf8_lossy(&line)
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

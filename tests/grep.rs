@@ -1,0 +1,485 @@
+//! pi-grep: decoded text, fields and roles, the active path, output shapes,
+//! files that are not sessions, hostile bytes, and the README's examples.
+mod common;
+use common::*;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// A session whose texts hide behind JSON escapes, with a branch (line 8 is
+/// off the active path: the leaf, line 9, hangs under line 6).
+const SESSION: &str = concat!(
+    r#"{"type":"session","version":3,"id":"sess-0001","timestamp":"2026-11-02T10:00:00.000Z","cwd":"/p"}"#,
+    "\n",
+    r#"{"type":"message","id":"aaaa0001","parentId":null,"timestamp":"2026-11-02T10:00:01.000Z","message":{"role":"user","content":"please migrate the caf\u00e9 db","timestamp":1793613601000}}"#,
+    "\n",
+    r#"{"type":"message","id":"aaaa0002","parentId":"aaaa0001","timestamp":"2026-11-02T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"they said \"migrate\"","thinkingSignature":"migrate-sig"},{"type":"text","text":"I will migrate it."},{"type":"toolCall","id":"call_migrate","name":"bash","arguments":{"command":"cargo test --all"}}],"timestamp":1793613602000}}"#,
+    "\n",
+    r#"{"type":"message","id":"aaaa0003","parentId":"aaaa0002","timestamp":"2026-11-02T10:00:03.000Z","message":{"role":"toolResult","toolCallId":"call_migrate","toolName":"bash","content":[{"type":"text","text":"running 3 tests\nerror: connection refused\n\ttest result: FAILED"},{"type":"image","data":"Y29ubmVjdGlvbiByZWZ1c2Vk","mimeType":"image/png"}],"isError":true,"timestamp":1793613603000}}"#,
+    "\n",
+    r#"{"type":"message","id":"aaaa0004","parentId":"aaaa0003","timestamp":"2026-11-02T10:00:04.000Z","message":{"role":"bashExecution","command":"cargo test","output":"ok\nrate limit hit","exitCode":0,"cancelled":false,"truncated":false,"timestamp":1793613604000}}"#,
+    "\n",
+    r#"{"type":"label","id":"aaaa0005","parentId":"aaaa0004","timestamp":"2026-11-02T10:00:05.000Z","targetId":"aaaa0001","label":"before-migrate"}"#,
+    "\n",
+    r#"{"type":"session_info","id":"aaaa0006","parentId":"aaaa0005","timestamp":"2026-11-02T10:00:06.000Z","name":"Migrate the caf\u00e9"}"#,
+    "\n",
+    r#"{"type":"message","id":"aaaa0007","parentId":"aaaa0006","timestamp":"2026-11-02T10:00:07.000Z","message":{"role":"user","content":[{"type":"text","text":"old branch: rate limit"}],"timestamp":1793613607000}}"#,
+    "\n",
+    r#"{"type":"branch_summary","id":"aaaa0008","parentId":"aaaa0006","timestamp":"2026-11-02T10:00:08.000Z","fromId":"aaaa0007","summary":"We tried a rate limit."}"#,
+    "\n",
+    r#"{"type":"message","id":"aaaa0009","parentId":"aaaa0006","timestamp":"2026-11-02T10:00:09.000Z","message":{"role":"user","content":"done\nthanks","timestamp":1793613609000}}"#,
+    "\n",
+);
+
+fn grep_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(bin("pi-grep"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("PI_CODING_AGENT_DIR")
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        .env_remove("NO_COLOR")
+        .env("HOME", dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run pi-grep")
+}
+
+fn setup(tag: &str) -> TempDir {
+    let t = TempDir::new(tag);
+    t.write("s.jsonl", SESSION.as_bytes());
+    t
+}
+
+fn json_lines(o: &Output) -> Vec<serde_json::Value> {
+    stdout(o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+#[test]
+fn finds_text_hidden_by_escapes() {
+    let t = setup("grep-escapes");
+    // \u00e9, a quote escaped inside thinking, a line of a multi-line output.
+    let o = grep_in(t.path(), &["café db", "s.jsonl"]);
+    assert_eq!(
+        stdout(&o),
+        "s.jsonl:aaaa0001:user/text: please migrate the café db\n"
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let o = grep_in(t.path(), &["said \"migrate\"$", "s.jsonl"]);
+    assert_eq!(
+        stdout(&o),
+        "s.jsonl:aaaa0002:assistant/thinking: they said \"migrate\"\n"
+    );
+    let o = grep_in(t.path(), &["^error: connection refused$", "s.jsonl"]);
+    assert_eq!(
+        stdout(&o),
+        "s.jsonl:aaaa0003:toolResult/toolResult: error: connection refused\n"
+    );
+    let o = grep_in(t.path(), &["^\ttest", "s.jsonl"]);
+    assert_eq!(
+        stdout(&o),
+        "s.jsonl:aaaa0003:toolResult/toolResult: \ttest result: FAILED\n"
+    );
+    // A raw search of the file finds none of these (what rg sees).
+    assert!(!SESSION.contains("café db"));
+    assert!(!SESSION.contains("said \"migrate\""));
+}
+
+#[test]
+fn keys_ids_signatures_and_images_are_not_searched() {
+    let t = setup("grep-keys");
+    for p in [
+        "parentId",
+        "aaaa0001",
+        "thinkingSignature",
+        "migrate-sig",
+        "call_migrate",
+        "toolCallId",
+        "sess-0001",
+        "image/png",
+        "Y29ubmVjdGlvbiByZWZ1c2Vk",
+        "exitCode",
+        r#"\\n"#,
+        "u00e9",
+        r#"":""#,
+    ] {
+        let o = grep_in(t.path(), &["-F", p, "s.jsonl"]);
+        assert_eq!(o.status.code(), Some(1), "{p}: {}", stdout(&o));
+        assert_eq!(stdout(&o), "");
+    }
+}
+
+#[test]
+fn fields_and_roles() {
+    let t = setup("grep-fields");
+    let o = grep_in(t.path(), &["--role", "user", "-w", "migrate", "s.jsonl"]);
+    assert_eq!(
+        stdout(&o),
+        "s.jsonl:aaaa0001:user/text: please migrate the café db\n"
+    );
+    let o = grep_in(
+        t.path(),
+        &["--in", "command,output", "cargo test|rate", "s.jsonl"],
+    );
+    assert_eq!(
+        stdout(&o),
+        "s.jsonl:aaaa0004:bashExecution/command: cargo test\n\
+         s.jsonl:aaaa0004:bashExecution/output: rate limit hit\n"
+    );
+    // The tool call: its name, then the arguments as JSON.stringify writes them.
+    let o = grep_in(t.path(), &["--in", "toolCall", "cargo test", "s.jsonl"]);
+    assert_eq!(
+        stdout(&o),
+        "s.jsonl:aaaa0002:assistant/toolCall: bash {\"command\":\"cargo test --all\"}\n"
+    );
+    let o = grep_in(
+        t.path(),
+        &["-i", "migrate", "--role", "label,session_info", "s.jsonl"],
+    );
+    assert_eq!(
+        stdout(&o),
+        "s.jsonl:aaaa0005:label/label: before-migrate\n\
+         s.jsonl:aaaa0006:session_info/name: Migrate the café\n"
+    );
+    let o = grep_in(t.path(), &["--in", "summary", "rate", "s.jsonl"]);
+    assert_eq!(
+        stdout(&o),
+        "s.jsonl:aaaa0008:branch_summary/summary: We tried a rate limit.\n"
+    );
+    let o = grep_in(t.path(), &["--in", "nope", "x", "s.jsonl"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).starts_with("pi-grep: error: --in nope: no such field"));
+}
+
+#[test]
+fn active_path_only() {
+    let t = setup("grep-active");
+    let o = grep_in(t.path(), &["-c", "rate limit", "s.jsonl"]);
+    assert_eq!(stdout(&o), "s.jsonl:3\n");
+    // Lines 8 (the old branch's user message) and 9 (its summary) are off
+    // the path from the leaf (line 10).
+    let o = grep_in(t.path(), &["--active", "rate limit", "s.jsonl"]);
+    assert_eq!(
+        stdout(&o),
+        "s.jsonl:aaaa0004:bashExecution/output: rate limit hit\n"
+    );
+}
+
+#[test]
+fn output_shapes() {
+    let t = setup("grep-shapes");
+    t.write(
+        "other.jsonl",
+        SESSION.replace("sess-0001", "sess-0002").as_bytes(),
+    );
+    let o = grep_in(t.path(), &["-l", "migrate", "s.jsonl", "other.jsonl"]);
+    assert_eq!(stdout(&o), "s.jsonl\nother.jsonl\n");
+    let o = grep_in(t.path(), &["-l", "-0", "migrate", "s.jsonl"]);
+    assert_eq!(stdout(&o), "s.jsonl\0");
+    let o = grep_in(t.path(), &["-c", "-i", "migrate", "s.jsonl"]);
+    assert_eq!(stdout(&o), "s.jsonl:5\n");
+    let o = grep_in(t.path(), &["-m", "2", "-c", "-i", "migrate", "s.jsonl"]);
+    assert_eq!(stdout(&o), "s.jsonl:2\n");
+    let o = grep_in(t.path(), &["-o", r"\brate \w+", "s.jsonl"]);
+    assert_eq!(
+        stdout(&o),
+        "s.jsonl:aaaa0004:bashExecution/output: rate limit\n\
+         s.jsonl:aaaa0007:user/text: rate limit\n\
+         s.jsonl:aaaa0008:branch_summary/summary: rate limit\n"
+    );
+    let o = grep_in(t.path(), &["-e", "thanks", "-e", "^done", "s.jsonl"]);
+    assert_eq!(
+        stdout(&o),
+        "s.jsonl:aaaa0009:user/text: done\ns.jsonl:aaaa0009:user/text: thanks\n"
+    );
+    let o = grep_in(t.path(), &["--json", "refused", "s.jsonl"]);
+    let v = json_lines(&o);
+    assert_eq!(v.len(), 1);
+    assert_eq!(
+        v[0],
+        serde_json::json!({
+            "path": "s.jsonl", "session": "sess-0001", "id": "aaaa0003", "line": 4,
+            "type": "message", "role": "toolResult", "field": "toolResult",
+            "timestamp": "2026-11-02T10:00:03.000Z", "textLine": 2,
+            "text": "error: connection refused",
+            "submatches": [{"match": {"text": "refused"}, "start": 18, "end": 25}]
+        })
+    );
+    // Non-messages: role null, type given.
+    let o = grep_in(t.path(), &["--json", "before-", "s.jsonl"]);
+    let v = json_lines(&o);
+    assert_eq!(v[0]["role"], serde_json::Value::Null);
+    assert_eq!(v[0]["type"], "label");
+    // Context lines within the same text.
+    let o = grep_in(t.path(), &["-C", "1", "connection", "s.jsonl"]);
+    assert_eq!(
+        stdout(&o),
+        "s.jsonl-aaaa0003-toolResult/toolResult- running 3 tests\n\
+         s.jsonl:aaaa0003:toolResult/toolResult: error: connection refused\n\
+         s.jsonl-aaaa0003-toolResult/toolResult- \ttest result: FAILED\n"
+    );
+    // Colour and headings only when asked for (or on a terminal).
+    let o = grep_in(
+        t.path(),
+        &[
+            "--color",
+            "always",
+            "--heading",
+            "always",
+            "refused",
+            "s.jsonl",
+        ],
+    );
+    assert_eq!(
+        stdout(&o),
+        "\x1b[35ms.jsonl\x1b[0m\n\x1b[32maaaa0003\x1b[0m:\x1b[36mtoolResult/toolResult\x1b[0m: \
+         error: connection \x1b[1;31mrefused\x1b[0m\n"
+    );
+    // Exit status: 1 when nothing matched, 2 on a bad pattern.
+    assert_eq!(
+        grep_in(t.path(), &["zzz", "s.jsonl"]).status.code(),
+        Some(1)
+    );
+    let o = grep_in(t.path(), &["(", "s.jsonl"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).starts_with("pi-grep: error: bad pattern"));
+}
+
+#[test]
+fn a_file_that_is_no_session_is_skipped_with_a_warning() {
+    let t = setup("grep-notsession");
+    t.write("notes.jsonl", b"{\"type\":\"note\",\"text\":\"migrate\"}\n");
+    t.write("garbage.jsonl", b"\xff\xfe migrate \x00\n");
+    t.write("empty.jsonl", b"");
+    let o = grep_in(t.path(), &["-l", "migrate", "."]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "./s.jsonl\n");
+    let err = stderr(&o);
+    assert_eq!(err.matches("pi-grep: warning: ").count(), 3, "{err}");
+    assert!(err.contains("./notes.jsonl:"), "{err}");
+    assert!(err.contains("skipped"), "{err}");
+    // Alone, a skipped file is no error: nothing matched.
+    let o = grep_in(t.path(), &["migrate", "notes.jsonl"]);
+    assert_eq!(o.status.code(), Some(1));
+    // A file that cannot be read is one.
+    let o = grep_in(t.path(), &["migrate", "s.jsonl", "missing/x.jsonl"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).starts_with("s.jsonl:aaaa0001"));
+}
+
+#[test]
+fn invalid_utf8_and_lone_surrogates_never_panic() {
+    let t = TempDir::new("grep-hostile");
+    let mut s = Vec::new();
+    s.extend_from_slice(
+        br#"{"type":"session","version":3,"id":"h","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}"#,
+    );
+    s.push(b'\n');
+    s.extend_from_slice(br#"{"type":"message","id":"b0000001","parentId":null,"timestamp":"x","message":{"role":"user","content":"lone \ud800 here \udc00\ud83d\ude00 end"}}"#);
+    s.push(b'\n');
+    s.extend_from_slice(b"{\"type\":\"message\",\"id\":\"b0000002\",\"parentId\":\"b0000001\",\"timestamp\":\"x\",\"message\":{\"role\":\"user\",\"content\":\"bad \xff\xc3 bytes end\"}}\n");
+    s.extend_from_slice(b"not json at all end\n");
+    s.extend_from_slice(b"{\"type\":\"message\",\"id\":\"b0000003\",\"message\":{\"role\":\"user\",\"content\":[1,null,{\"type\":\"text\"},{\"type\":\"text\",\"text\":7}]}} end\n");
+    t.write("h.jsonl", &s);
+    for args in [
+        &["end", "h.jsonl"][..],
+        &["--json", "end", "h.jsonl"],
+        &["-o", "(?s).", "h.jsonl"],
+        &["\u{FFFD}", "h.jsonl"],
+        &["--active", "-i", "E", "h.jsonl"],
+        &["-C", "3", "-w", "", "h.jsonl"],
+    ] {
+        let o = grep_in(t.path(), args);
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{args:?}: {:?} {}",
+            o.status,
+            stderr(&o)
+        );
+    }
+    let o = grep_in(t.path(), &["--json", "here", "h.jsonl"]);
+    let v = json_lines(&o);
+    assert_eq!(v[0]["text"], "lone \u{FFFD} here \u{FFFD}\u{1F600} end");
+    let o = grep_in(t.path(), &["bytes", "h.jsonl"]);
+    assert_eq!(
+        stdout(&o),
+        "h.jsonl:b0000002:user/text: bad \u{FFFD}\u{FFFD} bytes end\n"
+    );
+    // Lines are parsed only where the pattern could be: "end" is on line 4.
+    let o = grep_in(t.path(), &["end", "h.jsonl"]);
+    assert!(
+        stderr(&o).contains("h.jsonl:4: not valid JSON"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn old_sessions_are_searched_with_the_ids_pi_migrate_gives() {
+    let t = TempDir::new("grep-v1");
+    let v1 = concat!(
+        r#"{"type":"session","id":"old-1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+        "\n",
+        r#"{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"old needle"}}"#,
+        "\n",
+    );
+    t.write("v1.jsonl", v1.as_bytes());
+    let ids = run(
+        "pi-path",
+        &[
+            "--format",
+            "ids",
+            &t.path().join("v1.jsonl").to_string_lossy(),
+        ],
+        None,
+    );
+    let id = stdout(&ids).trim().to_string();
+    assert_eq!(id.len(), 8);
+    let o = grep_in(t.path(), &["needle", "v1.jsonl"]);
+    assert_eq!(stdout(&o), format!("v1.jsonl:{id}:user/text: old needle\n"));
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn session_directories_and_time() {
+    let t = setup("grep-dirs");
+    let root = t.path().join("sessions");
+    for (proj, id, ts) in [
+        ("--p--", "s-new", "1793613601000"),
+        ("--q--", "s-old", "1700000000000"),
+    ] {
+        std::fs::create_dir_all(root.join(proj)).unwrap();
+        std::fs::write(
+            root.join(proj).join(format!("{id}.jsonl")),
+            SESSION
+                .replace("sess-0001", id)
+                .replace("1793613601000", ts)
+                .replace("1793613602000", ts)
+                .replace("1793613603000", ts)
+                .replace("1793613604000", ts)
+                .replace("1793613607000", ts)
+                .replace("1793613609000", ts),
+        )
+        .unwrap();
+    }
+    let r = root.to_string_lossy().to_string();
+    let o = grep_in(t.path(), &["--all", "--session-dir", &r, "-l", "refused"]);
+    assert_eq!(
+        stdout(&o),
+        format!("{r}/--p--/s-new.jsonl\n{r}/--q--/s-old.jsonl\n")
+    );
+    let o = grep_in(
+        t.path(),
+        &[
+            "--all",
+            "--session-dir",
+            &r,
+            "-c",
+            "--since",
+            "2026-11-01",
+            "refused",
+        ],
+    );
+    assert_eq!(stdout(&o), format!("{r}/--p--/s-new.jsonl:1\n"));
+    let o = grep_in(
+        t.path(),
+        &[
+            "--all",
+            "--session-dir",
+            &r,
+            "-c",
+            "--until",
+            "2026-11-01",
+            "refused",
+        ],
+    );
+    assert_eq!(stdout(&o), format!("{r}/--q--/s-old.jsonl:1\n"));
+    // This project's sessions (--session-dir names the directory itself).
+    let p = root.join("--p--").to_string_lossy().to_string();
+    let o = grep_in(t.path(), &["--session-dir", &p, "-l", "refused"]);
+    assert_eq!(stdout(&o), format!("{p}/s-new.jsonl\n"));
+    // A session-id prefix.
+    let o = grep_in(t.path(), &["--session-dir", &r, "-c", "refused", "s-ol"]);
+    assert_eq!(stdout(&o), format!("{r}/--q--/s-old.jsonl:1\n"));
+    // Stdin.
+    let o = Command::new(bin("pi-grep"))
+        .args(["-c", "refused", "-"])
+        .stdin(std::fs::File::open(t.path().join("s.jsonl")).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&o), "<stdin>:1\n");
+}
+
+#[test]
+fn many_files_in_parallel_keep_their_order() {
+    let t = TempDir::new("grep-many");
+    let mut want = String::new();
+    for i in 0..200 {
+        let name = format!("f{i:03}.jsonl");
+        t.write(&name, SESSION.as_bytes());
+        if i % 3 == 0 {
+            want.push_str(&format!("./{name}:1\n"));
+        } else {
+            t.write(&name, SESSION.replace("refused", "accepted").as_bytes());
+        }
+    }
+    let o = grep_in(t.path(), &["-j", "8", "-c", "refused", "."]);
+    assert_eq!(stdout(&o), want);
+}
+
+/// The examples of the README's pi-grep section, in a project whose
+/// session directory holds the test session.
+#[test]
+fn readme_examples_run() {
+    let t = setup("grep-readme");
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let start = readme.find("## pi-grep:").expect("a pi-grep section");
+    let section = &readme[start..];
+    let block = section
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("an example block");
+    // HOME/.pi/agent/sessions/<this project>/ holds the session.
+    let cwd = t.path().join("proj");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let enc = format!(
+        "--{}--",
+        cwd.to_string_lossy()
+            .trim_start_matches('/')
+            .replace('/', "-")
+    );
+    let dir = t.path().join(".pi/agent/sessions").join(enc);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(t.path().join("s.jsonl"), dir.join("s.jsonl")).unwrap();
+    std::fs::copy(t.path().join("s.jsonl"), cwd.join("s.jsonl")).unwrap();
+    let bins = bin("pi-grep").parent().unwrap().to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bins.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut ran = 0;
+    for line in block.lines() {
+        let cmd = line.split("  #").next().unwrap_or("").trim();
+        if cmd.is_empty() || !cmd.starts_with("pi-grep") || cmd.contains("pi-fork") {
+            continue;
+        }
+        let o = Command::new("bash")
+            .args(["-o", "pipefail", "-c", cmd])
+            .current_dir(&cwd)
+            .env("HOME", t.path())
+            .env("PATH", &path)
+            .env_remove("PI_CODING_AGENT_DIR")
+            .env_remove("PI_CODING_AGENT_SESSION_DIR")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{cmd}: {:?} {}", o.status, stderr(&o));
+        assert!(!o.stdout.is_empty(), "{cmd}: no output");
+        ran += 1;
+    }
+    assert!(ran >= 6, "only {ran} examples ran");
+}
