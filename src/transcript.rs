@@ -445,10 +445,30 @@ pub fn build(name: &str, msgs: &[Source], opts: Options) -> Result<Vec<Turn>> {
         }
         turn.parts
             .retain(|p| !matches!(p, Part::Text(t) if t.trim().is_empty()));
+        // What the model no longer sees (an omitted entry's content, an
+        // edited one's original) is shown only with --include-hidden: an
+        // edit is often a redaction, and a transcript is made to be shared.
         match &src.view {
-            View::Omitted { edit } => turn.notes.push(Note {
+            View::Omitted { edit } => {
+                if !opts.include_hidden {
+                    turn.parts.clear();
+                }
+                turn.notes.push(Note {
+                    text: format!(
+                        "omitted from the model's view by context edit {}{}",
+                        clean(edit),
+                        if opts.include_hidden {
+                            ""
+                        } else {
+                            " (its content: --include-hidden)"
+                        }
+                    ),
+                    error: false,
+                })
+            }
+            View::Edited { edit, .. } if !opts.include_hidden => turn.notes.push(Note {
                 text: format!(
-                    "omitted from the model's view by context edit {}",
+                    "edited by context edit {}: the model sees this (the original: --include-hidden)",
                     clean(edit)
                 ),
                 error: false,

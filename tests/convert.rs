@@ -316,3 +316,41 @@ fn check_html(s: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// A transcript holds what the model is sent; what a context edit took out
+/// of its view (an omitted entry's content, an edited entry's original) is
+/// there only with --include-hidden, marked.
+#[test]
+fn context_edits_hide_originals_unless_asked() {
+    let f = session("v3-context-edits");
+    let plain = stdout(&run(
+        TOOL,
+        &["--to", "markdown", "--leaf", "570b6639", &f],
+        None,
+    ));
+    let hidden = stdout(&run(
+        TOOL,
+        &[
+            "--to",
+            "markdown",
+            "--leaf",
+            "570b6639",
+            "--include-hidden",
+            &f,
+        ],
+        None,
+    ));
+    assert!(plain.contains("omitted from the model's view by context edit"));
+    assert!(plain.contains("(its content: --include-hidden)"));
+    assert!(!plain.contains("original, before the context edit"));
+    assert!(hidden.contains("original, before the context edit"));
+    assert!(hidden.len() > plain.len());
+    // The model's view is the same either way.
+    let a = run(TOOL, &["--to", "llm", "--leaf", "570b6639", &f], None);
+    let b = run(
+        TOOL,
+        &["--to", "llm", "--leaf", "570b6639", "--include-hidden", &f],
+        None,
+    );
+    assert_eq!(a.stdout, b.stdout);
+}

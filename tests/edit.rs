@@ -137,14 +137,17 @@ fn secret_session() -> String {
     format!("{}\n", lines.join("\n"))
 }
 
-/// What the model is sent, and pi-path's messages, hold no match. (The
-/// reader transcripts, --to markdown/html/text, show an edited entry's
-/// original beside the edit, for the record: the key is still there.)
+/// What the model is sent, pi-path's messages and every pi-convert
+/// transcript hold no match. (Only `--include-hidden` shows an edited
+/// entry's original beside the edit: the key is still in the file.)
 fn no_key_left(file: &str) {
     for (tool, args) in [
         ("pi-path", vec!["--format", "messages", file]),
         ("pi-path", vec!["--format", "context", file]),
         ("pi-convert", vec!["--to", "llm", file]),
+        ("pi-convert", vec!["--to", "markdown", file]),
+        ("pi-convert", vec!["--to", "html", file]),
+        ("pi-convert", vec!["--to", "text", file]),
     ] {
         let o = run(tool, &args, None);
         assert!(o.status.success(), "{tool} {args:?}: {}", stderr(&o));
@@ -159,6 +162,7 @@ fn no_key_left(file: &str) {
 
 #[test]
 fn redact_leaves_no_match_in_what_the_model_sees() {
+    // (the originals are in the file still, and shown on request)
     let dir = TempDir::new("redact");
     let f = dir.write("s.jsonl", secret_session().as_bytes());
     let name = f.to_str().unwrap();

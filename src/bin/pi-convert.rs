@@ -63,8 +63,11 @@ struct Args {
     #[arg(long, value_name = "REF", default_value = "leaf")]
     leaf: String,
 
-    /// In markdown, html and text: also show bash runs excluded from the
-    /// context (`!!`), marked as such (never in --to llm).
+    /// In markdown, html and text: also show what the model does not see,
+    /// marked as such: bash runs excluded from the context (`!!`), the
+    /// content of entries a context edit omits, the original of an edited
+    /// entry (never in --to llm). Without it a transcript holds only what
+    /// the model is sent, so a redaction (pi-edit --redact) stays redacted.
     #[arg(long)]
     include_hidden: bool,
 }
