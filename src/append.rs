@@ -289,3 +289,34 @@ pub fn context_edit_line(
         .raw("replacement", Some(replacement));
     w.finish()
 }
+
+/// Write what an appending tool (pi-label, pi-edit) adds: with an
+/// [`Appender`] (a file), print `said` first (an output that fails leaves
+/// the file as it was), then append `lines` in one write; without one
+/// (the session came on stdin), echo the session, on a fresh line the new
+/// `lines`, and print nothing else.
+pub fn write_new_lines(
+    appender: Option<&mut Appender>,
+    s: &crate::session::Session,
+    said: &[u8],
+    lines: &[u8],
+    out: &mut impl std::io::Write,
+) -> Result<()> {
+    use crate::cli::out_err;
+    match appender {
+        Some(a) => {
+            crate::cli::announce(out, said)?;
+            a.append_line(lines)
+        }
+        None => {
+            let all = s.memory().unwrap_or_default();
+            out.write_all(all).map_err(out_err)?;
+            if !all.is_empty() && !all.ends_with(b"\n") {
+                out.write_all(b"\n").map_err(out_err)?;
+            }
+            out.write_all(lines).map_err(out_err)?;
+            out.write_all(b"\n").map_err(out_err)?;
+            out.flush().map_err(out_err)
+        }
+    }
+}

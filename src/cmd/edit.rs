@@ -324,24 +324,7 @@ pub fn run(
         out.write_all(&said).map_err(out_err)?;
         return out.flush().map_err(out_err);
     }
-    match appender.as_mut() {
-        Some(a) => {
-            // Printed before the append: an output that fails leaves the
-            // file as it was.
-            crate::cli::announce(out, &said)?;
-            a.append_line(&lines)
-        }
-        None => {
-            let all = s.memory().unwrap_or_default();
-            out.write_all(all).map_err(out_err)?;
-            if !all.is_empty() && !all.ends_with(b"\n") {
-                out.write_all(b"\n").map_err(out_err)?;
-            }
-            out.write_all(&lines).map_err(out_err)?;
-            out.write_all(b"\n").map_err(out_err)?;
-            out.flush().map_err(out_err)
-        }
-    }
+    crate::append::write_new_lines(appender.as_mut(), &s, &said, &lines, out)
 }
 
 /// A warning when the target is on the branch but not in the context (a

@@ -111,22 +111,13 @@ pub fn run(
         ));
     }
     let (id, bytes) = line;
-    match appender.as_mut() {
-        Some(a) => {
-            crate::cli::announce(out, format!("{id}\n").as_bytes())?;
-            a.append_line(&bytes)
-        }
-        None => {
-            let all = s.memory().unwrap_or_default();
-            out.write_all(all).map_err(out_err)?;
-            if !all.is_empty() && !all.ends_with(b"\n") {
-                out.write_all(b"\n").map_err(out_err)?;
-            }
-            out.write_all(&bytes).map_err(out_err)?;
-            out.write_all(b"\n").map_err(out_err)?;
-            out.flush().map_err(out_err)
-        }
-    }
+    crate::append::write_new_lines(
+        appender.as_mut(),
+        &s,
+        format!("{id}\n").as_bytes(),
+        &bytes,
+        out,
+    )
 }
 
 fn target_id(s: &Session, reference: &str) -> Result<String> {
