@@ -440,3 +440,34 @@ fn json_to_a_full_device_is_an_error() {
         stderr(&o)
     );
 }
+
+/// Duplicate ids can make an entry its own descendant in pi's tree: pi's
+/// /tree would not finish; pi-tree draws it once and says where (issue 15).
+#[test]
+fn a_duplicate_id_cycle_is_drawn_once_with_a_warning() {
+    let m = |id: &str, parent: Option<&str>, t: u32, text: &str| {
+        let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":{p},"timestamp":"2026-01-01T00:00:0{t}.000Z","message":{{"role":"user","content":"{text}","timestamp":1}}}}"#
+        )
+    };
+    let text = [
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#.to_string(),
+        m("a1", None, 1, "root"),
+        m("b1", Some("a1"), 2, "x"),
+        m("b2", Some("b1"), 3, "y"),
+        m("b1", Some("b2"), 4, "b1 again, below b2"),
+    ]
+    .join("\n")
+        + "\n";
+    let t = TempDir::new("tree-dup-cycle");
+    let f = t.write("s.jsonl", text.as_bytes());
+    let o = run("pi-tree", &[f.to_str().unwrap()], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(":4: duplicate ids make entry b1 (line 5) a descendant of itself"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stdout(&o).matches("b1 again").count(), 1, "{}", stdout(&o));
+}

@@ -155,6 +155,36 @@ fn report_unreachable(s: &Session, tree: &Tree, warn: &mut dyn FnMut(Diagnostic)
             ),
         ));
     }
+    // Duplicate ids can make a node its own descendant in pi's tree (an
+    // entry's id names a later entry below it): pi's /tree and JSON.stringify
+    // would not finish; the walk skips the repeat. Say where.
+    if tree.is_shared() {
+        let mut cycles = 0usize;
+        tree.walk(|step| {
+            if let Step::Cycle { node, parent } = step {
+                cycles += 1;
+                if cycles <= 10 {
+                    warn(Diagnostic::new(
+                        &s.name,
+                        Some(s.entries[parent].line()),
+                        format!(
+                            "duplicate ids make entry {} (line {}) a descendant of itself: pi's /tree would not finish here; drawn once, not again below line {}",
+                            s.entries.id_string(node),
+                            s.entries[node].line(),
+                            s.entries[parent].line()
+                        ),
+                    ));
+                }
+            }
+        });
+        if cycles > 10 {
+            warn(Diagnostic::new(
+                &s.name,
+                None,
+                format!("{} more such repeats", cycles - 10),
+            ));
+        }
+    }
     for (k, &i) in tree.unreachable.iter().enumerate() {
         if k == 10 {
             warn(Diagnostic::new(
