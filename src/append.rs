@@ -205,13 +205,14 @@ fn parent_json(parent: Option<&str>) -> Vec<u8> {
 
 /// A `label` entry as pi writes it (`appendLabelChange`, or the label
 /// entries of `createBranchedSession`): `timestamp` is JSON text (None:
-/// absent, as `undefined`), `label` None when cleared.
+/// absent, as `undefined`), `label` the label's JSON text, None when
+/// cleared.
 pub fn label_line(
     id: &str,
     parent: Option<&str>,
     timestamp: Option<&[u8]>,
     target: &str,
-    label: Option<&str>,
+    label: Option<&[u8]>,
 ) -> Vec<u8> {
     let mut w = crate::json::ObjectWriter::new();
     w.str("type", "label")
@@ -219,9 +220,7 @@ pub fn label_line(
         .raw("parentId", Some(&parent_json(parent)))
         .raw("timestamp", timestamp)
         .str("targetId", target);
-    if let Some(l) = label {
-        w.str("label", l);
-    }
+    w.raw("label", label);
     w.finish()
 }
 

@@ -190,10 +190,12 @@ impl Extra {
         match ty {
             EntryType::Label => Extra::Label(Box::new(LabelChange {
                 target: obj.str("targetId").map(|s| Id::new(&s)),
+                // pi: `if (entry.label)`: any truthy value, shown as
+                // `${label}` (its own JSON is read back where it is written).
                 label: obj
-                    .str("label")
-                    .filter(|l| !l.is_empty())
-                    .map(|l| l.into_owned().into_boxed_str()),
+                    .raw("label")
+                    .filter(|l| crate::json::js::truthy(l))
+                    .map(|l| crate::json::js::string_value(l).into_boxed_str()),
             })),
             EntryType::SessionInfo => Extra::SessionInfo(Box::new(
                 obj.str("name")

@@ -134,6 +134,20 @@ struct RawLine<'a> {
 }
 
 impl Session {
+    /// The JSON text of a label in force, as the label entry that set it
+    /// holds it (pi keeps the value: a number, a lone surrogate escape);
+    /// `JSON.stringify`'s text.
+    pub fn label_value(&self, l: &crate::index::LabelSlot) -> Result<Vec<u8>> {
+        let line = self.line(l.set_by)?;
+        let obj = self.object(&line, self.entries[l.set_by].line())?;
+        Ok(match obj.canonical("label") {
+            Ok(Some(v)) => v,
+            _ => crate::migrate::json_str(&l.label),
+        })
+    }
+}
+
+impl Session {
     /// Read a session.
     pub fn open(input: Input, opts: ReadOptions) -> Result<Session> {
         let name = input.display_name();

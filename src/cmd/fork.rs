@@ -191,7 +191,7 @@ pub fn branched_session(
             last.as_deref(),
             ts.as_deref(),
             &l.target.to_string(),
-            Some(&l.label),
+            Some(&s.label_value(l)?),
         ));
         bytes.push(b'\n');
         last = Some(new_id);

@@ -38,7 +38,14 @@ fn leaf_parent(s: &Session) -> Option<String> {
 pub fn label_entry(s: &Session, target: &str, label: Option<&str>) -> (String, Vec<u8>) {
     let id = fresh_id(&s.index, &[]);
     let parent = leaf_parent(s);
-    let line = label_line(&id, parent.as_deref(), Some(&now_json()), target, label);
+    let label = label.map(crate::migrate::json_str);
+    let line = label_line(
+        &id,
+        parent.as_deref(),
+        Some(&now_json()),
+        target,
+        label.as_deref(),
+    );
     (id, line)
 }
 
@@ -143,7 +150,8 @@ pub fn list(s: &Session, json: bool, out: &mut impl Write) -> Result<()> {
         };
         if json {
             let mut w = ObjectWriter::new();
-            w.str("id", &l.target.to_string()).str("label", &l.label);
+            w.str("id", &l.target.to_string())
+                .raw("label", Some(&s.label_value(l)?));
             match target {
                 Some(i) => {
                     w.number("line", s.entries[i].line() as f64)
@@ -284,7 +292,7 @@ mod fast {
                 parent.as_deref(),
                 Some(&now_json()),
                 target.as_deref().unwrap_or(""),
-                Some(label),
+                Some(&crate::migrate::json_str(label)),
             ),
             Action::Clear { .. } => label_line(
                 &new_id,

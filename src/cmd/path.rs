@@ -147,7 +147,7 @@ pub fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
         w.number("depth", path.len() as f64);
         if let Some(id) = s.entries.id(i) {
             if let Some(l) = s.index.labels.get(&id) {
-                w.str("label", &l.label);
+                w.raw("label", Some(&s.label_value(l)?));
             }
         }
         w.raw(

@@ -686,9 +686,13 @@ fn label_json(s: &Session, i: usize, buf: &mut Vec<u8>) -> Result<()> {
         return Ok(());
     };
     buf.extend_from_slice(b",\"label\":");
-    js::write_str(buf, &l.label);
     let line = s.line(l.set_by)?;
     let obj = s.object(&line, s.entries[l.set_by].line())?;
+    // pi keeps the label's own value (a number, a lone surrogate escape).
+    match obj.canonical("label") {
+        Ok(Some(v)) => buf.extend_from_slice(&v),
+        _ => js::write_str(buf, &l.label),
+    }
     if let Ok(Some(ts)) = obj.canonical("timestamp") {
         buf.extend_from_slice(b",\"labelTimestamp\":");
         buf.extend_from_slice(&ts);
@@ -2007,34 +2011,11 @@ fn raw_or_null(buf: &mut Vec<u8>, obj: &Object<'_>, key: &str) {
 
 /// A JSON value as `${value}` shows it (strings as they are).
 fn js_string(raw: &[u8]) -> String {
-    match raw.first() {
-        Some(b'"') => js::decode_string(raw, 0..raw.len()).into_owned(),
-        Some(b'{') => "[object Object]".into(),
-        Some(b'[') => {
-            // Array.prototype.join(","): null and undefined become "".
-            scan::elements(raw, 0..raw.len())
-                .unwrap_or_default()
-                .into_iter()
-                .map(|r| js_string_or_empty(&raw[r]))
-                .collect::<Vec<_>>()
-                .join(",")
-        }
-        Some(b'-' | b'0'..=b'9') => std::str::from_utf8(raw)
-            .ok()
-            .and_then(|s| s.parse::<f64>().ok())
-            .map(js::number_to_js)
-            .unwrap_or_default(),
-        _ => String::from_utf8_lossy(raw).into_owned(),
-    }
+    js::string_value(raw)
 }
 
-/// As `Array.prototype.join` shows an element: null as "".
 fn js_string_or_empty(raw: &[u8]) -> String {
-    if raw == b"null" {
-        String::new()
-    } else {
-        js_string(raw)
-    }
+    js::string_value_or_empty(raw)
 }
 
 /// `${obj[key]}`: "undefined" when absent.

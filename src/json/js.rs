@@ -915,6 +915,38 @@ pub fn with_member(object: &[u8], key: &str, value: Option<&[u8]>) -> Vec<u8> {
     out
 }
 
+/// `String(value)` of a JSON value's text (`${value}`): strings as they
+/// are, numbers as JavaScript prints them, objects `[object Object]`,
+/// arrays joined with "," (null elements empty).
+pub fn string_value(raw: &[u8]) -> String {
+    match raw.first() {
+        Some(b'"') => decode_string(raw, 0..raw.len()).into_owned(),
+        Some(b'{') => "[object Object]".into(),
+        Some(b'[') => scan::elements(raw, 0..raw.len())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|r| string_value_or_empty(&raw[r]))
+            .collect::<Vec<_>>()
+            .join(","),
+        Some(b'-' | b'0'..=b'9') => std::str::from_utf8(raw)
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok())
+            .map(number_to_js)
+            .unwrap_or_default(),
+        _ => String::from_utf8_lossy(raw).into_owned(),
+    }
+}
+
+/// [`string_value`] as `Array.prototype.join` writes an element: `null`
+/// is empty.
+pub fn string_value_or_empty(raw: &[u8]) -> String {
+    if raw == b"null" {
+        String::new()
+    } else {
+        string_value(raw)
+    }
+}
+
 /// JavaScript truthiness of a JSON value's text.
 pub fn truthy(value: &[u8]) -> bool {
     match value.first() {

@@ -150,7 +150,27 @@ function shapes() {
 		`${S(m("f2000004", "f2000001", user("CR then LS after: skipped")))}\r\u2028`,
 		...WS.map((w) => w + w),
 	].join("\n") + "\n" + WS.join("");
+	// Labels that are not strings: pi keeps any truthy value (`if (entry.label)`),
+	// shows `[${label}]` and writes the value itself (a lone surrogate stays an escape).
+	const L = (id, parentId, s, target, label) =>
+		`{"type":"label","id":"${id}","parentId":"${parentId}","timestamp":"${T(s)}","targetId":"${target}"${label === undefined ? "" : `,"label":${label}`}}`;
+	const labels = [
+		S(H(7)),
+		S(m("f3000001", null, user("one"))),
+		S(m("f3000002", "f3000001", user("two"))),
+		S(m("f3000003", "f3000002", user("three"))),
+		S(m("f3000004", "f3000003", user("four"))),
+		L("f3000005", "f3000004", 5, "f3000001", "42"),
+		L("f3000006", "f3000005", 6, "f3000002", '"x\\ud800"'),
+		L("f3000007", "f3000006", 7, "f3000003", '[1,null,"a"]'),
+		L("f3000008", "f3000007", 8, "f3000004", "{}"),
+		L("f3000009", "f3000008", 9, "f3000004", "true"),
+		L("f300000a", "f3000009", 10, "f3000003", "0"),
+		L("f300000b", "f300000a", 11, "f3000003", "1.5e+300"),
+		S(m("f300000c", "f300000b", user("after the labels"))),
+	].join("\n") + "\n";
 	return [
+		{ name: "path-odd-labels", text: labels, leaves: [null, "f3000003"] },
 		{ name: "path-dup-ids", objs: dups, leaves: [null, "f0000003", "f0000004"] },
 		{ name: "path-not-object", text: notObject, leaves: [null, "f0000002"] },
 		// (pi's /tree never returns at a null leaf: no tree text answers)
