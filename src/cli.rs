@@ -87,6 +87,36 @@ pub fn announce(out: &mut impl Write, bytes: &[u8]) -> Result<()> {
 
 /// Run a tool's body: parse arguments (with the hidden `--generate-man-page`
 /// for `man/`), report errors as `TOOL: error: ...`, and pick the exit status.
+/// When to colour output (`--color`), as other tools have it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorWhen {
+    /// On a terminal, unless NO_COLOR is set (CLICOLOR_FORCE or FORCE_COLOR force it on).
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// Whether to colour standard output: `--color`, then NO_COLOR (off),
+/// CLICOLOR_FORCE / FORCE_COLOR (on), then whether it is a terminal.
+pub fn use_color(when: ColorWhen) -> bool {
+    use std::io::IsTerminal;
+    let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty() && v != "0");
+    match when {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => {
+            if set("NO_COLOR") {
+                false
+            } else if set("CLICOLOR_FORCE") || set("FORCE_COLOR") {
+                true
+            } else {
+                std::io::stdout().is_terminal()
+            }
+        }
+    }
+}
+
 /// The pi release every tool is exact to (`@earendil-works/pi-coding-agent`).
 /// To follow a newer one, see the README's Development section.
 #[macro_export]

@@ -471,3 +471,25 @@ fn a_duplicate_id_cycle_is_drawn_once_with_a_warning() {
     );
     assert_eq!(stdout(&o).matches("b1 again").count(), 1, "{}", stdout(&o));
 }
+
+/// `--color auto|always|never`, NO_COLOR and CLICOLOR_FORCE, as other
+/// tools have them (issue 22).
+#[test]
+fn colour_is_asked_for_or_forced_and_never_with_no_color() {
+    let s = session("v3-001");
+    let esc = |o: &std::process::Output| o.stdout.contains(&0x1b);
+    assert!(!esc(&run("pi-tree", &[&s], None)), "a pipe: no colour");
+    assert!(esc(&run("pi-tree", &["--color", "always", &s], None)));
+    let forced = run_with("pi-tree", &[&s], None, |c| {
+        c.env("CLICOLOR_FORCE", "1");
+    });
+    assert!(esc(&forced));
+    let off = run_with("pi-tree", &[&s], None, |c| {
+        c.env("CLICOLOR_FORCE", "1").env("NO_COLOR", "1");
+    });
+    assert!(!esc(&off));
+    let never = run_with("pi-tree", &["--color", "never", &s], None, |c| {
+        c.env("CLICOLOR_FORCE", "1");
+    });
+    assert!(!esc(&never));
+}

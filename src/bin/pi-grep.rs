@@ -236,7 +236,6 @@ fn body(mut a: Args) -> Result<bool, Error> {
     )
     .map_err(|e| Error::usage(format!("bad pattern: {e}")))?;
     let tty = std::io::stdout().is_terminal();
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let mode = if a.files_with_matches {
         Mode::Files
     } else if a.count {
@@ -264,7 +263,7 @@ fn body(mut a: Args) -> Result<bool, Error> {
             && match a.color.as_str() {
                 "always" => true,
                 "never" => false,
-                _ => tty && !no_color,
+                _ => cli::use_color(cli::ColorWhen::Auto),
             },
         heading: text_mode
             && match a.heading.as_str() {

@@ -56,6 +56,11 @@ Exit status: 0 listed (an empty listing too), 1 an error, 2 wrong usage.",
 #[derive(Parser, Debug)]
 #[command(name = "pi-ls", version, after_help = EXAMPLES)]
 struct Args {
+    /// When to colour: auto (on a terminal, unless NO_COLOR is set;
+    /// CLICOLOR_FORCE or FORCE_COLOR force it), always (e.g. for `less -R`), never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    color: pi_session_tools::cli::ColorWhen,
+
     /// Every project's sessions (pi's listAll()), not only this directory's.
     #[arg(short, long)]
     all: bool,
@@ -175,7 +180,7 @@ fn main() -> std::process::ExitCode {
                 None => None,
             },
             relative: tty,
-            color: tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            color: pi_session_tools::cli::use_color(a.color),
             now,
         };
         ls::run(&req, &mut cli::stdout())?;

@@ -27,7 +27,7 @@ Examples:
   pi-tree --format dot s.jsonl | dot -Tsvg > tree.svg
                                           a picture of the tree
   pi-tree --stats s.jsonl | jq .maxDepth  the depth of the deepest path
-  pi-tree 019a5c | less -R                a session by id prefix
+  pi-tree --color always 019a5c | less -R a session by id prefix, coloured in less
 
 REF (for --leaf): a full id, a unique id prefix (4+ chars), leaf, root, @LABEL,
 followed by any of ^ (parent) and ~N (N-th ancestor): leaf~3, @plan^, root.
@@ -49,6 +49,11 @@ Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.",
 #[derive(Parser, Debug)]
 #[command(name = "pi-tree", version, after_help = EXAMPLES)]
 struct Args {
+    /// When to colour: auto (on a terminal, unless NO_COLOR is set;
+    /// CLICOLOR_FORCE or FORCE_COLOR force it), always (e.g. for `less -R`), never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    color: pi_session_tools::cli::ColorWhen,
+
     #[command(flatten)]
     input: SessionArgs,
 
@@ -125,7 +130,7 @@ fn main() -> std::process::ExitCode {
             leaf: args.leaf,
             ids: args.ids,
             width,
-            color: tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            color: pi_session_tools::cli::use_color(args.color),
             out_fd: out_fd(),
         };
         tree::run(&session, &opts, &mut out, &mut warn)

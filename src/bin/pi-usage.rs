@@ -46,6 +46,11 @@ Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage.",
 #[derive(Parser, Debug)]
 #[command(name = "pi-usage", version, after_help = EXAMPLES)]
 struct Args {
+    /// When to colour: auto (on a terminal, unless NO_COLOR is set;
+    /// CLICOLOR_FORCE or FORCE_COLOR force it), always (e.g. for `less -R`), never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    color: pi_session_tools::cli::ColorWhen,
+
     /// The report (daily, weekly, monthly, session, project; default daily),
     /// then optionally one SESSION (a file or a session-id prefix): only that
     /// session is counted.
@@ -163,7 +168,7 @@ fn main() -> std::process::ExitCode {
             roots,
             file,
             quiet: args.quiet,
-            color: tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            color: pi_session_tools::cli::use_color(args.color),
             width: match args.width {
                 Some(w) => Some(w),
                 None if tty => terminal_size::terminal_size().map(|(w, _)| w.0 as usize),
