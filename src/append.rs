@@ -198,39 +198,36 @@ pub fn fresh_id(index: &Index, also_taken: &[String]) -> String {
     })
 }
 
-/// The `parentId` JSON of a new entry: the id, or `null`.
-fn parent_json(parent: Option<&str>) -> Vec<u8> {
-    parent.map_or_else(|| b"null".to_vec(), crate::migrate::json_str)
-}
-
 /// A `label` entry as pi writes it (`appendLabelChange`, or the label
-/// entries of `createBranchedSession`): `timestamp` is JSON text (None:
-/// absent, as `undefined`), `label` the label's JSON text, None when
-/// cleared.
+/// entries of `createBranchedSession`): `parent` and `target` are the ids'
+/// JSON text (see [`crate::entry::Id::to_json`]; a parent None is
+/// `undefined`: left out, as `JSON.stringify` does), `timestamp` is JSON
+/// text (None: absent), `label` the label's JSON text, None when cleared.
 pub fn label_line(
     id: &str,
-    parent: Option<&str>,
+    parent: Option<&[u8]>,
     timestamp: Option<&[u8]>,
-    target: &str,
+    target: &[u8],
     label: Option<&[u8]>,
 ) -> Vec<u8> {
     let mut w = crate::json::ObjectWriter::new();
     w.str("type", "label")
         .str("id", id)
-        .raw("parentId", Some(&parent_json(parent)))
+        .raw("parentId", parent)
         .raw("timestamp", timestamp)
-        .str("targetId", target);
+        .raw("targetId", Some(target));
     w.raw("label", label);
     w.finish()
 }
 
 /// A `session_info` entry as pi's `appendSessionInfo(name)` writes it (now,
 /// line breaks made spaces, the name trimmed: `name.replace(/[\r\n]+/g, " ").trim()`).
-pub fn session_info_line(id: &str, parent: Option<&str>, name: &str) -> Vec<u8> {
+/// `parent` as in [`label_line`].
+pub fn session_info_line(id: &str, parent: Option<&[u8]>, name: &str) -> Vec<u8> {
     let mut w = crate::json::ObjectWriter::new();
     w.str("type", "session_info")
         .str("id", id)
-        .raw("parentId", Some(&parent_json(parent)))
+        .raw("parentId", parent)
         .str("timestamp", &crate::time::now_iso())
         .str("name", &session_name(name));
     w.finish()
@@ -271,20 +268,21 @@ pub fn session_file_name(timestamp: &str, id: &str) -> String {
 
 /// A `context_edit` entry as pi's `appendContextEdit(targetId, replacement)`
 /// writes it: `timestamp` is JSON text, `replacement` the JSON text of the
-/// (already normalized) replacement, `null` for an omission.
+/// (already normalized) replacement, `null` for an omission; `parent` and
+/// `target` as in [`label_line`].
 pub fn context_edit_line(
     id: &str,
-    parent: Option<&str>,
+    parent: Option<&[u8]>,
     timestamp: &[u8],
-    target: &str,
+    target: &[u8],
     replacement: &[u8],
 ) -> Vec<u8> {
     let mut w = crate::json::ObjectWriter::new();
     w.str("type", "context_edit")
         .str("id", id)
-        .raw("parentId", Some(&parent_json(parent)))
+        .raw("parentId", parent)
         .raw("timestamp", Some(timestamp))
-        .str("targetId", target)
+        .raw("targetId", Some(target))
         .raw("replacement", Some(replacement));
     w.finish()
 }
@@ -317,5 +315,15 @@ pub fn write_new_lines(
             out.write_all(b"\n").map_err(out_err)?;
             out.flush().map_err(out_err)
         }
+    }
+}
+
+/// The `parentId` of what pi appends next (`this.leafId`), as JSON text:
+/// `null` for an empty session, the leaf's id (whatever JSON value it is),
+/// None (`undefined`: left out) when the leaf has no id.
+pub fn leaf_parent(s: &crate::session::Session) -> Option<Vec<u8>> {
+    match s.index.leaf {
+        None => Some(b"null".to_vec()),
+        Some(l) => s.entries.id(l).map(|id| id.to_json().into_bytes()),
     }
 }

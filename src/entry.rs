@@ -10,12 +10,23 @@ use std::fmt;
 
 /// An entry id. pi's ids are 8 lowercase hex digits, kept in 4 bytes; any
 /// other string is kept as it is (behind a thin pointer, so that an `Id`
-/// takes 16 bytes and an `Option<Id>` or a [`Parent`] no more).
+/// takes 16 bytes and an `Option<Id>` or a [`Parent`] no more). An id that
+/// is not a string (`1`, `true`, `null`, `{}`) is a [`Id::Value`]: pi keys
+/// its `Map`s by the value itself, so the number `1` names the entry whose
+/// id is `1` (or `1.0`), never the one whose id is `"1"`.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Id {
     Hex8(u32),
     #[allow(clippy::box_collection)]
     Other(Box<String>),
+    /// A JSON value that is not a string, by its `Map` key: `#` and the
+    /// number as JavaScript prints it (`#1`, `#Infinity`; `-0` is `#0`, as
+    /// `SameValueZero` has it), `true`, `false`, `null`, `undefined` (no
+    /// id at all, as a label's missing `targetId`), or for an object or
+    /// array (which only the very value it is equals) `{N}` with a number
+    /// no other value has, then its JSON text.
+    #[allow(clippy::box_collection)]
+    Value(Box<String>),
 }
 
 impl Id {
@@ -41,16 +52,87 @@ impl Id {
         Id::new(&js::decode_string(v, 0..v.len()))
     }
 
+    /// The id any JSON value (its text) is as a `Map` key.
+    pub fn from_value(v: &[u8]) -> Id {
+        match v.first() {
+            Some(b'"') => Id::from_json(v),
+            Some(b'-' | b'0'..=b'9') => {
+                let n = std::str::from_utf8(v)
+                    .ok()
+                    .and_then(|s| s.parse::<f64>().ok())
+                    .unwrap_or(f64::NAN);
+                Id::Value(Box::new(format!("#{}", js::number_string(n))))
+            }
+            Some(b'{' | b'[') => {
+                use std::sync::atomic::{AtomicU64, Ordering};
+                static NEXT: AtomicU64 = AtomicU64::new(0);
+                let n = NEXT.fetch_add(1, Ordering::Relaxed);
+                Id::Value(Box::new(format!("{{{n}}}{}", String::from_utf8_lossy(v))))
+            }
+            _ => Id::Value(Box::new(String::from_utf8_lossy(v).into_owned())),
+        }
+    }
+
+    /// JavaScript's `undefined` as a key: what an entry without an id has.
+    pub fn undefined() -> Id {
+        Id::Value(Box::new("undefined".into()))
+    }
+
     pub fn is_empty(&self) -> bool {
         matches!(self, Id::Other(s) if s.is_empty())
+    }
+
+    /// JavaScript truthiness of the id (pi follows truthy parent ids only).
+    pub fn truthy(&self) -> bool {
+        match self {
+            Id::Hex8(_) => true,
+            Id::Other(s) => !s.is_empty(),
+            Id::Value(k) => !matches!(k.as_str(), "#0" | "false" | "null" | "undefined"),
+        }
+    }
+
+    /// Whether the id is JavaScript's `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Id::Value(k) if k.as_str() == "null")
+    }
+
+    /// The id as `JSON.stringify` writes it.
+    pub fn to_json(&self) -> String {
+        match self {
+            Id::Value(k) => match k.as_bytes().first() {
+                Some(b'#') if matches!(&k[1..], "Infinity" | "-Infinity") => "null".into(),
+                Some(b'#') => k[1..].to_string(),
+                Some(b'{') => {
+                    let raw = &k[k.find('}').map_or(0, |p| p + 1)..];
+                    js::canonical_vec(raw.as_bytes(), 0..raw.len())
+                        .map(|v| String::from_utf8_lossy(&v).into_owned())
+                        .unwrap_or_else(|_| raw.to_string())
+                }
+                _ => k.to_string(),
+            },
+            _ => {
+                let mut out = Vec::new();
+                js::write_str(&mut out, &self.to_string());
+                String::from_utf8(out).unwrap_or_default()
+            }
+        }
     }
 }
 
 impl fmt::Display for Id {
+    /// `${id}`, as pi writes an id into text.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Id::Hex8(n) => write!(f, "{n:08x}"),
             Id::Other(s) => f.write_str(s),
+            Id::Value(k) => match k.as_bytes().first() {
+                Some(b'#') => f.write_str(&k[1..]),
+                Some(b'{') => {
+                    let raw = &k[k.find('}').map_or(0, |p| p + 1)..];
+                    f.write_str(&js::string_value(raw.as_bytes()))
+                }
+                _ => f.write_str(k),
+            },
         }
     }
 }
@@ -66,11 +148,12 @@ impl fmt::Debug for Id {
 pub enum Parent {
     /// `null`: a root.
     Null,
-    /// No `parentId` key, or a false-like value other than null.
+    /// No `parentId` key (`undefined`).
     Missing,
-    /// A string: the parent's id (maybe naming no entry).
+    /// A string, number or boolean: the parent's id (maybe naming no entry;
+    /// pi follows it only when truthy, see [`Parent::id`]).
     Id(Id),
-    /// Some other JSON value (names no entry).
+    /// An object or array: names no entry (only that very value would).
     Other,
 }
 
@@ -80,16 +163,15 @@ impl Parent {
         match obj.raw("parentId") {
             None => Parent::Missing,
             Some(b"null") => Parent::Null,
-            Some(v) if v[0] == b'"' => Parent::Id(Id::from_json(v)),
-            Some(v) if !js::truthy(v) => Parent::Missing,
-            Some(_) => Parent::Other,
+            Some(v) if matches!(v[0], b'{' | b'[') => Parent::Other,
+            Some(v) => Parent::Id(Id::from_value(v)),
         }
     }
 
     /// The id to follow when walking to the root (pi follows truthy ids only).
     pub fn id(&self) -> Option<&Id> {
         match self {
-            Parent::Id(id) if !id.is_empty() => Some(id),
+            Parent::Id(id) if id.truthy() => Some(id),
             _ => None,
         }
     }
@@ -189,7 +271,10 @@ impl Extra {
     pub fn from_object(obj: &Object<'_>, ty: EntryType) -> Extra {
         match ty {
             EntryType::Label => Extra::Label(Box::new(LabelChange {
-                target: obj.str("targetId").map(|s| Id::new(&s)),
+                target: Some(
+                    obj.raw("targetId")
+                        .map_or_else(Id::undefined, Id::from_value),
+                ),
                 // pi: `if (entry.label)`: any truthy value, shown as
                 // `${label}` (its own JSON is read back where it is written).
                 label: obj
@@ -256,6 +341,8 @@ const CANONICAL_BIT: u64 = 1 << 57;
 const ID_NONE: u64 = 0;
 const ID_HEX: u64 = 1;
 const ID_STR: u64 = 2;
+/// An id that is not a string: its key ([`Id::Value`]) in `strings`.
+const ID_VALUE: u64 = 3;
 
 const PARENT_MISSING: u64 = 0;
 const PARENT_NULL: u64 = 1;
@@ -265,6 +352,8 @@ const PARENT_STR: u64 = 4;
 /// A parent id the index found: the field holds the parent's entry index
 /// (the id is that entry's, as the index finds an entry by its id).
 const PARENT_FOUND: u64 = 5;
+/// A `parentId` that is a number or boolean: its key in `strings`.
+const PARENT_VALUE: u64 = 6;
 
 /// The entry types by their code in [`Entry`].
 const TYPES: [EntryType; 14] = [
@@ -310,7 +399,7 @@ impl Entry {
         self.time
     }
 
-    /// Whether the entry has an id (a string `id`, maybe empty).
+    /// Whether the entry has an `id` key (whatever its value, null too).
     pub fn has_id(&self) -> bool {
         self.id_kind() != ID_NONE
     }
@@ -389,10 +478,7 @@ impl Entries {
             },
             _ => EntryType::None,
         };
-        let id = match obj.raw("id") {
-            Some(v) if v[0] == b'"' => Some(Id::from_json(v)),
-            _ => None,
-        };
+        let id = obj.raw("id").map(Id::from_value);
         let parent = Parent::from_object(obj);
         let time = obj
             .raw("timestamp")
@@ -443,11 +529,11 @@ impl Entries {
             // The offset is the word's low bits, and stays below OFFSET_MASK.
             e.word += offset;
             if strings > 0 {
-                if e.id_kind() == ID_STR {
+                if matches!(e.id_kind(), ID_STR | ID_VALUE) {
                     e.id += strings;
                 }
                 // Parents are found by the index, after the whole input is read.
-                if e.parent_kind() == PARENT_STR {
+                if matches!(e.parent_kind(), PARENT_STR | PARENT_VALUE) {
                     e.parent += strings;
                 }
             }
@@ -503,6 +589,7 @@ impl Entries {
             None => (ID_NONE, 0),
             Some(Id::Hex8(n)) => (ID_HEX, *n),
             Some(Id::Other(s)) => (ID_STR, self.string(s)?),
+            Some(Id::Value(k)) => (ID_VALUE, self.string(k)?),
         };
         e.set_id_kind(kind);
         e.id = value;
@@ -520,6 +607,7 @@ impl Entries {
             Parent::Other => (PARENT_OTHER, 0),
             Parent::Id(Id::Hex8(n)) => (PARENT_HEX, *n),
             Parent::Id(Id::Other(s)) => (PARENT_STR, self.string(s)?),
+            Parent::Id(Id::Value(k)) => (PARENT_VALUE, self.string(k)?),
         };
         e.set_parent_kind(kind);
         e.parent = value;
@@ -527,11 +615,15 @@ impl Entries {
     }
 
     fn decode(&self, value: u32) -> Id {
-        Id::Other(Box::new(
-            self.strings
-                .get(value as usize)
-                .map_or_else(String::new, |s| s.to_string()),
-        ))
+        Id::Other(Box::new(self.text(value).to_string()))
+    }
+
+    fn decode_value(&self, value: u32) -> Id {
+        Id::Value(Box::new(self.text(value).to_string()))
+    }
+
+    fn text(&self, value: u32) -> &str {
+        self.strings.get(value as usize).map_or("", |s| s)
     }
 
     /// The `id` of entry `i` (None when it has no string `id`).
@@ -540,6 +632,7 @@ impl Entries {
         match e.id_kind() {
             ID_HEX => Some(Id::Hex8(e.id)),
             ID_STR => Some(self.decode(e.id)),
+            ID_VALUE => Some(self.decode_value(e.id)),
             _ => None,
         }
     }
@@ -558,7 +651,7 @@ impl Entries {
         let (a, b) = (&self.list[i], &self.list[j]);
         match (a.id_kind(), b.id_kind()) {
             (ID_HEX, ID_HEX) => a.id == b.id,
-            (ID_STR, ID_STR) => {
+            (ID_STR, ID_STR) | (ID_VALUE, ID_VALUE) => {
                 a.id == b.id || self.strings.get(a.id as usize) == self.strings.get(b.id as usize)
             }
             (x, y) => x == y && x == ID_NONE,
@@ -575,6 +668,10 @@ impl Entries {
                 Some(name) => !name.is_empty() && self.strings.get(p.id as usize) == Some(name),
                 None => false,
             },
+            (PARENT_VALUE, ID_VALUE) => {
+                let key = self.text(e.parent);
+                Id::Value(Box::new(key.to_string())).truthy() && self.text(p.id) == key
+            }
             _ => false,
         }
     }
@@ -584,7 +681,7 @@ impl Entries {
         let e = &self.list[i];
         match (e.id_kind(), id) {
             (ID_HEX, Id::Hex8(n)) => e.id == *n,
-            (ID_STR, Id::Other(s)) => {
+            (ID_STR, Id::Other(s)) | (ID_VALUE, Id::Value(s)) => {
                 self.strings.get(e.id as usize).map(|t| &**t) == Some(s.as_str())
             }
             _ => false,
@@ -604,6 +701,7 @@ impl Entries {
             PARENT_OTHER => Parent::Other,
             PARENT_HEX => Parent::Id(Id::Hex8(e.parent)),
             PARENT_STR => Parent::Id(self.decode(e.parent)),
+            PARENT_VALUE => Parent::Id(self.decode_value(e.parent)),
             PARENT_FOUND => match self.id(e.parent as usize) {
                 Some(id) => Parent::Id(id),
                 None => Parent::Missing,
@@ -631,7 +729,17 @@ impl Entries {
     /// The parent id to follow from entry `i` ([`Parent::id`]).
     pub fn parent_id(&self, i: usize) -> Option<Id> {
         match self.parent(i) {
-            Parent::Id(id) if !id.is_empty() => Some(id),
+            Parent::Id(id) if id.truthy() => Some(id),
+            _ => None,
+        }
+    }
+
+    /// The `parentId` of entry `i` as a key to look up, whatever its value
+    /// but `null`, `undefined` or an object (pi's `parentId ?? null` walks
+    /// in `/tree`, which follow `""`, `0` and `false` too).
+    pub fn parent_key(&self, i: usize) -> Option<Id> {
+        match self.parent(i) {
+            Parent::Id(id) => Some(id),
             _ => None,
         }
     }
@@ -641,7 +749,7 @@ impl Entries {
         let e = &self.list[i];
         match (e.id_kind(), e.parent_kind()) {
             (ID_HEX, PARENT_HEX) => e.id == e.parent,
-            (ID_STR, PARENT_STR) => {
+            (ID_STR, PARENT_STR) | (ID_VALUE, PARENT_VALUE) => {
                 self.strings.get(e.id as usize) == self.strings.get(e.parent as usize)
             }
             (ID_NONE, _) => false,
@@ -677,6 +785,47 @@ pub fn is_js_space(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_that_are_not_strings_are_keyed_by_value() {
+        let v = |t: &str| Id::from_value(t.as_bytes());
+        // SameValueZero: 1, 1.0 and 1e0 are one key, -0 is 0; "1" is another.
+        assert_eq!(v("1"), v("1.0"));
+        assert_eq!(v("1"), v("1e0"));
+        assert_eq!(v("-0"), v("0"));
+        assert_ne!(v("1"), v("\"1\""));
+        assert_ne!(v("true"), v("\"true\""));
+        assert_eq!(v("1e400"), v("1e999"));
+        // An object or array is a key only to itself.
+        assert_ne!(v("{}"), v("{}"));
+        assert_ne!(v("[1]"), v("[1]"));
+        // `${id}` and JSON.stringify(id).
+        for (json, text, out, truthy) in [
+            ("1.50", "1.5", "1.5", true),
+            ("-0", "0", "0", false),
+            ("0", "0", "0", false),
+            ("1e400", "Infinity", "null", true),
+            (
+                "123456789012345678901234567890",
+                "1.2345678901234568e+29",
+                "1.2345678901234568e+29",
+                true,
+            ),
+            ("true", "true", "true", true),
+            ("false", "false", "false", false),
+            ("null", "null", "null", false),
+            ("{\"k\": [1, 2]}", "[object Object]", "{\"k\":[1,2]}", true),
+            ("[1, [2, null]]", "1,2,", "[1,[2,null]]", true),
+            ("\"\"", "", "\"\"", false),
+            ("\"a\\\"b\"", "a\"b", "\"a\\\"b\"", true),
+        ] {
+            let id = v(json);
+            assert_eq!(id.to_string(), text, "{json}");
+            assert_eq!(id.to_json(), out, "{json}");
+            assert_eq!(id.truthy(), truthy, "{json}");
+        }
+        assert!(v("null").is_null() && !v("\"null\"").is_null());
+    }
 
     #[test]
     fn ids_round_trip() {
@@ -757,10 +906,13 @@ mod tests {
         let parents = [
             ("", Parent::Missing),
             (r#","parentId":null"#, Parent::Null),
-            (r#","parentId":false"#, Parent::Missing),
-            (r#","parentId":0"#, Parent::Missing),
-            (r#","parentId":7"#, Parent::Other),
+            (r#","parentId":false"#, Parent::Id(Id::from_value(b"false"))),
+            (r#","parentId":0"#, Parent::Id(Id::from_value(b"0"))),
+            (r#","parentId":-0.0"#, Parent::Id(Id::from_value(b"0"))),
+            (r#","parentId":7"#, Parent::Id(Id::from_value(b"7.0"))),
+            (r#","parentId":true"#, Parent::Id(Id::from_value(b"true"))),
             (r#","parentId":{}"#, Parent::Other),
+            (r#","parentId":[1]"#, Parent::Other),
             (r#","parentId":"00000000""#, Parent::Id(Id::new("00000000"))),
             (r#","parentId":"""#, Parent::Id(Id::new(""))),
             (r#","parentId":"p\u0041""#, Parent::Id(Id::new("pA"))),

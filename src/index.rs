@@ -244,7 +244,7 @@ impl IdTable {
                     v => Some(v),
                 }
             }
-            Id::Other(_) => self.other.get(id).copied(),
+            Id::Other(_) | Id::Value(_) => self.other.get(id).copied(),
         }
     }
 

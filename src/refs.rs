@@ -135,6 +135,25 @@ pub fn resolve(session: &Session, text: &str) -> Result<usize> {
     walk_up(session, base, r.up, text)
 }
 
+/// The entry pi builds a context from when handed the id of entry `i`
+/// (`buildSessionPath`): none for `null` (an empty context), the last
+/// entry for a falsy id (`0`, `false`, `""`, no id: `leaf ??=
+/// entries[entries.length - 1]`), else `i`.
+pub fn context_leaf(session: &Session, i: Option<usize>) -> Option<usize> {
+    let i = i?;
+    match session.entries.id(i) {
+        Some(id) if id.is_null() => None,
+        Some(id) if id.truthy() => Some(i),
+        _ => session.index.leaf,
+    }
+}
+
+/// Whether pi's `getBranch(id)` of entry `i`'s id is empty: a falsy id
+/// (`0`, `false`, `""`, `null`) finds no start.
+pub fn branch_is_empty(session: &Session, i: usize) -> bool {
+    session.entries.id(i).is_some_and(|id| !id.truthy())
+}
+
 /// The last entry: pi's leaf after opening the file.
 pub fn leaf(session: &Session) -> Result<usize> {
     session
@@ -175,6 +194,17 @@ fn label_target(session: &Session, name: &str) -> Result<Option<usize>> {
 fn by_id(session: &Session, text: &str) -> Result<usize> {
     if let Some(i) = session.index.get(&Id::new(text)) {
         return Ok(i);
+    }
+    // An id that is not a string (pi keys it by value): `1` (or `1.0`)
+    // names the entry whose id is the number 1, `true` the one whose id is
+    // true, when no string id says so.
+    let b = text.as_bytes();
+    if matches!(text, "true" | "false" | "null")
+        || (matches!(b.first(), Some(b'-' | b'0'..=b'9')) && text.parse::<f64>().is_ok())
+    {
+        if let Some(i) = session.index.get(&Id::from_value(b)) {
+            return Ok(i);
+        }
     }
     if text.chars().count() < MIN_PREFIX {
         return Err(Error::request(

@@ -1185,13 +1185,11 @@ impl<'n> Loader<'n> {
             other_types: self.other_types,
             leaf_id_null: false,
         };
-        // Only a last entry without a string id is read again (rare).
-        if let Some(l) = s.index.leaf.filter(|&l| !s.entries[l].has_id()) {
-            let raw = s.raw_line(l)?;
-            let null =
-                matches!(Object::parse_line(&raw), Ok(Some(o)) if o.raw("id") == Some(b"null"));
-            s.leaf_id_null = null;
-        }
+        s.leaf_id_null = s
+            .index
+            .leaf
+            .and_then(|l| s.entries.id(l))
+            .is_some_and(|id| id.is_null());
         Ok(s)
     }
 }

@@ -112,6 +112,28 @@ struct Frame {
     k: u32,
 }
 
+/// The entry under which pi's `getTree()` lists entry `i` (None: a root).
+/// Not quite the parent its path follows ([`crate::index::Index::parent_of`]):
+/// `getTree` looks up any `parentId` but `null` (`""`, `0` and `false` too,
+/// and a missing one finds the last entry without an id, `undefined`), and
+/// an entry whose `parentId === id` is a root. `last_without_id` is that
+/// last entry without an id.
+pub fn tree_parent(s: &Session, i: usize, last_without_id: Option<usize>) -> Option<usize> {
+    use crate::entry::Parent;
+    if s.entries.is_own_parent(i) {
+        return None;
+    }
+    if let Some(p) = s.index.parent_of(i) {
+        return Some(p);
+    }
+    match s.entries.parent(i) {
+        // undefined === undefined: an entry without id or parent is a root.
+        Parent::Missing if s.entries[i].has_id() => last_without_id,
+        Parent::Id(id) if !id.truthy() => s.index.get(&id),
+        _ => None,
+    }
+}
+
 impl Tree {
     /// Build pi's tree of the session.
     pub fn build(s: &Session) -> Tree {
@@ -133,10 +155,7 @@ impl Tree {
             }
         };
         // The parent under which entry i's node is listed (None: a root).
-        let parent_of = |i: usize| -> Option<usize> {
-            let self_parent = s.entries.is_own_parent(i);
-            s.index.parent_of(i).filter(|_| !self_parent)
-        };
+        let parent_of = |i: usize| tree_parent(s, i, last_without_id);
         let mut t = Tree {
             n,
             ..Tree::default()
@@ -500,8 +519,7 @@ mod tests {
             if e.ty() == EntryType::Session {
                 continue;
             }
-            let own = s.entries.is_own_parent(i);
-            if let Some(p) = s.index.parent_of(i).filter(|_| !own) {
+            if let Some(p) = tree_parent(s, i, last_without_id) {
                 kids[p].push(node_of(i) as u32);
             }
         }

@@ -239,6 +239,29 @@ fn make(key: &str, path: &Path) {
             );
             lines(&ls)
         }
+        "non-string-ids" => {
+            // pi keys its Maps by the value: 1 -> 2 -> true -> 3 is a chain.
+            let ls: Vec<String> = small_lines()
+                .into_iter()
+                .map(|l| {
+                    [
+                        ("aaaa0001", "1"),
+                        ("aaaa0002", "2"),
+                        ("bbbb0003", "true"),
+                        ("bbbb0004", "3"),
+                    ]
+                    .iter()
+                    .fold(l, |l, (from, to)| l.replace(&format!("\"{from}\""), to))
+                })
+                .collect();
+            lines(&ls)
+        }
+        "null-id-last" => {
+            let mut ls = small_lines();
+            ls[4] = assistant("bbbb0004", Some("bbbb0003"), "sure")
+                .replace(r#""id":"bbbb0004""#, r#""id":null"#);
+            lines(&ls)
+        }
         "cycle-1" => {
             let mut ls = small_lines();
             ls[4] = assistant("bbbb0004", Some("bbbb0004"), "my own parent");
@@ -395,6 +418,7 @@ fn case_line(key: &str, col: &str) -> Option<u64> {
         "not-object" => 7,
         "torn-last-line" => 6,
         "dangling-parent" | "duplicate-ids" => 4,
+        "null-id-last" if col == "pi-fork --at REF -o -" || col.starts_with("pi-edit") => 5,
         "cycle-1" | "cycle-2" if !label => 5,
         _ => return None,
     })
@@ -793,6 +817,8 @@ fn table_lists_every_input() {
         "lone-surrogates",
         "huge-line",
         "big-numbers",
+        "non-string-ids",
+        "null-id-last",
         "cycle-1",
         "cycle-2",
         "cycle-1000",

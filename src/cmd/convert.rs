@@ -211,7 +211,7 @@ fn session_messages(s: &Session, opts: &Options) -> Result<(Vec<Source>, Meta)> 
         ("leaf", Some(_)) if s.leaf_id_null => None,
         (r, _) => Some(refs::resolve(s, r)?),
     };
-    let ctx = context::build(s, leaf)?;
+    let ctx = context::build(s, refs::context_leaf(s, leaf))?;
     // Transcripts also show what the model does not see: entries a context
     // edit omits (marked), the original of an edited one, usage entries.
     let reader = !matches!(opts.to, To::Llm);

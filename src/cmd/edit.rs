@@ -5,7 +5,7 @@
 use crate::append::{context_edit_line, fresh_id, now_json, Appender};
 use crate::cli::out_err;
 use crate::context::{self, Item};
-use crate::entry::EntryType;
+use crate::entry::{EntryType, Id};
 use crate::error::{Error, Result};
 use crate::json::{js, scan, Object, ObjectWriter};
 use crate::migrate::CURRENT_VERSION;
@@ -40,14 +40,14 @@ pub enum Action {
 
 /// One entry to append: its target, and the `replacement` JSON text.
 struct Planned {
-    target: String,
+    target: Id,
     replacement: Vec<u8>,
     /// What to print for it (redact: the number of matches).
     matches: Option<usize>,
 }
 
-fn id_of(s: &Session, i: usize) -> Result<String> {
-    s.entries.id(i).map(|id| id.to_string()).ok_or_else(|| {
+fn id_of(s: &Session, i: usize) -> Result<Id> {
+    s.entries.id(i).ok_or_else(|| {
         Error::data(
             &s.name,
             Some(s.entries[i].line()),
@@ -95,7 +95,12 @@ fn checked(s: &Session, target: usize, content: Option<&[u8]>) -> Result<Vec<u8>
     let id = id_of(s, target)?;
     let line = Some(s.entries[target].line());
     let leaf = refs::leaf(s)?;
-    let branch = path_to(s, leaf)?;
+    // pi's getBranch(): empty when the leaf's id is falsy (null, 0, false, "").
+    let branch = if refs::branch_is_empty(s, leaf) {
+        Vec::new()
+    } else {
+        path_to(s, leaf)?
+    };
     if !branch.iter().any(|&i| s.entries.same_id(i, target)) {
         return Err(Error::data(
             &s.name,
@@ -294,14 +299,20 @@ pub fn run(
     }
     let dry_run = matches!(action, Action::Redact { dry_run: true, .. });
     // The new entries, chained: each one's parent is the one before.
-    let mut parent = s.index.leaf.map(|i| id_of(&s, i)).transpose()?;
+    let mut parent = crate::append::leaf_parent(&s);
     let mut taken: Vec<String> = Vec::new();
     let mut lines: Vec<u8> = Vec::new();
     let mut said: Vec<u8> = Vec::new();
     let now = now_json();
     for p in &planned {
         let id = fresh_id(&s.index, &taken);
-        let line = context_edit_line(&id, parent.as_deref(), &now, &p.target, &p.replacement);
+        let line = context_edit_line(
+            &id,
+            parent.as_deref(),
+            &now,
+            p.target.to_json().as_bytes(),
+            &p.replacement,
+        );
         if !lines.is_empty() {
             lines.push(b'\n');
         }
@@ -317,8 +328,8 @@ pub fn run(
             ),
             None => said.extend_from_slice(format!("{id}\n").as_bytes()),
         }
-        taken.push(id.clone());
-        parent = Some(id);
+        parent = Some(crate::migrate::json_str(&id));
+        taken.push(id);
     }
     if dry_run {
         out.write_all(&said).map_err(out_err)?;
@@ -370,8 +381,8 @@ pub fn list(s: &Session, json: bool, out: &mut impl Write) -> Result<()> {
         };
         let before = size(s, Item::Entry(i))?;
         let after = size(s, item)?;
-        let target = id_of(s, i)?;
-        let edit = id_of(s, e)?;
+        let target = id_of(s, i)?.to_string();
+        let edit = id_of(s, e)?.to_string();
         let role = context::message_json(s, Item::Entry(i))?
             .and_then(|m| {
                 Object::at(&m, 0..m.len())

@@ -29,6 +29,9 @@ pub struct NewSession {
     pub parent_session: Option<String>,
     /// The id of its last entry (None when it holds only a header).
     pub leaf: Option<String>,
+    /// pi's `leafId` once it opens it, as JSON text (`null` when it holds
+    /// only a header; None: `undefined`, a last entry without an id).
+    pub leaf_json: Option<Vec<u8>>,
     pub bytes: Vec<u8>,
 }
 
@@ -122,6 +125,17 @@ pub fn branched_session(
     leaf: Option<usize>,
     parent_session: Option<&str>,
 ) -> Result<NewSession> {
+    if let Some(l) = leaf.filter(|&l| crate::refs::branch_is_empty(s, l)) {
+        // pi's getBranch() of a falsy id (0, false, "", null) is empty.
+        return Err(Error::data(
+            &s.name,
+            Some(s.entries[l].line()),
+            format!(
+                "Entry {} not found (pi's createBranchedSession fails: its path from a falsy id is empty)",
+                s.entries.id_string(l)
+            ),
+        ));
+    }
     let id = new_session_id();
     let timestamp = now_iso();
     let mut bytes = header(&id, &timestamp, &source_cwd(s)?, parent_session);
@@ -176,6 +190,16 @@ pub fn branched_session(
     let mut last = kept
         .last()
         .and_then(|&i| s.entries.id(i).as_ref().map(Id::to_string));
+    let last_id = kept.last().map(|&i| s.entries.id(i));
+    let mut leaf_json = match &last_id {
+        None => Some(b"null".to_vec()),
+        Some(id) => id.as_ref().map(|id| id.to_json().into_bytes()),
+    };
+    // pi: `pathWithoutLabels[...]?.id || null`.
+    let mut label_parent = match last_id.flatten() {
+        Some(id) if id.truthy() => id.to_json().into_bytes(),
+        _ => b"null".to_vec(),
+    };
     for l in s.index.labels.iter() {
         if !on_path.contains(&l.target) {
             continue;
@@ -188,12 +212,14 @@ pub fn branched_session(
         let ts = obj.canonical("timestamp").ok().flatten();
         bytes.extend_from_slice(&label_line(
             &new_id,
-            last.as_deref(),
+            Some(&label_parent),
             ts.as_deref(),
-            &l.target.to_string(),
+            l.target.to_json().as_bytes(),
             Some(&s.label_value(l)?),
         ));
         bytes.push(b'\n');
+        label_parent = json_str(&new_id);
+        leaf_json = Some(label_parent.clone());
         last = Some(new_id);
     }
     Ok(NewSession {
@@ -201,6 +227,7 @@ pub fn branched_session(
         timestamp,
         parent_session: parent_session.map(str::to_string),
         leaf: last,
+        leaf_json,
         bytes,
     })
 }
@@ -213,19 +240,23 @@ pub fn fork_from(s: &Session, cwd: &str, parent_session: Option<&str>) -> Result
     let mut bytes = header(&id, &timestamp, &json_str(cwd), parent_session);
     bytes.push(b'\n');
     let mut last = None;
+    let mut leaf_json = Some(b"null".to_vec());
     for (i, e) in s.entries.iter().enumerate() {
         if e.ty() == EntryType::Session {
             continue;
         }
         bytes.extend_from_slice(&restringify(s, i)?);
         bytes.push(b'\n');
-        last = s.entries.id(i).as_ref().map(Id::to_string);
+        let id = s.entries.id(i);
+        last = id.as_ref().map(Id::to_string);
+        leaf_json = id.map(|id| id.to_json().into_bytes());
     }
     Ok(NewSession {
         id,
         timestamp,
         parent_session: parent_session.map(str::to_string),
         leaf: last,
+        leaf_json,
         bytes,
     })
 }
@@ -239,8 +270,9 @@ pub fn add_name(new: &mut NewSession, name: &str) {
             .any(|w| w == quoted.as_bytes())
     });
     new.bytes
-        .extend_from_slice(&session_info_line(&id, new.leaf.as_deref(), name));
+        .extend_from_slice(&session_info_line(&id, new.leaf_json.as_deref(), name));
     new.bytes.push(b'\n');
+    new.leaf_json = Some(json_str(&id));
     new.leaf = Some(id);
 }
 

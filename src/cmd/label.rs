@@ -1,7 +1,7 @@
 //! `pi-label`: set, clear and list labels, and name the session, by
 //! appending the entries pi's `appendLabelChange` and `appendSessionInfo` write.
 
-use crate::append::{fresh_id, label_line, now_json, session_info_line, Appender};
+use crate::append::{fresh_id, label_line, leaf_parent, now_json, session_info_line, Appender};
 use crate::cli::out_err;
 use crate::error::{Error, Result};
 use crate::json::ObjectWriter;
@@ -26,14 +26,6 @@ pub enum Action {
     ShowName,
 }
 
-/// The `parentId` of a new entry: pi's leaf (the last entry), or null.
-fn leaf_parent(s: &Session) -> Option<String> {
-    s.index
-        .leaf
-        .and_then(|i| s.entries.id(i))
-        .map(|id| id.to_string())
-}
-
 /// The line pi's `appendLabelChange(target, label)` writes (label None = cleared).
 pub fn label_entry(s: &Session, target: &str, label: Option<&str>) -> (String, Vec<u8>) {
     let id = fresh_id(&s.index, &[]);
@@ -43,7 +35,7 @@ pub fn label_entry(s: &Session, target: &str, label: Option<&str>) -> (String, V
         &id,
         parent.as_deref(),
         Some(&now_json()),
-        target,
+        target.as_bytes(),
         label.as_deref(),
     );
     (id, line)
@@ -127,9 +119,10 @@ pub fn run(
     )
 }
 
+/// The JSON text of the id of the entry `reference` names.
 fn target_id(s: &Session, reference: &str) -> Result<String> {
     let i = refs::resolve(s, reference)?;
-    s.entries.id(i).map(|id| id.to_string()).ok_or_else(|| {
+    s.entries.id(i).map(|id| id.to_json()).ok_or_else(|| {
         Error::data(
             &s.name,
             Some(s.entries[i].line()),
@@ -263,10 +256,15 @@ mod fast {
         let Ok(last) = session::last_entry(&file, &name, body) else {
             return Ok(None);
         };
-        let parent = last
-            .as_ref()
-            .and_then(|(_, id)| id.as_ref())
-            .map(|id| id.to_string());
+        // pi's leafId as JSON; a leaf without a string id (rare) is left
+        // to the full read.
+        let parent = match &last {
+            None => b"null".to_vec(),
+            Some((_, Some(id @ (crate::entry::Id::Hex8(_) | crate::entry::Id::Other(_))))) => {
+                id.to_json().into_bytes()
+            }
+            Some(_) => return Ok(None),
+        };
         let target = match target {
             Target::Leaf => match last.and_then(|(_, id)| id) {
                 Some(id) => Some(id.to_string()),
@@ -289,19 +287,19 @@ mod fast {
         let line = match action {
             Action::Set { label, .. } => label_line(
                 &new_id,
-                parent.as_deref(),
+                Some(&parent),
                 Some(&now_json()),
-                target.as_deref().unwrap_or(""),
+                &crate::migrate::json_str(target.as_deref().unwrap_or("")),
                 Some(&crate::migrate::json_str(label)),
             ),
             Action::Clear { .. } => label_line(
                 &new_id,
-                parent.as_deref(),
+                Some(&parent),
                 Some(&now_json()),
-                target.as_deref().unwrap_or(""),
+                &crate::migrate::json_str(target.as_deref().unwrap_or("")),
                 None,
             ),
-            Action::SetName(n) => session_info_line(&new_id, parent.as_deref(), n),
+            Action::SetName(n) => session_info_line(&new_id, Some(&parent), n),
             _ => return Ok(None),
         };
         before(&new_id)?;

@@ -53,6 +53,7 @@ pub fn write_path(
                 // the leaf is undefined and pi's getBranch() is empty (while
                 // its context is still built from the last entry).
                 Some(l) if reference == "leaf" && s.entries.id(l).is_none() => Vec::new(),
+                Some(l) if refs::branch_is_empty(s, l) => Vec::new(),
                 Some(l) => path_to(s, l)?,
                 None => Vec::new(),
             };
@@ -70,7 +71,7 @@ pub fn write_path(
             }
         }
         Format::Messages => {
-            let ctx = context::build(s, leaf)?;
+            let ctx = context::build(s, refs::context_leaf(s, leaf))?;
             for item in ctx.items {
                 if let Some(m) = message_json(s, item)? {
                     out.write_all(&m).map_err(out_err)?;
@@ -79,7 +80,7 @@ pub fn write_path(
             }
         }
         Format::Context => {
-            let ctx = context::build(s, leaf)?;
+            let ctx = context::build(s, refs::context_leaf(s, leaf))?;
             out.write_all(b"{\"messages\":[").map_err(out_err)?;
             let mut first = true;
             for item in ctx.items {

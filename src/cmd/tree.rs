@@ -793,7 +793,8 @@ impl<'s> View<'s> {
             in_flat[i] = true;
         }
         let mut active = vec![false; n];
-        if let Some(id) = &leaf_id {
+        // `while (currentId)`: a falsy leaf id has no active path.
+        if let Some(id) = leaf_id.as_ref().filter(|id| id.truthy()) {
             let mut cur = s.index.get(id);
             let mut steps = 0;
             while let Some(i) = cur {
@@ -983,7 +984,7 @@ impl<'s> View<'s> {
         let parent_in_view = |i: usize| -> Option<usize> {
             self.s
                 .entries
-                .parent_id(i)
+                .parent_key(i)
                 .and_then(|p| self.s.index.get(&p))
         };
         let mut roots: Vec<usize> = Vec::new();
@@ -1159,7 +1160,7 @@ impl<'s> View<'s> {
             entry_map.insert(key(k), k);
         }
         let visible: HashSet<Option<Id>> = vis.iter().map(|&k| key(k)).collect();
-        let parent_of = |k: usize| self.s.entries.parent_id(self.flat[k].0);
+        let parent_of = |k: usize| self.s.entries.parent_key(self.flat[k].0);
         let n = self.flat.len();
         let ancestor = |k: usize| -> Option<Id> {
             let mut cur = entry_map.get(&key(k)).and_then(|&m| parent_of(m));

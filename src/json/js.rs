@@ -830,6 +830,18 @@ pub fn write_number(out: &mut Vec<u8>, n: f64) {
     out.extend_from_slice(number_to_js(n).as_bytes());
 }
 
+/// `String(n)`: JavaScript's `Number.prototype.toString()` (`Infinity`,
+/// `-Infinity` and `NaN` included).
+pub fn number_string(n: f64) -> String {
+    if n.is_nan() {
+        "NaN".into()
+    } else if n.is_infinite() {
+        if n > 0.0 { "Infinity" } else { "-Infinity" }.into()
+    } else {
+        number_to_js(n)
+    }
+}
+
 /// JavaScript's `Number.prototype.toString()` for finite numbers; "null"
 /// for NaN and infinities (what `JSON.stringify` writes for them).
 pub fn number_to_js(n: f64) -> String {
@@ -931,7 +943,7 @@ pub fn string_value(raw: &[u8]) -> String {
         Some(b'-' | b'0'..=b'9') => std::str::from_utf8(raw)
             .ok()
             .and_then(|s| s.parse::<f64>().ok())
-            .map(number_to_js)
+            .map(number_string)
             .unwrap_or_default(),
         _ => String::from_utf8_lossy(raw).into_owned(),
     }

@@ -169,7 +169,45 @@ function shapes() {
 		L("f300000b", "f300000a", 11, "f3000003", "1.5e+300"),
 		S(m("f300000c", "f300000b", user("after the labels"))),
 	].join("\n") + "\n";
+	clock = 0;
+	// Ids that are not strings: pi keys its Maps by the value itself (the
+	// number 1 and 1.0 are one key, the string "1" another; an object only
+	// itself), follows truthy parent ids on a path, and any but null in /tree.
+	const lab = (id, parentId, targetId, label) => e("label", id, parentId, { targetId, label });
+	const nonString = [
+		H(8),
+		m(1, null, user("number one")),
+		m("1", 1, asst([{ type: "text", text: "string one, child of the number" }])),
+		m(2, "1", user("number two")),
+		m(true, 2, asst([{ type: "text", text: "id true" }])),
+		m("", true, user("empty-string id")),
+		m(0, "", asst([{ type: "text", text: "id 0: its parent is the empty string, which a path does not follow" }])),
+		m(false, 0, user("id false, parent 0")),
+		m({ k: 1 }, false, user("an object id")),
+		m("y", 2, user("a sibling of true")),
+		lab("l1", "y", 2, "two-by-number"),
+		lab("l2", "l1", "1", "one-by-string"),
+		m(2.5, { k: 1 }, asst([{ type: "text", text: "parent is an object: a root" }])),
+		m("z", 1, user("child of number one")),
+		m(7, "z", asst([{ type: "text", text: "the last entry: pi's leaf is the number 7" }])),
+	];
+	clock = 0;
+	// Falsy and missing parents with id-less entries: /tree looks up any
+	// parentId but null (a missing one finds the last entry without an id).
+	const falsy = [
+		H(9),
+		m("g0000001", null, user("root")),
+		e("custom", undefined, "g0000001", { customType: "x", data: 1 }),
+		m("g0000003", undefined, user("no parentId: under the id-less entry in /tree")),
+		m("", "g0000003", asst([{ type: "text", text: "empty id" }])),
+		m("g0000005", "", user("parent is the empty string")),
+		m("g0000006", false, user("parent false")),
+		m("g0000007", 0, user("parent 0")),
+		m("g0000008", "g0000001", user("last")),
+	];
 	return [
+		{ name: "path-non-string-ids", objs: nonString, leaves: [null, "y", "2", "true", "0", "2.5", "1"], writes: [null, "y", "2", "true", "1"] },
+		{ name: "path-falsy-parents", objs: falsy, leaves: [null, "g0000005", "g0000006", "g0000007", "g0000003"] },
 		{ name: "path-odd-labels", text: labels, leaves: [null, "f3000003"] },
 		{ name: "path-dup-ids", objs: dups, leaves: [null, "f0000003", "f0000004"] },
 		{ name: "path-not-object", text: notObject, leaves: [null, "f0000002"] },
@@ -196,14 +234,20 @@ const jsonLines = (xs) => xs.map((x) => `${JSON.stringify(x)}\n`).join("");
 export function extraFixtures(pi) {
 	pi.initTheme("dark");
 	const fixtures = [];
-	for (const { name, objs, text: raw, leaves, noTreeText } of shapes()) {
+	for (const { name, objs, text: raw, leaves, noTreeText, writes } of shapes()) {
 		const text = raw ?? jsonLines(objs);
 		const sm = open(pi, text);
 		const entries = sm.getEntries();
 		const byId = new Map(entries.map((x) => [x.id, x]));
 		const cases = [];
+		// A REF names a string id first, then an id that is not a string
+		// by its text (`2` the number 2), as the tools resolve it.
+		const idOf = (ref) =>
+			entries.some((x) => x.id === ref)
+				? ref
+				: (entries.find((x) => ["number", "boolean"].includes(typeof x.id) && String(x.id) === ref)?.id ?? ref);
 		for (const leaf of leaves) {
-			const id = leaf ?? sm.getLeafId();
+			const id = leaf === null ? sm.getLeafId() : idOf(leaf);
 			const la = leaf ? ["--leaf", leaf] : [];
 			const ctx = pi.buildSessionContext(entries, id, byId);
 			cases.push({ tool: "pi-path", args: [...la, "--format", "ids"], stdout: sm.getBranch(id).map((x) => `${x.id}\n`).join(""), what: `getBranch(${id}) ids` });
@@ -224,6 +268,38 @@ export function extraFixtures(pi) {
 			cases.push(c);
 		}
 		cases.push({ tool: "pi-tree", args: ["--json"], stdout: `${JSON.stringify(sm.getTree())}\n`, what: "JSON.stringify(getTree())" });
+		// What pi writes over these ids (pi-fork --at, pi-label): the tests
+		// blank fresh ids, times and paths.
+		for (const leaf of writes ?? []) {
+			const id = leaf === null ? sm.getLeafId() : idOf(leaf);
+			const ref = leaf ?? "leaf";
+			const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-conf-path-write-"));
+			try {
+				const f = path.join(dir, "s.jsonl");
+				fs.writeFileSync(f, text);
+				const b = pi.SessionManager.open(f);
+				b.createBranchedSession(id);
+				const out = `${b.fileEntries.map((x) => JSON.stringify(x)).join("\n")}\n`;
+				cases.push({ tool: "pi-fork", args: ["--at", ref, "-o", "-"], stdout: out.split(JSON.stringify(dir).slice(1, -1)).join("/tmp/pi-conformance/work"), what: `createBranchedSession(${id})` });
+				const l = pi.SessionManager.open(f);
+				const lid = l.appendLabelChange(id, "conf label");
+				cases.push({ tool: "pi-label", stdin: true, args: ["-", ref, "conf label"], stdout: `${JSON.stringify(l.getEntry(lid))}\n`, what: `appendLabelChange(${id}, label)` });
+			} finally {
+				fs.rmSync(dir, { recursive: true, force: true });
+			}
+		}
+		if (writes) {
+			const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-conf-path-write-"));
+			try {
+				const f = path.join(dir, "s.jsonl");
+				fs.writeFileSync(f, text);
+				const n = pi.SessionManager.open(f);
+				const nid = n.appendSessionInfo("a name");
+				cases.push({ tool: "pi-label", stdin: true, args: ["-", "--name", "a name"], stdout: `${JSON.stringify(n.getEntry(nid))}\n`, what: "appendSessionInfo(name) after a numeric leaf" });
+			} finally {
+				fs.rmSync(dir, { recursive: true, force: true });
+			}
+		}
 		fixtures.push({ name, text, cases });
 	}
 	return fixtures;
