@@ -57,6 +57,9 @@ pub fn json(data: &[u8]) {
     if data.len() > MAX_INPUT {
         return;
     }
+    // Every vector unit of this processor finds the bytes the byte-by-byte
+    // rule finds.
+    scan::simd::check_units(data);
     // The quick reads of a line pi wrote (every load takes the valid one,
     // `pi-tree --json` the canonical one): when one says yes, the text is
     // one valid object with the scanner's members; for the canonical one
