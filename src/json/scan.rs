@@ -75,15 +75,6 @@ fn err(offset: usize, what: &'static str) -> SyntaxError {
     SyntaxError { offset, what }
 }
 
-/// The position of the first `"`, `\\` or byte below 0x20 (a byte that
-/// ends a run of plain string bytes) at or after `pos`: the scanner's hot
-/// loop (long strings are most of a session), with the process's vector
-/// unit ([`simd::unit`]).
-#[inline]
-pub(crate) fn find_special(text: &[u8], pos: usize) -> Option<usize> {
-    simd::find_special(text, pos)
-}
-
 /// The kinds of bytes of a 64-byte block that matter inside a string,
 /// one bit per byte (bit `i` for the block's byte `i`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -109,36 +100,60 @@ pub(crate) fn string_classes(v: &[u8], blocks: &mut Vec<Classes>) -> bool {
     simd::string_classes(v, blocks)
 }
 
-/// Scan a string starting at its opening quote; return the offset after the closing quote.
+/// Scan a string starting at its opening quote; return the offset after
+/// the closing quote. With the process's vector unit ([`simd::unit`]).
+#[inline]
 pub(crate) fn scan_string(text: &[u8], start: usize) -> Result<usize, SyntaxError> {
+    simd::scan_string(text, start)
+}
+
+/// [`scan_string`] with `specials`, a vector unit's look at the bytes from
+/// `pos` (below `text.len()`): a mask of the `"`, `\\` and control
+/// characters among the next `n` bytes (bit `i` for `text[pos + i]`, none
+/// at or above `n`) and `n` (at least 1). Every special byte of a block is
+/// taken in turn, so that one look serves the many escapes of code and
+/// diffs (a backslash every 16 bytes in real sessions). Each unit's
+/// `scan_string` inlines this with its own `specials`.
+#[inline(always)]
+fn scan_string_by(
+    text: &[u8],
+    start: usize,
+    specials: impl Fn(&[u8], usize) -> (u64, usize),
+) -> Result<usize, SyntaxError> {
     debug_assert_eq!(text.get(start), Some(&b'"'));
     let mut pos = start + 1;
-    loop {
-        // Fast skip to the next byte that needs attention.
-        pos = find_special(text, pos).ok_or_else(|| err(text.len(), "unterminated string"))?;
-        match text[pos] {
-            b'"' => return Ok(pos + 1),
-            b'\\' => {
-                let esc = *text
-                    .get(pos + 1)
-                    .ok_or_else(|| err(pos, "unterminated string"))?;
-                match esc {
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => pos += 2,
-                    b'u' => {
+    while pos < text.len() {
+        let (mut m, n) = specials(text, pos);
+        let base = pos;
+        pos += n;
+        while m != 0 {
+            let p = base + m.trailing_zeros() as usize;
+            let next = match text[p] {
+                b'"' => return Ok(p + 1),
+                b'\\' => match text.get(p + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => p + 2,
+                    Some(b'u') => {
                         let hex = text
-                            .get(pos + 2..pos + 6)
-                            .ok_or_else(|| err(pos, "bad \\u escape"))?;
+                            .get(p + 2..p + 6)
+                            .ok_or_else(|| err(p, "bad \\u escape"))?;
                         if !hex.iter().all(u8::is_ascii_hexdigit) {
-                            return Err(err(pos, "bad \\u escape"));
+                            return Err(err(p, "bad \\u escape"));
                         }
-                        pos += 6;
+                        p + 6
                     }
-                    _ => return Err(err(pos, "bad escape")),
-                }
-            }
-            _ => return Err(err(pos, "control character in string")),
+                    Some(_) => return Err(err(p, "bad escape")),
+                    None => return Err(err(p, "unterminated string")),
+                },
+                _ => return Err(err(p, "control character in string")),
+            };
+            // Past the escape: the bits below it are done (an escaped `"`
+            // or `\\` among them); an escape may end past the block.
+            let done = next - base;
+            m = if done >= 64 { 0 } else { m & (!0u64 << done) };
+            pos = pos.max(next);
         }
     }
+    Err(err(text.len(), "unterminated string"))
 }
 
 pub(crate) fn scan_number(text: &[u8], start: usize) -> Result<usize, SyntaxError> {
@@ -322,8 +337,54 @@ pub fn validate(text: &[u8]) -> Result<Range<usize>, SyntaxError> {
 /// [`validate`] and, when the value is an object, its members in the same
 /// pass (one scan instead of two); errors are exactly [`validate`]'s.
 /// `Ok(None)` for valid JSON that is not an object.
+///
+/// A line without white space between its tokens (every line pi writes)
+/// takes `js::Checker`'s quick read (64 bytes a step, strings skipped by
+/// their quote bits); any other, or one it does not take, the scanner.
 #[allow(clippy::type_complexity)]
 pub fn validate_object(text: &[u8]) -> Result<Option<(Range<usize>, Vec<Member>)>, SyntaxError> {
+    if let Some(found) = quick_members(text, 0) {
+        return Ok(Some((0..text.len(), found)));
+    }
+    validate_object_scanned(text)
+}
+
+/// The members of the object `v` by `js::Checker::valid_object`, moved by
+/// `shift`; `None` when it does not take `v` (then the scanner decides).
+fn quick_members(v: &[u8], shift: usize) -> Option<Vec<Member>> {
+    thread_local! {
+        static CHECKER: std::cell::RefCell<super::js::Checker> = Default::default();
+    }
+    if v.first() != Some(&b'{') {
+        return None;
+    }
+    CHECKER
+        .try_with(|c| {
+            let mut c = c.try_borrow_mut().ok()?;
+            let found = c.valid_object(v).map(|ms| {
+                ms.iter()
+                    .map(|m| Member {
+                        key: m.key.start + shift..m.key.end + shift,
+                        value: m.value.start + shift..m.value.end + shift,
+                    })
+                    .collect()
+            });
+            if v.len() > 1 << 20 {
+                // Let a huge line's scratch space go.
+                *c = super::js::Checker::new();
+            }
+            found
+        })
+        .ok()
+        .flatten()
+}
+
+/// [`validate_object`] by the scanner alone (what the quick read is held to).
+#[doc(hidden)]
+#[allow(clippy::type_complexity)]
+pub fn validate_object_scanned(
+    text: &[u8],
+) -> Result<Option<(Range<usize>, Vec<Member>)>, SyntaxError> {
     let start = skip_ws(text, 0);
     if text.get(start) != Some(&b'{') {
         validate(text)?;
@@ -369,6 +430,12 @@ pub fn validate_object(text: &[u8]) -> Result<Option<(Range<usize>, Vec<Member>)
 /// The members of the object whose text is `text[range]` (which must be a
 /// valid object, e.g. from [`validate`]), in order, duplicates included.
 pub fn members(text: &[u8], range: Range<usize>) -> Result<Vec<Member>, SyntaxError> {
+    if let Some(found) = text
+        .get(range.clone())
+        .and_then(|v| quick_members(v, range.start))
+    {
+        return Ok(found);
+    }
     let mut out = Vec::new();
     for_each_member(text, range, |m| {
         out.push(m);
@@ -510,6 +577,12 @@ mod tests {
         for c in cases {
             let v = validate(c);
             let o = validate_object(c);
+            assert_eq!(
+                o,
+                validate_object_scanned(c),
+                "{:?}",
+                String::from_utf8_lossy(c)
+            );
             match (&v, &o) {
                 (Err(a), Err(b)) => assert_eq!(a, b, "{:?}", String::from_utf8_lossy(c)),
                 (Ok(r), Ok(Some((r2, m)))) => {
@@ -603,7 +676,7 @@ mod tests {
     /// padded last block included), and a random search from every start.
     #[test]
     fn string_classes_agree_with_the_bytes() {
-        let alphabet = b"\"\\/ubfnrtxa\x20\x7f\x80\xff\x00\x1f";
+        let alphabet = b"\"\\/ubfnrtxa0\x20\x7f\x80\xff\x00\x1f";
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = || {
             seed ^= seed << 13;
@@ -612,10 +685,10 @@ mod tests {
             seed
         };
         let mut got = Vec::new();
-        for n in 0..200 {
+        for n in (0..200).chain([300, 700, 1500]) {
             // Every other line without control characters (those end the
             // classification early).
-            let kinds = if n % 2 == 0 { 14 } else { alphabet.len() };
+            let kinds = if n % 2 == 0 { 15 } else { alphabet.len() };
             let v: Vec<u8> = (0..n)
                 .map(|_| alphabet[(next() % kinds as u64) as usize])
                 .collect();
@@ -625,6 +698,13 @@ mod tests {
                 assert_eq!(ok, clean, "{unit:?} {v:?}");
                 if clean {
                     assert_eq!(got, want, "{unit:?} {v:?}");
+                }
+                for (start, _) in v.iter().enumerate().filter(|&(_, &b)| b == b'"') {
+                    assert_eq!(
+                        simd::scan_string_with(unit, &v, start),
+                        simd::reference::scan_string(&v, start),
+                        "{unit:?}: the string at {start} in {v:?}"
+                    );
                 }
                 for from in 0..=n {
                     assert_eq!(

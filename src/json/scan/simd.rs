@@ -167,7 +167,7 @@ pub fn find_special_with(unit: Unit, text: &[u8], pos: usize) -> Option<usize> {
 unsafe fn find_special_in(unit: Unit, text: &[u8], pos: usize) -> Option<usize> {
     match unit {
         #[cfg(target_arch = "x86_64")]
-        Unit::Sse2 => x86::find_special_sse2(text, pos),
+        Unit::Sse2 => find_by(text, pos, x86::specials16),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the caller's word: the processor has AVX2. The function
         // reads nothing but `text`.
@@ -176,9 +176,81 @@ unsafe fn find_special_in(unit: Unit, text: &[u8], pos: usize) -> Option<usize> 
         // SAFETY: as above, AVX-512BW.
         Unit::Avx512 => unsafe { x86::find_special_avx512(text, pos) },
         #[cfg(target_arch = "aarch64")]
-        Unit::Neon => neon::find_special(text, pos),
-        _ => scalar::find_special(text, pos),
+        Unit::Neon => find_by(text, pos, neon::specials16),
+        _ => find_by(text, pos, scalar::specials8),
     }
+}
+
+/// The scanner's string: [`super::scan_string`] with this process's unit.
+#[inline]
+pub fn scan_string(text: &[u8], start: usize) -> Result<usize, super::SyntaxError> {
+    // SAFETY: `unit()` is always one this processor has.
+    unsafe { scan_string_in(unit(), text, start) }
+}
+
+/// [`scan_string`] with `unit` (one this processor lacks takes the scalar
+/// code).
+pub fn scan_string_with(
+    unit: Unit,
+    text: &[u8],
+    start: usize,
+) -> Result<usize, super::SyntaxError> {
+    let unit = if unit.available() { unit } else { Unit::None };
+    // SAFETY: checked just above.
+    unsafe { scan_string_in(unit, text, start) }
+}
+
+/// # Safety
+/// The processor must have `unit` ([`Unit::available`]).
+#[inline]
+unsafe fn scan_string_in(
+    unit: Unit,
+    text: &[u8],
+    start: usize,
+) -> Result<usize, super::SyntaxError> {
+    match unit {
+        #[cfg(target_arch = "x86_64")]
+        Unit::Sse2 => super::scan_string_by(text, start, x86::specials16),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the caller's word: the processor has AVX2. The function
+        // reads nothing but `text`.
+        Unit::Avx2 => unsafe { x86::scan_string_avx2(text, start) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, AVX-512BW.
+        Unit::Avx512 => unsafe { x86::scan_string_avx512(text, start) },
+        #[cfg(target_arch = "aarch64")]
+        Unit::Neon => super::scan_string_by(text, start, neon::specials16),
+        _ => super::scan_string_by(text, start, scalar::specials8),
+    }
+}
+
+/// The first special byte at or after `pos`, a unit's block at a time
+/// (`specials` as for [`super::scan_string_by`]).
+#[inline(always)]
+fn find_by(
+    text: &[u8],
+    mut pos: usize,
+    specials: impl Fn(&[u8], usize) -> (u64, usize),
+) -> Option<usize> {
+    while pos < text.len() {
+        let (m, n) = specials(text, pos);
+        if m != 0 {
+            return Some(pos + m.trailing_zeros() as usize);
+        }
+        pos += n;
+    }
+    None
+}
+
+/// The special bytes among the (fewer than 64) bytes from `pos` to the
+/// end, one by one: the tail of a text shorter than a unit's block.
+#[inline]
+fn specials_bytes(text: &[u8], pos: usize) -> (u64, usize) {
+    let rest = &text[pos..text.len().min(pos + 64)];
+    let m = rest.iter().enumerate().fold(0u64, |m, (i, &b)| {
+        m | u64::from(reference::is_special(b)) << i
+    });
+    (m, rest.len())
 }
 
 /// The [`Classes`] of each 64 bytes of `v` in `blocks` (the last block
@@ -258,6 +330,36 @@ pub(crate) mod reference {
         b == b'"' || b == b'\\' || b < 0x20
     }
 
+    /// The scanner's string, one special byte at a time (as it was
+    /// before the units took whole blocks).
+    pub fn scan_string(text: &[u8], start: usize) -> Result<usize, crate::json::SyntaxError> {
+        let err = |offset, what| crate::json::SyntaxError { offset, what };
+        let mut pos = start + 1;
+        loop {
+            pos = find_special(text, pos).ok_or_else(|| err(text.len(), "unterminated string"))?;
+            match text[pos] {
+                b'"' => return Ok(pos + 1),
+                b'\\' => match *text
+                    .get(pos + 1)
+                    .ok_or_else(|| err(pos, "unterminated string"))?
+                {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => pos += 2,
+                    b'u' => {
+                        let hex = text
+                            .get(pos + 2..pos + 6)
+                            .ok_or_else(|| err(pos, "bad \\u escape"))?;
+                        if !hex.iter().all(u8::is_ascii_hexdigit) {
+                            return Err(err(pos, "bad \\u escape"));
+                        }
+                        pos += 6;
+                    }
+                    _ => return Err(err(pos, "bad escape")),
+                },
+                _ => return Err(err(pos, "control character in string")),
+            }
+        }
+    }
+
     pub fn find_special(text: &[u8], pos: usize) -> Option<usize> {
         text.get(pos..)?
             .iter()
@@ -298,6 +400,19 @@ pub(crate) fn check_units(v: &[u8]) {
         );
         if clean {
             assert_eq!(got, want, "{unit:?}: classes");
+        }
+        for start in v
+            .iter()
+            .enumerate()
+            .filter(|&(_, &b)| b == b'"')
+            .map(|(i, _)| i)
+            .take(256)
+        {
+            assert_eq!(
+                scan_string_with(unit, v, start),
+                reference::scan_string(v, start),
+                "{unit:?}: the string at {start}"
+            );
         }
         for start in 0..v.len().min(64) {
             let mut from = start;
@@ -345,20 +460,16 @@ mod scalar {
         ((m >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
     }
 
+    /// The special bytes of the eight from `pos` (see `scan_string_by`).
     #[inline]
-    pub fn find_special(text: &[u8], mut pos: usize) -> Option<usize> {
-        while let Some(chunk) = text.get(pos..pos + 8) {
-            let Ok(a) = <[u8; 8]>::try_from(chunk) else {
-                break;
-            };
-            let w = u64::from_le_bytes(a);
-            let m = eq(w, b'"') | eq(w, b'\\') | control(w);
-            if m != 0 {
-                return Some(pos + (m.trailing_zeros() / 8) as usize);
+    pub fn specials8(text: &[u8], pos: usize) -> (u64, usize) {
+        match text.get(pos..pos + 8).map(<[u8; 8]>::try_from) {
+            Some(Ok(a)) => {
+                let w = u64::from_le_bytes(a);
+                (pack(eq(w, b'"') | eq(w, b'\\') | control(w)), 8)
             }
-            pos += 8;
+            _ => super::specials_bytes(text, pos),
         }
-        super::reference::find_special(text, pos)
     }
 
     #[inline]
@@ -419,32 +530,27 @@ mod x86 {
         _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32
     }
 
-    /// 16 bytes a step; the last step overlaps the one before (so no byte
-    /// is looked at alone unless the text is shorter than 16 bytes).
+    /// The special bytes of the 16 from `pos` (see `scan_string_by`); near
+    /// the end, of the last 16 bytes, shifted (no byte is looked at alone
+    /// unless the text is shorter than 16 bytes).
     #[inline]
-    pub fn find_special_sse2(text: &[u8], mut pos: usize) -> Option<usize> {
-        let sixteen = |at: usize| {
-            let b = text.get(at..at + 16)?;
+    pub fn specials16(text: &[u8], pos: usize) -> (u64, usize) {
+        let sixteen = |at: usize| match text.get(at..at + 16).map(<&[u8; 16]>::try_from) {
             // SAFETY: SSE2 is part of every x86-64 processor.
-            <&[u8; 16]>::try_from(b)
-                .ok()
-                .map(|b| unsafe { special16(b) })
+            Some(Ok(b)) => u64::from(unsafe { special16(b) }),
+            _ => 0,
         };
-        while let Some(bits) = sixteen(pos) {
-            if bits != 0 {
-                return Some(pos + bits.trailing_zeros() as usize);
-            }
-            pos += 16;
-        }
-        if pos < text.len() && text.len() >= 16 {
+        if pos + 16 <= text.len() {
+            (sixteen(pos), 16)
+        } else if text.len() >= 16 {
             let from = text.len() - 16;
-            let bits = sixteen(from)? >> (pos - from);
-            return (bits != 0).then(|| pos + bits.trailing_zeros() as usize);
+            (sixteen(from) >> (pos - from), text.len() - pos)
+        } else {
+            super::specials_bytes(text, pos)
         }
-        super::reference::find_special(text, pos)
     }
 
-    /// The special bytes of 32 bytes at `p`, one bit each.
+    /// The special bytes of 32 bytes, one bit each.
     #[inline]
     #[target_feature(enable = "avx2")]
     fn special32(block: &[u8; 32]) -> u32 {
@@ -456,47 +562,61 @@ mod x86 {
         _mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(quote, backslash), control)) as u32
     }
 
-    /// 32 bytes a step, the last one overlapping; texts shorter than 32
-    /// bytes take SSE2.
+    /// [`specials16`] with 32 bytes; texts shorter than 32 bytes take SSE2.
+    #[inline]
     #[target_feature(enable = "avx2")]
-    pub fn find_special_avx2(text: &[u8], mut pos: usize) -> Option<usize> {
-        let block = |at: usize| {
-            let b = text.get(at..at + 32)?;
-            <&[u8; 32]>::try_from(b).ok().map(|b| special32(b))
+    fn specials32(text: &[u8], pos: usize) -> (u64, usize) {
+        let block = |at: usize| match text.get(at..at + 32).map(<&[u8; 32]>::try_from) {
+            Some(Ok(b)) => u64::from(special32(b)),
+            _ => 0,
         };
-        while let Some(bits) = block(pos) {
-            if bits != 0 {
-                return Some(pos + bits.trailing_zeros() as usize);
-            }
-            pos += 32;
-        }
-        if pos < text.len() && text.len() >= 32 {
+        if pos + 32 <= text.len() {
+            (block(pos), 32)
+        } else if text.len() >= 32 {
             let from = text.len() - 32;
-            let bits = block(from)? >> (pos - from);
-            return (bits != 0).then(|| pos + bits.trailing_zeros() as usize);
+            (block(from) >> (pos - from), text.len() - pos)
+        } else {
+            specials16(text, pos)
         }
-        find_special_sse2(text, pos)
     }
 
-    /// 64 bytes a step; the last step loads only the bytes there are (a
+    /// The special bytes of the 64 from `pos`, or of those there are (a
     /// masked load never touches the lanes it leaves out).
+    #[inline]
     #[target_feature(enable = "avx512bw")]
-    pub fn find_special_avx512(text: &[u8], mut pos: usize) -> Option<usize> {
-        while pos < text.len() {
-            let n = text.len() - pos;
-            let keep = if n >= 64 { !0u64 } else { (1u64 << n) - 1 };
-            // SAFETY: the mask selects only bytes of `text` (`pos + i` for
-            // `i < n`); the others are neither read nor faulted on.
-            let x = unsafe { _mm512_maskz_loadu_epi8(keep, text.as_ptr().add(pos).cast()) };
-            let eq = |c: u8| _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(c as i8));
-            let control = _mm512_cmplt_epu8_mask(x, _mm512_set1_epi8(0x20));
-            let bits = (eq(b'"') | eq(b'\\') | control) & keep;
-            if bits != 0 {
-                return Some(pos + bits.trailing_zeros() as usize);
-            }
-            pos += 64;
-        }
-        None
+    fn specials64(text: &[u8], pos: usize) -> (u64, usize) {
+        let n = (text.len() - pos).min(64);
+        let keep = if n == 64 { !0u64 } else { (1u64 << n) - 1 };
+        // SAFETY: the mask selects only bytes of `text` (`pos + i` for
+        // `i < n`, and `pos < text.len()`); the others are neither read nor
+        // faulted on.
+        let x = unsafe { _mm512_maskz_loadu_epi8(keep, text.as_ptr().add(pos).cast()) };
+        let eq = |c: u8| _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(c as i8));
+        let control = _mm512_cmplt_epu8_mask(x, _mm512_set1_epi8(0x20));
+        ((eq(b'"') | eq(b'\\') | control) & keep, n)
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub fn find_special_avx2(text: &[u8], pos: usize) -> Option<usize> {
+        super::find_by(text, pos, |t, p| specials32(t, p))
+    }
+
+    #[target_feature(enable = "avx512bw")]
+    pub fn find_special_avx512(text: &[u8], pos: usize) -> Option<usize> {
+        super::find_by(text, pos, |t, p| specials64(t, p))
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub fn scan_string_avx2(text: &[u8], start: usize) -> Result<usize, crate::json::SyntaxError> {
+        crate::json::scan::scan_string_by(text, start, |t, p| specials32(t, p))
+    }
+
+    #[target_feature(enable = "avx512bw")]
+    pub fn scan_string_avx512(
+        text: &[u8],
+        start: usize,
+    ) -> Result<usize, crate::json::SyntaxError> {
+        crate::json::scan::scan_string_by(text, start, |t, p| specials64(t, p))
     }
 
     #[target_feature(enable = "avx512bw")]
@@ -632,11 +752,13 @@ mod neon {
         unsafe { vld1q_u8(b.as_ptr()) }
     }
 
-    /// The special bytes of 16 bytes, four bits each (the `shrn` way of
-    /// taking a mask out of a NEON register).
+    /// The special bytes of 16 bytes, one bit each (weighed by their bit,
+    /// then added across each half).
     #[inline]
     fn special16(block: &[u8; 16]) -> u64 {
-        // SAFETY: NEON is part of every aarch64 processor.
+        const WEIGHTS: [u8; 16] = [1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128];
+        // SAFETY: NEON is part of every aarch64 processor; `WEIGHTS` is 16
+        // readable bytes.
         unsafe {
             let x = load(block);
             let m = vorrq_u8(
@@ -646,31 +768,27 @@ mod neon {
                 ),
                 vcltq_u8(x, vdupq_n_u8(0x20)),
             );
-            vget_lane_u64::<0>(vreinterpret_u64_u8(vshrn_n_u16::<4>(vreinterpretq_u16_u8(
-                m,
-            ))))
+            let w = vandq_u8(m, vld1q_u8(WEIGHTS.as_ptr()));
+            u64::from(vaddv_u8(vget_low_u8(w))) | u64::from(vaddv_u8(vget_high_u8(w))) << 8
         }
     }
 
-    /// 16 bytes a step, the last one overlapping.
+    /// The special bytes of the 16 from `pos` (see `scan_string_by`), the
+    /// last step overlapping.
     #[inline]
-    pub fn find_special(text: &[u8], mut pos: usize) -> Option<usize> {
-        let sixteen = |at: usize| {
-            let b = text.get(at..at + 16)?;
-            <&[u8; 16]>::try_from(b).ok().map(special16)
+    pub fn specials16(text: &[u8], pos: usize) -> (u64, usize) {
+        let sixteen = |at: usize| match text.get(at..at + 16).map(<&[u8; 16]>::try_from) {
+            Some(Ok(b)) => special16(b),
+            _ => 0,
         };
-        while let Some(bits) = sixteen(pos) {
-            if bits != 0 {
-                return Some(pos + (bits.trailing_zeros() / 4) as usize);
-            }
-            pos += 16;
-        }
-        if pos < text.len() && text.len() >= 16 {
+        if pos + 16 <= text.len() {
+            (sixteen(pos), 16)
+        } else if text.len() >= 16 {
             let from = text.len() - 16;
-            let bits = sixteen(from)? >> (4 * (pos - from));
-            return (bits != 0).then(|| pos + (bits.trailing_zeros() / 4) as usize);
+            (sixteen(from) >> (pos - from), text.len() - pos)
+        } else {
+            super::specials_bytes(text, pos)
         }
-        super::reference::find_special(text, pos)
     }
 
     /// One bit per byte of four compare results (simdjson's way: weigh each
