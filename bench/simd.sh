@@ -2,7 +2,8 @@
 # The read-only commands on the realistic L (`bench/gen.py real`, ~500 MB) and
 # the old L (`bench/gen.py session 500000`, 606 MB), with the scanner's vector
 # unit forced each way (PI_SESSION_TOOLS_SIMD), against `wc -l` and `cat`, all
-# in one hyperfine run per file (output to /dev/null, files in page cache).
+# in one run per file (output to /dev/null, files in page cache; the
+# commands interleaved round by round, medians).
 # Prints a markdown table of medians and ratios (issue 21.3).
 #
 #   bench/simd.sh                      # both files, every unit this CPU has
@@ -37,27 +38,45 @@ for f in $FILES; do
   F=$DATA/L-$f.jsonl
   [ -s "$F" ] || python3 "$ROOT/bench/gen.py" ${GEN[$f]% *} ${GEN[$f]#* } "$F"
   cat "$F" >/dev/null
-  args=("wc -l $F" "cat $F")
-  for u in $UNITS; do
-    for c in "${CMDS[@]}"; do args+=("env PI_SESSION_TOOLS_SIMD=$u $BIN/$c $F"); done
-  done
-  hyperfine -N --warmup 1 --runs "$RUNS" --export-json "$DATA/simd-$f.json" "${args[@]}" >"$DATA/simd-$f.log" 2>&1
-  python3 - "$DATA/simd-$f.json" "$F" "$UNITS" <<'PY'
-import json, os, sys
-res = {r["command"]: r["median"] for r in json.load(open(sys.argv[1]))["results"]}
-path, units = sys.argv[2], sys.argv[3].split()
-wc, cat = res["wc -l " + path], res["cat " + path]
+  python3 - "$F" "$BIN" "$RUNS" "$UNITS" "$DATA/simd-$f.json" <<'PY'
+# Interleaved: every command once per round, RUNS rounds (after one warm-up
+# round), so that a change of load on the shared machine hits every command
+# alike; medians of wall time, and of CPU time (user + system) beside it.
+import json, os, statistics, subprocess, sys, time
+path, bin_, runs, units, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4].split(), sys.argv[5]
 cmds = ["pi-path --format ids", "pi-tree --stats", "pi-path", "pi-tree --json", "pi-convert"]
-floor = {"pi-path --format ids": ("wc", wc), "pi-tree --stats": ("wc", wc)}
-print(f"\n{os.path.basename(path)} ({os.path.getsize(path) / 1e6:.0f} MB): `wc -l` {wc * 1e3:.0f} ms, `cat > /dev/null` {cat * 1e3:.0f} ms\n")
+todo = [("wc", ["wc", "-l", path], {}), ("cat", ["cat", path], {})]
+for u in units:
+    for c in cmds:
+        todo.append((f"{u} {c}", [f"{bin_}/{c.split()[0]}", *c.split()[1:], path], {"PI_SESSION_TOOLS_SIMD": u}))
+wall = {k: [] for k, _, _ in todo}
+cpu = {k: [] for k, _, _ in todo}
+with open(os.devnull, "wb") as null:
+    for r in range(runs + 1):
+        for k, argv, env in todo:
+            t = time.perf_counter()
+            p = subprocess.Popen(argv, stdout=null, stderr=null, env={**os.environ, **env})
+            _, status, ru = os.wait4(p.pid, 0)
+            dt = time.perf_counter() - t
+            if status != 0:
+                sys.exit(f"{k} failed")
+            if r:
+                wall[k].append(dt)
+                cpu[k].append(ru.ru_utime + ru.ru_stime)
+med = {k: statistics.median(v) for k, v in wall.items()}
+cmed = {k: statistics.median(v) for k, v in cpu.items()}
+json.dump({"wall": wall, "cpu": cpu}, open(out, "w"))
+wc, cat = med["wc"], med["cat"]
+print(f"\n{os.path.basename(path)} ({os.path.getsize(path) / 1e6:.0f} MB): `wc -l` {wc * 1e3:.0f} ms (CPU {cmed['wc'] * 1e3:.0f} ms), "
+      f"`cat > /dev/null` {cat * 1e3:.0f} ms (CPU {cmed['cat'] * 1e3:.0f} ms); medians of {runs}, interleaved\n")
 print("| unit | " + " | ".join(f"`{c}`" for c in cmds) + " |")
 print("|---|" + "---|" * len(cmds))
 for u in units:
     cells = []
     for c in cmds:
-        t = next(v for k, v in res.items() if k.startswith(f"env PI_SESSION_TOOLS_SIMD={u} ") and k.endswith(f"/{c} {path}"))
-        name, base = floor.get(c, ("cat", cat))
-        cells.append(f"{t * 1e3:.0f} ms = {t / base:.1f}× {name}")
+        k = f"{u} {c}"
+        base, name = (wc, "wc -l") if c in cmds[:2] else (cat, "cat")
+        cells.append(f"{med[k] * 1e3:.0f} ms, **{med[k] / base:.1f}×** {name} (CPU {cmed[k] * 1e3:.0f} ms)")
     print(f"| {u} | " + " | ".join(cells) + " |")
 PY
 done
