@@ -2,7 +2,10 @@
 """Deterministic benchmark workloads for pi-session-tools.
 
   bench/gen.py session ENTRIES OUT.jsonl [SEED]   one version-3 session
+  bench/gen.py real ENTRIES OUT.jsonl [SEED]      one version-3 session shaped
+                                                  like real ones (code-heavy)
   bench/gen.py v1dir COUNT OUTDIR [SEED]          COUNT version-1 sessions
+  bench/gen.py shape FILE...                      the shape of sessions (below)
 
 Sessions look like real pi sessions: user prompts, assistant turns with
 thinking blocks and tool calls, long tool outputs (multi-line, quotes,
@@ -11,10 +14,20 @@ prompt re-asked from an earlier entry, often with a branch summary) and a
 compaction every ~1 500 entries. The average entry is about 1 KB, so
 50 000 entries make ~50 MB. The leaf's path holds nearly every entry.
 Output depends only on the arguments (random.Random(SEED)).
+
+`real` is the workload of issue 21: the tool calls and results of real pi
+sessions (`read` of source files, `bash` output, `edit` with old and new
+text and a diff in `details`, `write` of whole files), with code indented
+by tabs, quoted strings and escapes, and long-tailed sizes; it was fitted
+to the real sessions in ../shared/fixtures (`shape` prints the numbers the
+fit looks at: backslashes and quotes per KB, the median, p90 and p99 of
+line lengths, the share of bytes in tool results). About 1.6 KB an entry:
+300 000 entries make ~500 MB.
 """
 import json
 import os
 import random
+import re
 import sys
 
 WORDS = (
@@ -109,12 +122,181 @@ class Gen:
                 "content": [{"type": "text", "text": self.snippet(50, 2000)}], "isError": self.rng.random() < 0.05, "timestamp": ms}
 
 
+IDENT = (
+    "value result entry session path parent node index count text line file options "
+    "config error items children label leaf tree context message output input buffer "
+    "offset length width height state props event handler callback render theme"
+).split()
+TYPES = ["string", "number", "boolean", "Entry", "Session", "Node[]", "Map<string, Entry>", "void", "Promise<void>"]
+CODE_LINES = [
+    'import { {a}, {b} } from "./{c}.js";',
+    'import {a} from "@earendil-works/{b}";',
+    "export function {a}({b}: {T}, {c}?: {T}): {T} {",
+    "const {a} = {b}.{c}({d});",
+    'const {a} = "{b}-{c}";',
+    "let {a}: {T} = {b}[{c}];",
+    "if ({a} === undefined || {b}.length === 0) {",
+    "} else if ({a} > {b}) {",
+    "for (const {a} of {b}.{c}) {",
+    "return {a}.{b}.map(({c}) => {c}.{d});",
+    "return;",
+    "}",
+    "},",
+    "});",
+    "// {a} the {b} of the {c} before the {d}",
+    "/** The {a} of {b}, or undefined. */",
+    'throw new Error(`{a}: no {b} "${{c}}"`);',
+    'console.log("{a}:", {b});',
+    "{a}.push({b});",
+    "const {a} = new {T}();",
+    "{a}.{b} = {c} ?? {d};",
+    "private {a}: {T} = {b};",
+    'const {a} = {b}.split("\\n").filter((l) => l.trim() !== "");',
+    "await this.{a}.{b}({c}, { {d}: true });",
+    'expect({a}).toBe("{b}");',
+    "{a} += {b}.length;",
+    "case \"{a}\":",
+    "",
+]
+BASH_LINES = [
+    "src/{a}/{b}.ts:{n}:{m} - error TS2345: Argument of type '{T}' is not assignable to parameter of type '{T}'.",
+    "  {a}.test.ts > {b} > {c} ({n} ms)",
+    " ✓ {a}/{b}.test.ts ({n} tests) {m}ms",
+    "-rw-r--r-- 1 dev dev {n} Nov 20 23:{m} {a}.ts",
+    "{a}/{b}/{c}.ts",
+    "npm warn deprecated {a}@{n}.{m}.0: use {b} instead",
+    "    at {a} (/home/dev/project/src/{b}.ts:{n}:{m})",
+    "{n} files changed, {m} insertions(+), {n} deletions(-)",
+    '  "{a}": "^{n}.{m}.0",',
+    "\t{a}\t{b}\t{n}",
+]
+
+
+class Code:
+    """Source text, tool output and diffs for the `real` workload."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.code = self.make_code(30000)
+        self.bash = self.make_bash(12000)
+
+    def fill(self, t):
+        r = self.rng
+        pick = {"a": IDENT, "b": IDENT, "c": IDENT, "d": IDENT, "T": TYPES}
+        return re.sub(r"\{([abcdTnm])\}", lambda m: r.choice(pick[m[1]]) if m[1] in pick
+                      else str(r.randint(1, 999 if m[1] == "n" else 99)), t)
+
+    def make_code(self, n):
+        r, depth, out = self.rng, 0, []
+        for _ in range(n):
+            t = r.choice(CODE_LINES)
+            if t.startswith("}") and depth > 0:
+                depth -= 1
+            out.append("\t" * depth + self.fill(t) if t else "")
+            if t.endswith("{") and depth < 5:
+                depth += 1
+        return out
+
+    def make_bash(self, n):
+        return [self.fill(self.rng.choice(BASH_LINES)) for _ in range(n)]
+
+    def size(self, median, lo, hi, sigma=1.25):
+        return int(min(hi, max(lo, self.rng.lognormvariate(0, sigma) * median)))
+
+    def lines(self, src, chars):
+        o = self.rng.randrange(0, len(src) - 1)
+        out, n = [], 0
+        while n < chars:
+            s = src[o % len(src)]
+            out.append(s)
+            n += len(s) + 1
+            o += 1
+        return out
+
+    def text(self, src, median, lo, hi):
+        return "\n".join(self.lines(src, self.size(median, lo, hi)))
+
+    def diff(self, chars):
+        r, out = self.rng, []
+        no = r.randint(1, 500)
+        for s in self.lines(self.code, chars):
+            x = r.random()
+            mark = "-" if x < 0.15 else "+" if x < 0.35 else " "
+            out.append("%s%4d %s" % (mark, no, s))
+            no += 1
+        return "\n".join(out)
+
+
+def real_messages(g, code):
+    """The messages of one turn of the `real` workload: a user prompt, then
+    assistant turns with tool calls and their results."""
+    r = g.rng
+
+    def path():
+        return "src/%s/%s.ts" % (r.choice(IDENT), r.choice(IDENT))
+
+    def call():
+        x = r.random()
+        if x < 0.42:
+            name, args = "bash", {"command": r.choice(["npm run check 2>&1 | tail -40", "git diff --stat", "rg -n \"%s\" src/" % r.choice(IDENT),
+                                                       "cd /home/dev/project && npx vitest run %s" % path(), "ls -la src/%s" % r.choice(IDENT)])}
+            if r.random() < 0.3:
+                args["timeout"] = 120
+        elif x < 0.72:
+            name, args = "edit", {"path": path(), "oldText": code.text(code.code, 150, 20, 6000), "newText": code.text(code.code, 180, 20, 8000)}
+        elif x < 0.95:
+            name, args = "read", {"path": path()}
+            if r.random() < 0.7:
+                args.update({"offset": r.randint(1, 400), "limit": r.choice([50, 100, 200])})
+        else:
+            name, args = "write", {"path": path(), "content": code.text(code.code, 3000, 200, 40000)}
+        return {"type": "toolCall", "id": "toolu_%024x" % r.getrandbits(96), "name": name, "arguments": args}
+
+    def result(c):
+        name, args = c["name"], c["arguments"]
+        details = None
+        if name == "bash":
+            text = code.text(code.bash, 300, 10, 30000)
+        elif name == "read":
+            text = code.text(code.code, 1500, 100, 50000)
+        elif name == "edit":
+            text = "Successfully replaced text in %s. Changed %d characters to %d characters." % (args["path"], len(args["oldText"]), len(args["newText"]))
+            details = {"diff": code.diff(code.size(700, 100, 12000))}
+        else:
+            text = "Successfully wrote %d bytes to %s" % (len(args["content"]), args["path"])
+        m = {"role": "toolResult", "toolCallId": c["id"], "toolName": name, "content": [{"type": "text", "text": text}]}
+        if details:
+            m["details"] = details
+        m["isError"] = r.random() < 0.04
+        return m
+
+    yield {"role": "user", "content": [{"type": "text", "text": g.snippet(10, 300)}]}
+    for k in range(r.randint(1, 8)):
+        content = []
+        if r.random() < 0.2:
+            content.append({"type": "thinking", "thinking": g.snippet(50, 800), "thinkingSignature": "sig" + "%x" % r.getrandbits(64)})
+        if r.random() < 0.5:
+            content.append({"type": "text", "text": g.snippet(10, 300)})
+        tool = k < 7 and r.random() < 0.9
+        calls = [call() for _ in range(1 if r.random() < 0.85 else 2)] if tool else []
+        content.extend(calls)
+        if not content:
+            content.append({"type": "text", "text": g.snippet(20, 200)})
+        yield {"role": "assistant", "content": content, "api": "anthropic-messages", "provider": "anthropic",
+               "model": "claude-sonnet-4-5", "usage": g.usage(), "stopReason": "toolUse" if calls else "stop"}
+        for c in calls:
+            yield result(c)
+        if not calls:
+            break
+
+
 def dump(obj):
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-def session(n, out, seed):
+def session(n, out, seed, real=False):
     g = Gen(seed)
+    code = Code(g.rng) if real else None
     r = g.rng
     lines = []
     path = []  # ids on the current path (most recent last)
@@ -152,10 +334,19 @@ def session(n, out, seed):
                      "tokensBefore": r.randint(50000, 180000)})
                 count += 1
                 next_compaction += r.randint(1200, 1800)
-            _, ms = add({"type": "message", "message": None})
-            lines[-1] = lines[-1][:-len(',"message":null}')] + ',"message":' + dump(g.user(ms)) + "}"
-            count += 1
-            for k in range(r.randint(0, 4)):
+            if real:
+                for m in real_messages(g, code):
+                    if count >= n:
+                        break
+                    _, ms = add({"type": "message", "message": None})
+                    m["timestamp"] = ms
+                    lines[-1] = lines[-1][:-len(',"message":null}')] + ',"message":' + dump(m) + "}"
+                    count += 1
+            else:
+                _, ms = add({"type": "message", "message": None})
+                lines[-1] = lines[-1][:-len(',"message":null}')] + ',"message":' + dump(g.user(ms)) + "}"
+                count += 1
+            for k in range(0 if real else r.randint(0, 4)):
                 if count >= n:
                     break
                 tool = k < 3 and r.random() < 0.85
@@ -210,7 +401,43 @@ def v1dir(count, outdir, seed):
             f.write("\n".join(out) + "\n")
 
 
+def shape(paths):
+    """Backslashes and quotes per KB, line lengths (median, p90, p99) and the
+    share of bytes in tool results (toolResult messages and bashExecution
+    entries) of the session files `paths`, taken together."""
+    total = backslashes = quotes = tool = 0
+    lengths = []
+    for p in paths:
+        with open(p, "rb") as f:
+            for line in f:
+                line = line.rstrip(b"\n")
+                if not line:
+                    continue
+                total += len(line)
+                backslashes += line.count(b"\\")
+                quotes += line.count(b'"')
+                lengths.append(len(line))
+                try:
+                    m = json.loads(line).get("message")
+                except (ValueError, AttributeError):
+                    continue
+                if isinstance(m, dict) and m.get("role") in ("toolResult", "bashExecution"):
+                    tool += len(line)
+    lengths.sort()
+    at = lambda q: lengths[min(len(lengths) - 1, int(len(lengths) * q))]
+    return {"MB": total / 1e6, "lines": len(lengths), "backslashes/KB": backslashes / total * 1024, "quotes/KB": quotes / total * 1024,
+            "median": at(0.5), "p90": at(0.9), "p99": at(0.99), "tool share": tool / total}
+
+
 if __name__ == "__main__":
-    kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    kind = sys.argv[1]
+    if kind == "shape":
+        s = shape(sys.argv[2:])
+        print(" ".join("%s=%s" % (k, ("%.2f" % v) if isinstance(v, float) else v) for k, v in s.items()))
+        sys.exit(0)
+    n, out = int(sys.argv[2]), sys.argv[3]
     seed = int(sys.argv[4]) if len(sys.argv) > 4 else 1
-    {"session": session, "v1dir": v1dir}[kind](n, out, seed)
+    if kind == "real":
+        session(n, out, seed, real=True)
+    else:
+        {"session": session, "v1dir": v1dir}[kind](n, out, seed)

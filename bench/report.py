@@ -186,6 +186,10 @@ if os.path.exists(chk):
 notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")
 if os.path.exists(notes):
     print(open(notes).read().rstrip() + "\n")
+# bench/simd.sh's section (issue 21), kept by hand from its output.
+simd = os.path.join(os.path.dirname(os.path.abspath(__file__)), "simd.md")
+if os.path.exists(simd):
+    print(open(simd).read().rstrip() + "\n")
 
 print("## README summary\n")
 print("Measured by `bench/run.sh` on a " + f"{machine.get('nproc')}-core {machine.get('cpu')} (load average at the start {machine.get('load_before')}; see bench/RESULTS.md). Outputs are byte for byte pi's own.\n")

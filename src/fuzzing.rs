@@ -57,6 +57,9 @@ pub fn json(data: &[u8]) {
     if data.len() > MAX_INPUT {
         return;
     }
+    // Every vector unit of this processor finds the bytes the byte-by-byte
+    // rule finds.
+    scan::simd::check_units(data);
     // The quick reads of a line pi wrote (every load takes the valid one,
     // `pi-tree --json` the canonical one): when one says yes, the text is
     // one valid object with the scanner's members; for the canonical one
@@ -70,7 +73,7 @@ pub fn json(data: &[u8]) {
         let Some(members) = quick.map(<[_]>::to_vec) else {
             continue;
         };
-        let (range, found) = scan::validate_object(data)
+        let (range, found) = scan::validate_object_scanned(data)
             .expect("the quick read takes only valid JSON")
             .expect("the quick read takes only objects");
         assert_eq!(range, 0..data.len(), "the quick read takes no spaces");
@@ -83,6 +86,11 @@ pub fn json(data: &[u8]) {
             );
         }
     }
+    // The object reads (the quick one first) agree with the scanner alone.
+    assert_eq!(
+        scan::validate_object(data),
+        scan::validate_object_scanned(data)
+    );
     let valid = scan::validate(data);
     let serde: Option<serde_json::Value> = serde_json::from_slice(data).ok();
     // serde_json is a strict RFC 8259 parser: what it accepts, JSON.parse
@@ -93,6 +101,17 @@ pub fn json(data: &[u8]) {
             valid.is_ok(),
             "serde_json accepts but scan rejects: {valid:?}"
         );
+    }
+    if let Ok(r) = &valid {
+        if data[r.start] == b'{' {
+            let mut scanned = Vec::new();
+            scan::for_each_member(data, r.clone(), |m| {
+                scanned.push(m);
+                true
+            })
+            .expect("members of a valid object");
+            assert_eq!(scan::members(data, r.clone()).ok(), Some(scanned));
+        }
     }
     let Ok(range) = valid else {
         assert!(Object::parse_line(data).is_err());

@@ -1363,14 +1363,20 @@ mod tests {
                     v.extend(std::iter::repeat_n(b'y', pad % 7));
                     v.extend_from_slice(tail);
                     let quick = checker.object(&v).map(<[_]>::to_vec);
-                    let long = scan::validate_object(&v).ok().flatten().filter(|(r, _)| {
-                        canonical_long_way(&v, r.clone()).ok().as_deref() == Some(&v[..])
-                    });
+                    let long = scan::validate_object_scanned(&v)
+                        .ok()
+                        .flatten()
+                        .filter(|(r, _)| {
+                            canonical_long_way(&v, r.clone()).ok().as_deref() == Some(&v[..])
+                        });
                     let text = String::from_utf8_lossy(&v);
                     // No white space here: the valid read takes exactly the
                     // valid lines.
                     let valid = checker.valid_object(&v).map(<[_]>::to_vec);
-                    let scanned = scan::validate_object(&v).ok().flatten().map(|(_, m)| m);
+                    let scanned = scan::validate_object_scanned(&v)
+                        .ok()
+                        .flatten()
+                        .map(|(_, m)| m);
                     assert_eq!(valid, scanned, "{text}");
                     assert_eq!(quick, long.map(|(_, m)| m), "{text}");
                     if quick.is_some() {

@@ -9,6 +9,8 @@
 
 use std::ops::Range;
 
+pub mod simd;
+
 /// Where a JSON text is not valid, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyntaxError {
@@ -73,82 +75,6 @@ fn err(offset: usize, what: &'static str) -> SyntaxError {
     SyntaxError { offset, what }
 }
 
-/// Whether `b` ends a run of plain string bytes (`"`, `\\` or a control character).
-#[inline]
-fn is_special(b: u8) -> bool {
-    b == b'"' || b == b'\\' || b < 0x20
-}
-
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-
-/// A mask with the high bit set in each byte of `w` that may be special.
-/// Borrows can only mark bytes above a special one, never below, so the
-/// lowest marked byte is exactly the first special byte.
-#[inline]
-fn special_mask(w: u64) -> u64 {
-    let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
-    let quote = zero(w ^ (LO * b'"' as u64));
-    let backslash = zero(w ^ (LO * b'\\' as u64));
-    let control = w.wrapping_sub(LO * 0x20) & !w & HI;
-    quote | backslash | control
-}
-
-/// The position of the first special byte at or after `pos`, eight bytes
-/// at a time (the scanner's hot loop: long strings are most of a session).
-#[inline]
-pub(crate) fn find_special(text: &[u8], mut pos: usize) -> Option<usize> {
-    #[cfg(target_arch = "x86_64")]
-    while let Some(block) = text.get(pos..pos + 16) {
-        let Ok(block) = <&[u8; 16]>::try_from(block) else {
-            break;
-        };
-        let (quote_or_backslash, control) = string_bytes(block);
-        let bits = quote_or_backslash | control;
-        if bits != 0 {
-            return Some(pos + bits.trailing_zeros() as usize);
-        }
-        pos += 16;
-    }
-    while let Some(chunk) = text.get(pos..pos + 8) {
-        let Ok(a) = <[u8; 8]>::try_from(chunk) else {
-            break;
-        };
-        let m = special_mask(u64::from_le_bytes(a));
-        if m != 0 {
-            return Some(pos + (m.trailing_zeros() / 8) as usize);
-        }
-        pos += 8;
-    }
-    text.get(pos..)?
-        .iter()
-        .position(|&b| is_special(b))
-        .map(|p| pos + p)
-}
-
-/// The bytes of a 16-byte block that end a plain run inside a string: bit
-/// `i` of the first mask is set when `block[i]` is `"` or `\\`, of the
-/// second when it is a control character (below 0x20). With SSE2 on x86-64
-/// (strings in sessions are mostly plain bytes, with an escape every ten to
-/// twenty bytes).
-#[inline]
-pub(crate) fn string_bytes(block: &[u8; 16]) -> (u32, u32) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `sse2::string_bytes` only needs SSE2, which every x86-64
-    // processor has (it is part of the architecture's baseline), and it
-    // reads nothing but its argument.
-    return unsafe { sse2::string_bytes(block) };
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let (mut special, mut control) = (0u32, 0u32);
-        for (k, &x) in block.iter().enumerate() {
-            special |= u32::from(x == b'"' || x == b'\\') << k;
-            control |= u32::from(x < 0x20) << k;
-        }
-        (special, control)
-    }
-}
-
 /// The kinds of bytes of a 64-byte block that matter inside a string,
 /// one bit per byte (bit `i` for the block's byte `i`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -169,191 +95,65 @@ pub(crate) struct Classes {
 /// The [`Classes`] of each 64 bytes of `v`, in order, put in `blocks` (the
 /// last block padded with `a`, of no kind); false, with `blocks` left
 /// unfinished, when a byte is below 0x20. `js::Checker` reads a line this
-/// way. With AVX-512 when the processor has it (one compare per byte
-/// value and 64 bytes), else SSE2.
+/// way, with the process's vector unit ([`simd::unit`]).
 pub(crate) fn string_classes(v: &[u8], blocks: &mut Vec<Classes>) -> bool {
-    blocks.clear();
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512bw") {
-            // SAFETY: the processor has AVX-512BW (checked just above), and
-            // the function reads nothing but `v`.
-            return unsafe { avx512::string_classes(v, blocks) };
-        }
-        // SAFETY: as for `string_bytes`: SSE2 only, reading only `v`.
-        unsafe { sse2::string_classes(v, blocks) }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    classes_with(v, blocks, |b| {
-        let mut c = Classes::default();
-        let mut control = 0u64;
-        for (k, &x) in b.iter().enumerate() {
-            c.quote |= u64::from(x == b'"') << k;
-            c.backslash |= u64::from(x == b'\\') << k;
-            c.escapable |= u64::from(ESCAPABLE.contains(&x)) << k;
-            c.u |= u64::from(x == b'u') << k;
-            c.slash |= u64::from(x == b'/') << k;
-            control |= u64::from(x < 0x20) << k;
-        }
-        (c, control)
-    })
+    simd::string_classes(v, blocks)
 }
 
-/// The bytes that may follow a backslash in `JSON.stringify`'s text.
-const ESCAPABLE: [u8; 8] = [b'"', b'\\', b'b', b'f', b'n', b'r', b't', b'u'];
-
-/// [`string_classes`] with `classes` for one block (its classes and its
-/// control characters).
-#[inline(always)]
-fn classes_with(
-    v: &[u8],
-    blocks: &mut Vec<Classes>,
-    classes: impl Fn(&[u8; 64]) -> (Classes, u64),
-) -> bool {
-    let mut chunks = v.chunks_exact(64);
-    let mut control = 0u64;
-    for block in &mut chunks {
-        let Ok(block) = <&[u8; 64]>::try_from(block) else {
-            return false;
-        };
-        let (c, ctl) = classes(block);
-        blocks.push(c);
-        control |= ctl;
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut block = [b'a'; 64];
-        block[..rest.len()].copy_from_slice(rest);
-        let (c, ctl) = classes(&block);
-        blocks.push(c);
-        control |= ctl;
-    }
-    control == 0
-}
-
-#[cfg(target_arch = "x86_64")]
-mod avx512 {
-    use std::arch::x86_64::*;
-
-    #[target_feature(enable = "avx512bw")]
-    pub(super) fn string_classes(v: &[u8], blocks: &mut Vec<super::Classes>) -> bool {
-        super::classes_with(v, blocks, |block| {
-            // SAFETY: `block` is 64 readable bytes; no alignment needed.
-            let x = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
-            let eq = |c: u8| _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(c as i8));
-            let quote = eq(b'"');
-            let backslash = eq(b'\\');
-            let u = eq(b'u');
-            let escapable = super::ESCAPABLE[2..7]
-                .iter()
-                .fold(quote | backslash | u, |m, &c| m | eq(c));
-            let control = _mm512_cmplt_epu8_mask(x, _mm512_set1_epi8(0x20));
-            (
-                super::Classes {
-                    quote,
-                    backslash,
-                    escapable,
-                    u,
-                    slash: eq(b'/'),
-                },
-                control,
-            )
-        })
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod sse2 {
-    use std::arch::x86_64::*;
-
-    /// The quote, backslash and control-character lanes of `x`.
-    #[inline]
-    #[target_feature(enable = "sse2")]
-    fn lanes(x: __m128i) -> (__m128i, __m128i, __m128i) {
-        let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
-        let backslash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
-        // x <= 0x1f, unsigned: min(x, 0x1f) == x.
-        let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
-        (quote, backslash, control)
-    }
-
-    #[inline]
-    #[target_feature(enable = "sse2")]
-    fn load(b: &[u8; 16]) -> __m128i {
-        // SAFETY: `b` is 16 readable bytes; the load needs no alignment.
-        unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
-    }
-
-    #[inline]
-    #[target_feature(enable = "sse2")]
-    pub(super) fn string_bytes(block: &[u8; 16]) -> (u32, u32) {
-        let (quote, backslash, control) = lanes(load(block));
-        (
-            _mm_movemask_epi8(_mm_or_si128(quote, backslash)) as u32,
-            _mm_movemask_epi8(control) as u32,
-        )
-    }
-
-    #[target_feature(enable = "sse2")]
-    pub(super) fn string_classes(v: &[u8], blocks: &mut Vec<super::Classes>) -> bool {
-        super::classes_with(v, blocks, |block| {
-            let mut c = super::Classes::default();
-            let mut control = 0u64;
-            for (k, quarter) in block.chunks_exact(16).enumerate() {
-                if let Ok(quarter) = <&[u8; 16]>::try_from(quarter) {
-                    let x = load(quarter);
-                    let (quote, backslash, ctl) = lanes(x);
-                    let bits = |m: __m128i| u64::from(_mm_movemask_epi8(m) as u16) << (16 * k);
-                    let eq = |ch: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(ch as i8));
-                    let u = eq(b'u');
-                    let escapable = super::ESCAPABLE[2..7]
-                        .iter()
-                        .fold(_mm_or_si128(_mm_or_si128(quote, backslash), u), |m, &ch| {
-                            _mm_or_si128(m, eq(ch))
-                        });
-                    c.quote |= bits(quote);
-                    c.backslash |= bits(backslash);
-                    c.escapable |= bits(escapable);
-                    c.u |= bits(u);
-                    c.slash |= bits(eq(b'/'));
-                    control |= bits(ctl);
-                }
-            }
-            (c, control)
-        })
-    }
-}
-
-/// Scan a string starting at its opening quote; return the offset after the closing quote.
+/// Scan a string starting at its opening quote; return the offset after
+/// the closing quote. With the process's vector unit ([`simd::unit`]).
+#[inline]
 pub(crate) fn scan_string(text: &[u8], start: usize) -> Result<usize, SyntaxError> {
+    simd::scan_string(text, start)
+}
+
+/// [`scan_string`] with `specials`, a vector unit's look at the bytes from
+/// `pos` (below `text.len()`): a mask of the `"`, `\\` and control
+/// characters among the next `n` bytes (bit `i` for `text[pos + i]`, none
+/// at or above `n`) and `n` (at least 1). Every special byte of a block is
+/// taken in turn, so that one look serves the many escapes of code and
+/// diffs (a backslash every 16 bytes in real sessions). Each unit's
+/// `scan_string` inlines this with its own `specials`.
+#[inline(always)]
+fn scan_string_by(
+    text: &[u8],
+    start: usize,
+    specials: impl Fn(&[u8], usize) -> (u64, usize),
+) -> Result<usize, SyntaxError> {
     debug_assert_eq!(text.get(start), Some(&b'"'));
     let mut pos = start + 1;
-    loop {
-        // Fast skip to the next byte that needs attention.
-        pos = find_special(text, pos).ok_or_else(|| err(text.len(), "unterminated string"))?;
-        match text[pos] {
-            b'"' => return Ok(pos + 1),
-            b'\\' => {
-                let esc = *text
-                    .get(pos + 1)
-                    .ok_or_else(|| err(pos, "unterminated string"))?;
-                match esc {
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => pos += 2,
-                    b'u' => {
+    while pos < text.len() {
+        let (mut m, n) = specials(text, pos);
+        let base = pos;
+        pos += n;
+        while m != 0 {
+            let p = base + m.trailing_zeros() as usize;
+            let next = match text[p] {
+                b'"' => return Ok(p + 1),
+                b'\\' => match text.get(p + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => p + 2,
+                    Some(b'u') => {
                         let hex = text
-                            .get(pos + 2..pos + 6)
-                            .ok_or_else(|| err(pos, "bad \\u escape"))?;
+                            .get(p + 2..p + 6)
+                            .ok_or_else(|| err(p, "bad \\u escape"))?;
                         if !hex.iter().all(u8::is_ascii_hexdigit) {
-                            return Err(err(pos, "bad \\u escape"));
+                            return Err(err(p, "bad \\u escape"));
                         }
-                        pos += 6;
+                        p + 6
                     }
-                    _ => return Err(err(pos, "bad escape")),
-                }
-            }
-            _ => return Err(err(pos, "control character in string")),
+                    Some(_) => return Err(err(p, "bad escape")),
+                    None => return Err(err(p, "unterminated string")),
+                },
+                _ => return Err(err(p, "control character in string")),
+            };
+            // Past the escape: the bits below it are done (an escaped `"`
+            // or `\\` among them); an escape may end past the block.
+            let done = next - base;
+            m = if done >= 64 { 0 } else { m & (!0u64 << done) };
+            pos = pos.max(next);
         }
     }
+    Err(err(text.len(), "unterminated string"))
 }
 
 pub(crate) fn scan_number(text: &[u8], start: usize) -> Result<usize, SyntaxError> {
@@ -537,8 +337,54 @@ pub fn validate(text: &[u8]) -> Result<Range<usize>, SyntaxError> {
 /// [`validate`] and, when the value is an object, its members in the same
 /// pass (one scan instead of two); errors are exactly [`validate`]'s.
 /// `Ok(None)` for valid JSON that is not an object.
+///
+/// A line without white space between its tokens (every line pi writes)
+/// takes `js::Checker`'s quick read (64 bytes a step, strings skipped by
+/// their quote bits); any other, or one it does not take, the scanner.
 #[allow(clippy::type_complexity)]
 pub fn validate_object(text: &[u8]) -> Result<Option<(Range<usize>, Vec<Member>)>, SyntaxError> {
+    if let Some(found) = quick_members(text, 0) {
+        return Ok(Some((0..text.len(), found)));
+    }
+    validate_object_scanned(text)
+}
+
+/// The members of the object `v` by `js::Checker::valid_object`, moved by
+/// `shift`; `None` when it does not take `v` (then the scanner decides).
+fn quick_members(v: &[u8], shift: usize) -> Option<Vec<Member>> {
+    thread_local! {
+        static CHECKER: std::cell::RefCell<super::js::Checker> = Default::default();
+    }
+    if v.first() != Some(&b'{') {
+        return None;
+    }
+    CHECKER
+        .try_with(|c| {
+            let mut c = c.try_borrow_mut().ok()?;
+            let found = c.valid_object(v).map(|ms| {
+                ms.iter()
+                    .map(|m| Member {
+                        key: m.key.start + shift..m.key.end + shift,
+                        value: m.value.start + shift..m.value.end + shift,
+                    })
+                    .collect()
+            });
+            if v.len() > 1 << 20 {
+                // Let a huge line's scratch space go.
+                *c = super::js::Checker::new();
+            }
+            found
+        })
+        .ok()
+        .flatten()
+}
+
+/// [`validate_object`] by the scanner alone (what the quick read is held to).
+#[doc(hidden)]
+#[allow(clippy::type_complexity)]
+pub fn validate_object_scanned(
+    text: &[u8],
+) -> Result<Option<(Range<usize>, Vec<Member>)>, SyntaxError> {
     let start = skip_ws(text, 0);
     if text.get(start) != Some(&b'{') {
         validate(text)?;
@@ -584,6 +430,12 @@ pub fn validate_object(text: &[u8]) -> Result<Option<(Range<usize>, Vec<Member>)
 /// The members of the object whose text is `text[range]` (which must be a
 /// valid object, e.g. from [`validate`]), in order, duplicates included.
 pub fn members(text: &[u8], range: Range<usize>) -> Result<Vec<Member>, SyntaxError> {
+    if let Some(found) = text
+        .get(range.clone())
+        .and_then(|v| quick_members(v, range.start))
+    {
+        return Ok(found);
+    }
     let mut out = Vec::new();
     for_each_member(text, range, |m| {
         out.push(m);
@@ -725,6 +577,12 @@ mod tests {
         for c in cases {
             let v = validate(c);
             let o = validate_object(c);
+            assert_eq!(
+                o,
+                validate_object_scanned(c),
+                "{:?}",
+                String::from_utf8_lossy(c)
+            );
             match (&v, &o) {
                 (Err(a), Err(b)) => assert_eq!(a, b, "{:?}", String::from_utf8_lossy(c)),
                 (Ok(r), Ok(Some((r2, m)))) => {
@@ -737,26 +595,46 @@ mod tests {
         }
     }
 
+    /// Every vector unit this processor has, held to the byte-by-byte
+    /// rule: every special byte at every place and every start before it,
+    /// every byte value in the vector steps and the tails, every length.
     #[test]
     fn find_special_finds_the_first() {
-        let mut t = vec![b'a'; 100];
-        for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
-            for at in 0..100 {
-                let mut u = t.clone();
-                u[at] = special;
-                for from in 0..=at {
-                    assert_eq!(find_special(&u, from), Some(at));
+        use simd::reference::is_special;
+        let units: Vec<_> = simd::units().collect();
+        assert!(units.contains(&simd::Unit::None));
+        assert!(units.contains(&simd::Unit::best()));
+        for unit in units {
+            let find = |t: &[u8], from| simd::find_special_with(unit, t, from);
+            let mut t = vec![b'a'; 150];
+            for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+                for at in 0..150 {
+                    let mut u = t.clone();
+                    u[at] = special;
+                    for from in 0..=at {
+                        assert_eq!(find(&u, from), Some(at), "{unit:?} at {at} from {from}");
+                    }
+                    assert_eq!(find(&u, at + 1), None, "{unit:?} after {at}");
+                    // The text ending just after the special byte.
+                    assert_eq!(find(&u[..=at], 0), Some(at), "{unit:?} ending at {at}");
                 }
             }
-        }
-        t.extend_from_slice("é你好🙂\x7f\u{80}".as_bytes());
-        assert_eq!(find_special(&t, 0), None);
-        // Every byte value, in the vector path (32 bytes) and the tail.
-        for b in 0..=255u8 {
-            for len in [3, 8, 16, 32, 47] {
-                let u = vec![b; len];
-                let want = is_special(b).then_some(0);
-                assert_eq!(find_special(&u, 0), want, "byte {b:#x}, {len} bytes");
+            for from in 0..=t.len() + 1 {
+                assert_eq!(find(&t, from), None, "{unit:?} from {from}");
+            }
+            t.extend_from_slice("é你好🙂\x7f\u{80}".as_bytes());
+            assert_eq!(find(&t, 0), None);
+            // Every byte value, in the vector steps and the tail.
+            for b in 0..=255u8 {
+                for len in [1, 3, 8, 15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 130] {
+                    let mut u = vec![b'a'; len];
+                    u[len - 1] = b;
+                    let want = is_special(b).then_some(len - 1);
+                    assert_eq!(find(&u, 0), want, "{unit:?}: byte {b:#x} last of {len}");
+                    let u = vec![b; len];
+                    let want = is_special(b).then_some(0);
+                    assert_eq!(find(&u, 0), want, "{unit:?}: byte {b:#x}, {len} bytes");
+                }
             }
         }
     }
@@ -793,13 +671,12 @@ mod tests {
         assert_eq!(&t[m[2].key.clone()], br#""a""#);
     }
 
-    /// Both x86-64 classifiers (SSE2 always, AVX-512 where the processor
-    /// has it) against a byte-by-byte one, on random lines of every length
-    /// up to three blocks (the padded last block included).
+    /// Every vector unit this processor has against the byte-by-byte
+    /// classes, on random lines of every length up to three blocks (the
+    /// padded last block included), and a random search from every start.
     #[test]
-    #[cfg(target_arch = "x86_64")]
     fn string_classes_agree_with_the_bytes() {
-        let alphabet = b"\"\\/ubfnrtxa\x20\x7f\x80\xff\x00\x1f";
+        let alphabet = b"\"\\/ubfnrtxa0\x20\x7f\x80\xff\x00\x1f";
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = || {
             seed ^= seed << 13;
@@ -807,44 +684,63 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        let mut sse = Vec::new();
-        let mut avx = Vec::new();
-        for n in 0..200 {
+        let mut got = Vec::new();
+        for n in (0..200).chain([300, 700, 1500]) {
             // Every other line without control characters (those end the
             // classification early).
-            let kinds = if n % 2 == 0 { 14 } else { alphabet.len() };
+            let kinds = if n % 2 == 0 { 15 } else { alphabet.len() };
             let v: Vec<u8> = (0..n)
                 .map(|_| alphabet[(next() % kinds as u64) as usize])
                 .collect();
-            let mut want = Vec::new();
-            for block in v.chunks(64) {
-                let mut c = Classes::default();
-                for (k, &x) in block.iter().enumerate() {
-                    c.quote |= u64::from(x == b'"') << k;
-                    c.backslash |= u64::from(x == b'\\') << k;
-                    c.escapable |= u64::from(ESCAPABLE.contains(&x)) << k;
-                    c.u |= u64::from(x == b'u') << k;
-                    c.slash |= u64::from(x == b'/') << k;
-                }
-                want.push(c);
-            }
-            let clean = v.iter().all(|&x| x >= 0x20);
-            // SAFETY: SSE2 is part of every x86-64 processor.
-            let ok = unsafe { sse2::string_classes(&v, &mut sse) };
-            assert_eq!(ok, clean, "{v:?}");
-            if clean {
-                assert_eq!(sse, want, "{v:?}");
-            }
-            sse.clear();
-            if std::arch::is_x86_feature_detected!("avx512bw") {
-                // SAFETY: checked just above.
-                let ok = unsafe { avx512::string_classes(&v, &mut avx) };
-                assert_eq!(ok, clean, "{v:?}");
+            let (want, clean) = simd::reference::string_classes(&v);
+            for unit in simd::units() {
+                let ok = simd::string_classes_with(unit, &v, &mut got);
+                assert_eq!(ok, clean, "{unit:?} {v:?}");
                 if clean {
-                    assert_eq!(avx, want, "{v:?}");
+                    assert_eq!(got, want, "{unit:?} {v:?}");
                 }
-                avx.clear();
+                for (start, _) in v.iter().enumerate().filter(|&(_, &b)| b == b'"') {
+                    assert_eq!(
+                        simd::scan_string_with(unit, &v, start),
+                        simd::reference::scan_string(&v, start),
+                        "{unit:?}: the string at {start} in {v:?}"
+                    );
+                }
+                for from in 0..=n {
+                    assert_eq!(
+                        simd::find_special_with(unit, &v, from),
+                        simd::reference::find_special(&v, from),
+                        "{unit:?} from {from} in {v:?}"
+                    );
+                }
             }
         }
+    }
+
+    #[test]
+    fn the_environment_variable_picks_a_unit() {
+        use simd::{choose, Unit};
+        let best = Unit::best();
+        assert_eq!(choose(None), (best, None));
+        assert_eq!(choose(Some("")), (best, None));
+        assert_eq!(choose(Some("auto")), (best, None));
+        assert_eq!(choose(Some("none")), (Unit::None, None));
+        assert_eq!(choose(Some("NONE")), (Unit::None, None));
+        for u in Unit::ALL {
+            let (got, warning) = choose(Some(u.name()));
+            if u.available() {
+                assert_eq!((got, warning), (u, None));
+            } else {
+                assert_eq!(got, best);
+                let w = warning.unwrap();
+                assert!(w.contains("this processor has no"), "{w}");
+                assert!(w.ends_with(&format!("using {}", best.name())), "{w}");
+            }
+        }
+        let (got, w) = choose(Some("mmx"));
+        assert_eq!(got, best);
+        assert!(w
+            .unwrap()
+            .starts_with("PI_SESSION_TOOLS_SIMD=mmx: not one of"));
     }
 }
