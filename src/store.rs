@@ -825,11 +825,16 @@ struct Quick<'a> {
 /// means the long way. The walk would skip every string one quote at a
 /// time; this is one literal search over text in cache.
 fn quick_message(m: &[u8]) -> Option<Quick<'_>> {
-    use std::sync::OnceLock;
-    static HITS: OnceLock<Option<regex::bytes::Regex>> = OnceLock::new();
-    let hits = HITS
-        .get_or_init(|| regex::bytes::Regex::new(r#"\\u|"role"|"content"|null"#).ok())
-        .as_ref()?;
+    // one regex a thread: a shared one makes every other thread take its
+    // search cache from a locked pool
+    thread_local! {
+        static HITS: Option<regex::bytes::Regex> =
+            regex::bytes::Regex::new(r#"\\u|"role"|"content"|null"#).ok();
+    }
+    HITS.with(|hits| quick_message_with(m, hits.as_ref()?))
+}
+
+fn quick_message_with<'m>(m: &'m [u8], hits: &regex::bytes::Regex) -> Option<Quick<'m>> {
     let rest = m.strip_prefix(b"{\"role\":\"")?;
     let end = memchr::memchr2(b'"', b'\\', rest)?;
     if rest[end] != b'"' {

@@ -187,13 +187,16 @@ pub fn run(
         for _ in 0..threads {
             let tx = tx.clone();
             let (next, stop) = (&next, &stop);
+            // Each thread its own copy of the regexes (a clone has its own
+            // pool of search caches; a shared one is locked for all but one).
+            let opts = opts.clone();
             scope.spawn(move || loop {
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(src) = sources.get(i) else { break };
-                let r = search_source(src, opts);
+                let r = search_source(src, &opts);
                 if tx.send((i, r)).is_err() {
                     break;
                 }

@@ -932,7 +932,8 @@ pub fn run(req: &Request, out: &mut impl Write) -> Result<()> {
         dedupe(&mut files);
     }
     // Every record with its file, in time order (then file, line order).
-    let mut recs: Vec<(usize, &Record, Option<jiff::civil::Date>)> = Vec::new();
+    let mut recs: Vec<(usize, &Record, Option<jiff::civil::Date>)> =
+        Vec::with_capacity(files.iter().map(|f| f.records.len()).sum());
     let mut days = DayCache::default();
     for (fi, f) in files.iter().enumerate() {
         for r in &f.records {
