@@ -500,6 +500,31 @@ mod tests {
     }
 
     #[test]
+    fn raw_search_only_for_safe_patterns() {
+        for (p, ic, safe) in [
+            ("session", false, true),
+            ("session", true, true),
+            ("naïve café", false, true),
+            ("x[0-9]+y", false, true),
+            (r"\bsession", false, false),
+            ("^the", false, false),
+            ("a/b", false, false),
+            ("say \"hi\"", false, false),
+            (r"a\\b", false, false),
+            ("a.b", false, false),
+            ("a\tb", false, false),
+            ("a*", false, false),
+            ("[^a]", false, false),
+        ] {
+            assert_eq!(m(p, ic).raw.is_some(), safe, "{p} {ic}");
+        }
+        assert!(m("session", false).whole);
+        assert!(m(r"\bword\b", false).whole);
+        assert!(!m(r"a\sb", false).whole);
+        assert!(!m("^x", false).whole);
+    }
+
+    #[test]
     fn texts_by_field() {
         let line = br#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm","thinkingSignature":"sig"},{"type":"text","text":"x\ny"},{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls"}}]}}"#;
         let o = Object::parse_line(line).unwrap().unwrap();

@@ -1082,6 +1082,79 @@ mod tests {
         assert_eq!(node_join(Path::new("../x"), "c"), PathBuf::from("../x/c"));
     }
 
+    /// Compact valid lines with escapes, nesting, numbers and duplicate keys.
+    const LINES: &[&str] = &[
+        r#"{"a":1,"b":"x\"y\\","c":[1,{"d":null},"\\\"",[]],"e":{}}"#,
+        r#"{"type":"message","message":{"role":"user","content":[{"type":"text","text":"a\nb \"q\" \\n"},null],"timestamp":17}}"#,
+        r#"{"k":"\u0041\\","k":-1.5e+3,"z":[true,false,null,"}",{"]":"["}]}"#,
+        r#"{"role":"toolResult","content":[{"type":"text","text":"x"}],"role":"user"}"#,
+        r#"{}"#,
+    ];
+
+    #[test]
+    fn raw_spans_are_the_scanners() {
+        fn same(text: &[u8], r: std::ops::Range<usize>) {
+            match text[r.start] {
+                b'{' => {
+                    let want = scan::members(text, r.clone()).unwrap();
+                    let mut got = Vec::new();
+                    raw::members(text, r, &mut got);
+                    assert_eq!(got, want, "{}", String::from_utf8_lossy(text));
+                    for m in want {
+                        same(text, m.value);
+                    }
+                }
+                b'[' => {
+                    let want = scan::elements(text, r.clone()).unwrap();
+                    assert_eq!(raw::elements(text, r), want);
+                    for e in want {
+                        same(text, e);
+                    }
+                }
+                _ => assert_eq!(raw::value_end(text, r.start), r.end),
+            }
+        }
+        for l in LINES {
+            let t = l.as_bytes();
+            assert!(js::Checker::new().valid_object(t).is_some(), "{l}");
+            same(t, 0..t.len());
+        }
+    }
+
+    #[test]
+    fn quick_message_only_when_exact() {
+        let q = |m: &str| {
+            quick_message(m.as_bytes()).map(|q| (q.role.to_vec(), q.content, q.timestamp.to_vec()))
+        };
+        assert_eq!(
+            q(r#"{"role":"user","content":"hi","timestamp":5}"#),
+            Some((b"user".to_vec(), b'"', b"5".to_vec()))
+        );
+        assert_eq!(
+            q(
+                r#"{"role":"assistant","content":[{"type":"text","text":"x"}],"usage":{},"timestamp":1.5e3}"#
+            ),
+            Some((b"assistant".to_vec(), b'[', b"1.5e3".to_vec()))
+        );
+        // a second role, an escape, a null block, a late content, no
+        // timestamp last: the long way
+        for m in [
+            r#"{"role":"toolResult","content":[],"role":"user"}"#,
+            r#"{"role":"toolResult","content":[],"r\u006fle":"user"}"#,
+            r#"{"role":"user","content":[null],"timestamp":5}"#,
+            r#"{"role":"user","content":"a","content":[],"timestamp":5}"#,
+            r#"{"role":"user","content":"a","timestamp":5,"x":1}"#,
+            r#"{"role":"user","content":"a","timestamp":"5"}"#,
+            r#"{"role":"us\"er","content":"a","timestamp":5}"#,
+        ] {
+            assert_eq!(q(m), None, "{m}");
+        }
+        assert_eq!(
+            q(r#"{"role":"toolResult","content":[{"type":"text","text":"null"}]}"#).map(|x| x.0),
+            Some(b"toolResult".to_vec())
+        );
+    }
+
     #[test]
     fn compares_like_icu() {
         let mut v = vec!["ab", "aB", "Ab", "a-b", "a_b", "a1", "a.b", "a"];
