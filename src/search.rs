@@ -6,6 +6,7 @@
 use crate::json::{js, scan, Object};
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 use std::borrow::Cow;
+use std::ops::Range;
 
 /// The fields text is searched in (`--in`).
 pub const FIELDS: &[&str] = &[
@@ -28,34 +29,113 @@ pub struct Text<'a> {
     pub text: Cow<'a, str>,
 }
 
+/// A searchable text not yet decoded: a JSON string in the entry's line,
+/// or a text made from the entry (a tool call).
+#[derive(Debug, Clone)]
+pub enum SpanText<'a> {
+    /// `text[range]` is a JSON string, quotes included.
+    Raw(&'a [u8], Range<usize>),
+    Owned(String),
+}
+
+/// One searchable text of an entry, before decoding.
+#[derive(Debug, Clone)]
+pub struct Span<'a> {
+    pub field: &'static str,
+    pub text: SpanText<'a>,
+}
+
+impl<'a> Span<'a> {
+    pub fn decode(self) -> Text<'a> {
+        Text {
+            field: self.field,
+            text: match self.text {
+                SpanText::Raw(t, r) => js::decode_string(t, r),
+                SpanText::Owned(s) => Cow::Owned(s),
+            },
+        }
+    }
+}
+
 /// An entry's role for `--role` and the output: the message's role for a
 /// `message` entry (None when it has none), else the entry's type.
 pub fn role<'a>(obj: &Object<'a>) -> (Option<Cow<'a, str>>, Option<Cow<'a, str>>) {
-    let ty = obj.str("type");
-    let role = match ty.as_deref() {
-        Some("message") => obj.object("message").and_then(|m| m.str("role")),
-        _ => None,
-    };
-    (ty, role)
+    let e = Entry::new(obj, false);
+    (e.ty, e.role)
+}
+
+/// A parsed entry line with its type, its message and the message's role.
+pub struct Entry<'o, 'a> {
+    pub obj: &'o Object<'a>,
+    pub ty: Option<Cow<'a, str>>,
+    pub message: Option<Object<'a>>,
+    pub role: Option<Cow<'a, str>>,
+    /// The line is known to be valid JSON: objects are found by their
+    /// quotes and brackets alone (see [`crate::store::raw`]).
+    fast: bool,
+}
+
+impl<'o, 'a> Entry<'o, 'a> {
+    pub fn new(obj: &'o Object<'a>, fast: bool) -> Self {
+        let ty = obj.str("type");
+        let message = match ty.as_deref() {
+            Some("message") => sub_object(obj, "message", fast),
+            _ => None,
+        };
+        let role = message.as_ref().and_then(|m| m.str("role"));
+        Entry {
+            obj,
+            ty,
+            message,
+            role,
+            fast,
+        }
+    }
+}
+
+/// `o[key]` when it is an object.
+fn sub_object<'a>(o: &Object<'a>, key: &str, fast: bool) -> Option<Object<'a>> {
+    if !fast {
+        return o.object(key);
+    }
+    let r = o.get(key)?;
+    (o.text[r.start] == b'{').then(|| crate::store::raw::object(o.text, r))
 }
 
 /// The searchable texts of an entry (a parsed line), in the order they are
 /// in the line. Images, keys, ids and signatures are never searched.
 pub fn texts<'a>(obj: &Object<'a>) -> Vec<Text<'a>> {
+    entry_texts(&Entry::new(obj, false))
+}
+
+/// [`texts`] of an [`Entry`].
+pub fn entry_texts<'a>(e: &Entry<'_, 'a>) -> Vec<Text<'a>> {
+    entry_spans(e).into_iter().map(Span::decode).collect()
+}
+
+/// The searchable texts of an [`Entry`], not yet decoded.
+pub fn entry_spans<'a>(e: &Entry<'_, 'a>) -> Vec<Span<'a>> {
+    let obj = e.obj;
+    let fast = e.fast;
     let mut out = Vec::new();
-    let push = |out: &mut Vec<Text<'a>>, field, o: &Object<'a>, key| {
-        if let Some(t) = o.str(key) {
-            out.push(Text { field, text: t });
+    let push = |out: &mut Vec<Span<'a>>, field, o: &Object<'a>, key| {
+        if let Some(r) = o.get(key) {
+            if o.text[r.start] == b'"' {
+                out.push(Span {
+                    field,
+                    text: SpanText::Raw(o.text, r),
+                });
+            }
         }
     };
-    match obj.str("type").as_deref() {
+    match e.ty.as_deref() {
         Some("message") => {
-            let Some(m) = obj.object("message") else {
+            let Some(m) = &e.message else {
                 return out;
             };
-            match m.str("role").as_deref() {
+            match e.role.as_deref() {
                 Some("assistant") => {
-                    for b in blocks(&m, "content") {
+                    for b in blocks(m, "content", fast) {
                         match b.str("type").as_deref() {
                             Some("text") => push(&mut out, "text", &b, "text"),
                             Some("thinking") => push(&mut out, "thinking", &b, "thinking"),
@@ -65,28 +145,28 @@ pub fn texts<'a>(obj: &Object<'a>) -> Vec<Text<'a>> {
                                     s.push(' ');
                                     s.push_str(&String::from_utf8_lossy(&args));
                                 }
-                                out.push(Text {
+                                out.push(Span {
                                     field: "toolCall",
-                                    text: Cow::Owned(s),
+                                    text: SpanText::Owned(s),
                                 });
                             }
                             _ => {}
                         }
                     }
                 }
-                Some("toolResult") => content(&mut out, &m, "toolResult"),
+                Some("toolResult") => content(&mut out, m, "toolResult", fast),
                 Some("bashExecution") => {
-                    push(&mut out, "command", &m, "command");
-                    push(&mut out, "output", &m, "output");
+                    push(&mut out, "command", m, "command");
+                    push(&mut out, "output", m, "output");
                 }
                 Some("branchSummary" | "compactionSummary") => {
-                    push(&mut out, "summary", &m, "summary")
+                    push(&mut out, "summary", m, "summary")
                 }
                 // user, system, custom and any other role with content
-                _ => content(&mut out, &m, "text"),
+                _ => content(&mut out, m, "text", fast),
             }
         }
-        Some("custom_message") => content(&mut out, obj, "text"),
+        Some("custom_message") => content(&mut out, obj, "text", fast),
         Some("branch_summary" | "compaction") => push(&mut out, "summary", obj, "summary"),
         Some("session_info") => push(&mut out, "name", obj, "name"),
         Some("label") => push(&mut out, "label", obj, "label"),
@@ -96,33 +176,45 @@ pub fn texts<'a>(obj: &Object<'a>) -> Vec<Text<'a>> {
 }
 
 /// `content` as a string, or its `text` blocks.
-fn content<'a>(out: &mut Vec<Text<'a>>, o: &Object<'a>, field: &'static str) {
+fn content<'a>(out: &mut Vec<Span<'a>>, o: &Object<'a>, field: &'static str, fast: bool) {
     let Some(r) = o.get("content") else {
         return;
     };
     if o.text[r.start] == b'"' {
-        out.push(Text {
+        out.push(Span {
             field,
-            text: js::decode_string(o.text, r),
+            text: SpanText::Raw(o.text, r),
         });
         return;
     }
-    for b in blocks(o, "content") {
+    for b in blocks(o, "content", fast) {
         if b.str("type").as_deref() == Some("text") {
-            if let Some(t) = b.str("text") {
-                out.push(Text { field, text: t });
+            if let Some(r) = b.get("text") {
+                if b.text[r.start] == b'"' {
+                    out.push(Span {
+                        field,
+                        text: SpanText::Raw(b.text, r),
+                    });
+                }
             }
         }
     }
 }
 
 /// The objects in the array `key`.
-fn blocks<'a>(o: &Object<'a>, key: &str) -> Vec<Object<'a>> {
+fn blocks<'a>(o: &Object<'a>, key: &str, fast: bool) -> Vec<Object<'a>> {
     let Some(r) = o.get(key) else {
         return Vec::new();
     };
     if o.text[r.start] != b'[' {
         return Vec::new();
+    }
+    if fast {
+        return crate::store::raw::elements(o.text, r)
+            .into_iter()
+            .filter(|el| o.text[el.start] == b'{')
+            .map(|el| crate::store::raw::object(o.text, el))
+            .collect();
     }
     scan::elements(o.text, r)
         .unwrap_or_default()
@@ -150,6 +242,16 @@ pub struct Matcher {
     /// (`\uXXXX` of a character JSON.stringify does not escape, `\/`).
     /// None when the pattern has no such literals (every line is decoded).
     pub pre: Option<regex::bytes::Regex>,
+    /// Whether every match of `re` in a text lies within one of its lines
+    /// and is a match of that line: the pattern cannot match a line break
+    /// and asserts nothing but word boundaries (the break is no word
+    /// character, as the line's edge is not). Then a text is searched
+    /// whole, match to match, instead of line by line.
+    pub whole: bool,
+    /// The pattern, or `\u`, on the raw bytes of a JSON string, when a
+    /// match there is a match of the decoded text and the other way round
+    /// (see [`raw_safe`]); a `\u` hit means "decode this string".
+    pub raw: Option<regex::bytes::Regex>,
 }
 
 impl Matcher {
@@ -171,7 +273,30 @@ impl Matcher {
             .build()
             .map_err(|e| e.to_string())?;
         let pre = prefilter(&pat, o.ignore_case);
-        Ok(Matcher { re, pre })
+        let whole = regex_syntax::ParserBuilder::new()
+            .case_insensitive(o.ignore_case)
+            .build()
+            .parse(&pat)
+            .is_ok_and(|h| line_local(&h));
+        let safe = regex_syntax::ParserBuilder::new()
+            .case_insensitive(o.ignore_case)
+            .build()
+            .parse(&pat)
+            .is_ok_and(|h| raw_safe(&h));
+        let raw = match safe {
+            true => regex::bytes::RegexBuilder::new(&format!("(?:{pat})|(?-i:\\\\u)"))
+                .case_insensitive(o.ignore_case)
+                .size_limit(64 << 20)
+                .build()
+                .ok(),
+            false => None,
+        };
+        Ok(Matcher {
+            re,
+            pre,
+            whole,
+            raw,
+        })
     }
 
     /// Where in `hay[from..]` (raw JSON) the next place is that could hold a
@@ -188,6 +313,77 @@ impl Matcher {
     #[inline]
     pub fn may_match(&self, raw: &[u8]) -> bool {
         self.pre.as_ref().is_none_or(|p| p.is_match(raw))
+    }
+}
+
+/// Whether `h` can match no `\n` and asserts only word boundaries (see
+/// [`Matcher::whole`]).
+fn line_local(h: &regex_syntax::hir::Hir) -> bool {
+    use regex_syntax::hir::{Class, HirKind, Look};
+    match h.kind() {
+        HirKind::Empty => true,
+        HirKind::Literal(l) => !l.0.contains(&b'\n'),
+        HirKind::Class(Class::Unicode(c)) => c
+            .ranges()
+            .iter()
+            .all(|r| !(r.start() <= '\n' && '\n' <= r.end())),
+        HirKind::Class(Class::Bytes(c)) => c
+            .ranges()
+            .iter()
+            .all(|r| !(r.start() <= b'\n' && b'\n' <= r.end())),
+        HirKind::Look(l) => !matches!(
+            l,
+            Look::Start | Look::End | Look::StartLF | Look::EndLF | Look::StartCRLF | Look::EndCRLF
+        ),
+        HirKind::Repetition(r) => line_local(&r.sub),
+        HirKind::Capture(c) => line_local(&c.sub),
+        HirKind::Concat(v) | HirKind::Alternation(v) => v.iter().all(line_local),
+    }
+}
+
+/// Whether a match of `h` on a JSON string's raw bytes is a match on its
+/// decoded text, and the other way round, as long as the string holds no
+/// `\u` escape and the match does not start on the letter of an escape:
+/// `h` asserts nothing (no word boundaries: a raw `\nx` has a letter
+/// before `x`, the decoded text a line break) and can match no character
+/// that JSON writes escaped or that an escape gives (`"`, `\`, `/`,
+/// control characters) nor U+FFFD (what invalid UTF-8 decodes to), so a
+/// match holds no escape and its bytes are the decoded text's.
+fn raw_safe(h: &regex_syntax::hir::Hir) -> bool {
+    use regex_syntax::hir::{Class, HirKind};
+    let bad = |c: u32| {
+        c < 0x20
+            || c == u32::from(b'"')
+            || c == u32::from(b'\\')
+            || c == u32::from(b'/')
+            || c == 0xFFFD
+    };
+    match h.kind() {
+        HirKind::Empty => false,
+        HirKind::Literal(l) => {
+            std::str::from_utf8(&l.0).is_ok_and(|s| !s.chars().any(|c| bad(c as u32)))
+        }
+        HirKind::Class(Class::Unicode(c)) => c.ranges().iter().all(|r| {
+            let (a, b) = (r.start() as u32, r.end() as u32);
+            !(a < 0x20
+                || (a..=b).contains(&0x22)
+                || (a..=b).contains(&0x5C)
+                || (a..=b).contains(&0x2F)
+                || (a..=b).contains(&0xFFFD))
+        }),
+        HirKind::Class(Class::Bytes(c)) => c.ranges().iter().all(|r| {
+            let (a, b) = (u32::from(r.start()), u32::from(r.end()));
+            b < 0x80
+                && !(a < 0x20
+                    || (a..=b).contains(&0x22)
+                    || (a..=b).contains(&0x5C)
+                    || (a..=b).contains(&0x2F))
+        }),
+        HirKind::Look(_) => false,
+        HirKind::Repetition(r) => r.min > 0 && raw_safe(&r.sub),
+        HirKind::Capture(c) => raw_safe(&c.sub),
+        HirKind::Concat(v) => !v.is_empty() && v.iter().all(raw_safe),
+        HirKind::Alternation(v) => v.iter().all(raw_safe),
     }
 }
 
@@ -301,6 +497,31 @@ mod tests {
         let x = m("refused", true);
         assert!(x.may_match(br#"{"a":"REFUSED"}"#));
         assert!(!x.may_match(br#"{"a":"nothing"}"#));
+    }
+
+    #[test]
+    fn raw_search_only_for_safe_patterns() {
+        for (p, ic, safe) in [
+            ("session", false, true),
+            ("session", true, true),
+            ("naïve café", false, true),
+            ("x[0-9]+y", false, true),
+            (r"\bsession", false, false),
+            ("^the", false, false),
+            ("a/b", false, false),
+            ("say \"hi\"", false, false),
+            (r"a\\b", false, false),
+            ("a.b", false, false),
+            ("a\tb", false, false),
+            ("a*", false, false),
+            ("[^a]", false, false),
+        ] {
+            assert_eq!(m(p, ic).raw.is_some(), safe, "{p} {ic}");
+        }
+        assert!(m("session", false).whole);
+        assert!(m(r"\bword\b", false).whole);
+        assert!(!m(r"a\sb", false).whole);
+        assert!(!m("^x", false).whole);
     }
 
     #[test]

@@ -360,14 +360,15 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -
 pub fn read_all(cands: &[Candidate]) -> Vec<Outcome> {
     parallel_map(cands, |c| {
         BUF.with(|b| {
-            let mut b = b.borrow_mut();
-            session_info(&c.path, c.meta.clone(), &mut b)
+            let (b, checker) = &mut *b.borrow_mut();
+            session_info_with(&c.path, c.meta.clone(), b, checker)
         })
     })
 }
 
 thread_local! {
-    static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    static BUF: std::cell::RefCell<(Vec<u8>, js::Checker)> =
+        std::cell::RefCell::new((Vec::new(), js::Checker::new()));
 }
 
 const CHUNK: usize = 256 << 10;
@@ -375,6 +376,16 @@ const CHUNK: usize = 256 << 10;
 /// pi's `buildSessionInfo(path)`: the session's `SessionInfo`, or why pi
 /// lists nothing for the file. `buf` is a reusable read buffer.
 pub fn session_info(path: &Path, meta: Option<Metadata>, buf: &mut Vec<u8>) -> Outcome {
+    session_info_with(path, meta, buf, &mut js::Checker::new())
+}
+
+/// [`session_info`] with a reusable checker for the quick read of lines.
+pub fn session_info_with(
+    path: &Path,
+    meta: Option<Metadata>,
+    buf: &mut Vec<u8>,
+    checker: &mut js::Checker,
+) -> Outcome {
     let skip = |line: Option<u64>, reason: String| Skip {
         path: path.to_path_buf(),
         line,
@@ -385,10 +396,34 @@ pub fn session_info(path: &Path, meta: Option<Metadata>, buf: &mut Vec<u8>) -> O
         None => std::fs::metadata(path).map_err(|e| skip(None, crate::error::io_message(&e)))?,
     };
     let mut f = std::fs::File::open(path).map_err(|e| skip(None, crate::error::io_message(&e)))?;
-    let mut st = State::default();
+    let mut st = State {
+        checker: std::mem::take(checker),
+        ..State::default()
+    };
+    let r = read_lines(path, &mut f, &mut st, buf);
+    *checker = std::mem::take(&mut st.checker);
+    r?;
+
+    finish(path, &meta, st)
+}
+
+/// Every line of `f` through `st`.
+fn read_lines(
+    path: &Path,
+    f: &mut std::fs::File,
+    st: &mut State,
+    buf: &mut Vec<u8>,
+) -> Result<(), Skip> {
+    let skip = |line: Option<u64>, reason: String| Skip {
+        path: path.to_path_buf(),
+        line,
+        reason,
+    };
     let limit = crate::session::max_line() as usize;
-    buf.clear();
-    buf.resize(CHUNK, 0);
+    if buf.len() != CHUNK {
+        buf.clear();
+        buf.resize(CHUNK, 0);
+    }
     // Bytes of a line begun in an earlier chunk.
     let mut pending: Vec<u8> = Vec::new();
     let mut line_no: u64 = 0;
@@ -437,20 +472,26 @@ pub fn session_info(path: &Path, meta: Option<Metadata>, buf: &mut Vec<u8>) -> O
             return Err(skip(Some(line_no), reason));
         }
     }
+    Ok(())
+}
+
+/// The `SessionInfo` of what `st` read.
+fn finish(path: &Path, meta: &Metadata, st: State) -> Outcome {
     let Some(h) = st.header else {
-        return Err(skip(
-            None,
-            if st.not_session {
+        return Err(Skip {
+            path: path.to_path_buf(),
+            line: None,
+            reason: if st.not_session {
                 "the first JSON value is not a session header".into()
             } else {
                 "no session header (an empty file, or no line is JSON)".into()
             },
-        ));
+        });
     };
     let modified = match st.last_activity {
         Some(t) if t > 0.0 => time_clip(t),
         _ if !h.header_time.is_nan() => h.header_time,
-        _ => mtime_ms(&meta),
+        _ => mtime_ms(meta),
     };
     Ok(Info {
         path: path.to_path_buf(),
@@ -496,7 +537,13 @@ struct State {
     message_count: u64,
     last_activity: Option<f64>,
     first_message: Vec<u16>,
+    checker: js::Checker,
+    /// A reusable list of members.
+    members: Vec<scan::Member>,
 }
+
+const BAD_CONTENT: &str =
+    "message content that is neither a string nor an array (pi's listing fails on it: TypeError)";
 
 enum Step {
     Go,
@@ -572,29 +619,54 @@ impl State {
         if line.iter().all(|b| matches!(b, b' ' | b'\t' | 0x0b | 0x0c)) {
             return Step::Go;
         }
-        let (range, members) = match scan::validate_object(line) {
-            Err(_) => return Step::Go,
-            Ok(Some(x)) => x,
-            Ok(None) => {
-                let v = trim_json_ws(line);
-                if truthy_scalar(v) && self.header.is_none() {
-                    self.not_session = true;
-                }
-                return Step::Go;
+        // A line pi wrote (compact) is read in one quick pass, and what it
+        // holds is then found by its quotes and brackets alone; any other
+        // line the long way.
+        let quick = match self.checker.valid_object(line) {
+            Some(m) => {
+                let mut v = std::mem::take(&mut self.members);
+                v.clear();
+                v.extend_from_slice(m);
+                Some(v)
             }
+            None => None,
+        };
+        let fast = quick.is_some();
+        let (range, members) = match quick {
+            Some(m) => (0..line.len(), m),
+            None => match scan::validate_object(line) {
+                Err(_) => return Step::Go,
+                Ok(Some(x)) => x,
+                Ok(None) => {
+                    let v = trim_json_ws(line);
+                    if truthy_scalar(v) && self.header.is_none() {
+                        self.not_session = true;
+                    }
+                    return Step::Go;
+                }
+            },
         };
         let obj = Object {
             text: line,
             range,
             members,
         };
+        let step = self.entry(&obj, fast);
+        if fast {
+            self.members = obj.members;
+        }
+        step
+    }
+
+    fn entry(&mut self, obj: &Object<'_>, fast: bool) -> Step {
+        let line = obj.text;
         let ty = obj.raw("type");
         if self.header.is_none() {
             if !ty.is_some_and(|t| str_is(t, "session")) {
                 self.not_session = true;
                 return Step::Go;
             }
-            self.header = Some(header_info(&obj));
+            self.header = Some(header_info(obj));
             return Step::Go;
         }
         let Some(ty) = ty else { return Step::Go };
@@ -631,8 +703,31 @@ impl State {
         if line[mr.start] != b'{' {
             return Step::Go;
         }
-        let Ok(msg) = Object::at(line, mr) else {
-            return Step::Go;
+        if fast {
+            if let Some(q) = quick_message(&line[mr.clone()]) {
+                let user = q.role == b"user";
+                if !user && q.role != b"assistant" {
+                    return Step::Go;
+                }
+                if !(user && self.first_message.is_empty()) {
+                    let t = number(q.timestamp);
+                    if !t.is_nan() {
+                        self.last_activity = Some(self.last_activity.unwrap_or(0.0).max(t));
+                    }
+                    if !matches!(q.content, b'"' | b'[') {
+                        return Step::Stop(BAD_CONTENT.into());
+                    }
+                    return Step::Go;
+                }
+            }
+        }
+        let msg = if fast {
+            raw::object(line, mr)
+        } else {
+            match Object::at(line, mr) {
+                Ok(m) => m,
+                Err(_) => return Step::Go,
+            }
         };
         let Some(role) = msg.raw("role").filter(|r| r.first() == Some(&b'"')) else {
             return Step::Go;
@@ -659,8 +754,13 @@ impl State {
                 }
             }
             b'[' => {
-                let Ok(blocks) = scan::elements(line, content) else {
-                    return Step::Go;
+                let blocks = if fast {
+                    raw::elements(line, content)
+                } else {
+                    match scan::elements(line, content) {
+                        Ok(b) => b,
+                        Err(_) => return Step::Go,
+                    }
                 };
                 let mut text: Vec<u16> = Vec::new();
                 let mut first = true;
@@ -672,8 +772,13 @@ impl State {
                             )
                         }
                         b'{' if want_text => {
-                            let Ok(block) = Object::at(line, b) else {
-                                continue;
+                            let block = if fast {
+                                raw::object(line, b)
+                            } else {
+                                match Object::at(line, b) {
+                                    Ok(b) => b,
+                                    Err(_) => continue,
+                                }
                             };
                             if !block.raw("type").is_some_and(|t| str_is(t, "text")) {
                                 continue;
@@ -693,15 +798,88 @@ impl State {
                     self.first_message = text;
                 }
             }
-            _ => {
-                return Step::Stop(
-                    "message content that is neither a string nor an array (pi's listing fails on it: TypeError)"
-                        .into(),
-                )
-            }
+            _ => return Step::Stop(BAD_CONTENT.into()),
         }
         Step::Go
     }
+}
+
+/// What a message object holds for the listing, read without walking it.
+struct Quick<'a> {
+    role: &'a [u8],
+    /// The first byte of `content` (user and assistant messages).
+    content: u8,
+    /// The raw number of `timestamp` (user and assistant messages).
+    timestamp: &'a [u8],
+}
+
+/// The message object `m` (valid, compact JSON) read the quick way when it
+/// is laid out as pi writes it: `{"role":"R",` first (R without escapes),
+/// for a user or assistant message `"content":` next and
+/// `,"timestamp":NUMBER}` last (the last member is what `JSON.parse`
+/// keeps). One search over the rest of the text then proves that no other
+/// member can be `role` or `content`: no `\u` escape anywhere (a key that
+/// decodes to either is written literally or with one), no second
+/// `"role"` or `"content"`, and, when content is an array, no `null` at
+/// all (so no null block). A false hit (the words inside a string) only
+/// means the long way. The walk would skip every string one quote at a
+/// time; this is one literal search over text in cache.
+fn quick_message(m: &[u8]) -> Option<Quick<'_>> {
+    // one regex a thread: a shared one makes every other thread take its
+    // search cache from a locked pool
+    thread_local! {
+        static HITS: Option<regex::bytes::Regex> =
+            regex::bytes::Regex::new(r#"\\u|"role"|"content"|null"#).ok();
+    }
+    HITS.with(|hits| quick_message_with(m, hits.as_ref()?))
+}
+
+fn quick_message_with<'m>(m: &'m [u8], hits: &regex::bytes::Regex) -> Option<Quick<'m>> {
+    let rest = m.strip_prefix(b"{\"role\":\"")?;
+    let end = memchr::memchr2(b'"', b'\\', rest)?;
+    if rest[end] != b'"' {
+        return None;
+    }
+    let role = &rest[..end];
+    let after = &rest[end + 1..];
+    let ua = role == b"user" || role == b"assistant";
+    let (mut content, mut timestamp) = (0u8, &b""[..]);
+    if ua {
+        content = *after.strip_prefix(b",\"content\":")?.first()?;
+        let body = m.strip_suffix(b"}")?;
+        let digits = body
+            .iter()
+            .rev()
+            .take_while(|b| matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'))
+            .count();
+        let head = body[..body.len() - digits].strip_suffix(b",\"timestamp\":")?;
+        if digits == 0 || head.len() < 9 {
+            return None;
+        }
+        timestamp = &body[body.len() - digits..];
+    }
+    let mut contents = 0;
+    for h in hits.find_iter(after) {
+        match h.as_bytes() {
+            b"\"content\"" => {
+                contents += 1;
+                if ua && contents > 1 {
+                    return None;
+                }
+            }
+            b"null" => {
+                if ua && content == b'[' {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(Quick {
+        role,
+        content,
+        timestamp,
+    })
 }
 
 fn trim_json_ws(v: &[u8]) -> &[u8] {
@@ -762,6 +940,134 @@ fn header_info(obj: &Object<'_>) -> HeaderInfo {
     }
 }
 
+/// Spans inside JSON text that is already known to be valid (a line the
+/// quick check of [`js::Checker::valid_object`] took): values are skipped by
+/// their quotes and brackets alone, a string by the next quote that no odd
+/// run of backslashes escapes (one `memchr` a quote), so that the big
+/// strings of a line are passed over at `memchr`'s speed. On text that is
+/// not valid JSON the spans are meaningless but nothing panics.
+pub mod raw {
+    use crate::json::scan::Member;
+    use std::ops::Range;
+
+    /// The index after the string whose opening quote is at `open`.
+    #[inline]
+    pub fn string_end(t: &[u8], open: usize) -> usize {
+        let mut p = open + 1;
+        while let Some(q) = t.get(p..).and_then(|r| memchr::memchr(b'"', r)) {
+            let q = p + q;
+            let run = t[open + 1..q]
+                .iter()
+                .rev()
+                .take_while(|&&b| b == b'\\')
+                .count();
+            if run % 2 == 0 {
+                return q + 1;
+            }
+            p = q + 1;
+        }
+        t.len()
+    }
+
+    #[inline]
+    fn ws(t: &[u8], mut p: usize) -> usize {
+        while matches!(t.get(p), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            p += 1;
+        }
+        p
+    }
+
+    /// The index after the value that starts at `start`.
+    pub fn value_end(t: &[u8], start: usize) -> usize {
+        let mut p = start;
+        let mut depth = 0usize;
+        loop {
+            match t.get(p) {
+                None => return t.len(),
+                Some(b'"') => {
+                    p = string_end(t, p);
+                    if depth == 0 {
+                        return p;
+                    }
+                }
+                Some(b'{' | b'[') => {
+                    depth += 1;
+                    p += 1;
+                }
+                Some(b'}' | b']') => {
+                    p += 1;
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return p;
+                    }
+                }
+                Some(b',' | b':' | b' ' | b'\t' | b'\n' | b'\r') if depth > 0 => p += 1,
+                Some(_) => {
+                    // a number or a literal
+                    while t.get(p).is_some_and(|b| {
+                        !matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                    }) {
+                        p += 1;
+                    }
+                    if depth == 0 {
+                        return p;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The members of the object at `t[range]`, in order, duplicates
+    /// included (as [`crate::json::scan::members`] gives them).
+    pub fn members(t: &[u8], range: Range<usize>, out: &mut Vec<Member>) {
+        out.clear();
+        let end = range.end.min(t.len());
+        let mut p = ws(t, range.start + 1);
+        while p < end && t[p] == b'"' {
+            let k = string_end(t, p);
+            let v = ws(t, ws(t, k) + 1);
+            let ve = value_end(t, v);
+            out.push(Member {
+                key: p..k,
+                value: v..ve,
+            });
+            p = ws(t, ve);
+            if t.get(p) != Some(&b',') {
+                break;
+            }
+            p = ws(t, p + 1);
+        }
+    }
+
+    /// The elements of the array at `t[range]`.
+    pub fn elements(t: &[u8], range: Range<usize>) -> Vec<Range<usize>> {
+        let mut out = Vec::new();
+        let end = range.end.min(t.len());
+        let mut p = ws(t, range.start + 1);
+        while p < end && t[p] != b']' {
+            let e = value_end(t, p);
+            out.push(p..e);
+            p = ws(t, e);
+            if t.get(p) != Some(&b',') {
+                break;
+            }
+            p = ws(t, p + 1);
+        }
+        out
+    }
+
+    /// `t[range]` as an [`crate::json::Object`].
+    pub fn object(t: &[u8], range: Range<usize>) -> crate::json::Object<'_> {
+        let mut members = Vec::new();
+        self::members(t, range.clone(), &mut members);
+        crate::json::Object {
+            text: t,
+            range,
+            members,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -774,6 +1080,79 @@ mod tests {
         );
         assert_eq!(node_join(Path::new("./x//y/.."), "c"), PathBuf::from("x/c"));
         assert_eq!(node_join(Path::new("../x"), "c"), PathBuf::from("../x/c"));
+    }
+
+    /// Compact valid lines with escapes, nesting, numbers and duplicate keys.
+    const LINES: &[&str] = &[
+        r#"{"a":1,"b":"x\"y\\","c":[1,{"d":null},"\\\"",[]],"e":{}}"#,
+        r#"{"type":"message","message":{"role":"user","content":[{"type":"text","text":"a\nb \"q\" \\n"},null],"timestamp":17}}"#,
+        r#"{"k":"\u0041\\","k":-1.5e+3,"z":[true,false,null,"}",{"]":"["}]}"#,
+        r#"{"role":"toolResult","content":[{"type":"text","text":"x"}],"role":"user"}"#,
+        r#"{}"#,
+    ];
+
+    #[test]
+    fn raw_spans_are_the_scanners() {
+        fn same(text: &[u8], r: std::ops::Range<usize>) {
+            match text[r.start] {
+                b'{' => {
+                    let want = scan::members(text, r.clone()).unwrap();
+                    let mut got = Vec::new();
+                    raw::members(text, r, &mut got);
+                    assert_eq!(got, want, "{}", String::from_utf8_lossy(text));
+                    for m in want {
+                        same(text, m.value);
+                    }
+                }
+                b'[' => {
+                    let want = scan::elements(text, r.clone()).unwrap();
+                    assert_eq!(raw::elements(text, r), want);
+                    for e in want {
+                        same(text, e);
+                    }
+                }
+                _ => assert_eq!(raw::value_end(text, r.start), r.end),
+            }
+        }
+        for l in LINES {
+            let t = l.as_bytes();
+            assert!(js::Checker::new().valid_object(t).is_some(), "{l}");
+            same(t, 0..t.len());
+        }
+    }
+
+    #[test]
+    fn quick_message_only_when_exact() {
+        let q = |m: &str| {
+            quick_message(m.as_bytes()).map(|q| (q.role.to_vec(), q.content, q.timestamp.to_vec()))
+        };
+        assert_eq!(
+            q(r#"{"role":"user","content":"hi","timestamp":5}"#),
+            Some((b"user".to_vec(), b'"', b"5".to_vec()))
+        );
+        assert_eq!(
+            q(
+                r#"{"role":"assistant","content":[{"type":"text","text":"x"}],"usage":{},"timestamp":1.5e3}"#
+            ),
+            Some((b"assistant".to_vec(), b'[', b"1.5e3".to_vec()))
+        );
+        // a second role, an escape, a null block, a late content, no
+        // timestamp last: the long way
+        for m in [
+            r#"{"role":"toolResult","content":[],"role":"user"}"#,
+            r#"{"role":"toolResult","content":[],"r\u006fle":"user"}"#,
+            r#"{"role":"user","content":[null],"timestamp":5}"#,
+            r#"{"role":"user","content":"a","content":[],"timestamp":5}"#,
+            r#"{"role":"user","content":"a","timestamp":5,"x":1}"#,
+            r#"{"role":"user","content":"a","timestamp":"5"}"#,
+            r#"{"role":"us\"er","content":"a","timestamp":5}"#,
+        ] {
+            assert_eq!(q(m), None, "{m}");
+        }
+        assert_eq!(
+            q(r#"{"role":"toolResult","content":[{"type":"text","text":"null"}]}"#).map(|x| x.0),
+            Some(b"toolResult".to_vec())
+        );
     }
 
     #[test]

@@ -187,13 +187,16 @@ pub fn run(
         for _ in 0..threads {
             let tx = tx.clone();
             let (next, stop) = (&next, &stop);
+            // Each thread its own copy of the regexes (a clone has its own
+            // pool of search caches; a shared one is locked for all but one).
+            let opts = opts.clone();
             scope.spawn(move || loop {
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(src) = sources.get(i) else { break };
-                let r = search_source(src, opts);
+                let r = search_source(src, &opts);
                 if tx.send((i, r)).is_err() {
                     break;
                 }
@@ -261,6 +264,11 @@ fn read_source(src: &Source) -> std::io::Result<(Vec<u8>, Option<std::time::Syst
     }
 }
 
+thread_local! {
+    static CHECKER: std::cell::RefCell<crate::json::js::Checker> =
+        std::cell::RefCell::new(crate::json::js::Checker::new());
+}
+
 /// Search one session.
 fn search_source(src: &Source, opts: &Options) -> FileOut {
     let name = src.name();
@@ -295,6 +303,7 @@ fn search_source(src: &Source, opts: &Options) -> FileOut {
         count: 0,
         done: false,
         last_ctx: None,
+        checker: CHECKER.with(|c| std::mem::take(&mut *c.borrow_mut())),
     };
     if current && is_header && !opts.active {
         let h = header.as_ref();
@@ -337,6 +346,8 @@ fn search_source(src: &Source, opts: &Options) -> FileOut {
             s.fo.warnings.push(format!("{e}; skipped the rest"));
         }
     }
+    let checker = std::mem::take(&mut s.checker);
+    CHECKER.with(|c| *c.borrow_mut() = checker);
     let count = s.count;
     if opts.mode == Mode::Count && count > 0 {
         fo.out = format!("{name}:{count}\n").into_bytes();
@@ -355,6 +366,7 @@ struct Searcher<'a> {
     done: bool,
     /// The last line printed with context: (entry line, text index, text line).
     last_ctx: Option<(u64, usize, usize)>,
+    checker: crate::json::js::Checker,
 }
 
 impl Searcher<'_> {
@@ -435,11 +447,24 @@ impl Searcher<'_> {
             line_no += memchr::memchr_iter(b'\n', &bytes[counted_to..start]).count() as u64;
             counted_to = start;
             let line = &bytes[start..end];
-            match Object::parse_line(line) {
+            // A line pi wrote (compact) is validated in one quick pass and
+            // its objects are then found by their quotes and brackets
+            // alone; any other line the long way.
+            let quick = self.checker.valid_object(line).map(<[_]>::to_vec);
+            let fast = quick.is_some();
+            let parsed = match quick {
+                Some(members) => Ok(Some(Object {
+                    text: line,
+                    range: 0..line.len(),
+                    members,
+                })),
+                None => Object::parse_line(line),
+            };
+            match parsed {
                 Ok(Some(o)) => {
                     if o.str("type").as_deref() != Some("session") {
                         let id = o.str("id").map(|c| c.into_owned());
-                        self.entry(&o, line_no, id.as_deref());
+                        self.entry(&o, line_no, id.as_deref(), fast);
                     }
                 }
                 Ok(None) => {}
@@ -483,22 +508,28 @@ impl Searcher<'_> {
                 continue;
             };
             let id = s.entries.id(i).map(|_| s.entries.id_string(i));
-            self.entry(&o, e.line(), id.as_deref());
+            self.entry(&o, e.line(), id.as_deref(), false);
         }
         Ok(())
     }
 
     /// Search one entry.
-    fn entry(&mut self, o: &Object<'_>, line_no: u64, id: Option<&str>) {
-        let (ty, role) = search::role(o);
+    fn entry(&mut self, o: &Object<'_>, line_no: u64, id: Option<&str>, fast: bool) {
+        let e = search::Entry::new(o, fast);
+        let (ty, role) = (&e.ty, &e.role);
         let who = role.as_deref().or(ty.as_deref()).unwrap_or("?").to_string();
         if let Some(roles) = &self.opts.roles {
             if !roles.contains(&who) {
                 return;
             }
         }
-        let texts = search::texts(o);
-        for (ti, t) in texts.iter().enumerate() {
+        let spans = search::entry_spans(&e);
+        let timestamp = match self.opts.mode {
+            Mode::Json => o.canonical("timestamp").ok().flatten(),
+            _ => None,
+        };
+        let ctx = self.opts.mode == Mode::Lines && (self.opts.before > 0 || self.opts.after > 0);
+        for (ti, t) in spans.into_iter().enumerate() {
             if self.done {
                 return;
             }
@@ -514,9 +545,17 @@ impl Searcher<'_> {
                 role: role.as_deref(),
                 who: &who,
                 field: t.field,
-                timestamp: o.canonical("timestamp").ok().flatten(),
+                timestamp: timestamp.clone(),
                 text_index: ti,
             };
+            if let (Some(raw), search::SpanText::Raw(text, r), false) =
+                (&self.opts.matcher.raw, &t.text, ctx)
+            {
+                if self.raw_text(&info, &text[r.start + 1..r.end - 1], raw) {
+                    continue;
+                }
+            }
+            let t = t.decode();
             self.text(&info, &t.text);
         }
     }
@@ -524,6 +563,24 @@ impl Searcher<'_> {
     fn text(&mut self, info: &Info<'_>, text: &str) {
         let re = &self.opts.matcher.re;
         let ctx = self.opts.mode == Mode::Lines && (self.opts.before > 0 || self.opts.after > 0);
+        if !ctx && self.opts.matcher.whole {
+            // match to match; each match's line counts once
+            let (mut at, mut k, mut counted) = (0usize, 0usize, 0usize);
+            while at <= text.len() && !self.done {
+                let Some(m) = re.find_at(text, at) else {
+                    return;
+                };
+                let ls = memchr::memrchr(b'\n', &text.as_bytes()[at..m.start()])
+                    .map_or(at, |i| at + i + 1);
+                let le = memchr::memchr(b'\n', &text.as_bytes()[m.start()..])
+                    .map_or(text.len(), |i| m.start() + i);
+                k += memchr::memchr_iter(b'\n', &text.as_bytes()[counted..ls]).count();
+                counted = ls;
+                self.matched(info, k, &text[ls..le]);
+                at = le + 1;
+            }
+            return;
+        }
         if !ctx {
             for (k, l) in text.split('\n').enumerate() {
                 if self.done {
@@ -560,6 +617,72 @@ impl Searcher<'_> {
                 self.context(info, k, l);
             }
         }
+    }
+
+    /// Search the raw bytes of a JSON string (without its quotes) with
+    /// [`Matcher::raw`]; false, having done nothing, when it holds a `\u`
+    /// escape (then the decoded text is searched). Text lines end at the
+    /// `\n` escapes, found by walking the backslashes from the start (so
+    /// that `\\n` is no line break), which also tells whether a match
+    /// starts on the letter of an escape (no match: `\nothing` is a break
+    /// and "othing").
+    fn raw_text(&mut self, info: &Info<'_>, s: &[u8], raw: &regex::bytes::Regex) -> bool {
+        // (text line, its raw start, its raw end) of each matching line
+        let mut hits: Vec<(usize, usize, usize)> = Vec::new();
+        // q: a place no escape straddles; k, ls: the line at q, its start
+        let (mut q, mut k, mut ls, mut at) = (0usize, 0usize, 0usize, 0usize);
+        while at <= s.len() {
+            let Some(m) = raw.find_at(s, at) else { break };
+            if s[m.start()] == b'\\' {
+                return false; // `\u`
+            }
+            let p = m.start();
+            while let Some(i) = memchr::memchr(b'\\', &s[q..p]).map(|i| q + i) {
+                if s.get(i + 1) == Some(&b'n') {
+                    k += 1;
+                    ls = i + 2;
+                }
+                q = i + 2;
+            }
+            if q > p {
+                at = p + 1;
+                continue;
+            }
+            let mut le = s.len();
+            while let Some(i) = memchr::memchr(b'\\', &s[q..]).map(|i| q + i) {
+                q = i + 2;
+                if s.get(i + 1) == Some(&b'n') {
+                    le = i;
+                    break;
+                }
+            }
+            hits.push((k, ls, le));
+            if le >= s.len() {
+                break;
+            }
+            k += 1;
+            ls = le + 2;
+            q = ls;
+            at = ls;
+        }
+        let decode = !matches!(self.opts.mode, Mode::Count | Mode::Files);
+        let mut buf = Vec::new();
+        for (k, a, b) in hits {
+            if self.done {
+                break;
+            }
+            if decode {
+                buf.clear();
+                buf.push(b'"');
+                buf.extend_from_slice(&s[a..b]);
+                buf.push(b'"');
+                let l = js::decode_string(&buf, 0..buf.len()).into_owned();
+                self.matched(info, k, &l);
+            } else {
+                self.matched(info, k, "");
+            }
+        }
+        true
     }
 
     /// `--` before a group of lines that does not follow the last one.
@@ -716,4 +839,95 @@ pub fn parse_time(s: &str) -> Result<f64> {
         )));
     }
     Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The raw search of JSON strings (and the whole-text search) gives
+    /// what the line-by-line search of the decoded text gives.
+    #[test]
+    fn raw_search_is_the_decoded_search() {
+        let texts = [
+            "café nothing\\nothing here",
+            "a\\nothing\nnothing\n",
+            "x \"nothing\" y\tnothing\\\\nothing",
+            "\u{1b}nothing\u{1b}",
+            "nothin",
+            "line1\nline2 nothing\nline3 nothing nothing\n\nnothing",
+            "",
+            "\n\nnothing\n",
+        ];
+        let mut file = String::from(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/x"}"#,
+        );
+        file.push('\n');
+        for (i, t) in texts.iter().enumerate() {
+            let mut s = Vec::new();
+            js::write_str(&mut s, t);
+            file.push_str(&format!(
+                r#"{{"type":"message","id":"e{i}","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{{"role":"toolResult","toolCallId":"c","toolName":"bash","content":[{{"type":"text","text":{}}}],"isError":false,"timestamp":1}}}}"#,
+                String::from_utf8(s).unwrap()
+            ));
+            file.push('\n');
+        }
+        // escapes JSON.stringify does not write
+        file.push_str(r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":"no\u0074hing and \u00e9 nothing\nothing","timestamp":2}}"#);
+        file.push('\n');
+        file.push_str(r#"{"type":"message","id":"u2","parentId":null,"timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":[{"type":"text","text":"\\nothing \\\nothing \/ nothing"}],"timestamp":2}}"#);
+        file.push('\n');
+        let path = std::env::temp_dir().join(format!("pi-grep-raw-{}.jsonl", std::process::id()));
+        std::fs::write(&path, &file).unwrap();
+        let src = Source::File(path.clone());
+        for pat in ["nothing", "othing", "ing", "h", "no.hing", "é", "line[0-9]"] {
+            for ic in [false, true] {
+                for mode in [
+                    Mode::Count,
+                    Mode::Lines,
+                    Mode::Only,
+                    Mode::Json,
+                    Mode::Files,
+                ] {
+                    let matcher = Matcher::new(
+                        &[pat.to_string()],
+                        search::PatternOptions {
+                            ignore_case: ic,
+                            ..Default::default()
+                        },
+                    )
+                    .unwrap();
+                    let opts = |matcher: Matcher| Options {
+                        matcher,
+                        roles: None,
+                        fields: None,
+                        active: false,
+                        since: None,
+                        until: None,
+                        mode,
+                        max_count: None,
+                        before: 0,
+                        after: 0,
+                        color: false,
+                        heading: false,
+                        null: false,
+                        quiet: true,
+                        threads: 1,
+                    };
+                    let mut slow = matcher.clone();
+                    slow.raw = None;
+                    slow.whole = false;
+                    let a = search_source(&src, &opts(matcher));
+                    let b = search_source(&src, &opts(slow));
+                    assert_eq!(
+                        String::from_utf8_lossy(&a.out),
+                        String::from_utf8_lossy(&b.out),
+                        "{pat} {ic} {mode:?}"
+                    );
+                    assert!(a.matched, "{pat}");
+                }
+            }
+        }
+        let _ = std::fs::remove_file(&path);
+    }
 }

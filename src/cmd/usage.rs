@@ -20,6 +20,7 @@ use crate::error::{escape_name, Error, Result};
 use crate::json::{js, Object};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 const TOOL: &str = "pi-usage";
@@ -270,8 +271,23 @@ pub fn scan_file(
     with_tree: bool,
     quiet: bool,
 ) -> std::result::Result<FileUsage, String> {
-    let bytes = std::fs::read(path).map_err(|e| crate::error::io_message(&e))?;
-    scan_bytes(path, &bytes, with_tree, quiet)
+    thread_local! {
+        static BUF: std::cell::RefCell<(Vec<u8>, js::Checker)> =
+            std::cell::RefCell::new((Vec::new(), js::Checker::new()));
+    }
+    BUF.with(|b| {
+        let (buf, checker) = &mut *b.borrow_mut();
+        buf.clear();
+        std::fs::File::open(path)
+            .and_then(|mut f| f.read_to_end(buf))
+            .map_err(|e| crate::error::io_message(&e))?;
+        let r = scan_bytes_with(path, buf, with_tree, quiet, checker);
+        if buf.capacity() > 64 << 20 {
+            // keep no more than a usual file's worth between files
+            *buf = Vec::new();
+        }
+        r
+    })
 }
 
 /// [`scan_file`] on bytes already read.
@@ -281,9 +297,103 @@ pub fn scan_bytes(
     with_tree: bool,
     quiet: bool,
 ) -> std::result::Result<FileUsage, String> {
+    scan_bytes_with(path, bytes, with_tree, quiet, &mut js::Checker::new())
+}
+
+/// The lines that hold `"usage"` (every line with `with_tree`), with their
+/// numbers: one `memmem` search over the file, the line around each hit,
+/// and the line ends counted between hits.
+fn usage_lines<'b>(bytes: &'b [u8], with_tree: bool, mut f: impl FnMut(u64, &'b [u8], bool)) {
+    let first_end = memchr::memchr(b'\n', bytes).map_or(bytes.len(), |i| i + 1);
+    if with_tree {
+        let finder = memchr::memmem::Finder::new(b"\"usage\"");
+        for (i, line) in bytes[first_end..].split(|&b| b == b'\n').enumerate() {
+            f(i as u64 + 2, line, finder.find(line).is_some());
+        }
+        return;
+    }
+    let mut line_no = 1u64;
+    let mut counted = first_end.min(bytes.len());
+    let mut pos = counted;
+    let finder = memchr::memmem::Finder::new(b"\"usage\"");
+    while let Some(h) = finder.find(&bytes[pos..]) {
+        let h = pos + h;
+        let start = memchr::memrchr(b'\n', &bytes[pos..h]).map_or(pos, |i| pos + i + 1);
+        let end = memchr::memchr(b'\n', &bytes[h..]).map_or(bytes.len(), |i| h + i);
+        line_no += 1 + memchr::memchr_iter(b'\n', &bytes[counted..start]).count() as u64;
+        counted = (end + 1).min(bytes.len());
+        f(line_no, &bytes[start..end], true);
+        if end >= bytes.len() {
+            break;
+        }
+        pos = end + 1;
+    }
+}
+
+/// A line `{...,"message":{...}}` (the message last, as pi writes it) in
+/// two quick checks: the entry with `0` in place of the message (which
+/// must be the value of the entry's last `message` member), then the
+/// message. When both are valid the line is (a value put in place of a
+/// value), and the members of both are known without a walk. Returns the
+/// entry's members (in `skel`, the entry so written), the message's span
+/// in `line` and its members (relative to the span).
+fn split_message(
+    line: &[u8],
+    checker: &mut js::Checker,
+    skel: &mut Vec<u8>,
+) -> Option<(
+    Vec<crate::json::scan::Member>,
+    Range<usize>,
+    Vec<crate::json::scan::Member>,
+)> {
+    use std::sync::OnceLock;
+    static MESSAGE: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    if !line.ends_with(b"}}") {
+        return None;
+    }
+    let s = MESSAGE
+        .get_or_init(|| memchr::memmem::Finder::new(b"\"message\":{"))
+        .find(line)?
+        + 10;
+    let e = line.len() - 1;
+    if s >= e {
+        return None;
+    }
+    skel.clear();
+    skel.extend_from_slice(&line[..s]);
+    skel.push(b'0');
+    skel.extend_from_slice(&line[e..]);
+    let em = checker.valid_object(skel)?.to_vec();
+    let last = em
+        .iter()
+        .rev()
+        .find(|m| crate::json::key_is(skel, &m.key, "message"))?;
+    if last.value != (s..s + 1) {
+        return None;
+    }
+    let mm = checker.valid_object(&line[s..e])?.to_vec();
+    Some((em, s..e, mm))
+}
+
+/// `o[key]` when it is an object; `fast`: `o`'s text is known to be valid
+/// (see [`crate::store::raw`]).
+fn sub_object<'a>(o: &Object<'a>, key: &str, fast: bool) -> Option<Object<'a>> {
+    if !fast {
+        return o.object(key);
+    }
+    let r = o.get(key)?;
+    (o.text[r.start] == b'{').then(|| crate::store::raw::object(o.text, r))
+}
+
+fn scan_bytes_with(
+    path: &Path,
+    bytes: &[u8],
+    with_tree: bool,
+    quiet: bool,
+    checker: &mut js::Checker,
+) -> std::result::Result<FileUsage, String> {
     let name = name_of(path);
-    let mut lines = bytes.split(|&b| b == b'\n');
-    let first = lines.next().unwrap_or_default();
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
     if first.starts_with(b"\xEF\xBB\xBF") {
         return Err("starts with a byte order mark; pi refuses such a file".into());
     }
@@ -303,28 +413,53 @@ pub fn scan_bytes(
         parent_session,
         ..Default::default()
     };
-    let finder = memchr::memmem::Finder::new(b"\"usage\"");
     let mut prev_id: Option<String> = None;
-    for (i, line) in lines.enumerate() {
-        let line_no = i as u64 + 2;
-        let has_usage = finder.find(line).is_some();
-        if !(has_usage || with_tree) {
-            continue;
-        }
+    let mut skel: Vec<u8> = Vec::new();
+    usage_lines(bytes, with_tree, |line_no, line, has_usage| {
         if crate::session::is_blank(line) {
-            continue;
+            return;
         }
-        let obj = match Object::parse_line(line) {
-            Ok(Some(o)) => o,
-            Ok(None) | Err(_) => {
-                if has_usage {
-                    warn(
-                        quiet,
-                        &format!("{name}:{line_no}: not a JSON object; skipped, as pi does"),
-                    );
+        // A line pi wrote (compact) is validated in one quick pass: the
+        // entry with its message cut out, then the message, which gives its
+        // members at once; or the line, whose objects are then found by
+        // their quotes and brackets alone. Any other line the long way.
+        let mut message: Option<Object<'_>> = None;
+        let split = split_message(line, checker, &mut skel);
+        let quick = match split {
+            Some(_) => None,
+            None => checker.valid_object(line).map(<[_]>::to_vec),
+        };
+        let fast = quick.is_some() || split.is_some();
+        let obj = match (split, quick) {
+            (Some((em, mr, mm)), _) => {
+                message = Some(Object {
+                    text: &line[mr.clone()],
+                    range: 0..mr.len(),
+                    members: mm,
+                });
+                Object {
+                    text: &skel[..],
+                    range: 0..skel.len(),
+                    members: em,
                 }
-                continue;
             }
+            (None, Some(members)) => Object {
+                text: line,
+                range: 0..line.len(),
+                members,
+            },
+            (None, None) => match Object::parse_line(line) {
+                Ok(Some(o)) => o,
+                Ok(None) | Err(_) => {
+                    if has_usage {
+                        warn(
+                            quiet,
+                            &format!("{name}:{line_no}: not a JSON object; skipped, as pi does"),
+                        );
+                    }
+                    return;
+                }
+            },
         };
         let id = if v1 {
             crate::migrate::v1_id(&fu.session_id, line_no, 0)
@@ -341,27 +476,27 @@ pub fn scan_bytes(
             prev_id = Some(id.clone());
         }
         if !has_usage {
-            continue;
+            return;
         }
         let ty = obj.str("type");
         let (source, holder) = match ty.as_deref() {
-            Some("message") => match obj.object("message") {
+            Some("message") => match message.or_else(|| sub_object(&obj, "message", fast)) {
                 Some(m) if m.str("role").as_deref() == Some("assistant") => (Source::Assistant, m),
-                _ => continue,
+                _ => return,
             },
             Some("usage") => (Source::Usage, obj.clone()),
             Some("compaction") => (Source::Compaction, obj.clone()),
             Some("branch_summary") => (Source::BranchSummary, obj.clone()),
-            _ => continue,
+            _ => return,
         };
-        let Some(usage) = holder.object("usage") else {
+        let Some(usage) = sub_object(&holder, "usage", fast) else {
             if holder.raw("usage").is_some_and(|r| r != b"null") {
                 warn(
                     quiet,
                     &format!("{name}:{line_no}: usage is not an object; not counted"),
                 );
             }
-            continue;
+            return;
         };
         let mut problems = Vec::new();
         let amounts = amounts_of(&usage, &mut problems);
@@ -405,7 +540,7 @@ pub fn scan_bytes(
             id,
             amounts,
         });
-    }
+    });
     Ok(fu)
 }
 
@@ -543,12 +678,70 @@ pub fn dedupe(files: &mut [FileUsage]) {
             &files[b].path,
         ))
     });
-    let mut seen: HashSet<(String, String)> = HashSet::new();
-    for i in order {
-        let key = src[i].0.clone();
-        files[i]
-            .records
-            .retain(|r| r.id.is_empty() || seen.insert((key.clone(), r.id.clone())));
+    // Source keys as numbers, and (source, id) pairs borrowed from the
+    // records: no copy of a string per record.
+    let mut key_no: HashMap<&str, u32> = HashMap::new();
+    for (k, _) in &src {
+        let n = key_no.len() as u32;
+        key_no.entry(k.as_str()).or_insert(n);
+    }
+    let total: usize = files.iter().map(|f| f.records.len()).sum();
+    let mut keep: Vec<Vec<bool>> = files.iter().map(|f| vec![true; f.records.len()]).collect();
+    {
+        let mut seen: HashSet<(u32, &str), QuickHash> =
+            HashSet::with_capacity_and_hasher(total, QuickHash);
+        for &i in &order {
+            let key = key_no[src[i].0.as_str()];
+            for (k, r) in files[i].records.iter().enumerate() {
+                if !r.id.is_empty() && !seen.insert((key, r.id.as_str())) {
+                    keep[i][k] = false;
+                }
+            }
+        }
+    }
+    for (f, keep) in files.iter_mut().zip(keep) {
+        if keep.iter().all(|&k| k) {
+            continue;
+        }
+        let mut k = keep.into_iter();
+        f.records.retain(|_| k.next().unwrap_or(true));
+    }
+}
+
+/// A quick hasher for the dedupe set (FNV-1a over 8 bytes a step, then a
+/// multiply-xorshift): the keys are entry ids, not chosen by an attacker
+/// who could slow a local report down.
+#[derive(Clone, Copy, Default)]
+struct QuickHash;
+
+impl std::hash::BuildHasher for QuickHash {
+    type Hasher = QuickHasher;
+    fn build_hasher(&self) -> QuickHasher {
+        QuickHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+struct QuickHasher(u64);
+
+impl std::hash::Hasher for QuickHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
+            h = (h ^ w).wrapping_mul(0x0100_0000_01b3_u64.wrapping_mul(0x9E37_79B9));
+        }
+        for &b in chunks.remainder() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (self.0 ^ u64::from(n)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn finish(&self) -> u64 {
+        let h = self.0;
+        (h ^ (h >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9) ^ (h >> 32)
     }
 }
 
@@ -612,6 +805,34 @@ fn local_date(ms: f64, tz: &jiff::tz::TimeZone) -> Option<jiff::civil::Date> {
     Some(ts.to_zoned(tz.clone()).date())
 }
 
+/// [`local_date`] for times that come day by day: the last day's bounds
+/// (milliseconds, from its first instant to the next day's) are kept.
+#[derive(Default)]
+struct DayCache {
+    day: Option<(f64, f64, jiff::civil::Date)>,
+}
+
+impl DayCache {
+    fn date(&mut self, ms: f64, tz: &jiff::tz::TimeZone) -> Option<jiff::civil::Date> {
+        if let Some((lo, hi, d)) = self.day {
+            // (at or after 1970 a time's whole milliseconds are its floor)
+            if ms >= 0.0 && ms >= lo && ms < hi {
+                return Some(d);
+            }
+        }
+        let d = local_date(ms, tz)?;
+        let start = |d: jiff::civil::Date| -> Option<f64> {
+            let z = d.to_zoned(tz.clone()).ok()?.start_of_day().ok()?;
+            Some(z.timestamp().as_millisecond() as f64)
+        };
+        self.day = match (start(d), d.tomorrow().ok().and_then(start)) {
+            (Some(lo), Some(hi)) if ms >= lo && ms < hi => Some((lo, hi, d)),
+            _ => None,
+        };
+        Some(d)
+    }
+}
+
 // ---------------------------------------------------------------- grouping
 
 #[derive(Debug, Default, Clone)]
@@ -636,7 +857,9 @@ impl Group {
         }
         self.n += 1;
         self.amounts.add(&r.amounts);
-        self.models.insert(r.model.clone());
+        if !self.models.contains(&r.model) {
+            self.models.insert(r.model.clone());
+        }
         *self.sources.entry(r.source).or_insert(0) += 1;
         if r.time_ms < self.first_ms {
             self.first_ms = r.time_ms;
@@ -709,10 +932,12 @@ pub fn run(req: &Request, out: &mut impl Write) -> Result<()> {
         dedupe(&mut files);
     }
     // Every record with its file, in time order (then file, line order).
-    let mut recs: Vec<(usize, &Record, Option<jiff::civil::Date>)> = Vec::new();
+    let mut recs: Vec<(usize, &Record, Option<jiff::civil::Date>)> =
+        Vec::with_capacity(files.iter().map(|f| f.records.len()).sum());
+    let mut days = DayCache::default();
     for (fi, f) in files.iter().enumerate() {
         for r in &f.records {
-            let date = local_date(r.time_ms, &tz);
+            let date = days.date(r.time_ms, &tz);
             if let Some(d) = date {
                 let ds = d.strftime("%Y-%m-%d").to_string();
                 if since.as_ref().is_some_and(|s| &ds < s)
@@ -780,10 +1005,27 @@ fn group_rows(
     files: &[FileUsage],
     recs: &[(usize, &Record, Option<jiff::civil::Date>)],
 ) -> Vec<Row> {
-    let mut map: BTreeMap<Vec<(&'static str, String)>, Group> = BTreeMap::new();
-    // session rows are ordered by first activity, others by key
-    let mut first_seen: HashMap<Vec<(&'static str, String)>, usize> = HashMap::new();
-    for (n, (fi, r, date)) in recs.iter().enumerate() {
+    type Key = Vec<(&'static str, String)>;
+    // Groups in the order they are first seen (session rows are ordered by
+    // first activity, others by key); consecutive records mostly share one.
+    let mut groups: Vec<(Key, Group)> = Vec::new();
+    let mut index: HashMap<Key, usize> = HashMap::new();
+    let mut last: Option<(usize, Option<jiff::civil::Date>, usize)> = None;
+    for (fi, r, date) in recs.iter() {
+        if let Some((lfi, ldate, gi)) = last {
+            let same = match req.report {
+                Report::Session | Report::Project => lfi == *fi,
+                _ => ldate == *date,
+            } && match req.by {
+                Some(By::Model) => groups[gi].0.last().is_some_and(|k| k.1 == r.model),
+                Some(By::Provider) => groups[gi].0.last().is_some_and(|k| k.1 == r.provider),
+                _ => true,
+            };
+            if same {
+                groups[gi].1.add(r);
+                continue;
+            }
+        }
         let f = &files[*fi];
         let mut key = match req.report {
             Report::Session => vec![
@@ -805,8 +1047,15 @@ fn group_rows(
             Some(By::Provider) => key.push(("provider", r.provider.clone())),
             _ => {}
         }
-        first_seen.entry(key.clone()).or_insert(n);
-        let g = map.entry(key).or_default();
+        let gi = match index.get(&key) {
+            Some(&gi) => gi,
+            None => {
+                index.insert(key.clone(), groups.len());
+                groups.push((key, Group::default()));
+                groups.len() - 1
+            }
+        };
+        let g = &mut groups[gi].1;
         if g.n == 0 && req.report == Report::Session {
             g.meta = vec![
                 ("projectPath", encoded_dir(&f.path)),
@@ -814,13 +1063,18 @@ fn group_rows(
             ];
         }
         g.add(r);
+        last = Some((*fi, *date, gi));
     }
-    let mut rows: Vec<Row> = map
+    drop(index);
+    // groups are in the order first seen; the others go by key
+    if req.report != Report::Session {
+        groups.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+    let mut rows: Vec<Row> = groups
         .into_iter()
         .map(|(key, group)| Row { key, group })
         .collect();
     if req.report == Report::Session {
-        rows.sort_by_key(|r| first_seen.get(&r.key).copied().unwrap_or(0));
         // keep the --by rows of one session together
         let mut order: HashMap<String, usize> = HashMap::new();
         for (i, r) in rows.iter().enumerate() {
