@@ -165,6 +165,11 @@ fn make(key: &str, path: &Path) {
             }
             lines(&ls)
         }
+        "not-object-first" => {
+            let mut ls = small_lines();
+            ls.insert(0, "[1]".into());
+            lines(&ls)
+        }
         "invalid-utf8" => {
             let mut b = Vec::new();
             let ls = small_lines();
@@ -396,7 +401,7 @@ fn case_line(key: &str, col: &str) -> Option<u64> {
         }
     }
     Some(match key {
-        "no-header" | "header-not-first" | "header-no-id" => 1,
+        "no-header" | "header-not-first" | "header-no-id" | "not-object-first" => 1,
         "bom" if !migrate => 1,
         "v1-not-json" if col == "pi-label --list" => 3,
         "deep-nesting"
@@ -810,6 +815,7 @@ fn table_lists_every_input() {
         "not-json",
         "torn-last-line",
         "not-object",
+        "not-object-first",
         "invalid-utf8",
         "bom",
         "crlf",
