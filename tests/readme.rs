@@ -535,3 +535,48 @@ fn extraction() {
     assert_eq!(got[0].command, "for f in a b; do\n  echo $f\ndone");
     assert_eq!(got[0].note, "a loop");
 }
+
+/// Issue 22.6: a usage error clap finds speaks as every other error
+/// (`TOOL: error: ...`, exit 2), and `help` given as a SESSION points to --help.
+#[test]
+fn usage_errors_speak_in_one_voice() {
+    let dir = TempDir::new("voice");
+    for (tool, exe) in TOOLS {
+        let out = Command::new(exe)
+            .arg("--no-such-option")
+            .current_dir(&dir.0)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{tool}: {err}");
+        assert!(
+            err.starts_with(&format!(
+                "{tool}: error: unexpected argument '--no-such-option'"
+            )),
+            "{tool}: {err}"
+        );
+        assert!(err.contains("--help"), "{tool}: {err}");
+        if matches!(tool, "pi-ls" | "pi-grep") {
+            continue; // no SESSION argument first (pi-grep's first is the PATTERN)
+        }
+        let mut cmd = Command::new(exe);
+        cmd.arg("help");
+        match tool {
+            "pi-fork" => cmd.args(["--at", "leaf"]),
+            "pi-label" | "pi-edit" => cmd.arg("--list"),
+            _ => &mut cmd,
+        };
+        let out = cmd
+            .current_dir(&dir.0)
+            .env("PI_CODING_AGENT_DIR", dir.0.join("agent"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{tool} help: {err}");
+        assert!(
+            err.starts_with(&format!("{tool}: error: help: ")) && err.contains("run with --help"),
+            "{tool} help: {err}"
+        );
+    }
+}

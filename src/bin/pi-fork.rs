@@ -66,8 +66,9 @@ struct Args {
     #[arg(value_name = "SESSION")]
     session: String,
 
-    /// Fork at REF: the new session holds the path from the root to REF.
-    #[arg(long, value_name = "REF")]
+    /// Fork at REF: the new session holds the path from the root to REF
+    /// (--leaf is the same, as in pi-path, pi-tree and pi-convert).
+    #[arg(long, value_name = "REF", visible_alias = "leaf")]
     at: Option<String>,
 
     /// Fork before the user message REF (at its parent), like pi's /fork,

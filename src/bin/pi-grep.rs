@@ -183,7 +183,10 @@ fn main() -> ExitCode {
     if let Some(kind) = cli::generate_requested() {
         return cli::run_generate::<Args>("pi-grep", &kind);
     }
-    let args = Args::parse();
+    let args = match cli::parse_args::<Args>("pi-grep") {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     match body(args) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),

@@ -69,8 +69,8 @@ struct Args {
     search: Option<String>,
 
     /// The active leaf whose path is marked with • (a REF; default: the
-    /// last entry, where pi continues).
-    #[arg(long, value_name = "REF")]
+    /// last entry, where pi continues; --at is the same, as in pi-fork).
+    #[arg(long, value_name = "REF", visible_alias = "at")]
     leaf: Option<String>,
 
     /// Prefix each line with the entry id.
