@@ -148,7 +148,10 @@ pub fn main<A: Parser>(tool: &str, body: impl FnOnce(A) -> Result<()>) -> ExitCo
     if let Some(kind) = generate_requested() {
         return run_generate::<A>(tool, &kind);
     }
-    let args = A::parse();
+    let args = match parse_args::<A>(tool) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     let checked = match crate::session::max_line_from_env() {
         Ok(_) => Ok(()),
         Err(text) => Err(Error::usage(format!(
@@ -164,6 +167,35 @@ pub fn main<A: Parser>(tool: &str, body: impl FnOnce(A) -> Result<()>) -> ExitCo
             ExitCode::from(e.exit_code() as u8)
         }
     }
+}
+
+/// Parse the command line as clap does, but say a usage error in the voice
+/// of every other error, `TOOL: error: ...` (exit 2); `--help` and
+/// `--version` print as clap prints them.
+pub fn parse_args<A: Parser>(tool: &str) -> std::result::Result<A, ExitCode> {
+    A::try_parse().map_err(|e| {
+        use clap::error::ErrorKind as K;
+        let code = ExitCode::from(e.exit_code() as u8);
+        if matches!(
+            e.kind(),
+            K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand
+        ) {
+            let _ = e.print();
+            return code;
+        }
+        eprint!("{}", usage_error_text(tool, &e.render().to_string()));
+        code
+    })
+}
+
+/// clap's rendered error (`error: ...`, usage, a hint) with the tool's prefix.
+fn usage_error_text(tool: &str, rendered: &str) -> String {
+    let text = rendered.strip_prefix("error: ").unwrap_or(rendered);
+    let mut out = format!("{tool}: error: {text}");
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out
 }
 
 fn is_broken_pipe(e: &Error) -> bool {

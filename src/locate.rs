@@ -187,6 +187,9 @@ pub fn resolve_session(arg: Option<&str>, session_dir: Option<&Path>) -> Result<
         }
     }
     match found.len() {
+        0 if arg == "help" => Err(Error::usage(
+            "help: no such file, and no session id starts with 'help'; for help, run with --help",
+        )),
         0 => Err(Error::request(
             arg,
             format!(

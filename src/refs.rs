@@ -112,21 +112,13 @@ pub fn resolve(session: &Session, text: &str) -> Result<usize> {
         Base::Leaf => leaf(session)?,
         Base::Root => path::root_of(session, leaf(session)?)?,
         Base::Label(name) => label_target(session, name)?.ok_or_else(|| {
-            let known: Vec<String> = session
-                .index
-                .labels
-                .iter()
-                .map(|l| format!("@{}", l.label))
-                .collect();
+            let known = label_list(session.index.labels.iter().map(|l| &*l.label));
             Error::request(
                 &session.name,
                 if known.is_empty() {
                     format!("no entry is labelled '{name}' (the session has no labels)")
                 } else {
-                    format!(
-                        "no entry is labelled '{name}' (labels: {})",
-                        known.join(", ")
-                    )
+                    format!("no entry is labelled '{name}' (labels: {known})")
                 },
             )
         })?,
@@ -152,6 +144,35 @@ pub fn context_leaf(session: &Session, i: Option<usize>) -> Option<usize> {
 /// (`0`, `false`, `""`, `null`) finds no start.
 pub fn branch_is_empty(session: &Session, i: usize) -> bool {
     session.entries.id(i).is_some_and(|id| !id.truthy())
+}
+
+/// How many labels an error lists before "and N more".
+const LABELS_LISTED: usize = 10;
+
+/// The labels in force, for an error: each once, in file order, as a REF
+/// names it (`@plan`; quoted, `'@my plan'`, when the shell would split it),
+/// the first [`LABELS_LISTED`] and how many more.
+fn label_list<'a>(labels: impl Iterator<Item = &'a str>) -> String {
+    let mut seen = std::collections::HashSet::new();
+    let unique: Vec<&str> = labels.filter(|l| seen.insert(*l)).collect();
+    let mut shown: Vec<String> = unique
+        .iter()
+        .take(LABELS_LISTED)
+        .map(|l| {
+            let plain = l
+                .chars()
+                .all(|c| c.is_alphanumeric() || "-_.~^:+/,=%".contains(c));
+            if plain {
+                format!("@{l}")
+            } else {
+                format!("'@{}'", l.replace('\'', "'\\''"))
+            }
+        })
+        .collect();
+    if unique.len() > LABELS_LISTED {
+        shown.push(format!("and {} more", unique.len() - LABELS_LISTED));
+    }
+    shown.join(", ")
 }
 
 /// The last entry: pi's leaf after opening the file.
@@ -348,6 +369,17 @@ pub fn is_user_message(session: &Session, i: usize) -> Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lists_labels_once_quoted_and_capped() {
+        let l = ["plan", "my plan", "plan", "it's"];
+        assert_eq!(label_list(l.into_iter()), "@plan, '@my plan', '@it'\\''s'");
+        let many: Vec<String> = (0..13).map(|i| format!("l{i}")).collect();
+        assert_eq!(
+            label_list(many.iter().map(|s| s.as_str())),
+            "@l0, @l1, @l2, @l3, @l4, @l5, @l6, @l7, @l8, @l9, and 3 more"
+        );
+    }
 
     #[test]
     fn parses_suffixes() {

@@ -59,8 +59,9 @@ struct Args {
     #[arg(long, value_enum, value_name = "FORMAT", default_value = "llm")]
     to: To,
 
-    /// For a session: the entry whose context is converted (a REF, see below).
-    #[arg(long, value_name = "REF", default_value = "leaf")]
+    /// For a session: the entry whose context is converted (a REF, see
+    /// below; --at is the same, as in pi-fork).
+    #[arg(long, value_name = "REF", default_value = "leaf", visible_alias = "at")]
     leaf: String,
 
     /// In markdown, html and text: also show what the model does not see,

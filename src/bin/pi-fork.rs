@@ -26,9 +26,10 @@ Examples:
                                          write the new session to stdout
   for f in $(pi-fork s.jsonl --all-leaves); do pi-path --leaves \"$f\"; done
                                          one new session per branch, for a review
-  pi-fork s.jsonl --cwd ~/src/other-project
+  pi-fork s.jsonl --cwd /home/dev/src/site
                                          move (copy) a whole session into another project
-  pi-fork s.jsonl --in-place --at leaf~2 undo the last two entries without losing them:
+  pi-fork s.jsonl --in-place --at leaf~2
+                                         undo the last two entries without losing them:
                                          pi continues from there, the old branch stays
   pi-fork s.jsonl --in-place --before @retry --summary 'Tried X; it failed because Y.'
                                          go back before a user message, leaving a summary
@@ -65,8 +66,9 @@ struct Args {
     #[arg(value_name = "SESSION")]
     session: String,
 
-    /// Fork at REF: the new session holds the path from the root to REF.
-    #[arg(long, value_name = "REF")]
+    /// Fork at REF: the new session holds the path from the root to REF
+    /// (--leaf is the same, as in pi-path, pi-tree and pi-convert).
+    #[arg(long, value_name = "REF", visible_alias = "leaf")]
     at: Option<String>,
 
     /// Fork before the user message REF (at its parent), like pi's /fork,

@@ -24,7 +24,7 @@ Examples:
                                           only bash commands and their output
   pi-grep --active 'rate limit'           only entries on each session's current path
   pi-grep --since 2026-11-01 -c error     counts per session
-  pi-grep --json panic | jq -r '\"\\(.path) \\(.id)\"' | while read f id; do pi-fork \"$f\" --at \"$id\"; done
+  pi-grep --json panic | jq -r '\"\\(.path) \\(.id)\"' | while read f id; do pi-fork $f --at $id; done
                                           a new session at every entry that panicked
 
 Output: PATH:ID:ROLE/FIELD: LINE for each matching line of text (ROLE is the
@@ -183,7 +183,10 @@ fn main() -> ExitCode {
     if let Some(kind) = cli::generate_requested() {
         return cli::run_generate::<Args>("pi-grep", &kind);
     }
-    let args = Args::parse();
+    let args = match cli::parse_args::<Args>("pi-grep") {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     match body(args) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),

@@ -19,8 +19,8 @@ use std::path::PathBuf;
 const EXAMPLES: &str = concat!(
     "\
 Examples:
-  pi-label s.jsonl leaf~2 before-refactor   bookmark the entry two above the leaf
-  pi-label s.jsonl @before-refactor --clear remove that bookmark
+  pi-label s.jsonl leaf~2 checkpoint        bookmark the entry two above the leaf
+  pi-label s.jsonl @checkpoint --clear      remove that bookmark
   pi-label s.jsonl --list                   ID, LABEL and a summary, tab separated
   pi-label s.jsonl --list --json | jq -r .label
   pi-label s.jsonl --name 'parser rewrite'  name the session (what pi's /name does)

@@ -17,13 +17,14 @@ const EXAMPLES: &str = concat!(
 Examples:
   pi-ls                                  this project's sessions, newest activity first
   pi-ls --all                            every project's
-  pi-ls --json | jq -r 'select(.messageCount > 100) | .path'
-  pi-ls --all --since 2026-11-01 --cwd ~/src/app --name 'parser*'
+  pi-ls --json | jq -r 'select(.messageCount > 10) | .path'
+  pi-ls --all --since 2026-11-01 --cwd /home/dev/src/app --name 'parser*'
   pi-ls -l                               long form: entries, leaves, branches, size, tokens, cost
   pi-ls --tree                           forks under the session they came from
   pi-ls --all --orphans                  sessions whose project directory is gone
   pi-ls -0 --all --older-than 90d | xargs -0 ls -l
-  pi-path \"$(pi-ls --json | jq -r 'first(.path)')\"   every tool takes the paths and ids pi-ls prints
+  pi-path \"$(pi-ls --json | jq -rn 'first(inputs.path)')\"
+                                         every tool takes the paths and ids pi-ls prints
 
 --json prints one object per session and line, pi 1.6.0's SessionInfo as
 JSON.stringify writes it (without allMessagesText): path, id, cwd, name,

@@ -15,14 +15,15 @@ const EXAMPLES: &str = concat!(
 Examples:
   pi-migrate old.jsonl > new.jsonl         the migrated session on stdout
   pi-migrate < old.jsonl                   the same, from stdin
-  pi-migrate -i old.jsonl                  rewrite the file in place (atomically)
-  pi-migrate -i --backup old.jsonl         ... keeping old.jsonl.bak
-  pi-migrate --check ~/.pi/agent/sessions  list files that need migrating (exit 1 if any)
-  pi-migrate --dry-run --all               what would change in every session
-  pi-migrate -i --all --relocate           migrate every session, and move pi 0.30's
-                                           misplaced files into sessions/--<cwd>--/
-  pi-migrate --check 019b4f7b              a session named by its id prefix
   pi-path --format ids old.jsonl           the ids the migrated file will have
+  pi-migrate --check agent/sessions        list files that need migrating (exit 1 if any);
+                                           pi's own directory is ~/.pi/agent/sessions
+  pi-migrate --check 019b4f7b              a session named by its id prefix (exit 1: it needs it)
+  pi-migrate --dry-run --all               what would change in every session
+  pi-migrate -i old.jsonl                  rewrite the file in place (atomically)
+  pi-migrate -i --backup --all             every session, keeping NAME.jsonl.bak
+  pi-migrate -i --all --relocate           also move pi 0.30's misplaced files into
+                                           sessions/--<cwd>--/
 
 A file already at version 3 is never touched. A line that is not JSON makes
 the file fail (FILE:LINE) unless --keep-malformed; a file that changes while

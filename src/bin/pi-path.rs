@@ -45,8 +45,9 @@ struct Args {
     #[command(flatten)]
     input: SessionArgs,
 
-    /// The entry the path ends at (a REF, see below).
-    #[arg(long, value_name = "REF", default_value = "leaf")]
+    /// The entry the path ends at (a REF, see below; --at is the same, as
+    /// in pi-fork).
+    #[arg(long, value_name = "REF", default_value = "leaf", visible_alias = "at")]
     leaf: String,
 
     /// What to print for the path.

@@ -27,7 +27,8 @@ Examples:
   pi-tree --format dot s.jsonl | dot -Tsvg > tree.svg
                                           a picture of the tree
   pi-tree --stats s.jsonl | jq .maxDepth  the depth of the deepest path
-  pi-tree --color always 019a5c | less -R a session by id prefix, coloured in less
+  pi-tree --color always 019a5c | less -R
+                                          a session by id prefix, coloured in less
 
 REF (for --leaf): a full id, a unique id prefix (4+ chars), leaf, root, @LABEL,
 followed by any of ^ (parent) and ~N (N-th ancestor): leaf~3, @plan^, root.
@@ -68,8 +69,8 @@ struct Args {
     search: Option<String>,
 
     /// The active leaf whose path is marked with • (a REF; default: the
-    /// last entry, where pi continues).
-    #[arg(long, value_name = "REF")]
+    /// last entry, where pi continues; --at is the same, as in pi-fork).
+    #[arg(long, value_name = "REF", visible_alias = "at")]
     leaf: Option<String>,
 
     /// Prefix each line with the entry id.

@@ -13,8 +13,8 @@ const EXAMPLES: &str = concat!(
 Examples:
   pi-usage                          daily table for every project
   pi-usage monthly --since 2026-01  a row per month from January 2026 on
-  pi-usage session --cwd ~/src/app --json | jq '.[] | select(.cost > 5)'
-                                    the sessions of one project that cost more than $5
+  pi-usage session --cwd . --json | jq '.[] | select(.cost > 5)'
+                                    the sessions of this project that cost more than $5
   pi-usage daily --by model         a row per day and model
   pi-usage project                  a row per project directory
   pi-usage daily --timezone Europe/Berlin --csv > usage.csv
