@@ -77,6 +77,8 @@ struct View<'s> {
     /// What [`View::visible`] needs of each message entry ([`msg_info`]),
     /// found while the tool calls are: 0 where not known.
     msg_info: Vec<u8>,
+    /// For [`View::object`].
+    checker: std::cell::RefCell<js::Checker>,
     /// toolCall id -> (name, arguments) of assistant messages, in display order.
     tool_calls: HashMap<String, (String, Option<Vec<u8>>)>,
     leaf: Option<usize>,
@@ -858,6 +860,7 @@ impl<'s> View<'s> {
             flat,
             active,
             msg_info: vec![0; n],
+            checker: std::cell::RefCell::new(js::Checker::new()),
             tool_calls: HashMap::new(),
             leaf,
             // `process.env.HOME || process.env.USERPROFILE || ""`
@@ -876,7 +879,7 @@ impl<'s> View<'s> {
                 continue;
             }
             let line = s.line(i)?;
-            let Ok(obj) = s.object(&line, s.entries[i].line()) else {
+            let Ok(obj) = v.object(&line, s.entries[i].line()) else {
                 continue;
             };
             if matches!(obj.raw("message"), None | Some(b"null")) && v.no_message.is_none() {
@@ -913,6 +916,22 @@ impl<'s> View<'s> {
             }
         }
         Ok(v)
+    }
+
+    /// [`Session::object`], the quick way first: a compact line's members
+    /// as [`js::Checker::valid_object`] finds them (the scanner's, in a
+    /// quicker pass), as the load reads it.
+    fn object<'a>(&self, bytes: &'a [u8], line: u64) -> Result<Object<'a>> {
+        if let Ok(mut c) = self.checker.try_borrow_mut() {
+            if let Some(members) = c.valid_object(bytes) {
+                return Ok(Object {
+                    text: bytes,
+                    range: 0..bytes.len(),
+                    members: members.to_vec(),
+                });
+            }
+        }
+        self.s.object(bytes, line)
     }
 
     /// `entry.id === currentLeafId`.
@@ -968,7 +987,7 @@ impl<'s> View<'s> {
                 (None, known)
             } else {
                 line = self.s.line(i)?;
-                let obj = self.s.object(&line, e.line())?;
+                let obj = self.object(&line, e.line())?;
                 let info = if e.ty() == EntryType::Message {
                     msg_info(&obj)
                 } else {
@@ -1468,7 +1487,7 @@ impl<'s> View<'s> {
             let (i, depth) = self.flat[k];
             let e = &self.s.entries[i];
             let line = self.s.line(i)?;
-            let obj = self.s.object(&line, e.line())?;
+            let obj = self.object(&line, e.line())?;
             buf.clear();
             buf.extend_from_slice(b"{\"id\":");
             raw_or_null(&mut buf, &obj, "id");
@@ -1671,7 +1690,7 @@ impl<'s> View<'s> {
     /// `getEntryDisplayText(node)`, as coloured pieces.
     fn summary(&self, i: usize) -> Result<Vec<Seg>> {
         let line = self.s.line(i)?;
-        let obj = self.s.object(&line, self.s.entries[i].line())?;
+        let obj = self.object(&line, self.s.entries[i].line())?;
         self.summary_of(i, &obj)
     }
 
@@ -1944,13 +1963,16 @@ fn simple_widths(t: &str) -> Option<impl Iterator<Item = usize> + '_> {
     if !t.bytes().all(|b| (b' '..=b'~').contains(&b)) && !t.chars().all(simple) {
         return None;
     }
-    Some(t.chars().map(|c| {
-        if c.is_ascii() {
-            1
-        } else {
-            crate::width::grapheme_width(c.encode_utf8(&mut [0; 4]))
-        }
-    }))
+    static WIDTHS: std::sync::OnceLock<[usize; 5]> = std::sync::OnceLock::new();
+    let widths = WIDTHS
+        .get_or_init(|| DRAWING.map(|c| crate::width::grapheme_width(c.encode_utf8(&mut [0; 4]))));
+    Some(
+        t.chars()
+            .map(move |c| match DRAWING.iter().position(|&d| d == c) {
+                Some(k) => widths[k],
+                None => 1,
+            }),
+    )
 }
 
 /// pi's `shortenHomePath(path, home)` (posix rules): an absolute path
@@ -2155,6 +2177,18 @@ fn render_empty(out: &mut String, msg: &Seg, width: Option<usize>, color: bool) 
 }
 
 fn raw_or_null(buf: &mut Vec<u8>, obj: &Object<'_>, key: &str) {
+    // A string of printable ASCII without escapes is written as it is.
+    if let Some(raw) = obj.raw(key) {
+        if let [b'"', inner @ .., b'"'] = raw {
+            if inner
+                .iter()
+                .all(|&b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\')
+            {
+                buf.extend_from_slice(raw);
+                return;
+            }
+        }
+    }
     match obj.canonical(key) {
         Ok(Some(v)) => buf.extend_from_slice(&v),
         _ => buf.extend_from_slice(b"null"),
