@@ -5,7 +5,7 @@ use crate::cli::out_err;
 use crate::context::{self, message_json};
 use crate::entry::EntryType;
 use crate::error::Result;
-use crate::json::ObjectWriter;
+use crate::json::{js, Object, ObjectWriter};
 use crate::migrate::CURRENT_VERSION;
 use crate::path::path_to;
 use crate::refs;
@@ -132,20 +132,34 @@ fn write_lines_as_they_are(s: &Session, path: &[usize], out: &mut impl Write) ->
 
 /// Print one JSON line per leaf (an entry no other entry names as parent):
 /// `{"id","line","timestamp","depth","label"?,"current","lastUser"}`.
+///
+/// Each entry's depth and last user message above it are found once and
+/// kept, so that leaves sharing ancestors (a fan-out of a million siblings,
+/// a long chain ending in many leaves) cost their own line, not their path,
+/// and the leaves' lines are read in file order.
 pub fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
+    let n = s.entries.len();
+    let mut memo = Memo {
+        depth: vec![0; n],
+        last_user: vec![NOT_YET; n],
+        texts: Vec::new(),
+        chain: Vec::new(),
+        checker: js::Checker::new(),
+    };
     for i in crate::path::leaves(s) {
         let e = &s.entries[i];
-        let path = path_to(s, i)?;
+        let depth = memo.depth(s, i)?;
         let line = s.line(i)?;
-        let obj = s.object(&line, e.line())?;
+        let obj = memo.object(s, &line, e.line())?;
         let mut w = ObjectWriter::new();
         w.str("id", &s.entries.id_string(i));
-        w.number("line", e.line() as f64);
+        // Whole numbers, which JavaScript prints as their digits.
+        w.raw("line", Some(e.line().to_string().as_bytes()));
         w.raw(
             "timestamp",
             obj.canonical("timestamp").ok().flatten().as_deref(),
         );
-        w.number("depth", path.len() as f64);
+        w.raw("depth", Some(depth.to_string().as_bytes()));
         if let Some(id) = s.entries.id(i) {
             if let Some(l) = s.index.labels.get(&id) {
                 w.raw("label", Some(&s.label_value(l)?));
@@ -159,26 +173,126 @@ pub fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
                 b"false"
             }),
         );
-        let mut last_user = None;
-        for &j in path.iter().rev() {
-            if s.entries[j].ty() != EntryType::Message {
-                continue;
+        let own = user_text(s, i, &obj);
+        let last_user = match &own {
+            Some(found) => found.as_deref(),
+            None => {
+                let k = match s.index.parent_of(i) {
+                    Some(p) => memo.last_user(s, p)?,
+                    None => NONE,
+                };
+                memo.text(k)
             }
-            let l = s.line(j)?;
-            let o = s.object(&l, s.entries[j].line())?;
-            if let Some(m) = o.object("message") {
-                if m.str("role").as_deref() == Some("user") {
-                    last_user = summary::message_text(&m).map(|t| summary::one_line(&t, 120));
-                    break;
-                }
-            }
-        }
+        };
         match last_user {
-            Some(t) => w.str("lastUser", &t),
+            Some(t) => w.str("lastUser", t),
             None => w.raw("lastUser", Some(b"null")),
         };
         out.write_all(&w.finish()).map_err(out_err)?;
         out.write_all(b"\n").map_err(out_err)?;
     }
     out.flush().map_err(out_err)
+}
+
+/// `Memo::last_user`: not found yet.
+const NOT_YET: u32 = u32::MAX;
+/// `Memo::last_user`: no user message on the path.
+const NONE: u32 = u32::MAX - 1;
+
+/// What `write_leaves` has found about the entries above the leaves.
+struct Memo {
+    /// The length of the path from the root to each entry (0: not yet).
+    depth: Vec<u32>,
+    /// For each entry, the last user message's one-line text on the path
+    /// to it (an index into `texts`, [`NONE`] or [`NOT_YET`]).
+    last_user: Vec<u32>,
+    texts: Vec<Option<String>>,
+    /// Entries walked and not yet answered.
+    chain: Vec<usize>,
+    checker: js::Checker,
+}
+
+impl Memo {
+    /// [`Session::object`], the quick way first (as the load reads a
+    /// compact line: [`js::Checker::valid_object`] finds the scanner's
+    /// members in a quicker pass).
+    fn object<'a>(&mut self, s: &Session, bytes: &'a [u8], line: u64) -> Result<Object<'a>> {
+        match self.checker.valid_object(bytes) {
+            Some(members) => Ok(Object {
+                text: bytes,
+                range: 0..bytes.len(),
+                members: members.to_vec(),
+            }),
+            None => s.object(bytes, line),
+        }
+    }
+
+    /// `path_to(s, i).len()`, with the same cycle error.
+    fn depth(&mut self, s: &Session, i: usize) -> Result<usize> {
+        self.chain.clear();
+        let mut cur = Some(i);
+        let mut above = 0;
+        while let Some(c) = cur {
+            if self.depth[c] != 0 {
+                above = self.depth[c] as usize;
+                break;
+            }
+            self.chain.push(c);
+            if self.chain.len() > s.entries.len() {
+                return path_to(s, i).map(|p| p.len());
+            }
+            cur = s.index.parent_of(c);
+        }
+        for (k, &c) in self.chain.iter().rev().enumerate() {
+            self.depth[c] = (above + k + 1) as u32;
+        }
+        Ok(above + self.chain.len())
+    }
+
+    /// The last user message at or above entry `i`, as an index for
+    /// [`Memo::text`]. Walks as `depth` has (no cycle is left there).
+    fn last_user(&mut self, s: &Session, i: usize) -> Result<u32> {
+        self.chain.clear();
+        let mut cur = Some(i);
+        let mut found = NONE;
+        while let Some(c) = cur {
+            if self.last_user[c] != NOT_YET {
+                found = self.last_user[c];
+                break;
+            }
+            self.chain.push(c);
+            if s.entries[c].ty() == EntryType::Message {
+                let l = s.line(c)?;
+                let o = self.object(s, &l, s.entries[c].line())?;
+                if let Some(t) = user_text(s, c, &o) {
+                    found = self.texts.len() as u32;
+                    self.texts.push(t);
+                    break;
+                }
+            }
+            if self.chain.len() > s.entries.len() {
+                break;
+            }
+            cur = s.index.parent_of(c);
+        }
+        for &c in &self.chain {
+            self.last_user[c] = found;
+        }
+        Ok(found)
+    }
+
+    fn text(&self, k: u32) -> Option<&str> {
+        self.texts.get(k as usize).and_then(|t| t.as_deref())
+    }
+}
+
+/// For a user message (entry `i`, parsed as `obj`): Some of its one-line
+/// text (None when it has no text); None for any other entry.
+fn user_text(s: &Session, i: usize, obj: &Object<'_>) -> Option<Option<String>> {
+    if s.entries[i].ty() != EntryType::Message {
+        return None;
+    }
+    let m = obj.object("message")?;
+    (m.str("role").as_deref() == Some("user"))
+        .then(|| summary::message_text(&m).map(|t| summary::one_line(&t, 120)))
 }

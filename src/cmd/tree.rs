@@ -74,6 +74,11 @@ struct View<'s> {
     /// Nodes in flattenTree order, with their depth in the tree.
     flat: Vec<(usize, usize)>,
     active: Vec<bool>,
+    /// What [`View::visible`] needs of each message entry ([`msg_info`]),
+    /// found while the tool calls are: 0 where not known.
+    msg_info: Vec<u8>,
+    /// For [`View::object`].
+    checker: std::cell::RefCell<js::Checker>,
     /// toolCall id -> (name, arguments) of assistant messages, in display order.
     tool_calls: HashMap<String, (String, Option<Vec<u8>>)>,
     leaf: Option<usize>,
@@ -744,6 +749,47 @@ fn child_layout(
     (child_indent, child_gutters)
 }
 
+/// [`msg_info`]: the role (`MSG_ROLE`: one of the `ROLE_` values).
+const MSG_ROLE: u8 = 3;
+const ROLE_USER: u8 = 1;
+const ROLE_ASSISTANT: u8 = 2;
+const ROLE_TOOL_RESULT: u8 = 3;
+/// An assistant message with text content (`hasTextContent`).
+const MSG_HAS_TEXT: u8 = 4;
+/// An assistant message whose `stopReason` is truthy and neither "stop"
+/// nor "toolUse".
+const MSG_BAD_STOP: u8 = 8;
+/// Set in [`View::msg_info`] where the rest is known.
+const MSG_KNOWN: u8 = 0x80;
+
+/// What the filters look at in a `message` entry (parsed as `obj`): its
+/// role (0 for any other role, and without a message or a role), and for
+/// an assistant message whether it has text and how it stopped.
+fn msg_info(obj: &Object<'_>) -> u8 {
+    let Some(m) = obj.object("message") else {
+        return 0;
+    };
+    match m.str("role").as_deref() {
+        Some("user") => ROLE_USER,
+        Some("toolResult") => ROLE_TOOL_RESULT,
+        Some("assistant") => {
+            let mut info = ROLE_ASSISTANT;
+            if m.get("content")
+                .is_some_and(|r| has_text_content(m.text, r))
+            {
+                info |= MSG_HAS_TEXT;
+            }
+            if m.raw("stopReason")
+                .is_some_and(|r| js::truthy(r) && r != b"\"stop\"" && r != b"\"toolUse\"")
+            {
+                info |= MSG_BAD_STOP;
+            }
+            info
+        }
+        _ => 0,
+    }
+}
+
 /// A piece of a line and its colour (an SGR code).
 type Seg = (String, Option<&'static str>);
 
@@ -814,6 +860,8 @@ impl<'s> View<'s> {
             tree,
             flat,
             active,
+            msg_info: vec![0; n],
+            checker: std::cell::RefCell::new(js::Checker::new()),
             tool_calls: HashMap::new(),
             leaf,
             // `process.env.HOME || process.env.USERPROFILE || ""`
@@ -832,12 +880,13 @@ impl<'s> View<'s> {
                 continue;
             }
             let line = s.line(i)?;
-            let Ok(obj) = s.object(&line, s.entries[i].line()) else {
+            let Ok(obj) = v.object(&line, s.entries[i].line()) else {
                 continue;
             };
             if matches!(obj.raw("message"), None | Some(b"null")) && v.no_message.is_none() {
                 v.no_message = Some(i);
             }
+            v.msg_info[i] = msg_info(&obj) | MSG_KNOWN;
             let Some(m) = obj.object("message") else {
                 continue;
             };
@@ -868,6 +917,22 @@ impl<'s> View<'s> {
             }
         }
         Ok(v)
+    }
+
+    /// [`Session::object`], the quick way first: a compact line's members
+    /// as [`js::Checker::valid_object`] finds them (the scanner's, in a
+    /// quicker pass), as the load reads it.
+    fn object<'a>(&self, bytes: &'a [u8], line: u64) -> Result<Object<'a>> {
+        if let Ok(mut c) = self.checker.try_borrow_mut() {
+            if let Some(members) = c.valid_object(bytes) {
+                return Ok(Object {
+                    text: bytes,
+                    range: 0..bytes.len(),
+                    members: members.to_vec(),
+                });
+            }
+        }
+        self.s.object(bytes, line)
     }
 
     /// `entry.id === currentLeafId`.
@@ -915,25 +980,28 @@ impl<'s> View<'s> {
             if strict && e.ty() == EntryType::Usage {
                 continue;
             }
-            let line = self.s.line(i)?;
-            let obj = self.s.object(&line, e.line())?;
-            let msg = if e.ty() == EntryType::Message {
-                obj.object("message")
+            // A message's role and flags were found by `View::new`; without
+            // a search, the line need not be read again.
+            let known = self.msg_info[i];
+            let line;
+            let (obj, info) = if tokens.is_empty() && known & MSG_KNOWN != 0 {
+                (None, known)
             } else {
-                None
+                line = self.s.line(i)?;
+                let obj = self.object(&line, e.line())?;
+                let info = if e.ty() == EntryType::Message {
+                    msg_info(&obj)
+                } else {
+                    0
+                };
+                (Some(obj), info)
             };
-            let role = msg.as_ref().and_then(|m| m.str("role"));
-            if let (true, Some(m), Some("assistant")) = (strict, &msg, role.as_deref()) {
-                if !self.is_leaf(i) {
-                    let has_text = m
-                        .get("content")
-                        .is_some_and(|r| has_text_content(m.text, r));
-                    let bad = m
-                        .raw("stopReason")
-                        .is_some_and(|r| js::truthy(r) && r != b"\"stop\"" && r != b"\"toolUse\"");
-                    if !has_text && !bad {
-                        continue;
-                    }
+            let role = info & MSG_ROLE;
+            if strict && role == ROLE_ASSISTANT && !self.is_leaf(i) {
+                let has_text = info & MSG_HAS_TEXT != 0;
+                let bad = info & MSG_BAD_STOP != 0;
+                if !has_text && !bad {
+                    continue;
                 }
             }
             let settings = matches!(
@@ -946,8 +1014,8 @@ impl<'s> View<'s> {
                     | EntryType::SessionInfo
             );
             let pass = match filter {
-                Filter::UserOnly => role.as_deref() == Some("user"),
-                Filter::NoTools => !settings && role.as_deref() != Some("toolResult"),
+                Filter::UserOnly => role == ROLE_USER,
+                Filter::NoTools => !settings && role != ROLE_TOOL_RESULT,
                 Filter::LabeledOnly => self.label_of(i).is_some(),
                 Filter::All => true,
                 Filter::Default => !settings,
@@ -955,7 +1023,7 @@ impl<'s> View<'s> {
             if strict && !pass {
                 continue;
             }
-            if !tokens.is_empty() {
+            if let Some(obj) = obj.filter(|_| !tokens.is_empty()) {
                 let text = self.searchable(i, &obj).to_lowercase();
                 if !tokens.iter().all(|t| text.contains(t.as_str())) {
                     continue;
@@ -987,30 +1055,65 @@ impl<'s> View<'s> {
                 .parent_key(i)
                 .and_then(|p| self.s.index.get(&p))
         };
-        let mut roots: Vec<usize> = Vec::new();
-        let mut vchildren: HashMap<usize, Vec<usize>> = HashMap::new();
-        let mut pos_of: HashMap<usize, usize> = HashMap::new();
-        for (v, &k) in vis.iter().enumerate() {
-            let i = self.flat[k].0;
-            pos_of.insert(i, v);
-            let mut cur = if in_flat[i] { parent_in_view(i) } else { None };
-            let mut steps = 0;
-            let anc = loop {
+        // The nearest visible ancestor of each row, by entry. The walk up
+        // from an entry depends only on where it starts, so what a hidden
+        // entry leads to is kept (`above`), and a run of hidden entries
+        // is walked once, not once per row below it.
+        const NO: u32 = u32::MAX;
+        const UNKNOWN: u32 = u32::MAX - 1;
+        let mut above = vec![UNKNOWN; n];
+        let mut run: Vec<usize> = Vec::new();
+        let mut nearest = |start: Option<usize>| -> Option<usize> {
+            run.clear();
+            let mut cur = start;
+            let found = loop {
                 match cur {
-                    None => break None,
-                    Some(p) if visible[p] => break Some(p),
-                    Some(p) if in_flat[p] && steps <= n => {
-                        steps += 1;
+                    None => break NO,
+                    Some(p) if visible[p] => break p as u32,
+                    Some(p) if above[p] != UNKNOWN => break above[p],
+                    Some(p) if in_flat[p] && run.len() <= n => {
+                        run.push(p);
                         cur = parent_in_view(p);
                     }
-                    Some(_) => break None,
+                    Some(_) => break NO,
                 }
             };
-            match anc {
+            for &p in &run {
+                above[p] = found;
+            }
+            (found != NO).then_some(found as usize)
+        };
+        let mut roots: Vec<usize> = Vec::new();
+        // Children by their nearest visible ancestor, in row order: counted,
+        // then placed (`first[a]..first[a + 1]` in `kids`).
+        let mut anc = vec![NO; vis.len()];
+        let mut pos_of = vec![NO; n];
+        let mut first = vec![0u32; n + 1];
+        for (v, &k) in vis.iter().enumerate() {
+            let i = self.flat[k].0;
+            pos_of[i] = v as u32;
+            let start = if in_flat[i] { parent_in_view(i) } else { None };
+            match nearest(start) {
                 None => roots.push(i),
-                Some(a) => vchildren.entry(a).or_default().push(i),
+                Some(a) => {
+                    anc[v] = a as u32;
+                    first[a + 1] += 1;
+                }
             }
         }
+        for a in 0..n {
+            first[a + 1] += first[a];
+        }
+        let mut fill = first.clone();
+        let mut kids = vec![0usize; first[n] as usize];
+        for (v, &k) in vis.iter().enumerate() {
+            if anc[v] != NO {
+                let a = anc[v] as usize;
+                kids[fill[a] as usize] = self.flat[k].0;
+                fill[a] += 1;
+            }
+        }
+        drop(fill);
         let multiple_roots = roots.len() > 1;
         type Frame = (usize, usize, bool, bool, bool, Rc<Vec<(usize, bool)>>, bool);
         let mut stack: Vec<Frame> = Vec::new();
@@ -1031,8 +1134,8 @@ impl<'s> View<'s> {
         while let Some((i, indent, just_branched, show_connector, is_last, gutters, vrc)) =
             stack.pop()
         {
-            let Some(&v) = pos_of.get(&i) else { continue };
-            if done[i] {
+            let v = pos_of[i] as usize;
+            if v == NO as usize || done[i] {
                 continue;
             }
             done[i] = true;
@@ -1043,7 +1146,7 @@ impl<'s> View<'s> {
                 gutters: gutters.clone(),
                 virtual_root_child: vrc,
             };
-            let children = vchildren.get(&i).map(Vec::as_slice).unwrap_or(&[]);
+            let children = &kids[first[i] as usize..first[i + 1] as usize];
             let multiple = children.len() > 1;
             let (child_indent, child_gutters) = child_layout(
                 indent,
@@ -1385,7 +1488,7 @@ impl<'s> View<'s> {
             let (i, depth) = self.flat[k];
             let e = &self.s.entries[i];
             let line = self.s.line(i)?;
-            let obj = self.s.object(&line, e.line())?;
+            let obj = self.object(&line, e.line())?;
             buf.clear();
             buf.extend_from_slice(b"{\"id\":");
             raw_or_null(&mut buf, &obj, "id");
@@ -1417,7 +1520,11 @@ impl<'s> View<'s> {
                 }
             }
             buf.extend_from_slice(b",\"text\":");
-            let text: String = self.summary(i)?.into_iter().map(|(t, _)| t).collect();
+            let text: String = self
+                .summary_of(i, &obj)?
+                .into_iter()
+                .map(|(t, _)| t)
+                .collect();
             js::write_str(&mut buf, &text);
             buf.extend_from_slice(b"}\n");
             out.write_all(&buf).map_err(out_err)?;
@@ -1434,36 +1541,44 @@ impl<'s> View<'s> {
         let mut w = String::from(
             "digraph session {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n",
         );
-        let mut printed = HashSet::new();
+        let n = self.s.entries.len();
+        let mut printed = vec![false; n];
         for &k in &shown {
             let i = self.flat[k].0;
-            if !printed.insert(i) {
+            if std::mem::replace(&mut printed[i], true) {
                 continue;
             }
             let text: String = self.summary(i)?.into_iter().map(|(t, _)| t).collect();
             let mut label = String::new();
             if let Some(l) = self.label_of(i) {
-                label.push_str(&format!("[{}] ", cut_chars(l, 60)));
+                label.push('[');
+                label.push_str(&cut_chars(l, 60));
+                label.push_str("] ");
             }
             label.push_str(&cut_chars(&text, 60));
-            let mut attrs = format!(
-                "label=\"{}\"",
-                dot_escape(&cut_chars(&label, DOT_MAX_CHARS))
+            w.push_str("  n");
+            w.push_str(&i.to_string());
+            w.push_str(" [label=\"");
+            dot_escape_into(&mut w, &cut_chars(&label, DOT_MAX_CHARS));
+            w.push_str("\", tooltip=\"");
+            dot_escape_into(
+                &mut w,
+                &cut_chars(&self.s.entries.id_string(i), DOT_MAX_CHARS),
             );
-            attrs.push_str(&format!(
-                ", tooltip=\"{}\"",
-                dot_escape(&cut_chars(&self.s.entries.id_string(i), DOT_MAX_CHARS))
-            ));
+            w.push('"');
             if self.active[i] {
-                attrs.push_str(", style=\"bold,filled\", fillcolor=\"#dbeafe\", color=\"#1d4ed8\"");
+                w.push_str(", style=\"bold,filled\", fillcolor=\"#dbeafe\", color=\"#1d4ed8\"");
             }
             if self.label_of(i).is_some() {
-                attrs.push_str(", peripheries=2");
+                w.push_str(", peripheries=2");
             }
-            w.push_str(&format!("  n{i} [{attrs}];\n"));
+            w.push_str("];\n");
         }
-        // Edges: each shown entry to its nearest shown ancestor in the tree.
-        let mut parent_of: HashMap<usize, usize> = HashMap::new();
+        drop(printed);
+        // Edges: each shown entry to its nearest shown ancestor in the tree
+        // (its parent where the walk first enters it).
+        const NO: u32 = u32::MAX;
+        let mut parent_of = vec![NO; n];
         self.tree.walk(|step| {
             if let Step::Enter {
                 node,
@@ -1471,29 +1586,35 @@ impl<'s> View<'s> {
                 ..
             } = step
             {
-                parent_of.entry(node).or_insert(p);
+                if parent_of[node] == NO {
+                    parent_of[node] = p as u32;
+                }
             }
         });
-        let mut edges = HashSet::new();
+        let parent = |i: usize| (parent_of[i] != NO).then_some(parent_of[i] as usize);
+        // An entry's edge depends on the entry alone: each is drawn once.
+        let mut drawn = vec![false; n];
         for &k in &shown {
             let i = self.flat[k].0;
-            let mut cur = parent_of.get(&i).copied();
+            let mut cur = parent(i);
             let mut steps = 0;
             while let Some(p) = cur {
-                if on[p] || steps > self.s.entries.len() {
+                if on[p] || steps > n {
                     break;
                 }
                 steps += 1;
-                cur = parent_of.get(&p).copied();
+                cur = parent(p);
             }
             if let Some(p) = cur.filter(|&p| on[p]) {
-                if edges.insert((p, i)) {
-                    let style = if self.active[p] && self.active[i] {
-                        " [style=bold, color=\"#1d4ed8\"]"
-                    } else {
-                        ""
-                    };
-                    w.push_str(&format!("  n{p} -> n{i}{style};\n"));
+                if !std::mem::replace(&mut drawn[i], true) {
+                    w.push_str("  n");
+                    w.push_str(&p.to_string());
+                    w.push_str(" -> n");
+                    w.push_str(&i.to_string());
+                    if self.active[p] && self.active[i] {
+                        w.push_str(" [style=bold, color=\"#1d4ed8\"]");
+                    }
+                    w.push_str(";\n");
                 }
             }
         }
@@ -1569,9 +1690,14 @@ impl<'s> View<'s> {
 
     /// `getEntryDisplayText(node)`, as coloured pieces.
     fn summary(&self, i: usize) -> Result<Vec<Seg>> {
-        let e = &self.s.entries[i];
         let line = self.s.line(i)?;
-        let obj = self.s.object(&line, e.line())?;
+        let obj = self.object(&line, self.s.entries[i].line())?;
+        self.summary_of(i, &obj)
+    }
+
+    /// [`View::summary`] of entry `i`, parsed as `obj`.
+    fn summary_of(&self, i: usize, obj: &Object<'_>) -> Result<Vec<Seg>> {
+        let e = &self.s.entries[i];
         let tmpl = |k: &str| template(obj.raw(k));
         let mut v: Vec<Seg> = Vec::new();
         match e.ty() {
@@ -1691,11 +1817,7 @@ impl<'s> View<'s> {
             }
             EntryType::Custom => v.push((format!("[custom: {}]", tmpl("customType")), Some(DIM))),
             EntryType::ContextEdit => v.push((
-                format!(
-                    "[context {}: {}]",
-                    context_edit_kind(&obj),
-                    tmpl("targetId")
-                ),
+                format!("[context {}: {}]", context_edit_kind(obj), tmpl("targetId")),
                 Some(DIM),
             )),
             EntryType::Label => {
@@ -1774,25 +1896,54 @@ impl<'s> View<'s> {
 /// grapheme and East Asian width as pi-tui counts them, see
 /// [`crate::width`]); the trailing spaces pi's rows have are left out.
 fn render_line(out: &mut String, segs: &[Seg], width: Option<usize>, color: bool) {
-    let plain: String = segs.iter().map(|(t, _)| t.as_str()).collect();
-    let trimmed_len = plain.trim_end_matches(is_js_space).len();
+    // The length of the pieces joined, less the trailing white space.
+    let mut trimmed_len: usize = segs.iter().map(|(t, _)| t.len()).sum();
+    for (t, _) in segs.iter().rev() {
+        let kept = t.trim_end_matches(is_js_space).len();
+        trimmed_len -= t.len() - kept;
+        if kept > 0 {
+            break;
+        }
+    }
     let mut written_bytes = 0;
     let mut cols = 0;
     let mut full = false;
+    let mut piece = String::new();
     for (t, c) in segs {
-        let mut piece = String::new();
-        for (g, w, _) in crate::width::pieces(t) {
-            if written_bytes + g.len() > trimmed_len || width.is_some_and(|l| cols + w > l) {
-                full = true;
-                break;
+        piece.clear();
+        if let Some(widths) = simple_widths(t) {
+            // Each character is a grapheme of its own.
+            for (ch, w) in t.chars().zip(widths) {
+                if written_bytes + ch.len_utf8() > trimmed_len
+                    || width.is_some_and(|l| cols + w > l)
+                {
+                    full = true;
+                    break;
+                }
+                piece.push(ch);
+                written_bytes += ch.len_utf8();
+                cols += w;
             }
-            piece.push_str(g);
-            written_bytes += g.len();
-            cols += w;
+        } else {
+            for (g, w, _) in crate::width::pieces(t) {
+                if written_bytes + g.len() > trimmed_len || width.is_some_and(|l| cols + w > l) {
+                    full = true;
+                    break;
+                }
+                piece.push_str(g);
+                written_bytes += g.len();
+                cols += w;
+            }
         }
         if !piece.is_empty() {
             match (color, c) {
-                (true, Some(code)) => out.push_str(&format!("\x1b[{code}m{piece}\x1b[0m")),
+                (true, Some(code)) => {
+                    out.push_str("\x1b[");
+                    out.push_str(code);
+                    out.push('m');
+                    out.push_str(&piece);
+                    out.push_str("\x1b[0m");
+                }
                 _ => out.push_str(&piece),
             }
         }
@@ -1800,6 +1951,29 @@ fn render_line(out: &mut String, segs: &[Seg], width: Option<usize>, color: bool
             break;
         }
     }
+}
+
+/// The columns of each character of `t` when every character of it is a
+/// grapheme cluster of its own whose width is known without segmenting:
+/// printable ASCII and the tree's own drawing characters (none of them
+/// joins a neighbour into a cluster). None for any other text, which
+/// [`crate::width::pieces`] walks.
+fn simple_widths(t: &str) -> Option<impl Iterator<Item = usize> + '_> {
+    const DRAWING: [char; 5] = ['│', '├', '└', '─', '•'];
+    let simple = |c: char| matches!(c, ' '..='~') || DRAWING.contains(&c);
+    if !t.bytes().all(|b| (b' '..=b'~').contains(&b)) && !t.chars().all(simple) {
+        return None;
+    }
+    static WIDTHS: std::sync::OnceLock<[usize; 5]> = std::sync::OnceLock::new();
+    let widths = WIDTHS
+        .get_or_init(|| DRAWING.map(|c| crate::width::grapheme_width(c.encode_utf8(&mut [0; 4]))));
+    Some(
+        t.chars()
+            .map(move |c| match DRAWING.iter().position(|&d| d == c) {
+                Some(k) => widths[k],
+                None => 1,
+            }),
+    )
 }
 
 /// pi's `shortenHomePath(path, home)` (posix rules): an absolute path
@@ -2004,6 +2178,18 @@ fn render_empty(out: &mut String, msg: &Seg, width: Option<usize>, color: bool) 
 }
 
 fn raw_or_null(buf: &mut Vec<u8>, obj: &Object<'_>, key: &str) {
+    // A string of printable ASCII without escapes is written as it is.
+    if let Some(raw) = obj.raw(key) {
+        if let [b'"', inner @ .., b'"'] = raw {
+            if inner
+                .iter()
+                .all(|&b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\')
+            {
+                buf.extend_from_slice(raw);
+                return;
+            }
+        }
+    }
     match obj.canonical(key) {
         Ok(Some(v)) => buf.extend_from_slice(&v),
         _ => buf.extend_from_slice(b"null"),
@@ -2065,8 +2251,7 @@ fn cut_chars(s: &str, n: usize) -> String {
     t
 }
 
-fn dot_escape(s: &str) -> String {
-    let mut o = String::new();
+fn dot_escape_into(o: &mut String, s: &str) {
     for c in s.chars() {
         match c {
             '"' => o.push_str("\\\""),
@@ -2079,7 +2264,6 @@ fn dot_escape(s: &str) -> String {
             c => o.push(c),
         }
     }
-    o
 }
 
 /// Graphviz refuses a quoted string longer than 16 384 characters: what a
