@@ -242,6 +242,26 @@ fn find_by(
     None
 }
 
+/// The special bytes of the 16 bytes from `pos` by `special16` (one bit
+/// each, and how many bytes that is): the last 16 bytes of the text,
+/// shifted, near its end; byte by byte when the text is shorter than 16.
+#[allow(dead_code)] // used by the vector units of some architectures only
+#[inline]
+fn specials16_with(text: &[u8], pos: usize, special16: impl Fn(&[u8; 16]) -> u64) -> (u64, usize) {
+    let sixteen = |at: usize| match text.get(at..at + 16).map(<&[u8; 16]>::try_from) {
+        Some(Ok(b)) => special16(b),
+        _ => 0,
+    };
+    if pos + 16 <= text.len() {
+        (sixteen(pos), 16)
+    } else if text.len() >= 16 {
+        let from = text.len() - 16;
+        (sixteen(from) >> (pos - from), text.len() - pos)
+    } else {
+        specials_bytes(text, pos)
+    }
+}
+
 /// The special bytes among the (fewer than 64) bytes from `pos` to the
 /// end, one by one: the tail of a text shorter than a unit's block.
 #[inline]
@@ -535,19 +555,8 @@ mod x86 {
     /// unless the text is shorter than 16 bytes).
     #[inline]
     pub fn specials16(text: &[u8], pos: usize) -> (u64, usize) {
-        let sixteen = |at: usize| match text.get(at..at + 16).map(<&[u8; 16]>::try_from) {
-            // SAFETY: SSE2 is part of every x86-64 processor.
-            Some(Ok(b)) => u64::from(unsafe { special16(b) }),
-            _ => 0,
-        };
-        if pos + 16 <= text.len() {
-            (sixteen(pos), 16)
-        } else if text.len() >= 16 {
-            let from = text.len() - 16;
-            (sixteen(from) >> (pos - from), text.len() - pos)
-        } else {
-            super::specials_bytes(text, pos)
-        }
+        // SAFETY: SSE2 is part of every x86-64 processor.
+        super::specials16_with(text, pos, |b| u64::from(unsafe { special16(b) }))
     }
 
     /// The special bytes of 32 bytes, one bit each.
@@ -777,18 +786,7 @@ mod neon {
     /// last step overlapping.
     #[inline]
     pub fn specials16(text: &[u8], pos: usize) -> (u64, usize) {
-        let sixteen = |at: usize| match text.get(at..at + 16).map(<&[u8; 16]>::try_from) {
-            Some(Ok(b)) => special16(b),
-            _ => 0,
-        };
-        if pos + 16 <= text.len() {
-            (sixteen(pos), 16)
-        } else if text.len() >= 16 {
-            let from = text.len() - 16;
-            (sixteen(from) >> (pos - from), text.len() - pos)
-        } else {
-            super::specials_bytes(text, pos)
-        }
+        super::specials16_with(text, pos, special16)
     }
 
     /// One bit per byte of four compare results (simdjson's way: weigh each
