@@ -92,10 +92,17 @@ pub fn key_is(text: &[u8], key: &Range<usize>, want: &str) -> bool {
 
 /// Builds a JSON object the way `JSON.stringify` writes one: members in the
 /// order they are added, `None` values (JavaScript's `undefined`) left out.
-#[derive(Default)]
 pub struct ObjectWriter {
     buf: Vec<u8>,
     any: bool,
+}
+
+impl Default for ObjectWriter {
+    /// An empty object, as [`ObjectWriter::new`] (a derived one would lack
+    /// its opening `{`).
+    fn default() -> Self {
+        ObjectWriter::new()
+    }
 }
 
 impl ObjectWriter {
@@ -139,5 +146,18 @@ impl ObjectWriter {
     pub fn finish(mut self) -> Vec<u8> {
         self.buf.push(b'}');
         self.buf
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ObjectWriter;
+
+    #[test]
+    fn a_default_writer_writes_a_whole_object() {
+        assert_eq!(ObjectWriter::default().finish(), b"{}");
+        let mut w = ObjectWriter::default();
+        w.str("a", "x").raw("b", None).raw("c", Some(b"1"));
+        assert_eq!(w.finish(), br#"{"a":"x","c":1}"#);
     }
 }
