@@ -405,3 +405,18 @@ fn usage_errors_exit_2() {
     let o = run("pi-path", &["--help"], None);
     assert!(stdout(&o).contains("Examples:"));
 }
+
+#[test]
+fn leaves_keep_ids_that_are_not_strings_as_their_json_values() {
+    let f = repo().join("tests/conformance/sessions/path-non-string-ids.jsonl");
+    let o = run("pi-path", &["--leaves", f.to_str().unwrap()], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ids: Vec<String> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].to_string())
+        .collect();
+    // The number 0, false, an object, the number 7 (pi's leaf): never strings.
+    for want in ["0", "false", "{\"k\":1}", "7", "\"l2\""] {
+        assert!(ids.iter().any(|i| i == want), "{want} not in {ids:?}");
+    }
+}

@@ -493,3 +493,18 @@ fn colour_is_asked_for_or_forced_and_never_with_no_color() {
     });
     assert!(!esc(&never));
 }
+
+#[test]
+fn jsonl_children_keep_ids_that_are_not_strings() {
+    let f = repo().join("tests/conformance/sessions/path-non-string-ids.jsonl");
+    let o = run("pi-tree", &["--format", "jsonl", f.to_str().unwrap()], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let z = rows.iter().find(|r| r["id"] == "z").expect("row z");
+    assert_eq!(z["children"], serde_json::json!([7]));
+    let one = rows.iter().find(|r| r["id"] == 1).expect("row of the number 1");
+    assert_eq!(one["children"], serde_json::json!(["1", "z"]));
+}

@@ -152,7 +152,11 @@ pub fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
         let line = s.line(i)?;
         let obj = memo.object(s, &line, e.line())?;
         let mut w = ObjectWriter::new();
-        w.str("id", &s.entries.id_string(i));
+        // The id as its JSON value (a number stays a number; "" without one).
+        match s.entries.id(i) {
+            Some(id) => w.raw("id", Some(id.to_json().as_bytes())),
+            None => w.str("id", ""),
+        };
         // Whole numbers, which JavaScript prints as their digits.
         w.raw("line", Some(e.line().to_string().as_bytes()));
         w.raw(

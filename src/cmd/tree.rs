@@ -1499,7 +1499,11 @@ impl<'s> View<'s> {
                 if c > 0 {
                     buf.push(b',');
                 }
-                js::write_str(&mut buf, &self.s.entries.id_string(child as usize));
+                // The child's id as its JSON value (a number stays a number).
+                match self.s.entries.id(child as usize) {
+                    Some(id) => buf.extend_from_slice(id.to_json().as_bytes()),
+                    None => buf.extend_from_slice(b"null"),
+                }
             }
             buf.push(b']');
             if let Some(l) = self.label_of(i) {
