@@ -505,6 +505,9 @@ fn jsonl_children_keep_ids_that_are_not_strings() {
         .collect();
     let z = rows.iter().find(|r| r["id"] == "z").expect("row z");
     assert_eq!(z["children"], serde_json::json!([7]));
-    let one = rows.iter().find(|r| r["id"] == 1).expect("row of the number 1");
+    let one = rows
+        .iter()
+        .find(|r| r["id"] == 1)
+        .expect("row of the number 1");
     assert_eq!(one["children"], serde_json::json!(["1", "z"]));
 }
