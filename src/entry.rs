@@ -87,7 +87,7 @@ impl Id {
         match self {
             Id::Hex8(_) => true,
             Id::Other(s) => !s.is_empty(),
-            Id::Value(k) => !matches!(k.as_str(), "#0" | "false" | "null" | "undefined"),
+            Id::Value(k) => value_key_truthy(k),
         }
     }
 
@@ -103,7 +103,7 @@ impl Id {
                 Some(b'#') if matches!(&k[1..], "Infinity" | "-Infinity") => "null".into(),
                 Some(b'#') => k[1..].to_string(),
                 Some(b'{') => {
-                    let raw = &k[k.find('}').map_or(0, |p| p + 1)..];
+                    let raw = object_text(k);
                     js::canonical_vec(raw.as_bytes(), 0..raw.len())
                         .map(|v| String::from_utf8_lossy(&v).into_owned())
                         .unwrap_or_else(|_| raw.to_string())
@@ -119,6 +119,16 @@ impl Id {
     }
 }
 
+/// Whether the value an [`Id::Value`] key stands for is truthy.
+fn value_key_truthy(key: &str) -> bool {
+    !matches!(key, "#0" | "false" | "null" | "undefined")
+}
+
+/// The JSON text of an object or array's [`Id::Value`] key (after `{N}`).
+fn object_text(key: &str) -> &str {
+    &key[key.find('}').map_or(0, |p| p + 1)..]
+}
+
 impl fmt::Display for Id {
     /// `${id}`, as pi writes an id into text.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -127,10 +137,7 @@ impl fmt::Display for Id {
             Id::Other(s) => f.write_str(s),
             Id::Value(k) => match k.as_bytes().first() {
                 Some(b'#') => f.write_str(&k[1..]),
-                Some(b'{') => {
-                    let raw = &k[k.find('}').map_or(0, |p| p + 1)..];
-                    f.write_str(&js::string_value(raw.as_bytes()))
-                }
+                Some(b'{') => f.write_str(&js::string_value(object_text(k).as_bytes())),
                 _ => f.write_str(k),
             },
         }
@@ -670,7 +677,7 @@ impl Entries {
             },
             (PARENT_VALUE, ID_VALUE) => {
                 let key = self.text(e.parent);
-                Id::Value(Box::new(key.to_string())).truthy() && self.text(p.id) == key
+                value_key_truthy(key) && self.text(p.id) == key
             }
             _ => false,
         }
