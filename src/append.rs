@@ -302,7 +302,7 @@ pub fn write_new_lines(
     use crate::cli::out_err;
     match appender {
         Some(a) => {
-            crate::cli::announce(out, said)?;
+            crate::cli::Out::announce(out, said)?;
             a.append_line(lines)
         }
         None => {

@@ -99,6 +99,9 @@ pub enum ErrorKind {
 pub struct Error {
     pub kind: ErrorKind,
     pub diag: Diagnostic,
+    /// For a failed read or write, what kind of I/O error it was (a closed
+    /// pipe on standard output is matched by this, never by the words).
+    pub io: Option<std::io::ErrorKind>,
 }
 
 impl Error {
@@ -106,6 +109,7 @@ impl Error {
         Error {
             kind: ErrorKind::Data,
             diag: Diagnostic::new(file, line, message),
+            io: None,
         }
     }
 
@@ -113,6 +117,7 @@ impl Error {
         Error {
             kind: ErrorKind::Io,
             diag: Diagnostic::new(file, None, io_message(err)),
+            io: Some(err.kind()),
         }
     }
 
@@ -120,12 +125,18 @@ impl Error {
         Error {
             kind: ErrorKind::Usage,
             diag: Diagnostic::plain(message),
+            io: None,
         }
     }
 
     /// A failure of the request that has no place in a file (an unknown REF...).
     pub fn request(file: &str, message: impl Into<String>) -> Self {
         Error::data(file, None, message)
+    }
+
+    /// Standard output's reader has gone (`| head`): not a failure.
+    pub fn is_broken_pipe(&self) -> bool {
+        self.io == Some(std::io::ErrorKind::BrokenPipe)
     }
 
     pub fn exit_code(&self) -> i32 {
@@ -149,6 +160,7 @@ impl From<Diagnostic> for Error {
         Error {
             kind: ErrorKind::Data,
             diag,
+            io: None,
         }
     }
 }

@@ -302,7 +302,7 @@ fn same_reading(s: &Session, q: &Session) {
     if crate::tree::Tree::build(s).walk_len(4 * n + 64).is_none() {
         return;
     }
-    use crate::cmd::tree::{run, Format, Options};
+    use crate::cmd::tree::{render, Format, Options};
     let opts = Options {
         format: Format::Json,
         filter: None,
@@ -315,8 +315,8 @@ fn same_reading(s: &Session, q: &Session) {
     };
     let (mut a, mut b) = (Vec::new(), Vec::new());
     let (ra, rb) = (
-        run(s, &opts, &mut a, &mut |_| {}),
-        run(q, &opts, &mut b, &mut |_| {}),
+        render(s, &opts, &mut a, &mut |_| {}),
+        render(q, &opts, &mut b, &mut |_| {}),
     );
     assert_eq!(ra.is_ok(), rb.is_ok());
     assert_eq!(a, b, "pi-tree --json differs with lines read as canonical");
@@ -511,7 +511,7 @@ pub fn check_session(s: &Session, reference: &str) {
     }
 
     // Every rendering runs; the JSON ones write valid JSON.
-    use crate::cmd::tree::{run, Filter, Format, Options};
+    use crate::cmd::tree::{render, Filter, Format, Options};
     for (format, filter) in [
         (Format::Json, None),
         (Format::Jsonl, None),
@@ -532,7 +532,7 @@ pub fn check_session(s: &Session, reference: &str) {
             out_fd: None,
         };
         let mut out = Vec::new();
-        let r = run(s, &opts, &mut out, &mut |_| {});
+        let r = render(s, &opts, &mut out, &mut |_| {});
         if format == Format::Json {
             r.expect("pi-tree --format json");
             let line = out.strip_suffix(b"\n").unwrap_or(&out);
@@ -559,7 +559,7 @@ pub fn check_session(s: &Session, reference: &str) {
         color: true,
         out_fd: None,
     };
-    let _ = run(s, &opts, &mut Vec::new(), &mut |_| {});
+    let _ = render(s, &opts, &mut Vec::new(), &mut |_| {});
 
     // Labels: JSON lines are JSON; each label is the last one set.
     let mut out = Vec::new();
@@ -638,7 +638,7 @@ pub fn convert(data: &[u8]) {
     if data.len() > MAX_INPUT {
         return;
     }
-    use crate::cmd::convert::{run, From, Options, To};
+    use crate::cmd::convert::{convert_bytes, From, Options, To};
     let (text, reference) = split_ref(data);
     for to in [To::Llm, To::Markdown, To::Html, To::Text] {
         for from in [None, Some(From::Session), Some(From::Messages)] {
@@ -649,10 +649,13 @@ pub fn convert(data: &[u8]) {
                     leaf: reference.clone(),
                     include_hidden,
                     read: ReadOptions::default(),
-                    warn: None,
+                    log: crate::cli::Log {
+                        tool: "fuzz",
+                        quiet: true,
+                    },
                 };
                 let mut out = Vec::new();
-                if run("fuzz.jsonl", text.to_vec(), &opts, &mut out).is_err() {
+                if convert_bytes("fuzz.jsonl", text.to_vec(), &opts, &mut out).is_err() {
                     continue;
                 }
                 if to == To::Llm {

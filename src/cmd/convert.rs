@@ -1,15 +1,124 @@
 //! `pi-convert`: the messages the model sees (pi's `convertToLlm`), or a
 //! transcript people can read, from a session or a stream of messages.
 
-use crate::cli::out_err;
+use crate::cli::{out_err, Ctx, Exit, Log, SessionArgs, Tool};
 use crate::context::{self, Item};
 use crate::convert::{self, ConvertError, Converted};
 use crate::error::{Error, Result};
 use crate::json::Object;
 use crate::refs;
+use crate::session::Input;
 use crate::session::{ReadOptions, Session};
 use crate::transcript::{self, Meta, Source, View};
+use clap::Parser;
 use std::io::Write;
+
+const EXAMPLES: &str = concat!(
+    "\
+Examples:
+  pi-convert s.jsonl                        the pi-ai messages sent to the model, one per line
+  pi-convert --leaf @plan s.jsonl           the same at the entry labelled plan
+  pi-convert --to markdown s.jsonl > t.md   a transcript to read or share
+  pi-convert --to html s.jsonl > t.html     one self-contained page (no network, prints well)
+  pi-convert --to text s.jsonl | grep '^toolResult (bash, error)'
+                                            failed bash tool calls
+  pi-convert --to markdown --include-hidden s.jsonl
+                                            with the !! bash runs the model never saw
+  pi-path --format messages s.jsonl | pi-convert
+                                            messages on stdin (detected from the first line)
+  pi-convert 019a5c --to text               a session by id prefix, like pi --session
+
+",
+    crate::help_ref_leaf!(),
+    "\n\n",
+    crate::help_max_line!(),
+    "\n",
+    crate::help_exit!(),
+    crate::exact_to_pi!()
+);
+
+/// Exactly what the model sees, and transcripts people can read.
+///
+/// The input is a pi session (a file, `-` for stdin, or a session-id
+/// prefix) or AgentMessages, one JSON object per line (what `pi-path
+/// --format messages` prints); which one is told from the first non-empty
+/// line unless --from says. For a session, the context pi builds at the
+/// leaf (buildSessionContext) is converted. `--to llm` writes pi's
+/// convertToLlm answer byte for byte: user, assistant and toolResult
+/// messages as they are, bash executions, custom messages and summaries as
+/// user messages, `!!` bash runs and unknown roles left out.
+#[derive(Parser, Debug)]
+#[command(name = "pi-convert", version, after_help = EXAMPLES)]
+pub struct Args {
+    #[command(flatten)]
+    pub input: SessionArgs,
+
+    /// What the input is (default: detected from the first non-empty line).
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub from: Option<From>,
+
+    /// What to write.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "llm")]
+    pub to: To,
+
+    /// For a session: the entry whose context is converted (a REF, see
+    /// below; --at is the same, as in pi-fork).
+    #[arg(long, value_name = "REF", default_value = "leaf", visible_alias = "at")]
+    pub leaf: String,
+
+    /// In markdown, html and text: also show what the model does not see,
+    /// marked as such: bash runs excluded from the context (`!!`), the
+    /// content of entries a context edit omits, the original of an edited
+    /// entry (never in --to llm). Without it a transcript holds only what
+    /// the model is sent, so a redaction (pi-edit --redact) stays redacted.
+    #[arg(long)]
+    pub include_hidden: bool,
+}
+
+impl Tool for Args {
+    const NAME: &'static str = "pi-convert";
+    fn quiet(&self) -> bool {
+        self.input.quiet
+    }
+    fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
+        run(self, ctx)
+    }
+}
+
+/// `pi-convert`: read SESSION (a session or a message stream), print it
+/// in the form asked for.
+pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+    let input = args.input.input()?;
+    let name = input.display_name();
+    let data = match input {
+        Input::Stdin => Data::Bytes(crate::session::read_stdin(&name)?),
+        Input::File(p) => {
+            if p.is_dir() {
+                return Err(Error::request(
+                    &name,
+                    "is a directory, not a session or message file",
+                ));
+            }
+            if std::fs::metadata(&p).is_ok_and(|m| !m.is_file()) {
+                // A pipe or a device: read once, as stdin is.
+                let f = std::fs::File::open(&p).map_err(|e| Error::io(&name, &e))?;
+                Data::Bytes(crate::session::read_stream(&mut &f, &name)?)
+            } else {
+                Data::File(p)
+            }
+        }
+    };
+    let opts = Options {
+        from: args.from,
+        to: args.to,
+        leaf: args.leaf.clone(),
+        include_hidden: args.include_hidden,
+        read: args.input.read_options(),
+        log: ctx.log,
+    };
+    run_data(&name, data, &opts, ctx.out())?;
+    Ok(Exit::Ok)
+}
 
 /// What the input is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -43,8 +152,8 @@ pub struct Options {
     pub leaf: String,
     pub include_hidden: bool,
     pub read: ReadOptions,
-    /// Print session warnings to stderr.
-    pub warn: Option<String>,
+    /// Where session warnings go.
+    pub log: Log,
 }
 
 /// Tell a session from a message stream by the first non-empty line.
@@ -119,7 +228,12 @@ pub fn detect_file(name: &str, path: &std::path::Path) -> Result<From> {
 }
 
 /// Convert the input held in `bytes` (named `name` in messages).
-pub fn run(name: &str, bytes: Vec<u8>, opts: &Options, out: &mut impl Write) -> Result<()> {
+pub fn convert_bytes(
+    name: &str,
+    bytes: Vec<u8>,
+    opts: &Options,
+    out: &mut impl Write,
+) -> Result<()> {
     run_data(name, Data::Bytes(bytes), opts, out)
 }
 
@@ -200,11 +314,7 @@ pub fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Write) ->
 
 /// The context messages of a session at the `--leaf` REF.
 fn session_messages(s: &Session, opts: &Options) -> Result<(Vec<Source>, Meta)> {
-    if let Some(tool) = &opts.warn {
-        for w in &s.warnings {
-            eprintln!("{tool}: warning: {w}");
-        }
-    }
+    opts.log.warn_all(&s.warnings);
     let leaf = match (opts.leaf.as_str(), s.index.leaf) {
         ("leaf", None) => None,
         // The last entry's id is null: so is pi's leaf (an empty context).

@@ -3,16 +3,226 @@
 //! `appendContextEdit(targetId, replacement)` writes.
 
 use crate::append::{context_edit_line, fresh_id, now_json, Appender};
-use crate::cli::out_err;
+use crate::cli::{out_err, Ctx, Exit, Log, SessionArgs, Tool};
 use crate::context::{self, Item};
 use crate::entry::{EntryType, Id};
-use crate::error::{Error, Result};
+use crate::error::{Diagnostic, Error, Result};
 use crate::json::{js, scan, Object, ObjectWriter};
 use crate::migrate::CURRENT_VERSION;
 use crate::path::path_to;
 use crate::refs;
 use crate::session::{Input, ReadOptions, Session};
+use clap::{ArgGroup, Parser};
 use std::io::Write;
+use std::path::PathBuf;
+
+const EXAMPLES: &str = concat!(
+    "\
+Examples:
+  pi-edit s.jsonl 3f2a --replace 'the key was [redacted]'
+                                  the model sees this text instead (a text block
+                                  for an assistant or tool result, as pi makes it)
+  pi-edit s.jsonl 3f2a --replace-file new.txt    the content from a file (- for stdin)
+  pi-edit s.jsonl 3f2a --replace-json '[{\"type\":\"text\",\"text\":\"short\"}]'
+                                  content blocks as given
+  pi-edit s.jsonl @huge-output --omit            leave the entry out of the context
+  pi-edit s.jsonl 3f2a --restore                 the model sees the original again
+  pi-edit s.jsonl --list                         edits in force: TARGET KIND EDIT BEFORE AFTER ROLE
+  pi-edit s.jsonl --list --json | jq 'select(.kind==\"omit\").target'
+  pi-edit s.jsonl --redact 'sk-[A-Za-z0-9]{20,}' --dry-run
+                                  which entries hold a key (ENTRY MATCHES -)
+  pi-edit s.jsonl --redact 'sk-[A-Za-z0-9]{20,}' --with '[REDACTED]'
+                                  one edit per entry: ENTRY MATCHES EDIT
+
+Each edit appends exactly the context_edit entry pi 1.6.0's appendContextEdit
+writes (parent: the last entry of the file), with one locked write on a fresh
+line, then fsync; the entry itself stays in the file as it was. pi's refusals
+are refused with pi's reason: a target not on the active branch (the path to
+the last entry), one that adds no editable content (only custom_message
+entries and user, assistant and toolResult messages can be edited), a
+replacement that is neither a string nor an array.
+Prints the new entry's id before appending it (an output that fails: nothing
+is appended). --restore with no edit in force writes nothing (exit 0).
+--redact matches what the model sees now (after earlier edits): string
+content, text and thinking blocks, and the strings and numbers in tool-call
+arguments; exit 1 when nothing matched (like grep). A thinking block it
+changes loses its thinkingSignature (it signed the old text).
+
+SESSION `-`: the session from stdin, and it and the new entries to stdout.
+
+",
+    crate::help_ref!(),
+    ".\n",
+    crate::help_max_line!(),
+    "
+Exit status: 0 ok, 1 the data or request cannot be honoured (or no match), 2 wrong usage.",
+    crate::exact_to_pi!()
+);
+
+/// Change what the model sees of an entry of a pi session, without rewriting history.
+///
+/// pi 1.6 reads `context_edit` entries: the latest one on the path for an
+/// entry replaces that entry's content in every context built on that path,
+/// or leaves the entry out. pi-edit appends them, so that a secret stops
+/// being sent, a huge tool output is shortened, a wrong instruction is taken
+/// back, while the file stays append-only and the original stays on disk.
+#[derive(Parser, Debug)]
+#[command(name = "pi-edit", version, after_help = EXAMPLES)]
+#[command(group(ArgGroup::new("edit").args(["replace", "replace_file", "replace_json", "omit", "restore"])))]
+pub struct Args {
+    #[command(flatten)]
+    pub input: SessionArgs,
+
+    /// The entry to edit (a REF).
+    #[arg(value_name = "REF")]
+    pub reference: Option<String>,
+
+    /// The model sees TEXT as the entry's content.
+    #[arg(long, value_name = "TEXT", requires = "reference")]
+    pub replace: Option<String>,
+
+    /// The model sees the text of FILE (`-`: stdin) as the entry's content.
+    #[arg(long, value_name = "FILE", requires = "reference")]
+    pub replace_file: Option<PathBuf>,
+
+    /// The model sees JSON (a string, or an array of content blocks) as the entry's content.
+    #[arg(long, value_name = "JSON", requires = "reference")]
+    pub replace_json: Option<String>,
+
+    /// Leave the entry out of the context.
+    #[arg(long, requires = "reference")]
+    pub omit: bool,
+
+    /// The model sees the entry's original content again.
+    #[arg(long, requires = "reference")]
+    pub restore: bool,
+
+    /// List the edits in force on the active path.
+    #[arg(long, conflicts_with_all = ["reference", "redact"])]
+    pub list: bool,
+
+    /// With --list: JSON lines {target, line, type, role, kind, edit, editLine, before, after}.
+    #[arg(long, requires = "list")]
+    pub json: bool,
+
+    /// Edit every entry the model sees whose text matches PATTERN (a Rust regex).
+    #[arg(long, value_name = "PATTERN", conflicts_with = "reference")]
+    pub redact: Option<String>,
+
+    /// With --redact: what each match becomes (taken literally).
+    #[arg(
+        long,
+        value_name = "TEXT",
+        requires = "redact",
+        default_value = "[REDACTED]"
+    )]
+    pub with: String,
+
+    /// With --redact: print what would be edited, write nothing.
+    #[arg(long, requires = "redact")]
+    pub dry_run: bool,
+}
+
+impl Args {
+    fn action(&self) -> Result<Action, Error> {
+        if self.list {
+            return Ok(Action::List { json: self.json });
+        }
+        if let Some(p) = &self.redact {
+            let pattern = regex::Regex::new(p)
+                .map_err(|e| Error::usage(format!("--redact: not a valid pattern: {e}")))?;
+            if pattern.is_match("") {
+                return Err(Error::usage(
+                    "--redact: the pattern matches the empty string (it would match every entry)",
+                ));
+            }
+            return Ok(Action::Redact {
+                pattern,
+                with: self.with.clone(),
+                dry_run: self.dry_run,
+            });
+        }
+        let Some(reference) = self.reference.clone() else {
+            return Err(Error::usage(
+                "say what to do: REF and an edit, --list or --redact",
+            ));
+        };
+        if self.omit {
+            return Ok(Action::Omit { reference });
+        }
+        if self.restore {
+            return Ok(Action::Restore { reference });
+        }
+        let content = if let Some(t) = &self.replace {
+            json_string(t)
+        } else if let Some(j) = &self.replace_json {
+            parse_json_arg(j).map_err(|e| Error::usage(format!("--replace-json: {e}")))?
+        } else if let Some(f) = &self.replace_file {
+            json_string(&read_text(f, self.input.session.as_deref().unwrap_or("-"))?)
+        } else {
+            return Err(Error::usage(
+                "say how to edit REF: --replace, --replace-file, --replace-json, --omit or --restore",
+            ));
+        };
+        Ok(Action::Replace { reference, content })
+    }
+}
+
+/// The text of `--replace-file` (`-`: stdin), which must be UTF-8.
+fn read_text(f: &std::path::Path, session: &str) -> Result<String, Error> {
+    let name = f.display().to_string();
+    let bytes = if name == "-" {
+        if session == "-" {
+            return Err(Error::usage(
+                "--replace-file - and SESSION - cannot both be stdin",
+            ));
+        }
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut b)
+            .map_err(|e| Error::io("<stdin>", &e))?;
+        b
+    } else {
+        std::fs::read(f).map_err(|e| Error::io(&name, &e))?
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        Error::request(
+            &name,
+            format!(
+                "not valid UTF-8 at byte {}: the replacement must be text",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
+
+impl Tool for Args {
+    const NAME: &'static str = "pi-edit";
+    fn adjust(cmd: clap::Command) -> clap::Command {
+        crate::cli::session_required(cmd)
+    }
+    fn quiet(&self) -> bool {
+        self.input.quiet
+    }
+    fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
+        run(self, ctx)
+    }
+}
+
+/// `pi-edit`: append the context edits asked for, or list them.
+pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+    if args.input.session.as_deref() == Some("") {
+        return Err(Error::usage("an empty SESSION names no session"));
+    }
+    let action = args.action()?;
+    apply(
+        args.input.input()?,
+        args.input.read_options(),
+        &action,
+        ctx.log,
+        ctx.out(),
+    )?;
+    Ok(Exit::Ok)
+}
 
 /// pi's reason for a replacement it refuses.
 pub const BAD_REPLACEMENT: &str =
@@ -213,14 +423,13 @@ fn restore_content(s: &Session, target: usize) -> Result<Option<Vec<u8>>> {
 }
 
 /// Run `pi-edit`. File input is locked while it is read and appended to;
-/// stdin input is echoed to stdout with the new lines. `warn` receives the
-/// reading warnings; `note` the tool's own warnings.
-pub fn run(
+/// stdin input is echoed to stdout with the new lines. `log` receives the
+/// reading warnings and the tool's own.
+pub fn apply(
     input: Input,
     opts: ReadOptions,
     action: &Action,
-    warn: &mut dyn FnMut(&Session),
-    note: &mut dyn FnMut(&str),
+    log: Log,
     out: &mut impl Write,
 ) -> Result<()> {
     let writes = match action {
@@ -233,7 +442,7 @@ pub fn run(
         _ => None,
     };
     let s = Session::open(input, opts)?;
-    warn(&s);
+    log.warn_all(&s.warnings);
     if let Action::List { json } = action {
         return list(&s, *json, out);
     }
@@ -252,7 +461,7 @@ pub fn run(
         Action::Replace { reference, content } => {
             let t = refs::resolve(&s, reference)?;
             let replacement = checked(&s, t, Some(content))?;
-            not_in_context_note(&s, t, note)?;
+            not_in_context_note(&s, t, log)?;
             vec![Planned {
                 target: id_of(&s, t)?,
                 replacement,
@@ -262,7 +471,7 @@ pub fn run(
         Action::Omit { reference } => {
             let t = refs::resolve(&s, reference)?;
             let replacement = checked(&s, t, None)?;
-            not_in_context_note(&s, t, note)?;
+            not_in_context_note(&s, t, log)?;
             vec![Planned {
                 target: id_of(&s, t)?,
                 replacement,
@@ -275,11 +484,11 @@ pub fn run(
             checked(&s, t, None)?;
             match restore_content(&s, t)? {
                 None => {
-                    note(&format!(
+                    log.warn(&Diagnostic::plain(format!(
                         "{}: entry {} has no context edit in force (or one that gives its original content): the model sees its original already; nothing written",
                         place(&s, t),
                         id_of(&s, t)?
-                    ));
+                    )));
                     return out.flush().map_err(out_err);
                 }
                 Some(content) => vec![Planned {
@@ -289,7 +498,7 @@ pub fn run(
                 }],
             }
         }
-        Action::Redact { pattern, with, .. } => redact_plan(&s, pattern, with, note)?,
+        Action::Redact { pattern, with, .. } => redact_plan(&s, pattern, with, log)?,
     };
     if planned.is_empty() {
         return Err(Error::request(
@@ -340,15 +549,15 @@ pub fn run(
 
 /// A warning when the target is on the branch but not in the context (a
 /// compaction left it out): pi takes the edit, and nothing changes.
-fn not_in_context_note(s: &Session, t: usize, note: &mut dyn FnMut(&str)) -> Result<()> {
+fn not_in_context_note(s: &Session, t: usize, log: Log) -> Result<()> {
     let leaf = refs::leaf(s)?;
     let ctx = context::build(s, Some(leaf))?;
     if item_of(&ctx, t).is_none() {
-        note(&format!(
+        log.warn(&Diagnostic::plain(format!(
             "{}: entry {} is not in the context (a compaction summarizes it): the edit is written, as pi writes it, but changes nothing the model sees",
             place(s, t),
             id_of(s, t)?
-        ));
+        )));
     }
     Ok(())
 }
@@ -427,12 +636,7 @@ const MAX_ARGS_DEPTH: usize = 256;
 
 /// The edits `--redact` makes: one per editable entry in the context whose
 /// content (as the model sees it now) matches.
-fn redact_plan(
-    s: &Session,
-    re: &regex::Regex,
-    with: &str,
-    note: &mut dyn FnMut(&str),
-) -> Result<Vec<Planned>> {
+fn redact_plan(s: &Session, re: &regex::Regex, with: &str, log: Log) -> Result<Vec<Planned>> {
     let Some(leaf) = s.index.leaf else {
         return Ok(Vec::new());
     };
@@ -450,10 +654,10 @@ fn redact_plan(
             .map_err(|e| Error::data(&s.name, Some(s.entries[i].line()), format!("{e}")))?;
         if !editable {
             if count_in(&msg, 0..msg.len(), re) > 0 {
-                note(&format!(
+                log.warn(&Diagnostic::plain(format!(
                     "{at}: a {} matches, but pi cannot edit it (only custom_message entries and user, assistant and toolResult messages); it is still sent as it is",
                     describe(s, i)
-                ));
+                )));
             }
             continue;
         }
@@ -462,9 +666,9 @@ fn redact_plan(
         };
         if s.entries.id(i).is_none() {
             if count_in(&msg, 0..msg.len(), re) > 0 {
-                note(&format!(
+                log.warn(&Diagnostic::plain(format!(
                     "{at}: this entry matches, but it has no id to edit"
-                ));
+                )));
             }
             continue;
         }
@@ -489,10 +693,10 @@ fn redact_plan(
             // What is left anywhere in the message once the edit is in force.
             let after = js::with_member(&msg, "content", Some(&new_content));
             if count_in(&after, 0..after.len(), re) > 0 {
-                note(&format!(
+                log.warn(&Diagnostic::plain(format!(
                     "{at}: entry {} still matches outside what a context edit can change (fields beside its content, or image data); pi-path --format messages still shows it",
                     id_of(s, i)?
-                ));
+                )));
             }
             planned.push(Planned {
                 target: id_of(s, i)?,
@@ -500,10 +704,10 @@ fn redact_plan(
                 matches: Some(r.matches),
             });
         } else if count_in(&msg, 0..msg.len(), re) > 0 {
-            note(&format!(
+            log.warn(&Diagnostic::plain(format!(
                 "{at}: entry {} matches only outside its text (fields beside its content, or image data), which a context edit cannot change",
                 id_of(s, i)?
-            ));
+            )));
         }
     }
     Ok(planned)

@@ -2,14 +2,135 @@
 //! appending the entries pi's `appendLabelChange` and `appendSessionInfo` write.
 
 use crate::append::{fresh_id, label_line, leaf_parent, now_json, session_info_line, Appender};
-use crate::cli::out_err;
+use crate::cli::{out_err, Ctx, Exit, Log, SessionArgs, Tool};
 use crate::error::{Error, Result};
 use crate::json::ObjectWriter;
 use crate::migrate::CURRENT_VERSION;
 use crate::refs;
 use crate::session::{Input, ReadOptions, Session};
 use crate::summary::entry_summary;
+use clap::Parser;
 use std::io::Write;
+
+const EXAMPLES: &str = concat!(
+    "\
+Examples:
+  pi-label s.jsonl leaf~2 checkpoint        bookmark the entry two above the leaf
+  pi-label s.jsonl @checkpoint --clear      remove that bookmark
+  pi-label s.jsonl --list                   ID, LABEL and a summary, tab separated
+  pi-label s.jsonl --list --json | jq -r .label
+  pi-label s.jsonl --name 'parser rewrite'  name the session (what pi's /name does)
+  pi-label s.jsonl --name                   print the session's name
+  pi-label - 3f2a good < s.jsonl > out.jsonl
+                                            stdin: the session plus the new entry on stdout
+
+The new entry's parent is the last entry of the file (pi's leaf), so pi
+continues where it was. Prints the new entry's id, before the entry is
+appended: if printing fails (a full disk, > /dev/full), nothing is appended.
+When the file does not end with a newline (pi may be writing its last line),
+waits up to 1 s for the line to end before starting a fresh one after it.
+--list text: tabs, line breaks, control characters and backslashes in ids,
+labels and summaries are written as \\t, \\n, \\xNN and \\\\ (--json: as they are).
+
+",
+    crate::help_ref!(),
+    "
+(^ and ~N pass over pi-fork's own marker entries without counting them).
+",
+    crate::help_max_line!(),
+    "\n",
+    crate::help_exit!(),
+    crate::exact_to_pi!()
+);
+
+/// Set, clear and list labels (bookmarks) and the session name of a pi session.
+///
+/// Labels mark entries so that you can come back to them (pi shows them in
+/// /tree; every tool here accepts @NAME as a reference). Writing appends one
+/// entry to the file in place, exactly as pi writes it; a version 1 or 2 file
+/// must be migrated first (pi-migrate -i).
+#[derive(Parser, Debug)]
+#[command(name = "pi-label", version, after_help = EXAMPLES)]
+pub struct Args {
+    #[command(flatten)]
+    pub input: SessionArgs,
+
+    /// The entry to label or unlabel (a REF).
+    #[arg(value_name = "REF")]
+    pub reference: Option<String>,
+
+    /// The label to set.
+    #[arg(value_name = "NAME")]
+    pub label: Option<String>,
+
+    /// Remove the label of REF.
+    #[arg(long, requires = "reference", conflicts_with = "label")]
+    pub clear: bool,
+
+    /// List the labels in force (last wins), in pi's order.
+    #[arg(long, conflicts_with_all = ["reference", "name"])]
+    pub list: bool,
+
+    /// With --list: JSON lines {id, label, line, type, text}.
+    #[arg(long, requires = "list")]
+    pub json: bool,
+
+    /// Name the session (trimmed, as pi does); without a value, print its name.
+    #[arg(long, value_name = "NAME", num_args = 0..=1, conflicts_with = "reference")]
+    pub name: Option<Option<String>>,
+}
+
+impl Args {
+    fn action(&self) -> Result<Action, Error> {
+        Ok(match (&self.reference, &self.label, &self.name) {
+            _ if self.list => Action::List { json: self.json },
+            (None, None, Some(Some(n))) => Action::SetName(n.clone()),
+            (None, None, Some(None)) => Action::ShowName,
+            (Some(r), None, None) if self.clear => Action::Clear {
+                reference: r.clone(),
+            },
+            (Some(r), Some(l), None) => Action::Set {
+                reference: r.clone(),
+                label: l.clone(),
+            },
+            (Some(_), None, None) => {
+                return Err(Error::usage("give a label NAME after REF, or --clear"))
+            }
+            _ => {
+                return Err(Error::usage(
+                    "say what to do: REF NAME, REF --clear, --list or --name",
+                ))
+            }
+        })
+    }
+}
+
+impl Tool for Args {
+    const NAME: &'static str = "pi-label";
+    fn adjust(cmd: clap::Command) -> clap::Command {
+        crate::cli::session_required(cmd)
+    }
+
+    fn quiet(&self) -> bool {
+        self.input.quiet
+    }
+    fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
+        run(self, ctx)
+    }
+}
+
+/// `pi-label`: set, clear or list labels, or name the session.
+pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+    let action = args.action()?;
+    apply(
+        args.input.input()?,
+        args.input.read_options(),
+        &action,
+        ctx.log,
+        ctx.out(),
+    )?;
+    Ok(Exit::Ok)
+}
 
 /// What to do.
 #[derive(Debug, Clone)]
@@ -51,18 +172,18 @@ pub fn session_info_entry(s: &Session, name: &str) -> (String, Vec<u8>) {
 
 /// Run `pi-label` on a session input. File input is locked while it is
 /// read and appended to; stdin input is echoed to stdout with the new line.
-/// `warn` receives the reading warnings.
-pub fn run(
+/// `log` receives the reading warnings.
+pub fn apply(
     input: Input,
     opts: ReadOptions,
     action: &Action,
-    warn: &mut dyn FnMut(&Session),
+    log: Log,
     out: &mut impl Write,
 ) -> Result<()> {
     if let Input::File(path) = &input {
         // The new id is printed before the entry is appended: an output
         // that fails leaves the file as it was.
-        let mut say = |id: &str| crate::cli::announce(out, format!("{id}\n").as_bytes());
+        let mut say = |id: &str| crate::cli::Out::announce(out, format!("{id}\n").as_bytes());
         if fast::run(path, opts, action, &mut say)?.is_some() {
             return Ok(());
         }
@@ -76,7 +197,7 @@ pub fn run(
         _ => None,
     };
     let s = Session::open(input, opts)?;
-    warn(&s);
+    log.warn_all(&s.warnings);
     let line = match action {
         Action::List { json } => return list(&s, *json, out),
         Action::ShowName => {
@@ -490,11 +611,14 @@ mod tests {
                 std::fs::write(&fast, text).unwrap();
                 std::fs::write(&slow, text).unwrap();
                 let f = fast::run_any_size(&fast, ReadOptions::default(), &action, &mut |_| Ok(()));
-                let s = run(
+                let s = apply(
                     Input::File(slow.clone()),
                     ReadOptions::default(),
                     &action,
-                    &mut |_| {},
+                    Log {
+                        tool: "test",
+                        quiet: true,
+                    },
                     &mut Vec::new(),
                 );
                 match f {

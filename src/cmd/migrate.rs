@@ -6,6 +6,7 @@
 //! tool shows for the old file) and that every line needing no change,
 //! including lines pi would skip, keeps its bytes.
 
+use crate::cli::{Ctx, Exit, Tool};
 use crate::entry::EntryType;
 use crate::error::{Error, Result};
 use crate::json::{scan, Object};
@@ -15,12 +16,160 @@ use crate::session::{is_blank, HeaderFields};
 #[cfg(test)]
 use crate::session::{ReadOptions, Session};
 use crate::write::{self, Snapshot, TempFile};
+use clap::Parser;
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+const EXAMPLES: &str = concat!(
+    "\
+Examples:
+  pi-migrate old.jsonl > new.jsonl         the migrated session on stdout
+  pi-migrate < old.jsonl                   the same, from stdin
+  pi-path --format ids old.jsonl           the ids the migrated file will have
+  pi-migrate --check agent/sessions        list files that need migrating (exit 1 if any);
+                                           pi's own directory is ~/.pi/agent/sessions
+  pi-migrate --check 019b4f7b              a session named by its id prefix (exit 1: it needs it)
+  pi-migrate --dry-run --all               what would change in every session
+  pi-migrate -i old.jsonl                  rewrite the file in place (atomically)
+  pi-migrate -i --backup --all             every session, keeping NAME.jsonl.bak
+  pi-migrate -i --all --relocate           also move pi 0.30's misplaced files into
+                                           sessions/--<cwd>--/
+
+A file already at version 3 is never touched. A line that is not JSON makes
+the file fail (FILE:LINE) unless --keep-malformed; a file that changes while
+it is migrated is left as it is. Temporary files are named
+.NAME.pi-migrate-tmp-PID-RAND and removed by the next run.
+
+A pipe, FIFO or device given as a path is read once, as stdin is; -i refuses it
+(there is no file to replace).
+",
+    crate::help_max_line!(),
+    "
+Exit status: 0 ok, 1 a file failed (or --check found files to migrate), 2 wrong usage.",
+    crate::exact_to_pi!()
+);
+
+/// Migrate pi session files to version 3, safely.
+///
+/// Does what pi's migrateSessionEntries does when pi opens an old session
+/// (v1: ids and parentIds, firstKeptEntryIndex to firstKeptEntryId; v2:
+/// hookMessage roles to custom; header version 3), except that ids are the
+/// deterministic ones every pi-session-tools command shows for the old file,
+/// lines needing no change keep their exact bytes, and nothing is dropped.
+/// With no PATH (or `-`) reads stdin; one file without -i goes to stdout.
+#[derive(Parser, Debug)]
+#[command(name = "pi-migrate", version, after_help = EXAMPLES)]
+pub struct Args {
+    /// Session files or directories (every *.jsonl below), `-` for stdin, or
+    /// session-id prefixes (looked up like `pi --session`: this project's
+    /// sessions first, then every project's).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<String>,
+
+    /// Rewrite each file in place (atomically: temporary file, fsync, rename).
+    #[arg(short, long, conflicts_with_all = ["check", "dry_run"])]
+    pub in_place: bool,
+
+    /// Change nothing; list the files that need migrating; exit 1 if any.
+    #[arg(long, conflicts_with = "dry_run")]
+    pub check: bool,
+
+    /// Change nothing; say per file what would change.
+    #[arg(short = 'n', long)]
+    pub dry_run: bool,
+
+    /// Every session under the sessions root ($PI_CODING_AGENT_SESSION_DIR,
+    /// else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions).
+    #[arg(long)]
+    pub all: bool,
+
+    /// Also move session files pi 0.30 wrote directly into the agent
+    /// directory to sessions/--<encoded cwd>--/ (never over an existing file).
+    #[arg(long, requires = "all")]
+    pub relocate: bool,
+
+    /// Keep the original next to each rewritten file, as NAME.jsonl + SUFFIX
+    /// (default `.bak`; an existing backup is never overwritten).
+    #[arg(
+        long,
+        value_name = "SUFFIX",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = ".bak"
+    )]
+    pub backup: Option<String>,
+
+    /// Carry lines that are not JSON objects through unchanged, where they
+    /// stand (pi would drop them); by default such a file is refused.
+    #[arg(long)]
+    pub keep_malformed: bool,
+
+    /// Draw new ids at random, as pi does, instead of the deterministic ids
+    /// the other tools show for the old file.
+    #[arg(long)]
+    pub random_ids: bool,
+
+    /// Print only errors (no warnings, no summary line).
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl Tool for Args {
+    const NAME: &'static str = "pi-migrate";
+    fn quiet(&self) -> bool {
+        self.quiet
+    }
+    fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
+        run(self, ctx)
+    }
+}
+
+/// `pi-migrate`: migrate what PATHs name; not found (exit 1) when a file
+/// failed, or `--check` found files to migrate (the messages are printed).
+pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+    if args.backup.as_deref() == Some("") {
+        return Err(Error::usage("--backup=SUFFIX needs a non-empty suffix"));
+    }
+    let mode = if args.in_place {
+        Mode::InPlace
+    } else if args.check {
+        Mode::Check
+    } else if args.dry_run {
+        Mode::DryRun
+    } else {
+        Mode::Stdout
+    };
+    // A PATH that names nothing may be a session-id prefix, looked up as
+    // the other tools look up SESSION.
+    let mut paths = Vec::with_capacity(args.paths.len());
+    for p in &args.paths {
+        if p.is_empty() || p == "-" || Path::new(p).symlink_metadata().is_ok() {
+            paths.push(p.clone());
+            continue;
+        }
+        match locate::resolve_session(Some(p), None)? {
+            crate::session::Input::File(f) => paths.push(f.to_string_lossy().into_owned()),
+            crate::session::Input::Stdin => paths.push(p.clone()),
+        }
+    }
+    let req = Request {
+        paths,
+        mode,
+        all: args.all,
+        relocate: args.relocate,
+        backup: args.backup.clone(),
+        opts: MigrateOptions {
+            keep_malformed: args.keep_malformed,
+            random_ids: args.random_ids,
+        },
+        quiet: args.quiet,
+    };
+    Ok(Exit::Found(migrate_paths(&req, ctx)?))
+}
 
 /// The tag in temporary file names: `.NAME.pi-migrate-tmp-PID-RAND`.
 pub const TEMP_TAG: &str = "pi-migrate";
@@ -452,8 +601,12 @@ enum FileResult {
     Failed,
 }
 
-/// Run `pi-migrate`; `Ok(false)` means exit 1 with the messages already printed.
-pub fn run(req: &Request) -> Result<bool> {
+/// Migrate what `req` names; `Ok(false)` means exit 1 with the messages
+/// already printed.
+///
+/// Standard output is taken only for one session: a batch's workers print
+/// each on their own.
+pub fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
     if req.paths.iter().any(String::is_empty) {
         return Err(Error::usage(
             "an empty path argument: give a session file, a directory, or `-` for stdin",
@@ -474,7 +627,7 @@ pub fn run(req: &Request) -> Result<bool> {
             return Err(Error::usage("--backup needs --in-place"));
         }
         let buf = crate::session::read_stdin("<stdin>")?;
-        return single(req, "<stdin>", &buf);
+        return single(req, "<stdin>", &buf, ctx.out());
     }
     if req.backup.is_some() && req.mode != Mode::InPlace {
         return Err(Error::usage("--backup needs --in-place"));
@@ -526,7 +679,7 @@ pub fn run(req: &Request) -> Result<bool> {
         let name = files[0].display().to_string();
         let f = std::fs::File::open(&files[0]).map_err(|e| Error::io(&name, &e))?;
         let bytes = crate::session::read_stream(&mut &f, &name)?;
-        return single(req, &name, &bytes);
+        return single(req, &name, &bytes, ctx.out());
     }
     // The same file reached twice (by two arguments or a link) is done once.
     // One directory walked without links cannot name a file twice.
@@ -553,9 +706,8 @@ pub fn run(req: &Request) -> Result<bool> {
 }
 
 /// One session (stdin or a file) in stdout/check/dry-run mode.
-fn single(req: &Request, name: &str, bytes: &[u8]) -> Result<bool> {
+fn single(req: &Request, name: &str, bytes: &[u8], out: &mut impl Write) -> Result<bool> {
     let outcome = migrate_bytes(name, bytes, req.opts)?;
-    let mut out = crate::cli::stdout();
     let r = match (&outcome, req.mode) {
         (Outcome::Current, Mode::Stdout) => out.write_all(bytes),
         (Outcome::Migrated { bytes, .. }, Mode::Stdout) => out.write_all(bytes),

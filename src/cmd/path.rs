@@ -1,5 +1,13 @@
-//! `pi-path`: the entries, messages or context on the path to a leaf, and
-//! the list of leaves.
+//! pi-path: the path from the root of a pi session to a leaf.
+//!
+//! Usage: pi-path [OPTIONS] [SESSION]
+//!
+//! Prints the entries on the path (byte for byte), the messages pi would
+//! send to the model, the whole context object, or the ids; or lists every
+//! leaf a user can go back to.
+
+use crate::cli::{Ctx, Exit, SessionArgs, Tool};
+use clap::Parser;
 
 use crate::cli::out_err;
 use crate::context::{self, message_json};
@@ -24,6 +32,84 @@ pub enum Format {
     Context,
     /// One entry id per line.
     Ids,
+}
+
+const EXAMPLES: &str = concat!(
+    "\
+Examples:
+  pi-path s.jsonl                          entries from the root to the last entry
+  pi-path --format ids s.jsonl             their ids, one per line
+  pi-path --leaf leaf~2 s.jsonl            the path two entries above the leaf
+  pi-path --leaf @before-refactor s.jsonl  the path to the entry labelled before-refactor
+  pi-path --format messages s.jsonl | jq -r .role
+                                           the roles pi sends to the model
+  pi-path --header --leaf 3f2a s.jsonl > linear.jsonl
+                                           a valid session holding just one branch
+  pi-path --leaves s.jsonl | jq -r .id     every branch a user can go back to
+  pi-path 019a5c                           a session by id prefix, like pi --session
+
+",
+    crate::help_ref_leaf!(),
+    "\n\n",
+    crate::help_max_line!(),
+    "\n",
+    crate::help_exit!(),
+    crate::exact_to_pi!()
+);
+
+/// The path from the root of a pi session to a leaf.
+///
+/// Walks parentId links from the leaf (by default the last entry, which is
+/// where pi continues when it opens the file) back to the root, exactly as
+/// pi's SessionManager does, and prints what is on the way. Version 1 and 2
+/// sessions are read as version 3 with deterministic ids (run pi-migrate to
+/// upgrade the file).
+#[derive(Parser, Debug)]
+#[command(name = "pi-path", version, after_help = EXAMPLES)]
+pub struct Args {
+    #[command(flatten)]
+    pub input: SessionArgs,
+
+    /// The entry the path ends at (a REF, see below; --at is the same, as
+    /// in pi-fork).
+    #[arg(long, value_name = "REF", default_value = "leaf", visible_alias = "at")]
+    pub leaf: String,
+
+    /// What to print for the path.
+    #[arg(long, value_enum, default_value = "entries")]
+    pub format: Format,
+
+    /// Print the session header first (with --format entries the output is
+    /// itself a valid, linear session file).
+    #[arg(long)]
+    pub header: bool,
+
+    /// List every leaf (entry without children) as JSON lines: id, line,
+    /// timestamp, depth, label, whether it is pi's current leaf, and the
+    /// last user message on its path.
+    #[arg(long, conflicts_with_all = ["leaf", "format", "header"])]
+    pub leaves: bool,
+}
+
+impl Tool for Args {
+    const NAME: &'static str = "pi-path";
+    fn quiet(&self) -> bool {
+        self.input.quiet
+    }
+    fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
+        run(self, ctx)
+    }
+}
+
+/// `pi-path`: read SESSION, print the path (or the leaves).
+pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+    let session = args.input.open(ctx)?;
+    if args.leaves {
+        write_leaves(&session, ctx.out())?;
+    } else {
+        write_path(&session, &args.leaf, args.format, args.header, ctx.out())?;
+    }
+    Ok(Exit::Ok)
 }
 
 /// Print the path from the root to the entry `leaf` (a REF).

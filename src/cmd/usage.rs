@@ -16,12 +16,188 @@
 //! summed as JavaScript would (f64 addition, in time order, then file and
 //! line order); numbers are printed as `JSON.stringify` prints them.
 
+use crate::cli::{Ctx, Exit, Tool};
 use crate::error::{escape_name, Error, Result};
 use crate::json::{js, Object};
+use clap::Parser;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+
+const EXAMPLES: &str = concat!(
+    "\
+Examples:
+  pi-usage                          daily table for every project
+  pi-usage monthly --since 2026-01  a row per month from January 2026 on
+  pi-usage session --cwd . --json | jq '.[] | select(.cost > 5)'
+                                    the sessions of this project that cost more than $5
+  pi-usage daily --by model         a row per day and model
+  pi-usage project                  a row per project directory
+  pi-usage daily --timezone Europe/Berlin --csv > usage.csv
+  pi-usage s.jsonl --by branch      one session: what each branch cost
+  pi-usage weekly --breakdown       cost split into input, output, cache read, cache write
+
+Counted: every assistant message with usage (on every branch: abandoned
+branches were paid for too), every `usage` entry (titles, cache warming, ...),
+and the usage of compaction and branch_summary entries. A fork repeats its
+source's entries: each is counted once per (source session, entry id), where
+the source session is found by following the headers' parentSession to a file
+without one (its header id; the parentSession path when that file is gone).
+Cost is pi's recorded cost.total, never re-priced. Days are local days in
+--timezone (default: the system's zone). --json: an array of rows with
+ccusage's field names (inputTokens, outputTokens, cacheCreationTokens,
+cacheReadTokens, totalTokens, totalCost) plus cost, costBreakdown, modelsUsed
+and source (how many records of each kind).
+
+",
+    crate::help_exit!(),
+    crate::exact_to_pi!()
+);
+
+/// What the sessions cost, by day, week, month, session, project, model,
+/// provider or branch.
+///
+/// Reads every session of every project (or of one project with --cwd, or
+/// one SESSION), counts every recorded usage once, and prints a table, JSON
+/// or CSV.
+#[derive(Parser, Debug)]
+#[command(name = "pi-usage", version, after_help = EXAMPLES)]
+pub struct Args {
+    /// When to colour: auto (on a terminal, unless NO_COLOR is set;
+    /// CLICOLOR_FORCE or FORCE_COLOR force it), always (e.g. for `less -R`), never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub color: crate::cli::ColorWhen,
+
+    /// The report (daily, weekly, monthly, session, project; default daily),
+    /// then optionally one SESSION (a file or a session-id prefix): only that
+    /// session is counted.
+    #[arg(value_name = "REPORT|SESSION", num_args = 0..=2)]
+    pub words: Vec<String>,
+
+    /// A second grouping: a row per model or provider within each row;
+    /// `branch` (with one SESSION): a row per leaf, with what its path cost.
+    #[arg(long, value_enum)]
+    pub by: Option<By>,
+
+    /// First day counted (YYYY-MM-DD, YYYYMMDD, or YYYY-MM for the month's first day).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+
+    /// Last day counted (YYYY-MM-DD, YYYYMMDD, or YYYY-MM for the month's last day).
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+
+    /// IANA time zone the days are counted in (default: the system's).
+    #[arg(long, short = 'z', value_name = "ZONE")]
+    pub timezone: Option<String>,
+
+    /// One JSON array of rows.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+
+    /// CSV with a header line.
+    #[arg(long)]
+    pub csv: bool,
+
+    /// Show the cost's parts: input, output, cache read, cache write.
+    #[arg(long)]
+    pub breakdown: bool,
+
+    /// Only the sessions of the project in DIR (pi's session directory for it).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+
+    /// The sessions root to read instead of $PI_CODING_AGENT_SESSION_DIR or
+    /// <agentDir>/sessions (also where SESSION prefixes are looked up).
+    #[arg(long, value_name = "DIR")]
+    pub session_dir: Option<PathBuf>,
+
+    /// Table width (default: the terminal's; unlimited when not a terminal).
+    #[arg(long, value_name = "N")]
+    pub width: Option<usize>,
+
+    /// Do not print warnings.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl Tool for Args {
+    const NAME: &'static str = "pi-usage";
+    fn quiet(&self) -> bool {
+        self.quiet
+    }
+    fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
+        run(self, ctx)
+    }
+}
+
+/// `pi-usage`: add up the usage of the sessions asked for and print the report.
+pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+    let mut report = Report::Daily;
+    let mut session = None;
+    for (i, w) in args.words.iter().enumerate() {
+        match Report::parse(w) {
+            Some(r) if i == 0 => report = r,
+            _ if session.is_none() => session = Some(w.clone()),
+            _ => return Err(Error::usage(format!("unexpected argument '{w}'"))),
+        }
+    }
+    let file = match session {
+        Some(s) => match crate::locate::resolve_session(Some(&s), args.session_dir.as_deref())? {
+            crate::session::Input::File(p) => Some(p),
+            _ => {
+                return Err(Error::usage(
+                    "SESSION must be a file or a session-id prefix",
+                ))
+            }
+        },
+        None => None,
+    };
+    let roots = if let Some(d) = &args.session_dir {
+        match &args.cwd {
+            Some(c) => vec![d.join(crate::locate::encode_cwd(
+                &crate::locate::resolve_path(c).to_string_lossy(),
+            ))],
+            None => vec![d.clone()],
+        }
+    } else {
+        match &args.cwd {
+            Some(c) => vec![crate::locate::project_session_dir(
+                &crate::locate::resolve_path(c),
+                None,
+            )],
+            None => match std::env::var_os("PI_CODING_AGENT_SESSION_DIR") {
+                Some(d) if !d.is_empty() => {
+                    vec![crate::locate::expand_tilde(&d.to_string_lossy())]
+                }
+                _ => vec![crate::locate::sessions_root()],
+            },
+        }
+    };
+    let req = Request {
+        report,
+        by: args.by,
+        since: args.since.clone(),
+        until: args.until.clone(),
+        timezone: args.timezone.clone(),
+        output: if args.json {
+            Output::Json
+        } else if args.csv {
+            Output::Csv
+        } else {
+            Output::Table
+        },
+        breakdown: args.breakdown,
+        roots,
+        file,
+        quiet: args.quiet,
+        color: crate::cli::use_color(args.color),
+        width: args.width.or_else(|| ctx.terminal_width()),
+    };
+    report_usage(&req, ctx.out())?;
+    Ok(Exit::Ok)
+}
 
 const TOOL: &str = "pi-usage";
 
@@ -883,7 +1059,7 @@ fn encoded_dir(p: &Path) -> String {
 }
 
 /// Run the request; returns nothing, writes to `out`.
-pub fn run(req: &Request, out: &mut impl Write) -> Result<()> {
+pub fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
     let tz = time_zone(req.timezone.as_deref())?;
     let since = match &req.since {
         Some(s) => Some(

@@ -408,12 +408,12 @@ pub fn move_in_place(
     opts: crate::session::ReadOptions,
     choose: impl FnOnce(&Session) -> Result<Option<usize>>,
     summary: Option<&str>,
-    warn: &mut dyn FnMut(&Session),
+    log: crate::cli::Log,
     before: &mut dyn FnMut(&Moved) -> Result<()>,
 ) -> Result<Moved> {
     let mut appender = Appender::open(path)?;
     let s = Session::open(crate::session::Input::File(path.to_path_buf()), opts)?;
-    warn(&s);
+    log.warn_all(&s.warnings);
     if s.version() < CURRENT_VERSION {
         return Err(Error::request(
             &s.name,

@@ -1,0 +1,177 @@
+//! The one contract every tool runs under: `cmd::<tool>::run(&Args, &mut
+//! Ctx) -> Result<Exit>`. A [`Ctx`] holds the tool's name, whether it is
+//! quiet, its standard output, and the one way to warn.
+
+use crate::error::{Diagnostic, Error, Result};
+use std::io::{self, Write};
+
+/// What a tool's run ends with, besides an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Done (exit 0).
+    Ok,
+    /// A `--check`-style answer: found / all well (exit 0) or not (exit 1).
+    Found(bool),
+}
+
+/// Where warnings go: `TOOL: warning: FILE:LINE: what`, on stderr, unless
+/// quiet. Small and `Copy`, so worker threads and closures take their own.
+#[derive(Debug, Clone, Copy)]
+pub struct Log {
+    pub tool: &'static str,
+    pub quiet: bool,
+}
+
+impl Log {
+    /// Say a problem that does not stop the tool.
+    pub fn warn(&self, d: &Diagnostic) {
+        if !self.quiet {
+            eprintln!("{}: warning: {d}", self.tool);
+        }
+    }
+
+    /// [`Log::warn`] for each.
+    pub fn warn_all(&self, ds: &[Diagnostic]) {
+        for d in ds {
+            self.warn(d);
+        }
+    }
+
+    /// A remark in the tool's voice (`TOOL: text`), unless quiet.
+    pub fn note(&self, text: &str) {
+        if !self.quiet {
+            eprintln!("{}: {text}", self.tool);
+        }
+    }
+}
+
+/// Standard output, buffered (64 KiB), locked once. Its type is what the
+/// kernel-copy fast paths of `std::io::copy` know (`copy_file_range`,
+/// `sendfile`, `splice`), so it is passed on as it is.
+pub type Stdout = io::BufWriter<io::StdoutLock<'static>>;
+
+/// A tool's context: its name, quietness and output.
+pub struct Ctx {
+    pub log: Log,
+    /// Locked when first asked for ([`Ctx::out`]): a tool whose worker
+    /// threads print (pi-migrate's batches) never takes it.
+    out: Option<Stdout>,
+}
+
+impl Ctx {
+    pub fn new(tool: &'static str, quiet: bool) -> Self {
+        Ctx {
+            log: Log { tool, quiet },
+            out: None,
+        }
+    }
+
+    /// Standard output, locked and buffered from the first call on.
+    pub fn out(&mut self) -> &mut Stdout {
+        self.out
+            .get_or_insert_with(|| io::BufWriter::with_capacity(1 << 16, io::stdout().lock()))
+    }
+
+    /// Flush what [`Ctx::out`] holds.
+    pub fn finish(&mut self) -> Result<()> {
+        match &mut self.out {
+            Some(o) => o.done(),
+            None => Ok(()),
+        }
+    }
+
+    pub fn tool(&self) -> &'static str {
+        self.log.tool
+    }
+
+    pub fn quiet(&self) -> bool {
+        self.log.quiet
+    }
+
+    /// See [`Log::warn`].
+    pub fn warn(&self, d: &Diagnostic) {
+        self.log.warn(d)
+    }
+
+    /// Standard output's file descriptor (None when it is closed: the
+    /// output then takes writes and drops them, as Rust's standard output
+    /// does).
+    #[cfg(unix)]
+    pub fn out_fd(&self) -> Option<i32> {
+        use std::os::fd::{AsFd, AsRawFd};
+        let stdout = io::stdout();
+        let open = stdout.as_fd().try_clone_to_owned().is_ok();
+        open.then(|| stdout.as_raw_fd())
+    }
+
+    #[cfg(not(unix))]
+    pub fn out_fd(&self) -> Option<i32> {
+        None
+    }
+
+    /// Whether standard output is a terminal.
+    pub fn out_is_terminal(&self) -> bool {
+        use std::io::IsTerminal;
+        io::stdout().is_terminal()
+    }
+
+    /// The terminal's width when standard output is one.
+    pub fn terminal_width(&self) -> Option<usize> {
+        if self.out_is_terminal() {
+            terminal_size::terminal_size().map(|(w, _)| w.0 as usize)
+        } else {
+            None
+        }
+    }
+}
+
+/// Writing output: every error is the tool's `<stdout>` error, and keeps
+/// its [`io::ErrorKind`] (a closed pipe is matched by kind). For any
+/// writer, so that the library's writers serve a `Vec<u8>` as well.
+pub trait Out: Write {
+    /// Write all of `b`.
+    fn bytes(&mut self, b: &[u8]) -> Result<()> {
+        self.write_all(b).map_err(out_err)
+    }
+
+    /// Write `b` and a line feed.
+    fn line(&mut self, b: &[u8]) -> Result<()> {
+        self.write_all(b)
+            .and_then(|()| self.write_all(b"\n"))
+            .map_err(out_err)
+    }
+
+    /// Formatted text (`write!`), as [`Out::bytes`].
+    fn text(&mut self, args: std::fmt::Arguments<'_>) -> Result<()> {
+        self.write_fmt(args).map_err(out_err)
+    }
+
+    /// Flush what is buffered.
+    fn done(&mut self) -> Result<()> {
+        self.flush().map_err(out_err)
+    }
+
+    /// Write and flush what a writing tool prints about a change before it
+    /// makes the change, so that an output that fails (a full disk,
+    /// `> /dev/full`) stops the tool with every file as it was. A reader
+    /// that has gone (a closed pipe) does not stop it: nobody reads the
+    /// output, and the change is still made.
+    fn announce(&mut self, b: &[u8]) -> Result<()> {
+        match self.write_all(b).and_then(|()| self.flush()) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            Err(e) => {
+                let mut err = out_err(e);
+                err.diag.message.push_str(": nothing was changed");
+                Err(err)
+            }
+        }
+    }
+}
+
+impl<W: Write + ?Sized> Out for W {}
+
+/// Turn an output error into the tool's error.
+pub fn out_err(e: io::Error) -> Error {
+    Error::io("<stdout>", &e)
+}

@@ -1,0 +1,201 @@
+//! What every binary shares: the command contract ([`Tool`], [`Ctx`],
+//! [`Exit`]), the SESSION argument, shared help, error reporting, man pages
+//! and completions.
+
+mod args;
+mod ctx;
+pub mod help;
+
+pub use args::{use_color, ColorWhen, SessionArgs};
+pub use ctx::{out_err, Ctx, Exit, Log, Out, Stdout};
+pub use help::PI_RELEASE;
+
+use crate::error::{Error, Result};
+use clap::Parser;
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+/// Run a tool's body: parse arguments (with the hidden `--generate-man-page`
+/// for `man/`), report errors as `TOOL: error: ...`, and pick the exit status.
+/// How a tool's binary runs it: `fn main() -> ExitCode { cli::main::<Args>() }`.
+pub trait Tool: Parser {
+    /// The binary's name, as messages begin (`pi-path: error: ...`).
+    const NAME: &'static str;
+
+    /// Whether `-q` asks for no warnings.
+    fn quiet(&self) -> bool;
+
+    /// The tool's work: `cmd::<tool>::run(self, ctx)`.
+    fn run(&self, ctx: &mut Ctx) -> Result<Exit>;
+
+    /// The clap command as the derive makes it, adjusted where a shared
+    /// argument means more in this tool (e.g. [`session_required`]).
+    fn adjust(cmd: clap::Command) -> clap::Command {
+        cmd
+    }
+
+    /// The exit status of an error (2 for wrong usage, 1 for the rest;
+    /// grep-like tools say 2 for every error).
+    fn error_status(e: &Error) -> u8 {
+        e.exit_code() as u8
+    }
+}
+
+/// Run a tool: parse arguments (with `--generate` for man pages and
+/// completions), check the environment, run it, report an error as
+/// `TOOL: error: ...`, and pick the exit status (a closed pipe is success).
+pub fn main<A: Tool>() -> ExitCode {
+    let tool = A::NAME;
+    if let Some(kind) = generate_requested() {
+        return run_generate::<A>(tool, &kind);
+    }
+    let args = match parse_args::<A>(tool) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let checked = match crate::session::max_line_from_env() {
+        Ok(_) => Ok(()),
+        Err(text) => Err(Error::usage(format!(
+            "{}={text}: not a line length in bytes from 1 to 4294967294 (e.g. 268435456 or 256M)",
+            crate::session::MAX_LINE_ENV
+        ))),
+    };
+    let mut ctx = Ctx::new(tool, args.quiet());
+    let ran = checked.and_then(|()| args.run(&mut ctx)).and_then(|exit| {
+        ctx.finish()?;
+        Ok(exit)
+    });
+    match ran {
+        Ok(Exit::Ok | Exit::Found(true)) => ExitCode::SUCCESS,
+        Ok(Exit::Found(false)) => ExitCode::FAILURE,
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{tool}: error: {e}");
+            ExitCode::from(A::error_status(&e))
+        }
+    }
+}
+
+/// The tool's clap command, as `--help`, the man page and the completions
+/// show it.
+pub fn command<A: Tool>() -> clap::Command {
+    A::adjust(A::command())
+}
+
+/// Change one argument of `cmd` in place (`Command::mut_arg` would move it
+/// after the others, and a positional SESSION after REF).
+pub fn edit_arg(cmd: clap::Command, id: &str, f: impl Fn(clap::Arg) -> clap::Arg) -> clap::Command {
+    cmd.mut_args(|a| if a.get_id() == id { f(a) } else { a })
+}
+
+/// For a tool whose SESSION must be given (it writes, or names a file):
+/// the flattened [`SessionArgs`]' SESSION becomes required.
+pub fn session_required(cmd: clap::Command) -> clap::Command {
+    edit_arg(cmd, "session", |a| {
+        a.required(true)
+            .help("Session file, `-` for stdin, or a session-id prefix")
+    })
+}
+
+/// Parse the command line as clap does, but say a usage error in the voice
+/// of every other error, `TOOL: error: ...` (exit 2); `--help` and
+/// `--version` print as clap prints them.
+pub fn parse_args<A: Tool>(tool: &str) -> std::result::Result<A, ExitCode> {
+    let parsed = command::<A>()
+        .try_get_matches()
+        .and_then(|m| A::from_arg_matches(&m));
+    parsed.map_err(|e| {
+        use clap::error::ErrorKind as K;
+        let code = ExitCode::from(e.exit_code() as u8);
+        if matches!(
+            e.kind(),
+            K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand
+        ) {
+            let _ = e.print();
+            return code;
+        }
+        eprint!("{}", usage_error_text(tool, &e.render().to_string()));
+        code
+    })
+}
+
+/// clap's rendered error (`error: ...`, usage, a hint) with the tool's prefix.
+fn usage_error_text(tool: &str, rendered: &str) -> String {
+    let text = rendered.strip_prefix("error: ").unwrap_or(rendered);
+    let mut out = format!("{tool}: error: {text}");
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+/// ripgrep's convention: `--generate man|complete-bash|complete-zsh|
+/// complete-fish|complete-powershell` (first on the command line) prints
+/// the man page or a shell's completions from the same clap definitions as
+/// `--help`. The KIND asked for, if any (`--generate-man-page` is `man`).
+pub fn generate_requested() -> Option<String> {
+    let mut argv = std::env::args_os().skip(1);
+    let first = argv.next()?;
+    if first == "--generate-man-page" {
+        Some("man".to_string())
+    } else if first == "--generate" {
+        Some(
+            argv.next()
+                .map(|k| k.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        )
+    } else {
+        first
+            .to_str()
+            .and_then(|f| f.strip_prefix("--generate="))
+            .map(str::to_string)
+    }
+}
+
+/// Print what `--generate KIND` asks for; the exit status.
+pub fn run_generate<A: Tool>(tool: &str, kind: &str) -> ExitCode {
+    match generate::<A>(tool, kind, &mut io::stdout()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{tool}: error: {e}");
+            ExitCode::from(e.exit_code() as u8)
+        }
+    }
+}
+
+/// What `--generate` can print.
+pub const GENERATE_KINDS: [&str; 5] = [
+    "man",
+    "complete-bash",
+    "complete-zsh",
+    "complete-fish",
+    "complete-powershell",
+];
+
+/// `--generate KIND`: the man page or a shell's completion script.
+pub fn generate<A: Tool>(tool: &str, kind: &str, out: &mut impl Write) -> Result<()> {
+    use clap_complete::Shell;
+    let shell = match kind {
+        "man" => return write_man_page::<A>(out).map_err(out_err),
+        "complete-bash" => Shell::Bash,
+        "complete-zsh" => Shell::Zsh,
+        "complete-fish" => Shell::Fish,
+        "complete-powershell" => Shell::PowerShell,
+        other => {
+            return Err(Error::usage(format!(
+                "--generate {other:?}: one of {}",
+                GENERATE_KINDS.join(", ")
+            )))
+        }
+    };
+    let mut cmd = command::<A>();
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut cmd, tool, &mut buf);
+    out.write_all(&buf).map_err(out_err)
+}
+
+/// Render the man page of a clap command.
+pub fn write_man_page<A: Tool>(out: &mut impl Write) -> io::Result<()> {
+    let cmd = command::<A>();
+    clap_mangen::Man::new(cmd).render(out)
+}
