@@ -32,6 +32,7 @@ pub mod fuzzing;
 #[cfg(unix)]
 pub mod gather;
 pub mod index;
+mod io;
 pub mod json;
 pub mod locate;
 pub mod migrate;
