@@ -196,18 +196,8 @@ pub struct Candidate {
 /// `listSessionsFromDir(dir)`'s files: the names ending in `.jsonl`, by
 /// `localeCompare`, descending. A directory that cannot be read lists nothing.
 pub fn dir_candidates(dir: &Path, problems: &mut Vec<String>) -> Vec<Candidate> {
-    let rd = match std::fs::read_dir(dir) {
-        Ok(rd) => rd,
-        Err(e) => {
-            if e.kind() != std::io::ErrorKind::NotFound {
-                problems.push(format!(
-                    "{}: {}",
-                    dir.display(),
-                    crate::error::io_message(&e)
-                ));
-            }
-            return Vec::new();
-        }
+    let Some(rd) = read_dir_noting(dir, problems) else {
+        return Vec::new();
     };
     let mut names: Vec<String> = rd
         .flatten()
@@ -228,18 +218,8 @@ pub fn dir_candidates(dir: &Path, problems: &mut Vec<String>) -> Vec<Candidate> 
 /// under `root`, by modification time, newest first, then by name
 /// (`localeCompare`, descending).
 pub fn all_candidates(root: &Path, problems: &mut Vec<String>) -> Vec<Candidate> {
-    let rd = match std::fs::read_dir(root) {
-        Ok(rd) => rd,
-        Err(e) => {
-            if e.kind() != std::io::ErrorKind::NotFound {
-                problems.push(format!(
-                    "{}: {}",
-                    root.display(),
-                    crate::error::io_message(&e)
-                ));
-            }
-            return Vec::new();
-        }
+    let Some(rd) = read_dir_noting(root, problems) else {
+        return Vec::new();
     };
     let mut dirs: Vec<PathBuf> = Vec::new();
     for d in rd.flatten() {
@@ -289,6 +269,24 @@ pub fn all_candidates(root: &Path, problems: &mut Vec<String>) -> Vec<Candidate>
             .then_with(|| locale_compare(&b.1, &a.1))
     });
     cands.into_iter().map(|c| c.2).collect()
+}
+
+/// `dir`'s entries; None when it cannot be read, with a line in `problems`
+/// unless it does not exist (pi lists nothing then, without a word).
+fn read_dir_noting(dir: &Path, problems: &mut Vec<String>) -> Option<std::fs::ReadDir> {
+    match std::fs::read_dir(dir) {
+        Ok(rd) => Some(rd),
+        Err(e) => {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                problems.push(format!(
+                    "{}: {}",
+                    dir.display(),
+                    crate::error::io_message(&e)
+                ));
+            }
+            None
+        }
+    }
 }
 
 /// `stats.mtime.getTime()`: Node's `mtimeMs` cut to whole milliseconds.
