@@ -160,9 +160,10 @@ impl Entries {
 
     /// Read the fields of an entry from its parsed line and add it; its
     /// index. The `type`, when it is not one [`EntryType`] names, is left to
-    /// the caller ([`unknown_type`]); label and session_info fields to
-    /// [`Extra::from_object`]. An error (one of [`TOO_MANY_LINES`],
-    /// [`TOO_FAR`], [`TOO_MANY_IDS`]) when the entry does not fit.
+    /// the caller ([`unknown_type`](super::unknown_type)); label and
+    /// session_info fields to [`Extra::from_object`](super::Extra::from_object).
+    /// An error (one of [`TOO_MANY_LINES`], [`TOO_FAR`], [`TOO_MANY_IDS`])
+    /// when the entry does not fit.
     pub fn push_object(
         &mut self,
         obj: &Object<'_>,

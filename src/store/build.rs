@@ -6,6 +6,7 @@
 
 use super::raw;
 use crate::json::{js, scan, Object};
+use crate::session::trim_json_space;
 use crate::time::js_date_ms;
 
 pub(super) struct HeaderInfo {
@@ -38,19 +39,6 @@ const BAD_CONTENT: &str =
 pub(super) enum Step {
     Go,
     Stop(String),
-}
-
-/// Whether a valid JSON value that is not an object is truthy in JavaScript.
-fn truthy_scalar(v: &[u8]) -> bool {
-    match v.first() {
-        Some(b'n') | Some(b'f') => false,
-        Some(b'"') => v.len() > 2,
-        Some(b'-' | b'0'..=b'9') => std::str::from_utf8(v)
-            .ok()
-            .and_then(|s| s.parse::<f64>().ok())
-            .is_none_or(|n| n != 0.0),
-        _ => true,
-    }
 }
 
 fn is_number(v: &[u8]) -> bool {
@@ -128,8 +116,8 @@ impl State {
                 Err(_) => return Step::Go,
                 Ok(Some(x)) => x,
                 Ok(None) => {
-                    let v = trim_json_ws(line);
-                    if truthy_scalar(v) && self.header.is_none() {
+                    let v = trim_json_space(line);
+                    if js::truthy(v) && self.header.is_none() {
                         self.not_session = true;
                     }
                     return Step::Go;
@@ -370,18 +358,6 @@ fn quick_message_with<'m>(m: &'m [u8], hits: &regex::bytes::Regex) -> Option<Qui
         content,
         timestamp,
     })
-}
-
-fn trim_json_ws(v: &[u8]) -> &[u8] {
-    let s = v
-        .iter()
-        .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-        .unwrap_or(v.len());
-    let e = v
-        .iter()
-        .rposition(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-        .map_or(s, |e| e + 1);
-    &v[s..e.max(s)]
 }
 
 fn header_info(obj: &Object<'_>) -> HeaderInfo {

@@ -1,9 +1,9 @@
 //! Spans inside JSON text that is already known to be valid (a line the
-//! quick check of [`crate::json::js::Checker::valid_object`] took): values are skipped by
-//! their quotes and brackets alone, a string by the next quote that no odd
-//! run of backslashes escapes (one `memchr` a quote), so that the big
-//! strings of a line are passed over at `memchr`'s speed. On text that is
-//! not valid JSON the spans are meaningless but nothing panics.
+//! quick check of [`crate::json::js::Checker::valid_object`] took): values
+//! are skipped by their quotes and brackets alone, a string by the next
+//! quote that no odd run of backslashes escapes (one `memchr` a quote), so
+//! that the big strings of a line are passed over at `memchr`'s speed. On
+//! text that is not valid JSON the spans are meaningless but nothing panics.
 
 use crate::json::scan::Member;
 use std::ops::Range;
