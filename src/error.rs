@@ -121,6 +121,11 @@ impl Error {
         }
     }
 
+    /// An error writing the output (standard output): `<stdout>: message`.
+    pub fn output(err: std::io::Error) -> Self {
+        Error::io("<stdout>", &err)
+    }
+
     pub fn usage(message: impl Into<String>) -> Self {
         Error {
             kind: ErrorKind::Usage,

@@ -10,7 +10,7 @@
 //! 256th of the file, from 256 KiB to 4 MiB), so the process's resident
 //! memory stays a small part of the file's size.
 
-use crate::session::shrunk;
+use crate::io::shrunk;
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};

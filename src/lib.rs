@@ -18,7 +18,8 @@
 //! Modules by concept: [`json`] (validating scanner and JavaScript-exact
 //! writer), [`entry`] (what is kept of a line), [`session`] (reading),
 //! [`index`] (ids, parents, labels), [`refs`] (entry references),
-//! [`path`], [`context`], [`migrate`], [`locate`] (session directories),
+//! [`path`], [`context`], [`migrate`], [`store`] (where sessions live,
+//! finding them, what pi lists of them),
 //! [`time`], [`cmd`] (what each tool does), [`cli`] (what the binaries share).
 
 pub mod append;
@@ -32,8 +33,15 @@ pub mod fuzzing;
 #[cfg(unix)]
 pub mod gather;
 pub mod index;
+mod io;
 pub mod json;
-pub mod locate;
+/// Where sessions live: the old paths of what [`store`] holds.
+pub mod locate {
+    pub use crate::store::{
+        agent_dir, encode_cwd, expand_tilde, header_id, project_session_dir, resolve_path,
+        resolve_path_str, resolve_session, sessions_root,
+    };
+}
 pub mod migrate;
 pub mod path;
 pub mod refs;

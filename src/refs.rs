@@ -276,8 +276,8 @@ fn by_id(session: &Session, text: &str) -> Result<usize> {
 }
 
 /// The `customType` of the entries `pi-fork --in-place` appends to move
-/// pi's leaf (the same as [`crate::cmd::fork::MOVE_CUSTOM_TYPE`]).
-const MARKER_TYPE: &str = "pi-fork";
+/// pi's leaf.
+pub const MOVE_CUSTOM_TYPE: &str = "pi-fork";
 
 /// Whether entry `i` is one of `pi-fork --in-place`'s own markers (a
 /// `custom` entry of type `pi-fork`): steps up (`^`, `~N`) pass over them
@@ -293,7 +293,7 @@ pub fn is_move_marker(session: &Session, i: usize) -> bool {
     };
     matches!(
         crate::json::Object::parse_line(&line),
-        Ok(Some(o)) if o.str("customType").as_deref() == Some(MARKER_TYPE)
+        Ok(Some(o)) if o.str("customType").as_deref() == Some(MOVE_CUSTOM_TYPE)
     )
 }
 

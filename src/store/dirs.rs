@@ -1,8 +1,9 @@
-//! Where sessions live, and finding one by a session-id prefix (SPEC §1).
+//! Where sessions live, as pi finds them: the agent directory
+//! (`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`), the sessions root under it,
+//! `$PI_CODING_AGENT_SESSION_DIR`, a project's session directory (its cwd
+//! encoded as `--home-a-proj--`), and paths resolved and joined by their
+//! text as Node's `path` module does (SPEC §1).
 
-use crate::error::{Error, Result};
-use crate::session::Input;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 /// pi's agent directory: `$PI_CODING_AGENT_DIR` (leading `~` expanded), else `~/.pi/agent`.
@@ -103,6 +104,22 @@ pub fn sessions_root() -> PathBuf {
     agent_dir().join("sessions")
 }
 
+/// `$PI_CODING_AGENT_SESSION_DIR` (a leading `~` expanded), when it is set
+/// and not empty: the directory pi keeps sessions in instead of the
+/// project's own.
+pub fn env_session_dir() -> Option<PathBuf> {
+    std::env::var_os("PI_CODING_AGENT_SESSION_DIR")
+        .filter(|d| !d.is_empty())
+        .map(|d| expand_tilde(&d.to_string_lossy()))
+}
+
+/// The directory that holds every session, for a tool over the whole store
+/// (`pi-migrate --all`, `pi-usage`): [`env_session_dir`], else
+/// [`sessions_root`].
+pub fn store_root() -> PathBuf {
+    env_session_dir().unwrap_or_else(sessions_root)
+}
+
 /// The directory name pi uses for a working directory: `--home-a-proj--`.
 pub fn encode_cwd(cwd: &str) -> String {
     let trimmed = cwd
@@ -128,130 +145,57 @@ pub fn project_session_dir(cwd: &Path, session_dir: Option<&Path>) -> PathBuf {
     if let Some(d) = session_dir {
         return d.to_path_buf();
     }
-    if let Some(d) = std::env::var_os("PI_CODING_AGENT_SESSION_DIR") {
-        if !d.is_empty() {
-            return expand_tilde(&d.to_string_lossy());
-        }
+    if let Some(d) = env_session_dir() {
+        return d;
     }
     sessions_root().join(encode_cwd(&cwd.to_string_lossy()))
 }
 
-/// Turn a SESSION argument into an input: nothing or `-` is stdin; an
-/// existing file, or anything that looks like a path, is a file; anything
-/// else is a session-id prefix, looked up first in the current project's
-/// session directory, then in every project's.
-pub fn resolve_session(arg: Option<&str>, session_dir: Option<&Path>) -> Result<Input> {
-    let arg = match arg {
-        None | Some("-") => return Ok(Input::Stdin),
-        Some("") => {
-            // As a prefix it would match every session (`pi-label "$f" ...`
-            // with `f` unset).
-            return Err(Error::usage(
-                "an empty SESSION argument: give a file, `-` for stdin, or a session-id prefix",
-            ));
-        }
-        Some(a) => a,
-    };
-    let p = Path::new(arg);
-    // `symlink_metadata`: a link that leads nowhere, or in a loop, is a
-    // file argument too (opening it says what is wrong), not a prefix.
-    if p.symlink_metadata().is_ok()
-        || arg.contains('/')
-        || arg.contains('\\')
-        || arg.ends_with(".jsonl")
-    {
-        return Ok(Input::File(p.to_path_buf()));
-    }
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let local = project_session_dir(&cwd, session_dir);
-    let mut found = matches_in(&local, arg);
-    if found.is_empty() {
-        let root = match session_dir {
-            Some(d) => d.to_path_buf(),
-            None => sessions_root(),
-        };
-        let mut dirs = vec![root.clone()];
-        if let Ok(rd) = std::fs::read_dir(&root) {
-            let mut subs: Vec<PathBuf> = rd
-                .flatten()
-                .map(|d| d.path())
-                .filter(|p| p.is_dir())
-                .collect();
-            subs.sort();
-            dirs.extend(subs);
-        }
-        for d in dirs {
-            if d != local {
-                found.extend(matches_in(&d, arg));
-            }
-        }
-    }
-    match found.len() {
-        0 if arg == "help" => Err(Error::usage(
-            "help: no such file, and no session id starts with 'help'; for help, run with --help",
-        )),
-        0 => Err(Error::request(
-            arg,
-            format!(
-                "no such file, and no session id starts with '{arg}' (looked in {} and {})",
-                local.display(),
-                match session_dir {
-                    Some(d) => d.display().to_string(),
-                    None => sessions_root().display().to_string(),
-                }
-            ),
-        )),
-        1 => Ok(Input::File(found.remove(0).1)),
-        _ => {
-            let list: Vec<String> = found
-                .iter()
-                .take(10)
-                .map(|(id, p)| format!("{id} ({})", p.display()))
-                .collect();
-            Err(Error::request(
-                arg,
-                format!(
-                    "session id prefix '{arg}' is ambiguous: {}",
-                    list.join(", ")
-                ),
-            ))
-        }
-    }
+/// A path as Node gives it (lossy where it is not UTF-8, as Node reads names).
+pub fn node_path_string(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
 }
 
-/// Session files in `dir` whose header id starts with `prefix`.
-fn matches_in(dir: &Path, prefix: &str) -> Vec<(String, PathBuf)> {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<(String, PathBuf)> = rd
-        .flatten()
-        .map(|d| d.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && p.is_file())
-        .filter_map(|p| header_id(&p).map(|id| (id, p)))
-        .filter(|(id, _)| id.starts_with(prefix))
-        .collect();
-    out.sort();
+/// Node's `path.join(a, b)` (POSIX): the parts joined by `/`, then
+/// normalised by their text (`.`, `..`, repeated slashes).
+pub fn node_join(a: &Path, b: &str) -> PathBuf {
+    let joined = format!("{}/{b}", a.to_string_lossy());
+    PathBuf::from(node_normalize(&joined))
+}
+
+/// Node's `path.posix.normalize`.
+pub fn node_normalize(p: &str) -> String {
+    if p.is_empty() {
+        return ".".into();
+    }
+    let abs = p.starts_with('/');
+    let trailing = p.ends_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in p.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|l| *l != "..") {
+                    parts.pop();
+                } else if !abs {
+                    parts.push("..");
+                }
+            }
+            s => parts.push(s),
+        }
+    }
+    let mut out = parts.join("/");
+    if out.is_empty() && !abs {
+        out.push('.');
+    }
+    if trailing && !out.is_empty() {
+        out.push('/');
+    }
+    if abs {
+        out.insert(0, '/');
+    }
     out
 }
-
-/// The header id of a session file (None when the first line is not a header).
-pub fn header_id(path: &Path) -> Option<String> {
-    let f = std::fs::File::open(path).ok()?;
-    let mut line = Vec::new();
-    BufReader::new(f)
-        .take(1 << 20)
-        .read_until(b'\n', &mut line)
-        .ok()?;
-    let text = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&line);
-    let obj = crate::json::Object::parse_line(text).ok()??;
-    if obj.str("type").as_deref() != Some("session") {
-        return None;
-    }
-    obj.str("id").map(|s| s.into_owned())
-}
-
-use std::io::Read;
 
 #[cfg(test)]
 mod tests {
@@ -272,5 +216,15 @@ mod tests {
         assert_eq!(r("file:///a%20b/c?x#y"), "/a b/c");
         let cwd = std::env::current_dir().unwrap();
         assert_eq!(r("x/.."), cwd.to_string_lossy());
+    }
+
+    #[test]
+    fn joins_like_node() {
+        assert_eq!(
+            node_join(Path::new("/a/b/"), "c.jsonl"),
+            PathBuf::from("/a/b/c.jsonl")
+        );
+        assert_eq!(node_join(Path::new("./x//y/.."), "c"), PathBuf::from("x/c"));
+        assert_eq!(node_join(Path::new("../x"), "c"), PathBuf::from("../x/c"));
     }
 }

@@ -1,0 +1,166 @@
+//! Reading a file at offsets: positioned reads (`pread`) that several
+//! readers can share on one open file, a read-ahead window for reading
+//! lines again by their offsets, and a reader of a byte range.
+//!
+//! Every tool that reads a session file again after loading it (to print a
+//! line, to check that it has not changed, to find its last line) reads
+//! through these.
+
+use std::fs::File;
+use std::io::{self, Read};
+
+/// One positioned read of `f` into `buf` from `offset` (`pread`: the file's
+/// own position is not used, so readers can share the file); the number of
+/// bytes read, 0 at the end of the file.
+#[cfg(unix)]
+pub fn read_at(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    f.read_at(buf, offset)
+}
+
+/// One read of `f` into `buf` from `offset` (where there is no `pread`, by
+/// moving the file's position first).
+#[cfg(not(unix))]
+pub fn read_at(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    use std::io::{Seek, SeekFrom};
+    let mut f = f;
+    f.seek(SeekFrom::Start(offset))?;
+    f.read(buf)
+}
+
+/// Read into `buf` from `offset` until it is full or the file ends; the
+/// number of bytes read.
+pub fn read_at_most(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match read_at(f, &mut buf[got..], offset + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// The error for a file that has fewer bytes than when it was read.
+pub fn shrunk() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::UnexpectedEof,
+        "the file is shorter than when it was read (changed meanwhile?)",
+    )
+}
+
+/// The part of a file read last, so that lines read in file order cost one
+/// `pread` per window rather than one per line. The window grows (from
+/// `min` up to `max` bytes, doubling) while reads go forward and shrinks
+/// back to `min` when they jump; with `min == max` it keeps one size.
+pub struct Window {
+    start: u64,
+    buf: Vec<u8>,
+    size: usize,
+    min: usize,
+    max: usize,
+}
+
+impl Window {
+    /// An empty window of `min` to `max` bytes.
+    pub const fn new(min: usize, max: usize) -> Window {
+        Window {
+            start: 0,
+            buf: Vec::new(),
+            size: 0,
+            min,
+            max,
+        }
+    }
+
+    /// The `len` bytes of `f` from `offset`, read through the window (a
+    /// read of at least the window's size when they are not in it). An
+    /// error ([`shrunk`]) when the file has fewer bytes.
+    pub fn read(&mut self, f: &File, offset: u64, len: usize) -> io::Result<&[u8]> {
+        let end = self.start + self.buf.len() as u64;
+        let hit = offset >= self.start && offset.saturating_add(len as u64) <= end;
+        if !hit {
+            let forward = offset >= self.start && offset <= end.saturating_add(self.max as u64);
+            self.size = if forward && self.size > 0 {
+                (self.size * 2).min(self.max)
+            } else {
+                self.min
+            };
+            let want = len.max(self.size);
+            self.buf.clear();
+            self.buf.resize(want, 0);
+            let got = read_at_most(f, &mut self.buf, offset)?;
+            self.buf.truncate(got);
+            self.start = offset;
+            if got < len {
+                return Err(shrunk());
+            }
+        }
+        let from = (offset - self.start) as usize;
+        Ok(&self.buf[from..from + len])
+    }
+}
+
+/// A reader of `file[pos..end]` by positioned reads ([`read_at`]), so that
+/// several readers share one open file.
+pub struct At<'f> {
+    file: &'f File,
+    pos: u64,
+    end: u64,
+}
+
+impl<'f> At<'f> {
+    /// The bytes of `file` from `pos` to `end` (or to the end of the file).
+    pub fn new(file: &'f File, pos: u64, end: u64) -> Self {
+        At { file, pos, end }
+    }
+}
+
+impl Read for At<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let want = (self.end.saturating_sub(self.pos)).min(buf.len() as u64) as usize;
+        if want == 0 {
+            return Ok(0);
+        }
+        let n = read_at(self.file, &mut buf[..want], self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_read_what_the_file_holds() {
+        let path = std::env::temp_dir().join(format!("pi-io-window-{}", std::process::id()));
+        let text: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &text).unwrap();
+        let f = File::open(&path).unwrap();
+        for (min, max) in [(16, 128), (64, 64), (1, 1 << 20)] {
+            let mut w = Window::new(min, max);
+            for (offset, len) in [
+                (0, 10),
+                (5, 20),
+                (30, 200),
+                (99_990, 10),
+                (7, 0),
+                (50, 5000),
+            ] {
+                let got = w.read(&f, offset, len).unwrap();
+                assert_eq!(got, &text[offset as usize..offset as usize + len]);
+            }
+            let e = w.read(&f, 99_990, 11).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+        }
+        let mut part = Vec::new();
+        At::new(&f, 10, 20).read_to_end(&mut part).unwrap();
+        assert_eq!(part, &text[10..20]);
+        let mut buf = [0u8; 8];
+        assert_eq!(read_at_most(&f, &mut buf, 99_996).unwrap(), 4);
+        std::fs::remove_file(&path).unwrap();
+    }
+}

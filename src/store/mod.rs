@@ -1,0 +1,39 @@
+//! The session store: where sessions live and how they are found, once for
+//! every tool, and what pi lists of them.
+//!
+//! - `dirs`: the agent directory, the sessions root,
+//!   `$PI_CODING_AGENT_SESSION_DIR`, a project's session directory, and
+//!   paths resolved and joined as Node does ([`agent_dir`],
+//!   [`sessions_root`], [`env_session_dir`], [`store_root`],
+//!   [`project_session_dir`], [`resolve_path`], [`node_join`]).
+//! - `find`: a SESSION argument resolved to a file ([`resolve_session`]),
+//!   the session files of a directory ([`session_files_in`]) or of a tree
+//!   ([`session_files_under`]), and the files pi's `SessionManager.list`
+//!   and `listAll` read, in pi's order ([`dir_candidates`],
+//!   [`all_candidates`]).
+//! - `info`: pi's `SessionInfo` of each file ([`session_info`],
+//!   [`read_all`], [`sort_infos`]), built line by line in `build`, the
+//!   lines pi wrote read by their quotes and brackets alone ([`raw`]).
+//! - `parallel`: a function over many items on every core
+//!   ([`parallel_map`]).
+
+mod build;
+mod dirs;
+mod find;
+mod info;
+mod parallel;
+pub mod raw;
+
+pub use dirs::{
+    agent_dir, encode_cwd, env_session_dir, expand_tilde, node_join, node_normalize,
+    node_path_string, project_session_dir, resolve_path, resolve_path_str, sessions_root,
+    store_root,
+};
+pub use find::{
+    all_candidates, dir_candidates, first_line, header_id, locale_compare, mtime_ms,
+    resolve_session, session_files_in, session_files_under, Candidate, Walk,
+};
+pub use info::{
+    read_all, session_info, session_info_with, sort_infos, write_date, Info, Outcome, Skip,
+};
+pub use parallel::parallel_map;

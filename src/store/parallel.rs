@@ -1,0 +1,39 @@
+//! Running a function over many items on every core (plain scoped
+//! threads taking items in turn), the results in item order: how the store
+//! reads and stats many files at once.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// `f` over `items` on every core (plain threads), results in item order.
+pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 64)
+        .min(items.len().max(1));
+    if threads <= 1 {
+        return items.iter().map(&f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let out: Mutex<Vec<(usize, R)>> = Mutex::new(Vec::with_capacity(items.len()));
+    std::thread::scope(|sc| {
+        for _ in 0..threads {
+            sc.spawn(|| {
+                let mut mine = Vec::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= items.len() {
+                        break;
+                    }
+                    mine.push((i, f(&items[i])));
+                }
+                if let Ok(mut o) = out.lock() {
+                    o.extend(mine);
+                }
+            });
+        }
+    });
+    let mut v = out.into_inner().unwrap_or_else(|e| e.into_inner());
+    v.sort_by_key(|x| x.0);
+    v.into_iter().map(|x| x.1).collect()
+}

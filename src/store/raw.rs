@@ -1,0 +1,171 @@
+//! Spans inside JSON text that is already known to be valid (a line the
+//! quick check of [`crate::json::js::Checker::valid_object`] took): values
+//! are skipped by their quotes and brackets alone, a string by the next
+//! quote that no odd run of backslashes escapes (one `memchr` a quote), so
+//! that the big strings of a line are passed over at `memchr`'s speed. On
+//! text that is not valid JSON the spans are meaningless but nothing panics.
+
+use crate::json::scan::Member;
+use std::ops::Range;
+
+/// The index after the string whose opening quote is at `open`.
+#[inline]
+pub fn string_end(t: &[u8], open: usize) -> usize {
+    let mut p = open + 1;
+    while let Some(q) = t.get(p..).and_then(|r| memchr::memchr(b'"', r)) {
+        let q = p + q;
+        let run = t[open + 1..q]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        if run % 2 == 0 {
+            return q + 1;
+        }
+        p = q + 1;
+    }
+    t.len()
+}
+
+#[inline]
+fn ws(t: &[u8], mut p: usize) -> usize {
+    while matches!(t.get(p), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        p += 1;
+    }
+    p
+}
+
+/// The index after the value that starts at `start`.
+pub fn value_end(t: &[u8], start: usize) -> usize {
+    let mut p = start;
+    let mut depth = 0usize;
+    loop {
+        match t.get(p) {
+            None => return t.len(),
+            Some(b'"') => {
+                p = string_end(t, p);
+                if depth == 0 {
+                    return p;
+                }
+            }
+            Some(b'{' | b'[') => {
+                depth += 1;
+                p += 1;
+            }
+            Some(b'}' | b']') => {
+                p += 1;
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return p;
+                }
+            }
+            Some(b',' | b':' | b' ' | b'\t' | b'\n' | b'\r') if depth > 0 => p += 1,
+            Some(_) => {
+                // a number or a literal
+                while t.get(p).is_some_and(|b| {
+                    !matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                }) {
+                    p += 1;
+                }
+                if depth == 0 {
+                    return p;
+                }
+            }
+        }
+    }
+}
+
+/// The members of the object at `t[range]`, in order, duplicates
+/// included (as [`crate::json::scan::members`] gives them).
+pub fn members(t: &[u8], range: Range<usize>, out: &mut Vec<Member>) {
+    out.clear();
+    let end = range.end.min(t.len());
+    let mut p = ws(t, range.start + 1);
+    while p < end && t[p] == b'"' {
+        let k = string_end(t, p);
+        let v = ws(t, ws(t, k) + 1);
+        let ve = value_end(t, v);
+        out.push(Member {
+            key: p..k,
+            value: v..ve,
+        });
+        p = ws(t, ve);
+        if t.get(p) != Some(&b',') {
+            break;
+        }
+        p = ws(t, p + 1);
+    }
+}
+
+/// The elements of the array at `t[range]`.
+pub fn elements(t: &[u8], range: Range<usize>) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let end = range.end.min(t.len());
+    let mut p = ws(t, range.start + 1);
+    while p < end && t[p] != b']' {
+        let e = value_end(t, p);
+        out.push(p..e);
+        p = ws(t, e);
+        if t.get(p) != Some(&b',') {
+            break;
+        }
+        p = ws(t, p + 1);
+    }
+    out
+}
+
+/// `t[range]` as an [`crate::json::Object`].
+pub fn object(t: &[u8], range: Range<usize>) -> crate::json::Object<'_> {
+    let mut members = Vec::new();
+    self::members(t, range.clone(), &mut members);
+    crate::json::Object {
+        text: t,
+        range,
+        members,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{js, scan};
+
+    /// Compact valid lines with escapes, nesting, numbers and duplicate keys.
+    const LINES: &[&str] = &[
+        r#"{"a":1,"b":"x\"y\\","c":[1,{"d":null},"\\\"",[]],"e":{}}"#,
+        r#"{"type":"message","message":{"role":"user","content":[{"type":"text","text":"a\nb \"q\" \\n"},null],"timestamp":17}}"#,
+        r#"{"k":"\u0041\\","k":-1.5e+3,"z":[true,false,null,"}",{"]":"["}]}"#,
+        r#"{"role":"toolResult","content":[{"type":"text","text":"x"}],"role":"user"}"#,
+        r#"{}"#,
+    ];
+
+    #[test]
+    fn raw_spans_are_the_scanners() {
+        fn same(text: &[u8], r: std::ops::Range<usize>) {
+            match text[r.start] {
+                b'{' => {
+                    let want = scan::members(text, r.clone()).unwrap();
+                    let mut got = Vec::new();
+                    members(text, r, &mut got);
+                    assert_eq!(got, want, "{}", String::from_utf8_lossy(text));
+                    for m in want {
+                        same(text, m.value);
+                    }
+                }
+                b'[' => {
+                    let want = scan::elements(text, r.clone()).unwrap();
+                    assert_eq!(elements(text, r), want);
+                    for e in want {
+                        same(text, e);
+                    }
+                }
+                _ => assert_eq!(value_end(text, r.start), r.end),
+            }
+        }
+        for l in LINES {
+            let t = l.as_bytes();
+            assert!(js::Checker::new().valid_object(t).is_some(), "{l}");
+            same(t, 0..t.len());
+        }
+    }
+}
