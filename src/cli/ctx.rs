@@ -171,7 +171,7 @@ pub trait Out: Write {
 
 impl<W: Write + ?Sized> Out for W {}
 
-/// Turn an output error into the tool's error.
+/// Turn an output error into the tool's error ([`Error::output`]).
 pub fn out_err(e: io::Error) -> Error {
-    Error::io("<stdout>", &e)
+    Error::output(e)
 }
