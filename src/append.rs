@@ -299,21 +299,20 @@ pub fn write_new_lines(
     lines: &[u8],
     out: &mut impl std::io::Write,
 ) -> Result<()> {
-    use crate::cli::out_err;
+    use crate::cli::Out;
     match appender {
         Some(a) => {
-            crate::cli::Out::announce(out, said)?;
+            out.announce(said)?;
             a.append_line(lines)
         }
         None => {
             let all = s.memory().unwrap_or_default();
-            out.write_all(all).map_err(out_err)?;
+            out.bytes(all)?;
             if !all.is_empty() && !all.ends_with(b"\n") {
-                out.write_all(b"\n").map_err(out_err)?;
+                out.bytes(b"\n")?;
             }
-            out.write_all(lines).map_err(out_err)?;
-            out.write_all(b"\n").map_err(out_err)?;
-            out.flush().map_err(out_err)
+            out.line(lines)?;
+            out.done()
         }
     }
 }

@@ -50,9 +50,9 @@ impl SessionArgs {
     }
 
     /// What SESSION names: a file, stdin, or the file a session-id prefix
-    /// finds (see [`crate::locate::resolve_session`]).
+    /// finds (see [`crate::store::resolve_session`]).
     pub fn input(&self) -> Result<crate::session::Input> {
-        crate::locate::resolve_session(self.session.as_deref(), self.session_dir.as_deref())
+        crate::store::resolve_session(self.session.as_deref(), self.session_dir.as_deref())
     }
 }
 

@@ -1,7 +1,7 @@
 //! `pi-convert`: the messages the model sees (pi's `convertToLlm`), or a
 //! transcript people can read, from a session or a stream of messages.
 
-use crate::cli::{out_err, Ctx, Exit, Log, SessionArgs, Tool};
+use crate::cli::{out_err, Ctx, Exit, Log, Out, SessionArgs, Tool};
 use crate::context::{self, Item};
 use crate::convert::{self, ConvertError, Converted};
 use crate::error::{Error, Result};
@@ -308,8 +308,8 @@ pub fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Write) ->
             transcript::write(format, &meta, &turns, &mut buf).map_err(out_err)?;
         }
     }
-    out.write_all(&buf).map_err(out_err)?;
-    out.flush().map_err(out_err)
+    out.bytes(&buf)?;
+    out.done()
 }
 
 /// The context messages of a session at the `--leaf` REF.

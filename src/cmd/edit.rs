@@ -3,7 +3,7 @@
 //! `appendContextEdit(targetId, replacement)` writes.
 
 use crate::append::{context_edit_line, fresh_id, now_json, Appender};
-use crate::cli::{out_err, Ctx, Exit, Log, SessionArgs, Tool};
+use crate::cli::{Ctx, Exit, Log, Out, SessionArgs, Tool};
 use crate::context::{self, Item};
 use crate::entry::{EntryType, Id};
 use crate::error::{Diagnostic, Error, Result};
@@ -489,7 +489,7 @@ pub fn apply(
                         place(&s, t),
                         id_of(&s, t)?
                     )));
-                    return out.flush().map_err(out_err);
+                    return out.done();
                 }
                 Some(content) => vec![Planned {
                     target: id_of(&s, t)?,
@@ -541,8 +541,8 @@ pub fn apply(
         taken.push(id);
     }
     if dry_run {
-        out.write_all(&said).map_err(out_err)?;
-        return out.flush().map_err(out_err);
+        out.bytes(&said)?;
+        return out.done();
     }
     crate::append::write_new_lines(appender.as_mut(), &s, &said, &lines, out)
 }
@@ -579,7 +579,7 @@ fn size(s: &Session, item: Item) -> Result<usize> {
 /// `--list`: the edits in force on the active path, in context order.
 pub fn list(s: &Session, json: bool, out: &mut impl Write) -> Result<()> {
     let Some(leaf) = s.index.leaf else {
-        return out.flush().map_err(out_err);
+        return out.done();
     };
     let ctx = context::build(s, Some(leaf))?;
     for item in ctx.items {
@@ -610,21 +610,18 @@ pub fn list(s: &Session, json: bool, out: &mut impl Write) -> Result<()> {
                 .number("editLine", s.entries[e].line() as f64)
                 .number("before", before as f64)
                 .number("after", after as f64);
-            out.write_all(&w.finish()).map_err(out_err)?;
-            out.write_all(b"\n").map_err(out_err)?;
+            out.line(&w.finish())?;
         } else {
             let esc = crate::error::escape_name;
-            writeln!(
-                out,
-                "{}\t{kind}\t{}\t{before}\t{after}\t{}",
+            out.text(format_args!(
+                "{}\t{kind}\t{}\t{before}\t{after}\t{}\n",
                 esc(&target),
                 esc(&edit),
                 esc(&role)
-            )
-            .map_err(out_err)?;
+            ))?;
         }
     }
-    out.flush().map_err(out_err)
+    out.done()
 }
 
 // ---------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 //! appending the entries pi's `appendLabelChange` and `appendSessionInfo` write.
 
 use crate::append::{fresh_id, label_line, leaf_parent, now_json, session_info_line, Appender};
-use crate::cli::{out_err, Ctx, Exit, Log, SessionArgs, Tool};
+use crate::cli::{Ctx, Exit, Log, Out, SessionArgs, Tool};
 use crate::error::{Error, Result};
 use crate::json::ObjectWriter;
 use crate::migrate::CURRENT_VERSION;
@@ -202,9 +202,9 @@ pub fn apply(
         Action::List { json } => return list(&s, *json, out),
         Action::ShowName => {
             if let Some(n) = &s.index.name {
-                writeln!(out, "{n}").map_err(out_err)?;
+                out.line(n.as_bytes())?;
             }
-            return out.flush().map_err(out_err);
+            return out.done();
         }
         Action::Set { reference, label } => {
             if label.is_empty() {
@@ -278,23 +278,20 @@ pub fn list(s: &Session, json: bool, out: &mut impl Write) -> Result<()> {
                         .raw("text", Some(b"null"));
                 }
             }
-            out.write_all(&w.finish()).map_err(out_err)?;
-            out.write_all(b"\n").map_err(out_err)?;
+            out.line(&w.finish())?;
         } else {
             // One line of three fields whatever they hold: tabs, line
             // breaks, other control characters and backslashes escaped.
             let esc = crate::error::escape_name;
-            writeln!(
-                out,
-                "{}\t{}\t{}",
+            out.text(format_args!(
+                "{}\t{}\t{}\n",
                 esc(&l.target.to_string()),
                 esc(&l.label),
                 esc(&text)
-            )
-            .map_err(out_err)?;
+            ))?;
         }
     }
-    out.flush().map_err(out_err)
+    out.done()
 }
 
 /// Labels and names on large files without reading them whole: the header,

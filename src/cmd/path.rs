@@ -9,7 +9,7 @@
 use crate::cli::{Ctx, Exit, SessionArgs, Tool};
 use clap::Parser;
 
-use crate::cli::out_err;
+use crate::cli::Out;
 use crate::context::{self, message_json};
 use crate::entry::EntryType;
 use crate::error::Result;
@@ -129,8 +129,7 @@ pub fn write_path(
         _ => Some(refs::resolve(s, leaf)?),
     };
     if header {
-        out.write_all(&s.header_line()?).map_err(out_err)?;
-        out.write_all(b"\n").map_err(out_err)?;
+        out.line(&s.header_line()?)?;
     }
     match format {
         Format::Entries | Format::Ids => {
@@ -148,48 +147,45 @@ pub fn write_path(
             }
             for i in path {
                 if format == Format::Ids {
-                    out.write_all(s.entries.id_string(i).as_bytes())
-                        .map_err(out_err)?;
+                    out.bytes(s.entries.id_string(i).as_bytes())?;
                 } else {
-                    out.write_all(&s.line(i)?).map_err(out_err)?;
+                    out.bytes(&s.line(i)?)?;
                 }
-                out.write_all(b"\n").map_err(out_err)?;
+                out.bytes(b"\n")?;
             }
         }
         Format::Messages => {
             let ctx = context::build(s, refs::context_leaf(s, leaf))?;
             for item in ctx.items {
                 if let Some(m) = message_json(s, item)? {
-                    out.write_all(&m).map_err(out_err)?;
-                    out.write_all(b"\n").map_err(out_err)?;
+                    out.line(&m)?;
                 }
             }
         }
         Format::Context => {
             let ctx = context::build(s, refs::context_leaf(s, leaf))?;
-            out.write_all(b"{\"messages\":[").map_err(out_err)?;
+            out.bytes(b"{\"messages\":[")?;
             let mut first = true;
             for item in ctx.items {
                 if let Some(m) = message_json(s, item)? {
                     if !first {
-                        out.write_all(b",").map_err(out_err)?;
+                        out.bytes(b",")?;
                     }
                     first = false;
-                    out.write_all(&m).map_err(out_err)?;
+                    out.bytes(&m)?;
                 }
             }
-            out.write_all(b"]").map_err(out_err)?;
+            out.bytes(b"]")?;
             if let Some(t) = &ctx.thinking_level {
-                out.write_all(b",\"thinkingLevel\":").map_err(out_err)?;
-                out.write_all(t).map_err(out_err)?;
+                out.bytes(b",\"thinkingLevel\":")?;
+                out.bytes(t)?;
             }
-            out.write_all(b",\"model\":").map_err(out_err)?;
-            out.write_all(ctx.model.as_deref().unwrap_or(b"null"))
-                .map_err(out_err)?;
-            out.write_all(b"}\n").map_err(out_err)?;
+            out.bytes(b",\"model\":")?;
+            out.bytes(ctx.model.as_deref().unwrap_or(b"null"))?;
+            out.bytes(b"}\n")?;
         }
     }
-    out.flush().map_err(out_err)
+    out.done()
 }
 
 /// Print the lines of the entries `path` byte for byte (a current-version
@@ -210,10 +206,10 @@ fn write_lines_as_they_are(s: &Session, path: &[usize], out: &mut impl Write) ->
             run += 1;
         }
         s.copy_span(start, end - start, out)?;
-        out.write_all(b"\n").map_err(out_err)?;
+        out.bytes(b"\n")?;
         rest = &rest[run..];
     }
-    out.flush().map_err(out_err)
+    out.done()
 }
 
 /// Print one JSON line per leaf (an entry no other entry names as parent):
@@ -278,10 +274,9 @@ pub fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
             Some(t) => w.str("lastUser", t),
             None => w.raw("lastUser", Some(b"null")),
         };
-        out.write_all(&w.finish()).map_err(out_err)?;
-        out.write_all(b"\n").map_err(out_err)?;
+        out.line(&w.finish())?;
     }
-    out.flush().map_err(out_err)
+    out.done()
 }
 
 /// `Memo::last_user`: not found yet.

@@ -5,7 +5,7 @@
 use crate::append::{
     fresh_id, label_line, new_session_id, random_id, session_file_name, session_info_line, Appender,
 };
-use crate::cli::out_err;
+use crate::cli::Out;
 use crate::entry::{EntryType, Id};
 use crate::error::{Error, Result};
 use crate::json::{js, Object, ObjectWriter};
@@ -56,7 +56,7 @@ fn source_cwd(s: &Session) -> Result<Vec<u8>> {
     let raw = s.header_line()?;
     let obj = s.object(&raw, s.header.line)?;
     if let Some(c) = obj.str("cwd") {
-        let resolved = crate::locate::resolve_path_str(&c);
+        let resolved = crate::store::resolve_path_str(&c);
         if resolved == c {
             if let Ok(Some(text)) = obj.canonical("cwd") {
                 return Ok(text);
@@ -66,7 +66,7 @@ fn source_cwd(s: &Session) -> Result<Vec<u8>> {
     }
     let cwd = std::env::current_dir().unwrap_or_default();
     Ok(json_str(
-        &crate::locate::resolve_path(&cwd).to_string_lossy(),
+        &crate::store::resolve_path(&cwd).to_string_lossy(),
     ))
 }
 
@@ -352,8 +352,8 @@ pub fn write_new(
 ) -> Result<Option<PathBuf>> {
     let target = match (file, dir) {
         (Some(f), _) if f == Path::new("-") => {
-            out.write_all(&new.bytes).map_err(out_err)?;
-            out.flush().map_err(out_err)?;
+            out.bytes(&new.bytes)?;
+            out.done()?;
             return Ok(None);
         }
         (Some(f), _) => f.to_path_buf(),

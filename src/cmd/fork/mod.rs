@@ -16,8 +16,8 @@ pub use build::*;
 use crate::cli::{Ctx, Exit, Out, SessionArgs, Tool};
 use crate::error::{Error, Result};
 use crate::json::ObjectWriter;
-use crate::locate::{project_session_dir, resolve_path};
 use crate::session::{Input, ReadOptions, Session};
+use crate::store::{project_session_dir, resolve_path};
 use clap::{ArgGroup, Parser};
 use std::path::{Path, PathBuf};
 
