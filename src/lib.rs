@@ -29,6 +29,8 @@ pub mod context;
 pub mod convert;
 pub mod entry;
 pub mod error;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
 pub mod fuzzing;
 #[cfg(unix)]
 pub mod gather;
