@@ -17,8 +17,7 @@ pub fn pretty(json: &[u8]) -> String {
     };
     let mut out = Vec::with_capacity(canon.len() * 2);
     let mut depth = 0usize;
-    let mut in_str = false;
-    let mut esc = false;
+    let mut strings = Strings::default();
     let nl = |out: &mut Vec<u8>, d: usize| {
         out.push(b'\n');
         out.resize(out.len() + d * 2, b' ');
@@ -26,21 +25,14 @@ pub fn pretty(json: &[u8]) -> String {
     let mut i = 0;
     while i < canon.len() {
         let c = canon[i];
-        if in_str {
+        if strings.inside(c) {
             out.push(c);
-            if esc {
-                esc = false;
-            } else if c == b'\\' {
-                esc = true;
-            } else if c == b'"' {
-                in_str = false;
-            }
             i += 1;
             continue;
         }
         match c {
             b'"' => {
-                in_str = true;
+                strings.open = true;
                 out.push(c);
             }
             b'{' | b'[' => {
@@ -72,22 +64,42 @@ pub fn pretty(json: &[u8]) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// Where a byte-by-byte walk of JSON text is as to strings: the walk sets
+/// `open` at a string's opening quote.
+#[derive(Default)]
+struct Strings {
+    open: bool,
+    /// The byte before was an escaping backslash.
+    escaped: bool,
+}
+
+impl Strings {
+    /// Whether `c` is in the open string (its closing quote included).
+    #[inline]
+    fn inside(&mut self, c: u8) -> bool {
+        if !self.open {
+            return false;
+        }
+        if self.escaped {
+            self.escaped = false;
+        } else if c == b'\\' {
+            self.escaped = true;
+        } else if c == b'"' {
+            self.open = false;
+        }
+        true
+    }
+}
+
 /// The deepest nesting of objects and arrays in JSON text.
 fn max_depth(json: &[u8]) -> usize {
-    let (mut depth, mut max, mut in_str, mut esc) = (0usize, 0usize, false, false);
+    let (mut depth, mut max, mut strings) = (0usize, 0usize, Strings::default());
     for &c in json {
-        if in_str {
-            if esc {
-                esc = false;
-            } else if c == b'\\' {
-                esc = true;
-            } else if c == b'"' {
-                in_str = false;
-            }
+        if strings.inside(c) {
             continue;
         }
         match c {
-            b'"' => in_str = true,
+            b'"' => strings.open = true,
             b'{' | b'[' => {
                 depth += 1;
                 max = max.max(depth);
