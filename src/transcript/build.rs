@@ -434,19 +434,9 @@ fn is_zero(v: &[u8]) -> bool {
         .is_some_and(|n| n == 0.0)
 }
 
-/// `String(value)` of a member, cleaned for display ("" when absent).
+/// `String(value)` of a member ("" when absent).
 fn string_of(obj: &Object<'_>, key: &str) -> String {
-    let Some(r) = obj.get(key) else {
-        return String::new();
-    };
-    let mut t = crate::convert::JsText::default();
-    if t.push_value(obj.text, Some(r)).is_err() {
-        return String::new();
-    }
-    let mut q = vec![b'"'];
-    q.extend_from_slice(&t.0);
-    q.push(b'"');
-    js::decode_string(&q, 0..q.len()).into_owned()
+    obj.raw(key).map(js::string_value).unwrap_or_default()
 }
 
 /// The elements of an array member that are objects (None for others).
