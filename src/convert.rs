@@ -7,7 +7,7 @@ use crate::json::js;
 /// A JavaScript string being built (now in [`js::string`]; this path
 /// stays for the callers that name it here).
 pub use crate::json::js::string::JsText;
-use crate::json::scan::{self, SyntaxError};
+use crate::json::scan::SyntaxError;
 use crate::json::{Object, ObjectWriter};
 use std::ops::Range;
 
@@ -145,12 +145,7 @@ pub fn bash_execution_text(m: &Object<'_>) -> Result<JsText, SyntaxError> {
         t.push_str("\n\n(command cancelled)");
     } else if let Some(r) = m.get("exitCode") {
         let v = &text[r.clone()];
-        let zero = matches!(scan::kind_of(v), Some(scan::Kind::Number))
-            && std::str::from_utf8(v)
-                .ok()
-                .and_then(|s| s.parse::<f64>().ok())
-                .is_some_and(|n| n == 0.0);
-        if v != b"null" && !zero {
+        if v != b"null" && !js::number::is_zero(v) {
             t.push_str("\n\nCommand exited with code ");
             t.push_value(text, Some(r))?;
         }

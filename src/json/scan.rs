@@ -64,6 +64,16 @@ fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
+/// `text` without JSON white space (space, tab, CR, LF) on either side.
+pub fn trim_ws(text: &[u8]) -> &[u8] {
+    let start = skip_ws(text, 0);
+    let end = text
+        .iter()
+        .rposition(|&b| !is_ws(b))
+        .map_or(start, |e| e + 1);
+    &text[start..end.max(start)]
+}
+
 pub(crate) fn skip_ws(text: &[u8], mut pos: usize) -> usize {
     while pos < text.len() && is_ws(text[pos]) {
         pos += 1;
@@ -615,6 +625,14 @@ mod tests {
                 assert!(validate(&bad).is_err(), "depth {depth}, wrong {wrong}");
             }
         }
+    }
+
+    #[test]
+    fn trims_json_white_space() {
+        assert_eq!(trim_ws(b" \t{} \r\n"), b"{}");
+        assert_eq!(trim_ws(b"\x0c1\x0c"), b"\x0c1\x0c");
+        assert_eq!(trim_ws(b" \n "), b"");
+        assert_eq!(trim_ws(b""), b"");
     }
 
     #[test]

@@ -227,14 +227,10 @@ pub fn build(name: &str, msgs: &[Source], opts: Options) -> Result<Vec<Turn>> {
                             text: "no exit code".into(),
                             error: false,
                         }),
-                        Some(v)
-                            if !(scan::kind_of(v) == Some(scan::Kind::Number) && is_zero(v)) =>
-                        {
-                            turn.notes.push(Note {
-                                text: format!("exit code {}", string_of(obj, "exitCode")),
-                                error: true,
-                            })
-                        }
+                        Some(v) if !js::number::is_zero(v) => turn.notes.push(Note {
+                            text: format!("exit code {}", string_of(obj, "exitCode")),
+                            error: true,
+                        }),
                         Some(_) => {}
                     }
                 }
@@ -425,13 +421,6 @@ fn usage_turn(obj: &Object<'_>) -> Turn {
             vec![Part::Text(text)]
         },
     }
-}
-
-fn is_zero(v: &[u8]) -> bool {
-    std::str::from_utf8(v)
-        .ok()
-        .and_then(|s| s.parse::<f64>().ok())
-        .is_some_and(|n| n == 0.0)
 }
 
 /// `String(value)` of a member ("" when absent).

@@ -86,6 +86,16 @@ pub fn number_to_js(n: f64) -> String {
     s
 }
 
+/// Whether the JSON value text `v` is a number equal to 0 (`0`, `-0`,
+/// `0.0e5`: `v === 0` in JavaScript).
+pub fn is_zero(v: &[u8]) -> bool {
+    matches!(v.first(), Some(b'-' | b'0'..=b'9'))
+        && std::str::from_utf8(v)
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok())
+            .is_some_and(|n| n == 0.0)
+}
+
 /// JavaScript's `Number(string)`: white space trimmed, "" is 0,
 /// `0x`/`0o`/`0b` integers, `Infinity`, decimal literals; NaN for what it
 /// does not read.
@@ -270,6 +280,16 @@ fn canonical_number_end(v: &[u8], start: usize) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::json::js::canon;
+
+    #[test]
+    fn zeros() {
+        for z in ["0", "-0", "0.0e5", "0E-3"] {
+            assert!(is_zero(z.as_bytes()), "{z}");
+        }
+        for n in ["1", "1e-400x", "\"0\"", "[0]", "false", "null", ""] {
+            assert!(!is_zero(n.as_bytes()), "{n}");
+        }
+    }
 
     #[test]
     fn strings_to_numbers_like_javascript() {
