@@ -30,7 +30,7 @@ pub struct Matcher {
     pub whole: bool,
     /// The pattern, or `\u`, on the raw bytes of a JSON string, when a
     /// match there is a match of the decoded text and the other way round
-    /// (see [`raw_safe`]); a `\u` hit means "decode this string".
+    /// (see `raw_safe`); a `\u` hit means "decode this string".
     pub raw: Option<regex::bytes::Regex>,
 }
 

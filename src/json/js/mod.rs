@@ -8,7 +8,7 @@
 //! keys collapsed. [`canonical`] does that directly on the text, without a
 //! value tree; for text pi wrote itself it returns the same bytes.
 //!
-//! By concept: [`stringify`] (that rewrite, and a member set in place),
+//! By concept: [`stringify`](mod@stringify) (that rewrite, and a member set in place),
 //! [`check`] (the quick proof that a text already is what it writes),
 //! [`number`] (numbers as JavaScript prints and reads them), [`escape`]
 //! (JSON string literals: their escapes decoded, strings written), and

@@ -1,10 +1,10 @@
 //! The scanner's vector units: which one runs, and each one's two jobs,
 //! [`find_special`] (the next `"`, `\\` or control character inside a
-//! string: the scanner's hot loop) and [`string_classes`] (the kinds of
+//! string: the scanner's hot loop) and `string_classes` (the kinds of
 //! bytes of each 64 bytes of a line: `js::Checker`'s first pass, which
 //! every load takes for the lines pi wrote).
 //!
-//! The unit is chosen once per process ([`unit`]): the best the processor
+//! The unit is chosen once per process ([`unit()`]): the best the processor
 //! has (AVX-512BW, then AVX2, then SSE2 on x86-64, which every x86-64
 //! processor has; NEON on aarch64, which every aarch64 processor has;
 //! portable scalar code, eight bytes at a time, everywhere else), unless
@@ -194,7 +194,7 @@ unsafe fn find_special_in(unit: Unit, text: &[u8], pos: usize) -> Option<usize> 
     }
 }
 
-/// The scanner's string: [`super::scan_string`] with this process's unit.
+/// The scanner's string (`scan::scan_string`) with this process's unit.
 #[inline]
 pub fn scan_string(text: &[u8], start: usize) -> Result<usize, super::SyntaxError> {
     // SAFETY: `unit()` is always one this processor has.
