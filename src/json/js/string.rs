@@ -1,5 +1,6 @@
 //! JavaScript's string semantics, in one place: the white space of
-//! `trim()`, lengths and cuts in UTF-16 code units, `toLowerCase()`, and
+//! `trim()`, lengths and cuts in UTF-16 code units, `toLowerCase()`,
+//! `localeCompare()` (for the names pi sorts), and
 //! `String(value)` of a JSON value (as a Rust string, as UTF-16 code
 //! units, or into a [`JsText`], the inside of the JSON string a template
 //! literal makes).
@@ -81,6 +82,33 @@ pub fn slice(s: &str, n: usize) -> String {
 /// `to_lowercase` follows too.
 pub fn to_lower_case(s: &str) -> String {
     s.to_lowercase()
+}
+
+/// `String.prototype.localeCompare` in the root locale, for the names pi
+/// compares (ASCII file names): ICU's order of punctuation, then digits,
+/// then letters without regard to case; then lower case before upper case.
+/// Other characters follow, by code point.
+pub fn locale_compare(a: &str, b: &str) -> std::cmp::Ordering {
+    const ORDER: &[u8] =
+        b" _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789aAbBcCdDeEfFgGhHiIjJkKlLmMnNoOpPqQrRsStTuUvVwWxXyYzZ";
+    fn primary(c: char) -> u32 {
+        if c.is_ascii() && !c.is_ascii_control() {
+            let l = c.to_ascii_lowercase() as u8;
+            match ORDER.iter().position(|&o| o == l) {
+                Some(p) => p as u32,
+                None => c as u32,
+            }
+        } else {
+            0x100 + c as u32
+        }
+    }
+    let pa = a.chars().map(primary);
+    let pb = b.chars().map(primary);
+    pa.cmp(pb).then_with(|| {
+        let ta = a.chars().map(|c| (c.is_ascii_uppercase(), c));
+        let tb = b.chars().map(|c| (c.is_ascii_uppercase(), c));
+        ta.cmp(tb)
+    })
 }
 
 /// `String(object)`.
@@ -335,6 +363,16 @@ mod tests {
         assert_eq!(slice("a😀é", 3), "a😀");
         assert_eq!(slice("a😀é", 9), "a😀é");
         assert_eq!(to_lower_case("ÀΣ İ"), "àς i\u{307}");
+    }
+
+    #[test]
+    fn compares_like_icu() {
+        let mut v = vec!["ab", "aB", "Ab", "a-b", "a_b", "a1", "a.b", "a", "a b", "é"];
+        v.sort_by(|a, b| locale_compare(a, b));
+        assert_eq!(
+            v,
+            ["a", "a b", "a_b", "a-b", "a.b", "a1", "ab", "aB", "Ab", "é"]
+        );
     }
 
     /// `String(value)` the three ways agree, with JavaScript's answers.
