@@ -4,7 +4,10 @@
 //! way `JSON.stringify` would, without building a value tree.
 
 use crate::json::js;
-use crate::json::scan::{self, SyntaxError};
+/// A JavaScript string being built (now in [`js::string`]; this path
+/// stays for the callers that name it here).
+pub use crate::json::js::string::JsText;
+use crate::json::scan::SyntaxError;
 use crate::json::{Object, ObjectWriter};
 use std::ops::Range;
 
@@ -142,12 +145,7 @@ pub fn bash_execution_text(m: &Object<'_>) -> Result<JsText, SyntaxError> {
         t.push_str("\n\n(command cancelled)");
     } else if let Some(r) = m.get("exitCode") {
         let v = &text[r.clone()];
-        let zero = matches!(scan::kind_of(v), Some(scan::Kind::Number))
-            && std::str::from_utf8(v)
-                .ok()
-                .and_then(|s| s.parse::<f64>().ok())
-                .is_some_and(|n| n == 0.0);
-        if v != b"null" && !zero {
+        if v != b"null" && !js::number::is_zero(v) {
             t.push_str("\n\nCommand exited with code ");
             t.push_value(text, Some(r))?;
         }
@@ -159,131 +157,6 @@ pub fn bash_execution_text(m: &Object<'_>) -> Result<JsText, SyntaxError> {
         t.push_str("]");
     }
     Ok(t)
-}
-
-/// A JavaScript string being built, held as the inside of the JSON string
-/// `JSON.stringify` writes for it (escapes included, no quotes).
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct JsText(pub Vec<u8>);
-
-impl JsText {
-    /// Append a Rust string.
-    pub fn push_str(&mut self, s: &str) {
-        let mut q = Vec::with_capacity(s.len() + 2);
-        js::write_str(&mut q, s);
-        self.push_inner(&q[1..q.len() - 1]);
-    }
-
-    /// Append `String(value)` as a template literal does (`undefined` for
-    /// an absent value).
-    pub fn push_value(
-        &mut self,
-        text: &[u8],
-        value: Option<Range<usize>>,
-    ) -> Result<(), SyntaxError> {
-        let Some(r) = value else {
-            self.push_str("undefined");
-            return Ok(());
-        };
-        // One pass over the tokens: an array's string is its elements'
-        // strings joined with "," at every depth (null inside an array is
-        // ""), so brackets vanish and commas stay. Linear in the text.
-        let top = r.start;
-        let mut i = r.start;
-        while i < r.end {
-            let c = text[i];
-            match c {
-                b'[' | b']' | b' ' | b'\t' | b'\n' | b'\r' => i += 1,
-                b',' => {
-                    self.push_inner(b",");
-                    i += 1;
-                }
-                b'"' => {
-                    let e = scan::scan_value(text, i)?;
-                    let mut q = Vec::new();
-                    js::canonical(&mut q, text, i..e)?;
-                    self.push_inner(&q[1..q.len() - 1]);
-                    i = e;
-                }
-                b'{' => {
-                    i = scan::scan_value(text, i)?;
-                    self.push_str("[object Object]");
-                }
-                b'-' | b'0'..=b'9' => {
-                    let e = scan::scan_value(text, i)?;
-                    let mut q = Vec::new();
-                    js::write_number_text(&mut q, &text[i..e]);
-                    // A number JSON cannot hold (overflow) is "Infinity" in JS.
-                    if q == b"null" {
-                        self.push_str(if c == b'-' { "-Infinity" } else { "Infinity" });
-                    } else {
-                        self.push_inner(&q);
-                    }
-                    i = e;
-                }
-                _ => {
-                    // true, false, null: their JSON text is their string,
-                    // except null inside an array, which is "".
-                    let e = scan::scan_value(text, i)?;
-                    if !(c == b'n' && i != top) {
-                        let v = text[i..e].to_vec();
-                        self.push_inner(&v);
-                    }
-                    i = e;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Append the inside of a canonical JSON string. A lone high surrogate
-    /// at the end followed by a lone low one makes one character, as in JS.
-    fn push_inner(&mut self, inner: &[u8]) {
-        if let (Some(hi), Some(lo)) = (self.trailing_surrogate(), leading_surrogate(inner)) {
-            if (0xd800..0xdc00).contains(&hi) && (0xdc00..0xe000).contains(&lo) {
-                let c = 0x10000 + ((hi as u32 - 0xd800) << 10) + (lo as u32 - 0xdc00);
-                self.0.truncate(self.0.len() - 6);
-                if let Some(ch) = char::from_u32(c) {
-                    let mut b = [0u8; 4];
-                    self.0.extend_from_slice(ch.encode_utf8(&mut b).as_bytes());
-                }
-                self.0.extend_from_slice(&inner[6..]);
-                return;
-            }
-        }
-        self.0.extend_from_slice(inner);
-    }
-
-    fn trailing_surrogate(&self) -> Option<u16> {
-        let b = &self.0;
-        if b.len() < 6 {
-            return None;
-        }
-        let tail = &b[b.len() - 6..];
-        // The backslash must itself be unescaped: an odd run of them.
-        let run = b[..b.len() - 5]
-            .iter()
-            .rev()
-            .take_while(|&&c| c == b'\\')
-            .count();
-        if run % 2 == 1 {
-            surrogate_escape(tail)
-        } else {
-            None
-        }
-    }
-}
-
-fn leading_surrogate(inner: &[u8]) -> Option<u16> {
-    inner.get(..6).and_then(surrogate_escape)
-}
-
-fn surrogate_escape(six: &[u8]) -> Option<u16> {
-    if six.len() != 6 || six[0] != b'\\' || six[1] != b'u' || six[2] != b'd' {
-        return None;
-    }
-    let hex = std::str::from_utf8(&six[2..]).ok()?;
-    u16::from_str_radix(hex, 16).ok()
 }
 
 #[cfg(test)]
@@ -318,17 +191,5 @@ mod tests {
         assert_eq!(conv(r#"{"role":"other"}"#), "Dropped");
         assert_eq!(conv(r#""x""#), "Dropped");
         assert!(to_llm(b"null", 0..4).is_err());
-    }
-
-    #[test]
-    fn surrogates_join() {
-        let mut t = JsText::default();
-        t.push_inner(b"a\\ud83d");
-        t.push_inner(b"\\ude00b");
-        assert_eq!(String::from_utf8(t.0).unwrap(), "a\u{1f600}b");
-        let mut t = JsText::default();
-        t.push_inner(b"a\\\\ud83d");
-        t.push_inner(b"\\ude00");
-        assert_eq!(t.0, b"a\\\\ud83d\\ude00");
     }
 }

@@ -64,6 +64,16 @@ fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
+/// `text` without JSON white space (space, tab, CR, LF) on either side.
+pub fn trim_ws(text: &[u8]) -> &[u8] {
+    let start = skip_ws(text, 0);
+    let end = text
+        .iter()
+        .rposition(|&b| !is_ws(b))
+        .map_or(start, |e| e + 1);
+    &text[start..end.max(start)]
+}
+
 pub(crate) fn skip_ws(text: &[u8], mut pos: usize) -> usize {
     while pos < text.len() && is_ws(text[pos]) {
         pos += 1;
@@ -595,50 +605,6 @@ mod tests {
         }
     }
 
-    /// Every vector unit this processor has, held to the byte-by-byte
-    /// rule: every special byte at every place and every start before it,
-    /// every byte value in the vector steps and the tails, every length.
-    #[test]
-    fn find_special_finds_the_first() {
-        use simd::reference::is_special;
-        let units: Vec<_> = simd::units().collect();
-        assert!(units.contains(&simd::Unit::None));
-        assert!(units.contains(&simd::Unit::best()));
-        for unit in units {
-            let find = |t: &[u8], from| simd::find_special_with(unit, t, from);
-            let mut t = vec![b'a'; 150];
-            for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
-                for at in 0..150 {
-                    let mut u = t.clone();
-                    u[at] = special;
-                    for from in 0..=at {
-                        assert_eq!(find(&u, from), Some(at), "{unit:?} at {at} from {from}");
-                    }
-                    assert_eq!(find(&u, at + 1), None, "{unit:?} after {at}");
-                    // The text ending just after the special byte.
-                    assert_eq!(find(&u[..=at], 0), Some(at), "{unit:?} ending at {at}");
-                }
-            }
-            for from in 0..=t.len() + 1 {
-                assert_eq!(find(&t, from), None, "{unit:?} from {from}");
-            }
-            t.extend_from_slice("é你好🙂\x7f\u{80}".as_bytes());
-            assert_eq!(find(&t, 0), None);
-            // Every byte value, in the vector steps and the tail.
-            for b in 0..=255u8 {
-                for len in [1, 3, 8, 15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 130] {
-                    let mut u = vec![b'a'; len];
-                    u[len - 1] = b;
-                    let want = is_special(b).then_some(len - 1);
-                    assert_eq!(find(&u, 0), want, "{unit:?}: byte {b:#x} last of {len}");
-                    let u = vec![b; len];
-                    let want = is_special(b).then_some(0);
-                    assert_eq!(find(&u, 0), want, "{unit:?}: byte {b:#x}, {len} bytes");
-                }
-            }
-        }
-    }
-
     #[test]
     fn nesting_past_64_levels_keeps_each_kind() {
         for depth in [1, 63, 64, 65, 130] {
@@ -662,6 +628,14 @@ mod tests {
     }
 
     #[test]
+    fn trims_json_white_space() {
+        assert_eq!(trim_ws(b" \t{} \r\n"), b"{}");
+        assert_eq!(trim_ws(b"\x0c1\x0c"), b"\x0c1\x0c");
+        assert_eq!(trim_ws(b" \n "), b"");
+        assert_eq!(trim_ws(b""), b"");
+    }
+
+    #[test]
     fn members_report_spans() {
         let t = br#"{"a":1, "b" : {"c":[2]} ,"a":"x"}"#;
         let r = validate(t).unwrap();
@@ -669,78 +643,5 @@ mod tests {
         assert_eq!(m.len(), 3);
         assert_eq!(&t[m[1].value.clone()], br#"{"c":[2]}"#);
         assert_eq!(&t[m[2].key.clone()], br#""a""#);
-    }
-
-    /// Every vector unit this processor has against the byte-by-byte
-    /// classes, on random lines of every length up to three blocks (the
-    /// padded last block included), and a random search from every start.
-    #[test]
-    fn string_classes_agree_with_the_bytes() {
-        let alphabet = b"\"\\/ubfnrtxa0\x20\x7f\x80\xff\x00\x1f";
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        let mut got = Vec::new();
-        for n in (0..200).chain([300, 700, 1500]) {
-            // Every other line without control characters (those end the
-            // classification early).
-            let kinds = if n % 2 == 0 { 15 } else { alphabet.len() };
-            let v: Vec<u8> = (0..n)
-                .map(|_| alphabet[(next() % kinds as u64) as usize])
-                .collect();
-            let (want, clean) = simd::reference::string_classes(&v);
-            for unit in simd::units() {
-                let ok = simd::string_classes_with(unit, &v, &mut got);
-                assert_eq!(ok, clean, "{unit:?} {v:?}");
-                if clean {
-                    assert_eq!(got, want, "{unit:?} {v:?}");
-                }
-                for (start, _) in v.iter().enumerate().filter(|&(_, &b)| b == b'"') {
-                    assert_eq!(
-                        simd::scan_string_with(unit, &v, start),
-                        simd::reference::scan_string(&v, start),
-                        "{unit:?}: the string at {start} in {v:?}"
-                    );
-                }
-                for from in 0..=n {
-                    assert_eq!(
-                        simd::find_special_with(unit, &v, from),
-                        simd::reference::find_special(&v, from),
-                        "{unit:?} from {from} in {v:?}"
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn the_environment_variable_picks_a_unit() {
-        use simd::{choose, Unit};
-        let best = Unit::best();
-        assert_eq!(choose(None), (best, None));
-        assert_eq!(choose(Some("")), (best, None));
-        assert_eq!(choose(Some("auto")), (best, None));
-        assert_eq!(choose(Some("none")), (Unit::None, None));
-        assert_eq!(choose(Some("NONE")), (Unit::None, None));
-        for u in Unit::ALL {
-            let (got, warning) = choose(Some(u.name()));
-            if u.available() {
-                assert_eq!((got, warning), (u, None));
-            } else {
-                assert_eq!(got, best);
-                let w = warning.unwrap();
-                assert!(w.contains("this processor has no"), "{w}");
-                assert!(w.ends_with(&format!("using {}", best.name())), "{w}");
-            }
-        }
-        let (got, w) = choose(Some("mmx"));
-        assert_eq!(got, best);
-        assert!(w
-            .unwrap()
-            .starts_with("PI_SESSION_TOOLS_SIMD=mmx: not one of"));
     }
 }

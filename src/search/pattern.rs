@@ -1,228 +1,8 @@
-//! Searching the decoded text of session entries (`pi-grep`): which text an
-//! entry holds and under which field, the pattern, and a prefilter that
-//! looks for the pattern's literals in the raw JSON bytes before anything is
-//! decoded.
+//! `pi-grep`'s patterns: the regex, and the prefilter that looks for its
+//! literals in the raw JSON bytes (escaped as `JSON.stringify` writes
+//! them) before anything is decoded.
 
-use crate::json::{js, scan, Object};
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
-use std::borrow::Cow;
-use std::ops::Range;
-
-/// The fields text is searched in (`--in`).
-pub const FIELDS: &[&str] = &[
-    "text",
-    "thinking",
-    "toolCall",
-    "toolResult",
-    "command",
-    "output",
-    "summary",
-    "name",
-    "label",
-];
-
-/// One searchable text of an entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Text<'a> {
-    /// Where it came from: one of [`FIELDS`].
-    pub field: &'static str,
-    pub text: Cow<'a, str>,
-}
-
-/// A searchable text not yet decoded: a JSON string in the entry's line,
-/// or a text made from the entry (a tool call).
-#[derive(Debug, Clone)]
-pub enum SpanText<'a> {
-    /// `text[range]` is a JSON string, quotes included.
-    Raw(&'a [u8], Range<usize>),
-    Owned(String),
-}
-
-/// One searchable text of an entry, before decoding.
-#[derive(Debug, Clone)]
-pub struct Span<'a> {
-    pub field: &'static str,
-    pub text: SpanText<'a>,
-}
-
-impl<'a> Span<'a> {
-    pub fn decode(self) -> Text<'a> {
-        Text {
-            field: self.field,
-            text: match self.text {
-                SpanText::Raw(t, r) => js::decode_string(t, r),
-                SpanText::Owned(s) => Cow::Owned(s),
-            },
-        }
-    }
-}
-
-/// An entry's role for `--role` and the output: the message's role for a
-/// `message` entry (None when it has none), else the entry's type.
-pub fn role<'a>(obj: &Object<'a>) -> (Option<Cow<'a, str>>, Option<Cow<'a, str>>) {
-    let e = Entry::new(obj, false);
-    (e.ty, e.role)
-}
-
-/// A parsed entry line with its type, its message and the message's role.
-pub struct Entry<'o, 'a> {
-    pub obj: &'o Object<'a>,
-    pub ty: Option<Cow<'a, str>>,
-    pub message: Option<Object<'a>>,
-    pub role: Option<Cow<'a, str>>,
-    /// The line is known to be valid JSON: objects are found by their
-    /// quotes and brackets alone (see [`crate::store::raw`]).
-    fast: bool,
-}
-
-impl<'o, 'a> Entry<'o, 'a> {
-    pub fn new(obj: &'o Object<'a>, fast: bool) -> Self {
-        let ty = obj.str("type");
-        let message = match ty.as_deref() {
-            Some("message") => sub_object(obj, "message", fast),
-            _ => None,
-        };
-        let role = message.as_ref().and_then(|m| m.str("role"));
-        Entry {
-            obj,
-            ty,
-            message,
-            role,
-            fast,
-        }
-    }
-}
-
-/// `o[key]` when it is an object.
-fn sub_object<'a>(o: &Object<'a>, key: &str, fast: bool) -> Option<Object<'a>> {
-    if !fast {
-        return o.object(key);
-    }
-    let r = o.get(key)?;
-    (o.text[r.start] == b'{').then(|| crate::store::raw::object(o.text, r))
-}
-
-/// The searchable texts of an entry (a parsed line), in the order they are
-/// in the line. Images, keys, ids and signatures are never searched.
-pub fn texts<'a>(obj: &Object<'a>) -> Vec<Text<'a>> {
-    entry_texts(&Entry::new(obj, false))
-}
-
-/// [`texts`] of an [`Entry`].
-pub fn entry_texts<'a>(e: &Entry<'_, 'a>) -> Vec<Text<'a>> {
-    entry_spans(e).into_iter().map(Span::decode).collect()
-}
-
-/// The searchable texts of an [`Entry`], not yet decoded.
-pub fn entry_spans<'a>(e: &Entry<'_, 'a>) -> Vec<Span<'a>> {
-    let obj = e.obj;
-    let fast = e.fast;
-    let mut out = Vec::new();
-    let push = |out: &mut Vec<Span<'a>>, field, o: &Object<'a>, key| {
-        if let Some(r) = o.get(key) {
-            if o.text[r.start] == b'"' {
-                out.push(Span {
-                    field,
-                    text: SpanText::Raw(o.text, r),
-                });
-            }
-        }
-    };
-    match e.ty.as_deref() {
-        Some("message") => {
-            let Some(m) = &e.message else {
-                return out;
-            };
-            match e.role.as_deref() {
-                Some("assistant") => {
-                    for b in blocks(m, "content", fast) {
-                        match b.str("type").as_deref() {
-                            Some("text") => push(&mut out, "text", &b, "text"),
-                            Some("thinking") => push(&mut out, "thinking", &b, "thinking"),
-                            Some("toolCall") => {
-                                let mut s = b.str("name").map(Cow::into_owned).unwrap_or_default();
-                                if let Ok(Some(args)) = b.canonical("arguments") {
-                                    s.push(' ');
-                                    s.push_str(&String::from_utf8_lossy(&args));
-                                }
-                                out.push(Span {
-                                    field: "toolCall",
-                                    text: SpanText::Owned(s),
-                                });
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-                Some("toolResult") => content(&mut out, m, "toolResult", fast),
-                Some("bashExecution") => {
-                    push(&mut out, "command", m, "command");
-                    push(&mut out, "output", m, "output");
-                }
-                Some("branchSummary" | "compactionSummary") => {
-                    push(&mut out, "summary", m, "summary")
-                }
-                // user, system, custom and any other role with content
-                _ => content(&mut out, m, "text", fast),
-            }
-        }
-        Some("custom_message") => content(&mut out, obj, "text", fast),
-        Some("branch_summary" | "compaction") => push(&mut out, "summary", obj, "summary"),
-        Some("session_info") => push(&mut out, "name", obj, "name"),
-        Some("label") => push(&mut out, "label", obj, "label"),
-        _ => {}
-    }
-    out
-}
-
-/// `content` as a string, or its `text` blocks.
-fn content<'a>(out: &mut Vec<Span<'a>>, o: &Object<'a>, field: &'static str, fast: bool) {
-    let Some(r) = o.get("content") else {
-        return;
-    };
-    if o.text[r.start] == b'"' {
-        out.push(Span {
-            field,
-            text: SpanText::Raw(o.text, r),
-        });
-        return;
-    }
-    for b in blocks(o, "content", fast) {
-        if b.str("type").as_deref() == Some("text") {
-            if let Some(r) = b.get("text") {
-                if b.text[r.start] == b'"' {
-                    out.push(Span {
-                        field,
-                        text: SpanText::Raw(b.text, r),
-                    });
-                }
-            }
-        }
-    }
-}
-
-/// The objects in the array `key`.
-fn blocks<'a>(o: &Object<'a>, key: &str, fast: bool) -> Vec<Object<'a>> {
-    let Some(r) = o.get(key) else {
-        return Vec::new();
-    };
-    if o.text[r.start] != b'[' {
-        return Vec::new();
-    }
-    if fast {
-        return crate::store::raw::elements(o.text, r)
-            .into_iter()
-            .filter(|el| o.text[el.start] == b'{')
-            .map(|el| crate::store::raw::object(o.text, el))
-            .collect();
-    }
-    scan::elements(o.text, r)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|el| o.text[el.start] == b'{')
-        .filter_map(|el| Object::at(o.text, el).ok())
-        .collect()
-}
 
 /// How the patterns are read.
 #[derive(Debug, Clone, Copy, Default)]
@@ -250,7 +30,7 @@ pub struct Matcher {
     pub whole: bool,
     /// The pattern, or `\u`, on the raw bytes of a JSON string, when a
     /// match there is a match of the decoded text and the other way round
-    /// (see [`raw_safe`]); a `\u` hit means "decode this string".
+    /// (see `raw_safe`); a `\u` hit means "decode this string".
     pub raw: Option<regex::bytes::Regex>,
 }
 
@@ -468,6 +248,7 @@ pub fn json_escape(s: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::js;
 
     fn m(p: &str, ic: bool) -> Matcher {
         Matcher::new(
@@ -522,22 +303,6 @@ mod tests {
         assert!(m(r"\bword\b", false).whole);
         assert!(!m(r"a\sb", false).whole);
         assert!(!m("^x", false).whole);
-    }
-
-    #[test]
-    fn texts_by_field() {
-        let line = br#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm","thinkingSignature":"sig"},{"type":"text","text":"x\ny"},{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls"}}]}}"#;
-        let o = Object::parse_line(line).unwrap().unwrap();
-        let t = texts(&o);
-        let got: Vec<(&str, &str)> = t.iter().map(|t| (t.field, &*t.text)).collect();
-        assert_eq!(
-            got,
-            [
-                ("thinking", "hm"),
-                ("text", "x\ny"),
-                ("toolCall", r#"bash {"command":"ls"}"#)
-            ]
-        );
     }
 
     /// Whenever a pattern matches a line of the decoded text, the

@@ -1,0 +1,69 @@
+//! JSON written the way JavaScript writes it, and the JavaScript semantics
+//! the tools replay.
+//!
+//! pi stores what `JSON.stringify` produced. Whenever a tool prints a value it
+//! took out of a line (a message, a summary), the result must equal
+//! `JSON.stringify(JSON.parse(text))`: no whitespace, escapes normalized,
+//! numbers in JavaScript's shortest form, integer-like keys first, duplicate
+//! keys collapsed. [`canonical`] does that directly on the text, without a
+//! value tree; for text pi wrote itself it returns the same bytes.
+//!
+//! By concept: [`stringify`](mod@stringify) (that rewrite, and a member set in place),
+//! [`check`] (the quick proof that a text already is what it writes),
+//! [`number`] (numbers as JavaScript prints and reads them), [`escape`]
+//! (JSON string literals: their escapes decoded, strings written), and
+//! [`string`] (JavaScript's string semantics: `trim()`, UTF-16 lengths and
+//! cuts, `toLowerCase()`, `String(value)`). The items the crate used before
+//! the split are re-exported here.
+
+pub mod check;
+pub mod escape;
+pub mod number;
+pub mod string;
+pub mod stringify;
+
+pub use check::{already_canonical, Checker};
+pub use escape::{decode_string, decode_utf16, write_raw_string, write_str, write_utf16};
+pub use number::{number_string, number_to_js, write_number, write_number_text};
+pub use string::{is_space_unit as is_js_space, string_value, string_value_or_empty, trim_utf16};
+pub use stringify::{canonical, canonical_long_way, canonical_vec, canonical_with, with_member};
+
+/// How deep [`canonical`] follows nested arrays and objects. JavaScript's own
+/// `JSON.stringify` gives up (stack overflow) at a similar depth.
+pub const MAX_DEPTH: usize = 2000;
+
+/// JavaScript truthiness of a JSON value's text.
+pub fn truthy(value: &[u8]) -> bool {
+    match value.first() {
+        None => false,
+        Some(b'n' | b'f') => false,
+        Some(b'"') => value.len() > 2,
+        Some(b'-' | b'0'..=b'9') => std::str::from_utf8(value)
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok())
+            .is_some_and(|n| n != 0.0),
+        _ => true,
+    }
+}
+
+/// `JSON.stringify(JSON.parse(s))`, for the tests.
+#[cfg(test)]
+fn canon(s: &str) -> String {
+    let t = s.as_bytes();
+    let r = crate::json::scan::validate(t).unwrap();
+    String::from_utf8(canonical_vec(t, r).unwrap()).unwrap()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::truthy;
+
+    #[test]
+    fn truthiness() {
+        assert!(!truthy(b"\"\""));
+        assert!(!truthy(b"0.0"));
+        assert!(!truthy(b"null"));
+        assert!(truthy(b"[]"));
+        assert!(truthy(b"\"0\""));
+    }
+}

@@ -1,0 +1,353 @@
+//! Numbers as JavaScript prints them (`Number.prototype.toString`,
+//! `JSON.stringify`) and reads them (`Number(string)`), and whether a JSON
+//! number's text is already in JavaScript's form.
+
+use super::string::trim;
+
+/// Write a JSON number text as JavaScript prints the number it parses to.
+pub fn write_number_text(out: &mut Vec<u8>, text: &[u8]) {
+    // Fast path: small integers are already in JavaScript's form.
+    let digits = text.strip_prefix(b"-").unwrap_or(text);
+    if !digits.is_empty()
+        && digits.len() <= 15
+        && digits.iter().all(u8::is_ascii_digit)
+        && (digits[0] != b'0' || digits.len() == 1)
+        && text != b"-0"
+    {
+        out.extend_from_slice(text);
+        return;
+    }
+    let n: f64 = std::str::from_utf8(text)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(f64::NAN);
+    write_number(out, n);
+}
+
+/// Write an f64 as `JSON.stringify` does (`null` when not finite).
+pub fn write_number(out: &mut Vec<u8>, n: f64) {
+    out.extend_from_slice(number_to_js(n).as_bytes());
+}
+
+/// `String(n)`: JavaScript's `Number.prototype.toString()` (`Infinity`,
+/// `-Infinity` and `NaN` included).
+pub fn number_string(n: f64) -> String {
+    if n.is_nan() {
+        "NaN".into()
+    } else if n.is_infinite() {
+        if n > 0.0 { "Infinity" } else { "-Infinity" }.into()
+    } else {
+        number_to_js(n)
+    }
+}
+
+/// JavaScript's `Number.prototype.toString()` for finite numbers; "null"
+/// for NaN and infinities (what `JSON.stringify` writes for them).
+pub fn number_to_js(n: f64) -> String {
+    if !n.is_finite() {
+        return "null".into();
+    }
+    if n == 0.0 {
+        return "0".into();
+    }
+    // Shortest round-trip digits, as "d.ddde±x".
+    let sci = format!("{:e}", n.abs());
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let digits: String = mant.chars().filter(|c| *c != '.').collect();
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let k = digits.len() as i32;
+    let p = exp + 1; // decimal point position
+    let mut s = String::new();
+    if n < 0.0 {
+        s.push('-');
+    }
+    if k <= p && p <= 21 {
+        s.push_str(&digits);
+        s.extend(std::iter::repeat_n('0', (p - k) as usize));
+    } else if 0 < p && p <= 21 {
+        s.push_str(&digits[..p as usize]);
+        s.push('.');
+        s.push_str(&digits[p as usize..]);
+    } else if -6 < p && p <= 0 {
+        s.push_str("0.");
+        s.extend(std::iter::repeat_n('0', (-p) as usize));
+        s.push_str(&digits);
+    } else {
+        let e = p - 1;
+        s.push_str(&digits[..1]);
+        if k > 1 {
+            s.push('.');
+            s.push_str(&digits[1..]);
+        }
+        s.push('e');
+        s.push(if e < 0 { '-' } else { '+' });
+        s.push_str(&e.abs().to_string());
+    }
+    s
+}
+
+/// Whether the JSON value text `v` is a number equal to 0 (`0`, `-0`,
+/// `0.0e5`: `v === 0` in JavaScript).
+pub fn is_zero(v: &[u8]) -> bool {
+    matches!(v.first(), Some(b'-' | b'0'..=b'9'))
+        && std::str::from_utf8(v)
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok())
+            .is_some_and(|n| n == 0.0)
+}
+
+/// JavaScript's `Number(string)`: white space trimmed, "" is 0,
+/// `0x`/`0o`/`0b` integers, `Infinity`, decimal literals; NaN for what it
+/// does not read.
+pub fn string_to_number(s: &str) -> f64 {
+    let t = trim(s);
+    if t.is_empty() {
+        return 0.0;
+    }
+    match t {
+        "Infinity" | "+Infinity" => return f64::INFINITY,
+        "-Infinity" => return f64::NEG_INFINITY,
+        _ => {}
+    }
+    let radix = match t.get(..2) {
+        Some("0x" | "0X") => 16,
+        Some("0o" | "0O") => 8,
+        Some("0b" | "0B") => 2,
+        _ => 10,
+    };
+    if radix != 10 {
+        let digits = &t[2..];
+        if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+            return f64::NAN;
+        }
+        if let Ok(v) = u128::from_str_radix(digits, radix) {
+            return v as f64;
+        }
+        return digits.chars().fold(0.0, |acc, c| {
+            acc * f64::from(radix) + f64::from(c.to_digit(radix).unwrap_or(0))
+        });
+    }
+    // StrDecimalLiteral: sign, digits with at most one point (digits on
+    // at least one side), an optional exponent with digits.
+    let b = t.as_bytes();
+    let mut k = usize::from(matches!(b[0], b'+' | b'-'));
+    let int = b[k..].iter().take_while(|c| c.is_ascii_digit()).count();
+    k += int;
+    let mut frac = 0;
+    if b.get(k) == Some(&b'.') {
+        k += 1;
+        frac = b[k..].iter().take_while(|c| c.is_ascii_digit()).count();
+        k += frac;
+    }
+    if int + frac == 0 {
+        return f64::NAN;
+    }
+    if matches!(b.get(k), Some(b'e' | b'E')) {
+        k += 1;
+        if matches!(b.get(k), Some(b'+' | b'-')) {
+            k += 1;
+        }
+        let exp = b[k..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if exp == 0 {
+            return f64::NAN;
+        }
+        k += exp;
+    }
+    if k != b.len() {
+        return f64::NAN;
+    }
+    t.parse::<f64>().unwrap_or(f64::NAN)
+}
+
+/// The end of the number at `v[start]` when it is a JSON number that
+/// JavaScript prints exactly so.
+pub(super) fn js_number_end(v: &[u8], start: usize) -> Option<usize> {
+    // Most numbers in a session are plain integers (times, counts): one
+    // pass. At most 15 digits and not `-0`: JavaScript writes them so.
+    let neg = v.get(start) == Some(&b'-');
+    let first = start + usize::from(neg);
+    if let Some(b'1'..=b'9') = v.get(first) {
+        let mut p = first + 1;
+        while v.get(p).is_some_and(u8::is_ascii_digit) {
+            p += 1;
+        }
+        if p - first <= 15 && !matches!(v.get(p), Some(b'.' | b'e' | b'E')) {
+            return Some(p);
+        }
+    }
+    // The JSON grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+    let digits = |mut p: usize| {
+        while v.get(p).is_some_and(u8::is_ascii_digit) {
+            p += 1;
+        }
+        p
+    };
+    let mut pos = start;
+    if v.get(pos) == Some(&b'-') {
+        pos += 1;
+    }
+    match v.get(pos) {
+        Some(b'0') => pos += 1,
+        Some(b'1'..=b'9') => pos = digits(pos + 1),
+        _ => return None,
+    }
+    if v.get(pos) == Some(&b'.') {
+        let e = digits(pos + 1);
+        if e == pos + 1 {
+            return None;
+        }
+        pos = e;
+    }
+    if matches!(v.get(pos), Some(b'e' | b'E')) {
+        pos += 1;
+        if matches!(v.get(pos), Some(b'+' | b'-')) {
+            pos += 1;
+        }
+        let e = digits(pos);
+        if e == pos {
+            return None;
+        }
+        pos = e;
+    }
+    if canonical_number_end(v, start) == Some(pos) {
+        return Some(pos);
+    }
+    // 16 or 17 digits (0.1 + 0.2), exponents: print it as JavaScript does
+    // and compare.
+    let text = &v[start..pos];
+    let n: f64 = std::str::from_utf8(text).ok()?.parse().ok()?;
+    if !text.contains(&b'e') && !text.contains(&b'E') && (1e-6..1e21).contains(&n.abs()) {
+        // In this range JavaScript writes the shortest digits that read
+        // back as `n` without an exponent, as Rust's `Display` does: no
+        // need for a string.
+        let mut buf = [0u8; 40];
+        let mut w = &mut buf[..];
+        use std::io::Write;
+        write!(w, "{n}").ok()?;
+        let len = 40 - w.len();
+        return (&buf[..len] == text).then_some(pos);
+    }
+    (number_to_js(n).as_bytes() == text).then_some(pos)
+}
+
+/// The end of the number at `v[start]` when JavaScript prints it exactly so:
+/// at most 15 significant digits, no exponent, no `-0`, no trailing zero
+/// after the point, no more than five zeros right after `0.`.
+fn canonical_number_end(v: &[u8], start: usize) -> Option<usize> {
+    let mut pos = start;
+    let neg = v.get(pos) == Some(&b'-');
+    if neg {
+        pos += 1;
+    }
+    let int_start = pos;
+    while v.get(pos).is_some_and(u8::is_ascii_digit) {
+        pos += 1;
+    }
+    let int = &v[int_start..pos];
+    if int.is_empty() || (int.len() > 1 && int[0] == b'0') {
+        return None;
+    }
+    let mut digits = if int == b"0" { 0 } else { int.len() };
+    if v.get(pos) == Some(&b'.') {
+        pos += 1;
+        let f_start = pos;
+        while v.get(pos).is_some_and(u8::is_ascii_digit) {
+            pos += 1;
+        }
+        let frac = &v[f_start..pos];
+        if frac.is_empty() || frac.last() == Some(&b'0') {
+            return None;
+        }
+        if int == b"0" {
+            let zeros = frac.iter().take_while(|&&d| d == b'0').count();
+            if zeros > 5 {
+                return None;
+            }
+            digits = frac.len() - zeros;
+        } else {
+            digits += frac.len();
+        }
+    } else if neg && int == b"0" {
+        return None;
+    }
+    if digits > 15 || matches!(v.get(pos), Some(b'e' | b'E')) {
+        return None;
+    }
+    Some(pos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::js::canon;
+
+    #[test]
+    fn zeros() {
+        for z in ["0", "-0", "0.0e5", "0E-3"] {
+            assert!(is_zero(z.as_bytes()), "{z}");
+        }
+        for n in ["1", "1e-400x", "\"0\"", "[0]", "false", "null", ""] {
+            assert!(!is_zero(n.as_bytes()), "{n}");
+        }
+    }
+
+    #[test]
+    fn strings_to_numbers_like_javascript() {
+        for (s, n) in [
+            ("", 0.0),
+            (" \u{a0}12\u{feff}\n", 12.0),
+            ("0x1F", 31.0),
+            ("0X1f", 31.0),
+            ("0o17", 15.0),
+            ("0b101", 5.0),
+            ("0x20000000000001", 9007199254740992.0),
+            ("+5", 5.0),
+            ("-2.5e3", -2500.0),
+            (".5", 0.5),
+            ("5.", 5.0),
+            ("+Infinity", f64::INFINITY),
+            ("-Infinity", f64::NEG_INFINITY),
+        ] {
+            assert_eq!(string_to_number(s), n, "{s:?}");
+        }
+        for s in [
+            "x",
+            "0x",
+            "-0x10",
+            "1e",
+            "1_000",
+            "inf",
+            "Infinityx",
+            "+-1",
+            ".",
+            "1 2",
+            "0xg",
+        ] {
+            assert!(string_to_number(s).is_nan(), "{s:?}");
+        }
+        assert!(string_to_number("-0").is_sign_negative());
+    }
+
+    #[test]
+    fn numbers_like_javascript() {
+        for (n, js) in [
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (1e-7, "1e-7"),
+            (1.5e-7, "1.5e-7"),
+            (0.000001, "0.000001"),
+            (0.1, "0.1"),
+            (-2.5, "-2.5"),
+            (123.456, "123.456"),
+            (0.0002130934582091868, "0.0002130934582091868"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (5e-324, "5e-324"),
+        ] {
+            assert_eq!(number_to_js(n), js);
+        }
+        assert_eq!(canon("-0"), "0");
+        assert_eq!(canon("1E400"), "null");
+        assert_eq!(canon("1.0"), "1");
+        assert_eq!(canon("100e-2"), "1");
+    }
+}

@@ -1,0 +1,236 @@
+//! Transcripts people can read: a list of AgentMessages rendered as
+//! Markdown, a self-contained HTML page, or plain `role: text` lines.
+//!
+//! Messages are first turned into [`Turn`]s (what to show, the model held
+//! here; [`build`] makes them), then written in one of the [`Format`]s,
+//! one file a format (`markdown`, `html`, `text`), each self-contained and
+//! sharing only the model and the few helpers here. Output depends only on
+//! the input (no clock).
+
+mod build;
+mod html;
+mod markdown;
+mod pretty;
+mod text;
+
+pub use build::build;
+pub use html::esc;
+pub use pretty::pretty;
+
+use std::io::Write;
+
+/// One message as read: its JSON text and the input line it comes from.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub json: Vec<u8>,
+    pub line: u64,
+    /// How the model sees it (context edits, checkpoints; pi 1.x).
+    pub view: View,
+}
+
+impl Source {
+    /// A message the model sees as it is.
+    pub fn sent(json: Vec<u8>, line: u64) -> Source {
+        Source {
+            json,
+            line,
+            view: View::Sent,
+        }
+    }
+}
+
+/// What a [`Source`] is to the model.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum View {
+    /// Sent as it is.
+    #[default]
+    Sent,
+    /// The system prompt a compaction stored (its checkpoint).
+    Checkpoint,
+    /// Sent with the content a context edit (id) gave it; `original` is
+    /// the message before the edit.
+    Edited { edit: String, original: Vec<u8> },
+    /// Left out of what the model sees by a context edit (id); `json` is
+    /// the message as it was.
+    Omitted { edit: String },
+    /// `json` is a `usage` entry (pi 1.x): model use outside the context.
+    Usage,
+}
+
+/// What the transcript is about, shown at its top.
+#[derive(Debug, Clone, Default)]
+pub struct Meta {
+    pub title: String,
+    /// (name, value) pairs: session id, cwd, leaf, ...
+    pub fields: Vec<(String, String)>,
+}
+
+/// How to build the transcript.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Show `bashExecution` messages excluded from context (`!!`), marked.
+    pub include_hidden: bool,
+}
+
+/// The readable formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Markdown,
+    Html,
+    Text,
+}
+
+/// One section of the transcript: a message, with its tool results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    /// The role as shown ("user", "assistant", "bash", "custom: TYPE", ...).
+    pub role: String,
+    /// A short class name: user, assistant, tool, bash, summary, custom, other.
+    pub class: &'static str,
+    pub time: Option<String>,
+    pub model: Option<String>,
+    /// Things to notice: errors, aborts, exit codes, exclusion.
+    pub notes: Vec<Note>,
+    pub parts: Vec<Part>,
+}
+
+/// A remark on a turn; `error` ones are shown as errors.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Note {
+    pub text: String,
+    pub error: bool,
+}
+
+/// A piece of a turn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Part {
+    Text(String),
+    Thinking {
+        text: String,
+        redacted: bool,
+    },
+    Image {
+        mime: String,
+        bytes: usize,
+    },
+    ToolCall {
+        name: String,
+        id: String,
+        args: Args,
+        result: Option<ToolResult>,
+    },
+    /// A tool result with no call before it.
+    ToolResult(ToolResult),
+    /// A shell command (of a bash execution).
+    Shell(String),
+    /// Output of a command; None = no output.
+    Output(Option<String>),
+    /// A value shown as (pretty) JSON.
+    Json(String),
+    /// What the message said before a context edit changed it.
+    Original(Vec<Part>),
+}
+
+/// The arguments of a tool call, shown by kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Args {
+    /// A shell command, and the other arguments as JSON (if any).
+    Shell(String, Option<String>),
+    /// A file path, and the other arguments as JSON (if any).
+    Path(String, Option<String>),
+    Json(String),
+}
+
+/// A tool's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    pub name: String,
+    pub is_error: bool,
+    pub time: Option<String>,
+    pub parts: Vec<Part>,
+}
+
+impl Args {
+    /// Show the arguments with a renderer's three ways: `shell` for a
+    /// shell command, `path` for a file path, `json` for the (other)
+    /// arguments as JSON, which follow the command or the path when there
+    /// are any. Every format shows arguments in this order.
+    fn show(
+        &self,
+        s: &mut String,
+        shell: impl Fn(&mut String, &str),
+        path: impl Fn(&mut String, &str),
+        json: impl Fn(&mut String, &str),
+    ) {
+        let rest = match self {
+            Args::Shell(c, rest) => {
+                shell(s, c);
+                rest
+            }
+            Args::Path(p, rest) => {
+                path(s, p);
+                rest
+            }
+            Args::Json(j) => return json(s, j),
+        };
+        if let Some(r) = rest {
+            json(s, r);
+        }
+    }
+}
+
+/// Make a string safe to show: control characters (other than newline
+/// and tab) become their visible pictures; CR LF becomes LF.
+pub fn clean(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\r' if it.peek() == Some(&'\n') => {}
+            c if (c as u32) < 0x20 => {
+                out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{FFFD}'))
+            }
+            '\u{7f}' => out.push('\u{2421}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A byte count as people read it: `N B`, `N.N KiB`, `N.N MiB`.
+fn human_size(n: usize) -> String {
+    if n < 1024 {
+        format!("{n} B")
+    } else if n < 1024 * 1024 {
+        format!("{:.1} KiB", n as f64 / 1024.0)
+    } else {
+        format!("{:.1} MiB", n as f64 / (1024.0 * 1024.0))
+    }
+}
+
+/// Write the turns in `format`.
+pub fn write(
+    format: Format,
+    meta: &Meta,
+    turns: &[Turn],
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    let mut s = String::new();
+    match format {
+        Format::Markdown => markdown::render(&mut s, meta, turns),
+        Format::Html => html::render(&mut s, meta, turns),
+        Format::Text => text::render(&mut s, turns),
+    }
+    out.write_all(s.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cleaning() {
+        assert_eq!(clean("a\u{1b}[0m\r\nb"), "a\u{241b}[0m\nb");
+    }
+}
