@@ -248,7 +248,7 @@ pub fn session_name(name: &str) -> String {
             in_break = false;
         }
     }
-    crate::entry::js_trim(&out).to_string()
+    crate::json::js::string::trim(&out).to_string()
 }
 
 /// `new Date().toISOString()` as JSON text.

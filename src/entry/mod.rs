@@ -124,10 +124,11 @@ impl Extra {
                     .filter(|l| crate::json::js::truthy(l))
                     .map(|l| crate::json::js::string_value(l).into_boxed_str()),
             })),
-            EntryType::SessionInfo => Extra::SessionInfo(Box::new(
-                obj.str("name")
-                    .map(|n| js_trim(&n).to_string().into_boxed_str()),
-            )),
+            EntryType::SessionInfo => Extra::SessionInfo(Box::new(obj.str("name").map(|n| {
+                crate::json::js::string::trim(&n)
+                    .to_string()
+                    .into_boxed_str()
+            }))),
             _ => Extra::None,
         }
     }
@@ -148,25 +149,5 @@ pub struct LabelChange {
     pub label: Option<Box<str>>,
 }
 
-/// JavaScript's `String.prototype.trim()`: strips white space and line
-/// terminators as ECMAScript defines them (including U+FEFF).
-pub fn js_trim(s: &str) -> &str {
-    s.trim_matches(is_js_space)
-}
-
-pub fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\u{9}'..='\u{d}'
-            | ' '
-            | '\u{a0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
-            | '\u{feff}'
-    )
-}
+// Old names, until cmd/tree switches to js::string (issue 16).
+pub use crate::json::js::string::{is_space as is_js_space, trim as js_trim};

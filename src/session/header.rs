@@ -2,7 +2,6 @@
 //! `pi-migrate`): its id and the version pi takes it for, converting a
 //! `version` that is not a number as JavaScript does.
 
-use crate::entry::is_js_space;
 use crate::json::{js, scan, Object};
 use crate::migrate::CURRENT_VERSION;
 use std::borrow::Cow;
@@ -40,7 +39,7 @@ fn js_version_number(v: &[u8]) -> f64 {
                 (false, false) => 0.0,
             },
             V::Number(n) => n.as_f64().unwrap_or(f64::NAN),
-            V::String(s) => string_to_number(s),
+            V::String(s) => crate::json::js::number::string_to_number(s),
             V::Array(a) => match a.as_slice() {
                 [] => 0.0,
                 [one] => of(one, true),
@@ -59,71 +58,6 @@ fn js_version_number(v: &[u8]) -> f64 {
         Ok(val) => of(&val, false),
         Err(_) => f64::NAN,
     }
-}
-
-/// JavaScript's `Number(s)` for a string: white space trimmed, "" is 0,
-/// `0x`/`0o`/`0b` integers, `Infinity`, decimal literals; else NaN.
-fn string_to_number(s: &str) -> f64 {
-    let t = s.trim_matches(is_js_space);
-    if t.is_empty() {
-        return 0.0;
-    }
-    for (prefix, radix) in [
-        ("0x", 16),
-        ("0X", 16),
-        ("0o", 8),
-        ("0O", 8),
-        ("0b", 2),
-        ("0B", 2),
-    ] {
-        if let Some(digits) = t.strip_prefix(prefix) {
-            if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-                return f64::NAN;
-            }
-            return digits.chars().fold(0.0, |n, c| {
-                n * radix as f64 + c.to_digit(radix).unwrap_or(0) as f64
-            });
-        }
-    }
-    let (sign, body) = match t.as_bytes()[0] {
-        b'+' => (1.0, &t[1..]),
-        b'-' => (-1.0, &t[1..]),
-        _ => (1.0, t),
-    };
-    if body == "Infinity" {
-        return sign * f64::INFINITY;
-    }
-    // digits [. digits] or . digits, then [e|E [+|-] digits]
-    let b = body.as_bytes();
-    let mut i = 0;
-    let digits = |i: &mut usize| {
-        let start = *i;
-        while *i < b.len() && b[*i].is_ascii_digit() {
-            *i += 1;
-        }
-        *i - start
-    };
-    let mut mantissa = digits(&mut i);
-    if i < b.len() && b[i] == b'.' {
-        i += 1;
-        mantissa += digits(&mut i);
-    }
-    if mantissa == 0 {
-        return f64::NAN;
-    }
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        i += 1;
-        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-            i += 1;
-        }
-        if digits(&mut i) == 0 {
-            return f64::NAN;
-        }
-    }
-    if i != b.len() {
-        return f64::NAN;
-    }
-    body.parse::<f64>().map_or(f64::NAN, |n| sign * n)
 }
 
 impl<'a> HeaderFields<'a> {

@@ -2,8 +2,8 @@
 //! reader without copying a line that fits in one read), each at most
 //! [`max_line`] bytes long, and what pi skips as blank.
 
-use crate::entry::is_js_space;
 use crate::error::{Error, Result};
+use crate::json::js::string::is_space;
 use std::fs::File;
 use std::io::Read;
 
@@ -119,18 +119,13 @@ pub fn is_blank(bytes: &[u8]) -> bool {
         Some(_) => {}
     }
     match std::str::from_utf8(bytes) {
-        Ok(s) => s.chars().all(is_js_space),
+        Ok(s) => s.chars().all(is_space),
         Err(_) => false,
     }
 }
 
-/// `bytes` without JSON white space (space, tab, CR, LF) on either side.
-pub(crate) fn trim_json_space(bytes: &[u8]) -> &[u8] {
-    let ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
-    let start = bytes.iter().position(|b| !ws(b)).unwrap_or(bytes.len());
-    let end = bytes.iter().rposition(|b| !ws(b)).map_or(start, |e| e + 1);
-    &bytes[start..end]
-}
+/// `bytes` without JSON white space on either side.
+pub(crate) use crate::json::scan::trim_ws as trim_json_space;
 
 /// An entry's line too long for its length to be kept (4 GiB or more).
 pub(super) const LINE_TOO_LONG: &str = "a line of 4 GiB or more: longer than this tool reads";

@@ -60,30 +60,6 @@ fn canonical(text: &[u8], r: std::ops::Range<usize>) -> Vec<u8> {
     js::canonical_vec(text, r.clone()).unwrap_or_else(|_| text[r].to_vec())
 }
 
-/// JavaScript's `String(v)` for the JSON value `v`, as `Array.join` uses it
-/// (`null` gives "").
-fn js_to_string(text: &[u8], r: std::ops::Range<usize>, out: &mut Vec<u16>) {
-    let v = &text[r.clone()];
-    match v.first() {
-        Some(b'"') => out.extend(js::decode_utf16(text, r)),
-        Some(b'n') => {}
-        Some(b't') => out.extend("true".encode_utf16()),
-        Some(b'f') => out.extend("false".encode_utf16()),
-        Some(b'{') => out.extend("[object Object]".encode_utf16()),
-        Some(b'[') => {
-            if let Ok(els) = scan::elements(text, r) {
-                for (k, e) in els.into_iter().enumerate() {
-                    if k > 0 {
-                        out.push(u16::from(b','));
-                    }
-                    js_to_string(text, e, out);
-                }
-            }
-        }
-        _ => out.extend(js::number_to_js(number(v)).encode_utf16()),
-    }
-}
-
 impl State {
     /// Whether more lines can change the answer (always: pi reads to the end).
     pub(super) fn wanted(&self) -> bool {
@@ -266,7 +242,7 @@ impl State {
                             }
                             first = false;
                             if let Some(tr) = block.get("text") {
-                                js_to_string(line, tr, &mut text);
+                                js::string::string_value_or_empty_utf16(line, tr, &mut text);
                             }
                         }
                         _ => {}

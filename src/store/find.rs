@@ -295,32 +295,7 @@ pub fn mtime_ms(m: &Metadata) -> f64 {
     (m.mtime() as f64 * 1000.0 + m.mtime_nsec() as f64 / 1e6).trunc()
 }
 
-/// `String.prototype.localeCompare` in the root locale, for the names pi
-/// compares (ASCII file names): ICU's order of punctuation, then digits,
-/// then letters without regard to case; then lower case before upper case.
-/// Other characters follow, by code point.
-pub fn locale_compare(a: &str, b: &str) -> std::cmp::Ordering {
-    const ORDER: &[u8] =
-        b" _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789aAbBcCdDeEfFgGhHiIjJkKlLmMnNoOpPqQrRsStTuUvVwWxXyYzZ";
-    fn primary(c: char) -> u32 {
-        if c.is_ascii() && !c.is_ascii_control() {
-            let l = c.to_ascii_lowercase() as u8;
-            match ORDER.iter().position(|&o| o == l) {
-                Some(p) => p as u32,
-                None => c as u32,
-            }
-        } else {
-            0x100 + c as u32
-        }
-    }
-    let pa = a.chars().map(primary);
-    let pb = b.chars().map(primary);
-    pa.cmp(pb).then_with(|| {
-        let ta = a.chars().map(|c| (c.is_ascii_uppercase(), c));
-        let tb = b.chars().map(|c| (c.is_ascii_uppercase(), c));
-        ta.cmp(tb)
-    })
-}
+pub use crate::json::js::string::locale_compare;
 
 #[cfg(test)]
 mod tests {

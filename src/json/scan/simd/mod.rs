@@ -23,6 +23,7 @@ mod avx2;
 mod avx512;
 #[cfg(target_arch = "aarch64")]
 mod neon;
+#[cfg(any(test, feature = "fuzzing"))]
 pub(crate) mod reference;
 mod scalar;
 #[cfg(target_arch = "x86_64")]
@@ -294,8 +295,10 @@ pub(crate) fn string_classes(v: &[u8], blocks: &mut Vec<Classes>) -> bool {
     unsafe { string_classes_in(unit(), v, blocks) }
 }
 
+#[cfg(any(test, feature = "fuzzing"))]
 /// [`string_classes`] with `unit` (one this processor lacks takes the
 /// scalar code).
+#[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn string_classes_with(unit: Unit, v: &[u8], blocks: &mut Vec<Classes>) -> bool {
     let unit = if unit.available() { unit } else { Unit::None };
     // SAFETY: checked just above.
@@ -357,6 +360,7 @@ fn classes_with(
 /// Every unit this processor has against the byte-by-byte rule on `v`:
 /// the classes of its blocks, and the chain of special bytes from its
 /// start and from each of its first 64 places (panics on a difference).
+#[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn check_units(v: &[u8]) {
     let (want, clean) = reference::string_classes(v);
     let mut got = Vec::new();
