@@ -1,6 +1,5 @@
 //! pi-convert, driven as a user runs it.
-mod common;
-use common::*;
+use crate::common::*;
 
 const TOOL: &str = "pi-convert";
 

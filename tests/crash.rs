@@ -5,7 +5,7 @@
 //!   complete old or the complete new version (an append: the old bytes plus
 //!   at most one whole line), and the next run leaves no temporary file.
 //!   30 kills per tool by default; `.ci/run` runs the 200-kill version with
-//!   `cargo test --release --test crash -- --ignored`.
+//!   `cargo test --release --test tests crash:: -- --ignored`.
 //! - A file size limit (`ulimit -f`), a full file system (a small tmpfs, when
 //!   this user may mount one), an immutable file and directory (`chattr +i`;
 //!   `chmod` does not stop root), and a file deleted or replaced while a tool
@@ -14,9 +14,7 @@
 //! The random delays come from a seed printed on failure; set CRASH_SEED to
 //! replay one.
 
-mod common;
-
-use common::{bin, ids_in, normalize_new_session, TempDir};
+use crate::common::{bin, ids_in, normalize_new_session, TempDir};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};

@@ -1,7 +1,6 @@
 //! pi-edit, driven as a user runs it, and compared with what pi 1.6.0's
 //! appendContextEdit writes and the context pi builds afterwards.
-mod common;
-use common::*;
+use crate::common::*;
 
 fn value(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))

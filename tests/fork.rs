@@ -1,6 +1,5 @@
 //! pi-fork, driven as a user runs it, and compared with what pi writes.
-mod common;
-use common::*;
+use crate::common::*;
 
 fn source_ids(c: &Case) -> std::collections::HashSet<String> {
     ids_in(&std::fs::read_to_string(&c.session).unwrap())

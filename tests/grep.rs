@@ -1,7 +1,6 @@
 //! pi-grep: decoded text, fields and roles, the active path, output shapes,
 //! files that are not sessions, hostile bytes, and the README's examples.
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 

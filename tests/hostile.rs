@@ -9,11 +9,9 @@
 //! siblings) are made at test time in a temporary directory. They run in
 //! `hostile_inputs_big`, which is `#[ignore]`d because a debug build needs
 //! minutes for them; `.ci/run` runs it with `cargo test --release --test
-//! hostile -- --ignored`.
+//! tests hostile:: -- --ignored`.
 
-mod common;
-
-use common::{bin, repo, TempDir};
+use crate::common::{bin, repo, TempDir};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -946,7 +944,7 @@ fn hostile_inputs() {
 
 /// The 100 MB line, the million-deep chain and the million siblings: minutes
 /// in a debug build, so run by `.ci/run` as
-/// `cargo test --release --test hostile -- --ignored`.
+/// `cargo test --release --test tests hostile:: -- --ignored`.
 #[test]
 #[ignore]
 fn hostile_inputs_big() {

@@ -3,8 +3,7 @@
 //! long to hold, another writer's half-written last line, an empty SESSION,
 //! symbolic link loops, control characters in names and labels, and
 //! `pi-fork --in-place` repeated.
-mod common;
-use common::*;
+use crate::common::*;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

@@ -1,6 +1,5 @@
 //! pi-label, driven as a user runs it, and compared with what pi writes.
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn appended_lines_match_pi() {

@@ -2,8 +2,7 @@
 //! the store-level hostile inputs (a non-session .jsonl, an empty file, a
 //! directory named x.jsonl, a symlink loop, an unreadable file), the
 //! filters and formats, and the other tools taking what pi-ls prints.
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 

@@ -1,8 +1,7 @@
 //! The man pages in man/ are rendered from each binary's clap definition
 //! (`TOOL --generate man`); this test fails when one is stale.
-//! Regenerate with: UPDATE_MAN=1 cargo test --test man
-mod common;
-use common::*;
+//! Regenerate with: UPDATE_MAN=1 cargo test --locked --test tests man::
+use crate::common::*;
 
 #[test]
 fn man_pages_are_current() {
@@ -41,7 +40,7 @@ fn man_pages_are_current() {
     }
     assert!(
         stale.is_empty(),
-        "stale man pages (run UPDATE_MAN=1 cargo test --test man): {stale:?}"
+        "stale man pages (run UPDATE_MAN=1 cargo test --locked --test tests man::): {stale:?}"
     );
     // Completions for every shell, naming the tool and its options.
     for tool in &tools {

@@ -1,6 +1,5 @@
 //! pi-migrate, driven as a user runs it.
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime};

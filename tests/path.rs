@@ -1,6 +1,5 @@
 //! pi-path, driven as a user runs it.
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn conformance_with_pi() {

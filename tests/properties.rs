@@ -7,8 +7,6 @@
 //! where the property is about a tool's output (`pi-tree --json`,
 //! `pi-label --list --json`).
 
-mod common;
-
 use pi_session_tools::cmd::fork::branched_session;
 use pi_session_tools::cmd::migrate::{migrate_bytes, MigrateOptions, Outcome};
 use pi_session_tools::entry::EntryType;
@@ -425,14 +423,14 @@ fn tree_json_holds_every_entry_once() {
         cases: 48,
         ..ProptestConfig::default()
     });
-    let dir = common::TempDir::new("properties");
+    let dir = crate::common::TempDir::new("properties");
     runner
         .run(&prop::collection::vec(spec(), 1..30), |specs| {
             let b = build_v3(&specs, false);
             let file = dir.path().join("t.jsonl");
             std::fs::write(&file, &b.text).unwrap();
-            let out = common::run("pi-tree", &["--json", file.to_str().unwrap()], None);
-            prop_assert!(out.status.success(), "{}", common::stderr(&out));
+            let out = crate::common::run("pi-tree", &["--json", file.to_str().unwrap()], None);
+            prop_assert!(out.status.success(), "{}", crate::common::stderr(&out));
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
             let mut seen: HashMap<String, Option<String>> = HashMap::new();
             // (node, parent id)

@@ -4,10 +4,9 @@
 //! says the right thing.
 //!
 //! Ignored by default (a few minutes unoptimised); `.ci/run` runs it in
-//! release: `cargo test --release --test scale -- --ignored`.
+//! release: `cargo test --release --test tests scale:: -- --ignored`.
 
-mod common;
-use common::{run, stderr, stdout, TempDir};
+use crate::common::{run, stderr, stdout, TempDir};
 use std::io::Write;
 
 const N: usize = 1_000_000;

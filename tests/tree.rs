@@ -1,6 +1,5 @@
 //! pi-tree, driven as a user runs it.
-mod common;
-use common::*;
+use crate::common::*;
 
 fn trim_lines(s: &str) -> String {
     s.lines()

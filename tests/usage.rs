@@ -1,8 +1,7 @@
 //! pi-usage: counting rules, forks, time zones, output shapes, and the
 //! comparison with `ccusage pi` (tests/usage-ccusage/, answers made by
 //! ccusage itself with generate.sh there).
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

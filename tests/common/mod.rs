@@ -1,18 +1,15 @@
 //! Shared helpers for the tests that drive the real binaries.
-#![allow(dead_code)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// The binary of `tool`: beside pi-path's, which cargo names in
+/// `CARGO_BIN_EXE_pi-path` (it builds every binary of the package into one
+/// directory before the integration tests), so a new tool needs no line here.
 pub fn bin(tool: &str) -> PathBuf {
-    // Cargo puts every binary of the package next to the test's directory.
-    let mut p = std::env::current_exe().expect("test exe");
-    p.pop();
-    if p.ends_with("deps") {
-        p.pop();
-    }
-    p.join(format!("{tool}{}", std::env::consts::EXE_SUFFIX))
+    Path::new(env!("CARGO_BIN_EXE_pi-path"))
+        .with_file_name(format!("{tool}{}", std::env::consts::EXE_SUFFIX))
 }
 
 pub fn repo() -> PathBuf {
