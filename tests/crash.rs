@@ -14,9 +14,9 @@
 //! The random delays come from a seed printed on failure; set CRASH_SEED to
 //! replay one.
 
-use crate::common::{bin, ids_in, normalize_new_session, TempDir};
+use crate::common::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 // ---------------------------------------------------------------------------
@@ -56,39 +56,6 @@ impl Rng {
     }
 }
 
-fn command(tool: &str, args: &[&str]) -> Command {
-    let mut c = Command::new(bin(tool));
-    c.args(args)
-        .env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .stdin(Stdio::null());
-    c
-}
-
-fn run_ok(tool: &str, args: &[&str]) -> Output {
-    let o = command(tool, args).output().expect("run tool");
-    assert!(
-        o.status.success(),
-        "{tool} {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
-
-/// Start the tool, SIGKILL it after `delay`, reap it.
-fn kill_after(tool: &str, args: &[&str], delay: Duration) -> ExitStatus {
-    let mut c = command(tool, args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn tool");
-    if !delay.is_zero() {
-        std::thread::sleep(delay);
-    }
-    let _ = c.kill();
-    c.wait().expect("wait")
-}
-
 /// How long a complete run takes (the median of five).
 fn calibrate(mut once: impl FnMut()) -> Duration {
     let mut times: Vec<Duration> = (0..5)
@@ -102,88 +69,34 @@ fn calibrate(mut once: impl FnMut()) -> Duration {
     times[2]
 }
 
-/// Every name in `dir` but `keep`.
-fn others(dir: &Path, keep: &[&str]) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|d| d.file_name().to_string_lossy().into_owned())
-        .filter(|n| !keep.contains(&n.as_str()))
-        .collect();
-    v.sort();
-    v
-}
-
-/// Assert two byte strings are equal without printing megabytes.
-#[track_caller]
-fn assert_same(got: &[u8], want: &[u8], what: &str) {
-    if got != want {
-        let at = got.iter().zip(want).take_while(|(a, b)| a == b).count();
-        panic!(
-            "{what}: {} bytes, want {}; first difference at byte {at}: {:?} vs {:?}",
-            got.len(),
-            want.len(),
-            String::from_utf8_lossy(&got[at..got.len().min(at + 80)]),
-            String::from_utf8_lossy(&want[at..want.len().min(at + 80)])
-        );
-    }
-}
-
-const SID: &str = "0c4a5bed-0000-7000-8000-000000000000";
-
 /// A version-3 chain of `n` messages, some 200 bytes each.
-fn v3_session(n: usize) -> Vec<u8> {
-    let mut s = format!(
-        r#"{{"type":"session","version":3,"id":"{SID}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp/crash"}}"#
-    );
-    s.push('\n');
-    for k in 0..n {
-        let parent = if k == 0 {
-            "null".to_string()
-        } else {
-            format!("\"{:08x}\"", k - 1)
-        };
-        s.push_str(&format!(
-            r#"{{"type":"message","id":"{k:08x}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"message number {k}, with some words to make it longer","timestamp":1767225601000}}}}"#
-        ));
-        s.push('\n');
-    }
-    s.into_bytes()
+fn v3_chain(n: usize) -> Vec<u8> {
+    let text = |k| {
+        user_message(&format!(
+            "message number {k}, with some words to make it longer"
+        ))
+    };
+    session(&chain(n, text)).into_bytes()
 }
 
 /// A version-1 session (no ids) of `n` messages.
-fn v1_session(n: usize) -> Vec<u8> {
-    let mut s = format!(
-        r#"{{"type":"session","id":"{SID}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp/crash"}}"#
-    );
-    s.push('\n');
-    for k in 0..n {
-        s.push_str(&format!(
-            r#"{{"type":"message","timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"old message number {k}, with some words to make it longer","timestamp":1767225601000}}}}"#
-        ));
-        s.push('\n');
-    }
-    s.into_bytes()
+fn v1_chain(n: usize) -> Vec<u8> {
+    let texts =
+        (0..n).map(|k| format!("old message number {k}, with some words to make it longer"));
+    v1_session("0c4a5bed-0000-7000-8000-000000000000", texts).into_bytes()
 }
 
 /// `after` is `before` plus at most one whole JSON line of type `ty`;
 /// returns whether the line is there.
 fn old_or_one_more(before: &[u8], after: &[u8], ty: &str, what: &str) -> bool {
-    let rest = after
-        .strip_prefix(before)
-        .unwrap_or_else(|| panic!("{what}: the old bytes are not kept"));
-    if rest.is_empty() {
-        return false;
+    match appended_line(before, after) {
+        Ok(None) => false,
+        Ok(Some(v)) => {
+            assert_eq!(v["type"], ty, "{what}");
+            true
+        }
+        Err(e) => panic!("{what}: {e}"),
     }
-    assert!(
-        rest.ends_with(b"\n") && rest.iter().filter(|&&b| b == b'\n').count() == 1,
-        "{what}: not one whole line appended: {:?}",
-        String::from_utf8_lossy(rest)
-    );
-    let v: serde_json::Value = serde_json::from_slice(rest)
-        .unwrap_or_else(|e| panic!("{what}: appended line is not JSON: {e}"));
-    assert_eq!(v["type"], ty, "{what}");
-    true
 }
 
 // ---------------------------------------------------------------------------
@@ -198,7 +111,7 @@ struct Tally {
 
 fn kill_migrate(kills: usize, rng: &mut Rng) -> Tally {
     let t = TempDir::new("crash-migrate");
-    let old = v1_session(4000);
+    let old = v1_chain(4000);
     let f = t.write("s.jsonl", &old);
     let name = f.to_str().unwrap();
     // The migrated text (deterministic ids): what -i must write.
@@ -227,7 +140,7 @@ fn kill_migrate(kills: usize, rng: &mut Rng) -> Tally {
         run_ok("pi-migrate", &["-i", "-q", name]);
         assert_same(&std::fs::read(&f).unwrap(), &new, &what);
         assert_eq!(
-            others(t.path(), &["s.jsonl"]),
+            names_in(t.path(), &["s.jsonl"]),
             Vec::<String>::new(),
             "{what}"
         );
@@ -237,7 +150,7 @@ fn kill_migrate(kills: usize, rng: &mut Rng) -> Tally {
 
 fn kill_append(tool: &str, kills: usize, rng: &mut Rng) -> Tally {
     let t = TempDir::new("crash-append");
-    let old = v3_session(4000);
+    let old = v3_chain(4000);
     let f = t.write("s.jsonl", &old);
     let name = f.to_str().unwrap();
     let (args, ty): (Vec<&str>, &str) = match tool {
@@ -271,7 +184,7 @@ fn kill_append(tool: &str, kills: usize, rng: &mut Rng) -> Tally {
         let after = std::fs::read(&f).unwrap();
         assert!(old_or_one_more(&now, &after, ty, &what), "{what}: next run");
         assert_eq!(
-            others(t.path(), &["s.jsonl"]),
+            names_in(t.path(), &["s.jsonl"]),
             Vec::<String>::new(),
             "{what}"
         );
@@ -281,7 +194,7 @@ fn kill_append(tool: &str, kills: usize, rng: &mut Rng) -> Tally {
 
 fn kill_fork_new(kills: usize, rng: &mut Rng) -> Tally {
     let t = TempDir::new("crash-fork");
-    let src = v3_session(4000);
+    let src = v3_chain(4000);
     let f = t.write("s.jsonl", &src);
     let out = t.path().join("out");
     std::fs::create_dir(&out).unwrap();
@@ -300,11 +213,11 @@ fn kill_fork_new(kills: usize, rng: &mut Rng) -> Tally {
     let full = calibrate(|| {
         run_ok("pi-fork", &args);
     });
-    for n in others(&out, &[]) {
+    for n in names_in(&out, &[]) {
         std::fs::remove_file(out.join(n)).unwrap();
     }
     let visible = |d: &Path| -> Vec<PathBuf> {
-        others(d, &[])
+        names_in(d, &[])
             .into_iter()
             .filter(|n| !n.starts_with('.'))
             .map(|n| d.join(n))
@@ -329,7 +242,7 @@ fn kill_fork_new(kills: usize, rng: &mut Rng) -> Tally {
             many => panic!("{what}: {} files", many.len()),
         }
         run_ok("pi-fork", &args);
-        let hidden: Vec<String> = others(&out, &[])
+        let hidden: Vec<String> = names_in(&out, &[])
             .into_iter()
             .filter(|n| n.starts_with('.'))
             .collect();
@@ -451,8 +364,8 @@ fn assert_failed_cleanly(o: &Output, tool: &str, file: &Path, before: &[u8], wha
 }
 
 /// A v3 session whose size is a multiple of `unit` (padding the last message).
-fn v3_session_sized(n: usize, unit: usize) -> Vec<u8> {
-    let base = v3_session(n);
+fn v3_chain_sized(n: usize, unit: usize) -> Vec<u8> {
+    let base = v3_chain(n);
     let pad = (unit - base.len() % unit) % unit;
     let text = String::from_utf8(base).unwrap();
     let at = text.rfind("longer").unwrap();
@@ -471,7 +384,7 @@ fn file_size_limit() {
         // pi-label: the limit falls inside the appended line (the file ends
         // 40 bytes before a 512-byte boundary).
         let old = {
-            let text = String::from_utf8(v3_session_sized(20, 512)).unwrap();
+            let text = String::from_utf8(v3_chain_sized(20, 512)).unwrap();
             let at = text.rfind("longer").unwrap();
             let s = format!("{}{}", &text[..at - 40], &text[at..]);
             assert_eq!(s.len() % 512, 512 - 40);
@@ -504,7 +417,7 @@ fn file_size_limit() {
         assert_failed_cleanly(&o, "pi-fork", &f, &old, &format!("pi-fork -i ({how})"));
 
         // pi-migrate -i: the new file does not fit.
-        let v1 = v1_session(2000);
+        let v1 = v1_chain(2000);
         let g = t.write("old.jsonl", &v1);
         let gname = g.to_str().unwrap();
         let o = run_limited("pi-migrate", &["-i", gname], 100, ignore);
@@ -512,7 +425,7 @@ fn file_size_limit() {
         // pi-fork into a new file that does not fit.
         let out = t.path().join("out");
         std::fs::create_dir_all(&out).unwrap();
-        let big = t.write("big.jsonl", &v3_session(2000));
+        let big = t.write("big.jsonl", &v3_chain(2000));
         let o = run_limited(
             "pi-fork",
             &[
@@ -532,7 +445,7 @@ fn file_size_limit() {
             &std::fs::read(&big).unwrap(),
             &format!("pi-fork ({how})"),
         );
-        let made: Vec<String> = others(&out, &[])
+        let made: Vec<String> = names_in(&out, &[])
             .into_iter()
             .filter(|n| !n.starts_with('.'))
             .collect();
@@ -555,9 +468,9 @@ fn file_size_limit() {
             ],
         );
         run_ok("pi-label", &[name, "leaf", "mark"]);
-        let hidden: Vec<String> = others(t.path(), &[])
+        let hidden: Vec<String> = names_in(t.path(), &[])
             .into_iter()
-            .chain(others(&out, &[]))
+            .chain(names_in(&out, &[]))
             .filter(|n| n.starts_with('.'))
             .collect();
         assert_eq!(hidden, Vec::<String>::new(), "({how}) temporary files left");
@@ -597,10 +510,10 @@ fn full_file_system() {
         return;
     };
     let d = fs.0.clone();
-    let v1 = v1_session(3000);
+    let v1 = v1_chain(3000);
     let g = d.join("old.jsonl");
     std::fs::write(&g, &v1).unwrap();
-    let v3 = v3_session_sized(100, 4096);
+    let v3 = v3_chain_sized(100, 4096);
     let f = d.join("s.jsonl");
     std::fs::write(&f, &v3).unwrap();
     // Fill the rest of the file system.
@@ -625,7 +538,7 @@ fn full_file_system() {
     );
     assert_failed_cleanly(&o, "pi-fork", &f, &v3, "pi-fork on a full disk");
     assert_eq!(
-        others(&d, &[]),
+        names_in(&d, &[]),
         ["filler", "old.jsonl", "s.jsonl"],
         "files left on the full disk"
     );
@@ -633,7 +546,7 @@ fn full_file_system() {
     std::fs::remove_file(d.join("filler")).unwrap();
     run_ok("pi-migrate", &["-i", "-q", gname]);
     run_ok("pi-label", &[name, "leaf", "mark"]);
-    assert_eq!(others(&d, &[]), ["old.jsonl", "s.jsonl"]);
+    assert_eq!(names_in(&d, &[]), ["old.jsonl", "s.jsonl"]);
 }
 
 /// `chattr +i` (immutable: denied even to root), undone on drop.
@@ -681,7 +594,7 @@ fn check_denied(dir: &Path, dir_denied: bool, files_denied: bool, what: &str) {
         assert_failed_cleanly(&o, "pi-fork", &f, &v3, &format!("pi-fork -i, {what}"));
     }
     assert_eq!(
-        others(dir, &[]),
+        names_in(dir, &[]),
         ["old.jsonl", "s.jsonl"],
         "{what}: files left"
     );
@@ -692,8 +605,8 @@ fn denied_writes() {
     let t = TempDir::new("crash-denied");
     let d = t.path().join("d");
     std::fs::create_dir(&d).unwrap();
-    std::fs::write(d.join("s.jsonl"), v3_session(50)).unwrap();
-    std::fs::write(d.join("old.jsonl"), v1_session(50)).unwrap();
+    std::fs::write(d.join("s.jsonl"), v3_chain(50)).unwrap();
+    std::fs::write(d.join("old.jsonl"), v1_chain(50)).unwrap();
     // chmod: a read-only directory and read-only files.
     #[cfg(unix)]
     {
@@ -744,8 +657,8 @@ fn denied_writes() {
 fn file_deleted_or_replaced_mid_run() {
     let t = TempDir::new("crash-gone");
     let mut rng = Rng::new();
-    let v1 = v1_session(60_000);
-    let replacement = v3_session(10);
+    let v1 = v1_chain(60_000);
+    let replacement = v3_chain(10);
     let f = t.path().join("s.jsonl");
     let name = f.to_str().unwrap().to_string();
     let spare = t.path().join("spare");
@@ -754,10 +667,10 @@ fn file_deleted_or_replaced_mid_run() {
         run_ok("pi-migrate", &["-i", "-q", &name]);
     });
     let label_full = calibrate(|| {
-        std::fs::write(&f, v3_session(60_000)).unwrap();
+        std::fs::write(&f, v3_chain(60_000)).unwrap();
         run_ok("pi-label", &[&name, "leaf", "mark"]);
     });
-    let big_v3 = v3_session(60_000);
+    let big_v3 = v3_chain(60_000);
     let mut refused = 0;
     for k in 0..24 {
         let replace = k % 2 == 0;
@@ -769,6 +682,7 @@ fn file_deleted_or_replaced_mid_run() {
         };
         std::fs::write(&f, old).unwrap();
         let child = command(tool, &args)
+            .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -820,7 +734,7 @@ fn file_deleted_or_replaced_mid_run() {
             refused += 1;
         }
         assert_eq!(
-            others(t.path(), &["s.jsonl"]),
+            names_in(t.path(), &["s.jsonl"]),
             Vec::<String>::new(),
             "{what}: files left"
         );

@@ -29,19 +29,14 @@ const SESSION: &str = concat!(
     "\n",
 );
 
+/// pi-grep in `dir`, which is also its HOME; no stdin.
 fn grep_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(bin("pi-grep"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .env_remove("NO_COLOR")
-        .env("HOME", dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .output()
-        .expect("run pi-grep")
+    run_with("pi-grep", args, None, |c| {
+        c.current_dir(dir)
+            .env_remove("NO_COLOR")
+            .env("HOME", dir)
+            .stdin(Stdio::null());
+    })
 }
 
 fn setup(tag: &str) -> TempDir {
@@ -404,11 +399,9 @@ fn session_directories_and_time() {
     let o = grep_in(t.path(), &["--session-dir", &r, "-c", "refused", "s-ol"]);
     assert_eq!(stdout(&o), format!("{r}/--q--/s-old.jsonl:1\n"));
     // Stdin.
-    let o = Command::new(bin("pi-grep"))
-        .args(["-c", "refused", "-"])
-        .stdin(std::fs::File::open(t.path().join("s.jsonl")).unwrap())
-        .output()
-        .unwrap();
+    let o = run_with("pi-grep", &["-c", "refused", "-"], None, |c| {
+        c.stdin(std::fs::File::open(t.path().join("s.jsonl")).unwrap());
+    });
     assert_eq!(stdout(&o), "<stdin>:1\n");
 }
 
@@ -455,12 +448,7 @@ fn readme_examples_run() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(t.path().join("s.jsonl"), dir.join("s.jsonl")).unwrap();
     std::fs::copy(t.path().join("s.jsonl"), cwd.join("s.jsonl")).unwrap();
-    let bins = bin("pi-grep").parent().unwrap().to_path_buf();
-    let path = format!(
-        "{}:{}",
-        bins.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = path_with_tools();
     let mut ran = 0;
     for line in block.lines() {
         let cmd = line.split("  #").next().unwrap_or("").trim();

@@ -11,11 +11,11 @@
 //! minutes for them; `.ci/run` runs it with `cargo test --release --test
 //! tests hostile:: -- --ignored`.
 
-use crate::common::{bin, repo, TempDir};
+use crate::common::*;
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// A run that takes longer than this is a hang.
@@ -24,47 +24,22 @@ const TIMEOUT: Duration = Duration::from_secs(60);
 // ---------------------------------------------------------------------------
 // Inputs
 
-const SID: &str = "0b5e55ed-0000-7000-8000-000000000000";
-
-fn header() -> String {
-    format!(
-        r#"{{"type":"session","version":3,"id":"{SID}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp/hostile"}}"#
-    )
-}
-
-fn parent_json(parent: Option<&str>) -> String {
-    match parent {
-        Some(p) => format!("\"{p}\""),
-        None => "null".to_string(),
-    }
-}
-
-fn user(id: &str, parent: Option<&str>, text: &str) -> String {
-    format!(
-        r#"{{"type":"message","id":"{id}","parentId":{},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"{text}","timestamp":1767225601000}}}}"#,
-        parent_json(parent)
-    )
-}
-
+/// An assistant's reply `text`, with its usage.
 fn assistant(id: &str, parent: Option<&str>, text: &str) -> String {
-    format!(
-        r#"{{"type":"message","id":"{id}","parentId":{},"timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"stop","timestamp":1767225602000}}}}"#,
-        parent_json(parent)
+    message(
+        id,
+        parent,
+        &format!(
+            r#"{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"stop","timestamp":1767225602000}}"#
+        ),
     )
-}
-
-/// Lines joined with `\n`, with a final newline.
-fn lines(ls: &[String]) -> Vec<u8> {
-    let mut s = ls.join("\n");
-    s.push('\n');
-    s.into_bytes()
 }
 
 /// A small, valid session: aaaa0001 (user) <- aaaa0002 (assistant) <-
 /// bbbb0003 (user) <- bbbb0004 (assistant), the last one the leaf.
 fn small_lines() -> Vec<String> {
     vec![
-        header(),
+        H.to_string(),
         user("aaaa0001", None, "hello"),
         assistant("aaaa0002", Some("aaaa0001"), "hi there"),
         user("bbbb0003", Some("aaaa0002"), "again"),
@@ -73,18 +48,18 @@ fn small_lines() -> Vec<String> {
 }
 
 fn small() -> Vec<u8> {
-    lines(&small_lines())
+    lines(&small_lines()).into()
 }
 
 fn ring(n: usize) -> Vec<u8> {
     // Entry k's parent is entry k-1; entry 0's parent is the last one.
     let id = |k: usize| format!("c{k:07x}");
-    let mut ls = vec![header()];
+    let mut ls = vec![H.to_string()];
     for k in 0..n {
         let parent = id((k + n - 1) % n);
         ls.push(user(&id(k), Some(&parent), "round"));
     }
-    lines(&ls)
+    lines(&ls).into()
 }
 
 /// Write `n` lines made by `line(k)` after a header, without holding the
@@ -92,7 +67,7 @@ fn ring(n: usize) -> Vec<u8> {
 fn write_many(path: &Path, n: usize, line: impl Fn(usize, &mut Vec<u8>)) {
     let f = std::fs::File::create(path).unwrap();
     let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-    w.write_all(header().as_bytes()).unwrap();
+    w.write_all(H.as_bytes()).unwrap();
     w.write_all(b"\n").unwrap();
     let mut buf = Vec::with_capacity(256);
     for k in 0..n {
@@ -123,29 +98,26 @@ fn make(key: &str, path: &Path) {
     let bytes: Vec<u8> = match key {
         "empty" => Vec::new(),
         "whitespace" => b"  \n\t \n\n \r\n".to_vec(),
-        "no-header" => lines(&small_lines()[1..]),
+        "no-header" => lines(&small_lines()[1..]).into(),
         "header-not-first" => {
             let mut ls = small_lines();
             ls.swap(0, 1);
-            lines(&ls)
+            lines(&ls).into()
         }
         "header-no-id" => {
             let mut ls = small_lines();
             ls[0] = r#"{"type":"session","version":3,"timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp/hostile"}"#.into();
-            lines(&ls)
+            lines(&ls).into()
         }
         "second-header" => {
             let mut ls = small_lines();
-            ls.insert(
-                3,
-                header().replace(SID, "0b5e55ed-0000-7000-8000-000000000001"),
-            );
-            lines(&ls)
+            ls.insert(3, H.replace("-000000000001", "-000000000002"));
+            lines(&ls).into()
         }
         "not-json" => {
             let mut ls = small_lines();
             ls.insert(3, "this is not JSON {".into());
-            lines(&ls)
+            lines(&ls).into()
         }
         "torn-last-line" => {
             let mut b = small();
@@ -161,12 +133,12 @@ fn make(key: &str, path: &Path) {
             {
                 ls.insert(3 + k, v.to_string());
             }
-            lines(&ls)
+            lines(&ls).into()
         }
         "not-object-first" => {
             let mut ls = small_lines();
             ls.insert(0, "[1]".into());
-            lines(&ls)
+            lines(&ls).into()
         }
         "invalid-utf8" => {
             let mut b = Vec::new();
@@ -193,7 +165,7 @@ fn make(key: &str, path: &Path) {
             let mut ls = small_lines();
             ls[3] = r#"{"type":"message","id":"bbbb0003","parentId":"aaaa0002","timestamp":"2026-01-01T00:00:01.000Z"}"#.into();
             ls[4] = r#"{"type":"message","id":"bbbb0004","parentId":"bbbb0003","timestamp":"2026-01-01T00:00:02.000Z","message":null}"#.into();
-            lines(&ls)
+            lines(&ls).into()
         }
         "version-string" | "version-array" => {
             let mut ls = small_lines();
@@ -203,7 +175,7 @@ fn make(key: &str, path: &Path) {
                 "[3]"
             };
             ls[0] = ls[0].replace("\"version\":3", &format!("\"version\":{v}"));
-            lines(&ls)
+            lines(&ls).into()
         }
         "crlf" => small_lines()
             .join("\r\n")
@@ -223,7 +195,7 @@ fn make(key: &str, path: &Path) {
                 Some("aaaa0002"),
                 r"lone \ud800 high, \udc00 low, \udbff\ud800 reversed",
             );
-            lines(&ls)
+            lines(&ls).into()
         }
         "big-numbers" => {
             let mut ls = small_lines();
@@ -240,7 +212,7 @@ fn make(key: &str, path: &Path) {
                 r#"{"type":"compaction","id":"bbbb0005","parentId":"bbbb0004","timestamp":"2026-01-01T00:00:03.000Z","summary":"s","firstKeptEntryId":"bbbb0003","tokensBefore":1e400}"#
                     .to_string(),
             );
-            lines(&ls)
+            lines(&ls).into()
         }
         "non-string-ids" => {
             // pi keys its Maps by the value: 1 -> 2 -> true -> 3 is a chain.
@@ -257,41 +229,41 @@ fn make(key: &str, path: &Path) {
                     .fold(l, |l, (from, to)| l.replace(&format!("\"{from}\""), to))
                 })
                 .collect();
-            lines(&ls)
+            lines(&ls).into()
         }
         "null-id-last" => {
             let mut ls = small_lines();
             ls[4] = assistant("bbbb0004", Some("bbbb0003"), "sure")
                 .replace(r#""id":"bbbb0004""#, r#""id":null"#);
-            lines(&ls)
+            lines(&ls).into()
         }
         "cycle-1" => {
             let mut ls = small_lines();
             ls[4] = assistant("bbbb0004", Some("bbbb0004"), "my own parent");
-            lines(&ls)
+            lines(&ls).into()
         }
         "cycle-2" => {
             let mut ls = small_lines();
             ls[3] = user("bbbb0003", Some("bbbb0004"), "again");
-            lines(&ls)
+            lines(&ls).into()
         }
         "cycle-1000" => ring(1000),
         "cycle-off-path" => {
             let mut ls = small_lines();
             ls.insert(1, user("dddd0001", Some("dddd0002"), "x"));
             ls.insert(2, user("dddd0002", Some("dddd0001"), "y"));
-            lines(&ls)
+            lines(&ls).into()
         }
         "dangling-parent" => {
             let mut ls = small_lines();
             ls[3] = user("bbbb0003", Some("deadbeef"), "again");
-            lines(&ls)
+            lines(&ls).into()
         }
         "duplicate-ids" => {
             let mut ls = small_lines();
             ls[3] = user("aaaa0002", Some("aaaa0001"), "same id as line 3");
             ls[4] = assistant("bbbb0004", Some("aaaa0002"), "sure");
-            lines(&ls)
+            lines(&ls).into()
         }
         "unknown-types" => {
             let mut ls = small_lines();
@@ -304,18 +276,18 @@ fn make(key: &str, path: &Path) {
             );
             ls.insert(7, r#"{"id":"eeee0005","parentId":"eeee0004"}"#.into());
             ls[8] = user("bbbb0003", Some("eeee0005"), "again");
-            lines(&ls)
+            lines(&ls).into()
         }
         "first-kept-missing" => {
             let mut ls = small_lines();
             ls.push(r#"{"type":"compaction","id":"bbbb0005","parentId":"bbbb0004","timestamp":"2026-01-01T00:00:03.000Z","summary":"what happened","firstKeptEntryId":"nothere0","tokensBefore":100}"#.into());
             ls.push(user("bbbb0006", Some("bbbb0005"), "after"));
-            lines(&ls)
+            lines(&ls).into()
         }
         "label-missing-target" => {
             let mut ls = small_lines();
             ls.push(r#"{"type":"label","id":"bbbb0005","parentId":"bbbb0004","timestamp":"2026-01-01T00:00:03.000Z","targetId":"deadbeef","label":"ghost"}"#.into());
-            lines(&ls)
+            lines(&ls).into()
         }
         "ref-ambiguous" | "ref-unknown" | "ref-root-parent" | "ref-past-root" => small(),
         "deep-nesting" => {
@@ -329,7 +301,7 @@ fn make(key: &str, path: &Path) {
             ls.push(format!(
                 r#"{{"type":"custom","customType":"deep","data":{obj},"id":"bbbb0005","parentId":"bbbb0004","timestamp":"2026-01-01T00:00:03.000Z"}}"#
             ));
-            lines(&ls)
+            lines(&ls).into()
         }
         "v1-not-json" => {
             let ls = [
@@ -338,7 +310,7 @@ fn make(key: &str, path: &Path) {
                 "not JSON at all",
                 r#"{"type":"message","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"again","timestamp":2}}"#,
             ];
-            lines(&ls.map(String::from))
+            lines(&ls.map(String::from)).into()
         }
         "huge-line" => {
             let mut b = Vec::with_capacity(101 << 20);
@@ -491,68 +463,25 @@ struct Ran {
     secs: f64,
 }
 
-fn drain(
-    mut r: impl Read + Send + 'static,
-    keep: usize,
-) -> std::thread::JoinHandle<(u64, Vec<u8>)> {
-    std::thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut total = 0u64;
-        let mut buf = vec![0u8; 1 << 16];
-        loop {
-            match r.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    total += n as u64;
-                    if kept.len() < keep {
-                        let take = n.min(keep - kept.len());
-                        kept.extend_from_slice(&buf[..take]);
-                    }
-                }
-            }
-        }
-        (total, kept)
-    })
-}
-
 fn run_timed(tool: &str, args: &[String], timeout: Duration) -> Ran {
     let start = Instant::now();
-    let mut child = Command::new(bin(tool))
-        .args(args)
-        .env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .env("NO_COLOR", "1")
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut cmd = command(tool, &args);
+    cmd.env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn tool");
-    let out = drain(child.stdout.take().unwrap(), 0);
-    let err = drain(child.stderr.take().unwrap(), 64 << 10);
-    let mut hung = false;
-    let status = loop {
-        if let Some(st) = child.try_wait().expect("wait") {
-            break st;
-        }
-        if start.elapsed() > timeout {
-            hung = true;
-            let _ = child.kill();
-            break child.wait().expect("wait");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let (stdout_len, _) = out.join().unwrap();
-    let (_, e) = err.join().unwrap();
+        .stderr(Stdio::piped());
+    let ran = run_within(&mut cmd, timeout, 0, 64 << 10);
     #[cfg(unix)]
-    let signal = std::os::unix::process::ExitStatusExt::signal(&status);
+    let signal = std::os::unix::process::ExitStatusExt::signal(&ran.status);
     #[cfg(not(unix))]
     let signal = None;
     Ran {
-        code: status.code(),
+        code: ran.status.code(),
         signal,
-        hung,
-        stdout_len,
-        stderr: String::from_utf8_lossy(&e).into_owned(),
+        hung: ran.hung,
+        stdout_len: ran.stdout_len,
+        stderr: String::from_utf8_lossy(&ran.stderr).into_owned(),
         secs: start.elapsed().as_secs_f64(),
     }
 }
@@ -632,15 +561,6 @@ fn load_table() -> Table {
 
 // ---------------------------------------------------------------------------
 // The checks
-
-fn temp_files(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|d| d.file_name().to_string_lossy().into_owned())
-        .filter(|n| n != "s.jsonl")
-        .collect()
-}
 
 /// Run every column on the case `key`; return what went wrong.
 fn check_case(key: &str, expect: &BTreeMap<String, Option<i32>>, root: &Path) -> Vec<String> {
@@ -729,7 +649,7 @@ fn check_case(key: &str, expect: &BTreeMap<String, Option<i32>>, root: &Path) ->
                     v["type"] == "context_edit" && v["replacement"].is_null()
                 });
             }
-            let stray = temp_files(&work);
+            let stray = names_in(&work, &["s.jsonl"]);
             if !stray.is_empty() {
                 bad.push(format!("{at}: left files behind: {stray:?}"));
             }
@@ -752,29 +672,11 @@ fn check_one_appended(
     bad: &mut Vec<String>,
     is_it: impl Fn(&serde_json::Value) -> bool,
 ) {
-    let Some(rest) = after.strip_prefix(before) else {
-        bad.push(format!("{at}: the old bytes were not kept"));
-        return;
-    };
-    let rest = if !before.is_empty() && !before.ends_with(b"\n") {
-        match rest.strip_prefix(b"\n") {
-            Some(r) => r,
-            None => {
-                bad.push(format!("{at}: appended without starting a fresh line"));
-                return;
-            }
-        }
-    } else {
-        rest
-    };
-    let ok = rest.ends_with(b"\n")
-        && rest.iter().filter(|&&b| b == b'\n').count() == 1
-        && serde_json::from_slice::<serde_json::Value>(rest).is_ok_and(|v| is_it(&v));
-    if !ok {
-        bad.push(format!(
-            "{at}: appended something else than the one line expected: {:?}",
-            String::from_utf8_lossy(&rest[..rest.len().min(300)])
-        ));
+    match appended_line(before, after) {
+        Ok(Some(v)) if is_it(&v) => {}
+        Ok(Some(v)) => bad.push(format!("{at}: appended another line than expected: {v}")),
+        Ok(None) => bad.push(format!("{at}: appended nothing")),
+        Err(e) => bad.push(format!("{at}: {e}")),
     }
 }
 

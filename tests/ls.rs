@@ -4,7 +4,7 @@
 //! filters and formats, and the other tools taking what pi-ls prints.
 use crate::common::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 /// A copy of tests/conformance/store for project `<tmp>/proj`, as
 /// kinds/pi-ls.mjs installs it: (temp dir, agent dir, project dir, encoded project).
@@ -43,18 +43,14 @@ fn ls_in(cwd: &Path, agent: &Path, args: &[&str]) -> Output {
     tool_in("pi-ls", cwd, agent, args)
 }
 
+/// `tool args` in `cwd` with the store `agent`, as kinds/pi-ls.mjs ran pi.
 fn tool_in(tool: &str, cwd: &Path, agent: &Path, args: &[&str]) -> Output {
-    Command::new(bin(tool))
-        .args(args)
-        .current_dir(cwd)
-        .env("PI_CODING_AGENT_DIR", agent)
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .env("HOME", CONFORMANCE_HOME)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap()
+    run_with(tool, args, None, |c| {
+        c.current_dir(cwd)
+            .env("PI_CODING_AGENT_DIR", agent)
+            .env("HOME", CONFORMANCE_HOME)
+            .stdin(Stdio::null());
+    })
 }
 
 /// A JSON line (the store's one lone surrogate, which serde refuses, as U+FFFD).
@@ -66,28 +62,17 @@ fn parse(l: &str) -> serde_json::Value {
 fn conformance_with_pi() {
     let (_t, agent, proj, enc) = install();
     let a = agent.to_string_lossy().into_owned();
-    let text = std::fs::read_to_string(repo().join("tests/conformance/answers/pi-ls/store.jsonl"))
-        .unwrap();
-    let mut n = 0;
-    for line in text.lines() {
-        let c: serde_json::Value = serde_json::from_str(line).unwrap();
-        let args: Vec<String> = c["args"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_str().unwrap().replace("$STORE", &a))
-            .collect();
+    check_each(&cases("pi-ls"), 3, |c| {
+        let args: Vec<String> = c.args.iter().map(|x| x.replace("$STORE", &a)).collect();
         let argv: Vec<&str> = args.iter().map(String::as_str).collect();
         let o = ls_in(&proj, &agent, &argv);
         assert!(o.status.success(), "{argv:?}: {}", stderr(&o));
         let got = stdout(&o)
             .replace(&enc, "--PROJECT--")
             .replace(&a, "$STORE");
-        let want = c["stdout"].as_str().unwrap();
-        assert_eq!(got, want, "{}: pi-ls {argv:?}", c["what"]);
-        n += 1;
-    }
-    assert!(n >= 4);
+        assert_eq!(got, c.stdout, "{}: pi-ls {argv:?}", c.what);
+        Ok(())
+    });
 }
 
 #[test]

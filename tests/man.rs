@@ -5,15 +5,7 @@ use crate::common::*;
 
 #[test]
 fn man_pages_are_current() {
-    let mut tools: Vec<String> = std::fs::read_dir(repo().join("src/bin"))
-        .unwrap()
-        .flatten()
-        .filter_map(|d| {
-            let n = d.file_name().to_string_lossy().into_owned();
-            n.strip_suffix(".rs").map(str::to_string)
-        })
-        .collect();
-    tools.sort();
+    let tools = tools();
     assert!(!tools.is_empty());
     let update = std::env::var_os("UPDATE_MAN").is_some();
     let mut stale = Vec::new();

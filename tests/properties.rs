@@ -7,6 +7,7 @@
 //! where the property is about a tool's output (`pi-tree --json`,
 //! `pi-label --list --json`).
 
+use crate::common::{chain, lines, run, stderr, user_message, TempDir, H};
 use pi_session_tools::cmd::fork::branched_session;
 use pi_session_tools::cmd::migrate::{migrate_bytes, MigrateOptions, Outcome};
 use pi_session_tools::entry::EntryType;
@@ -423,14 +424,14 @@ fn tree_json_holds_every_entry_once() {
         cases: 48,
         ..ProptestConfig::default()
     });
-    let dir = crate::common::TempDir::new("properties");
+    let dir = TempDir::new("properties");
     runner
         .run(&prop::collection::vec(spec(), 1..30), |specs| {
             let b = build_v3(&specs, false);
             let file = dir.path().join("t.jsonl");
             std::fs::write(&file, &b.text).unwrap();
-            let out = crate::common::run("pi-tree", &["--json", file.to_str().unwrap()], None);
-            prop_assert!(out.status.success(), "{}", crate::common::stderr(&out));
+            let out = run("pi-tree", &["--json", file.to_str().unwrap()], None);
+            prop_assert!(out.status.success(), "{}", stderr(&out));
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
             let mut seen: HashMap<String, Option<String>> = HashMap::new();
             // (node, parent id)
@@ -462,18 +463,8 @@ fn tree_json_holds_every_entry_once() {
 /// exponential. Building the tree must stay linear.
 #[test]
 fn duplicated_file_tree_builds_fast() {
-    let header = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n";
-    let mut body = String::new();
-    for i in 0..200u32 {
-        let parent = match i {
-            0 => "null".to_string(),
-            _ => format!("\"{:08x}\"", i - 1),
-        };
-        body.push_str(&format!(
-            "{{\"type\":\"message\",\"id\":\"{i:08x}\",\"parentId\":{parent},\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"x\",\"timestamp\":1}}}}\n"
-        ));
-    }
-    let text = format!("{header}{body}{body}{body}");
+    let body = lines(&chain(200, |_| user_message("x")));
+    let text = format!("{H}\n{body}{body}{body}");
     let s = read(&text);
     let t0 = std::time::Instant::now();
     let tree = pi_session_tools::tree::Tree::build(&s);
@@ -481,7 +472,7 @@ fn duplicated_file_tree_builds_fast() {
     assert!(tree.unreachable.is_empty());
     assert_eq!(tree.walk_len(1_000_000), None);
     // Unique ids: the walk enters each entry once.
-    let s = read(&format!("{header}{body}"));
+    let s = read(&format!("{H}\n{body}"));
     assert_eq!(
         pi_session_tools::tree::Tree::build(&s).walk_len(1_000),
         Some(200)

@@ -6,7 +6,7 @@
 //! Ignored by default (a few minutes unoptimised); `.ci/run` runs it in
 //! release: `cargo test --release --test tests scale:: -- --ignored`.
 
-use crate::common::{run, stderr, stdout, TempDir};
+use crate::common::{message_at, run_ok, stdout, TempDir};
 use std::io::Write;
 
 const N: usize = 1_000_000;
@@ -23,27 +23,29 @@ fn header(out: &mut Vec<u8>) {
 }
 
 fn entry(out: &mut Vec<u8>, i: usize, parent: Option<usize>) {
-    let parent = parent.map_or("null".to_string(), |p| format!("\"{}\"", id(p)));
     let role = if i.is_multiple_of(2) {
         "user"
     } else {
         "assistant"
     };
-    writeln!(
-        out,
-        r#"{{"type":"message","id":"{}","parentId":{parent},"timestamp":"2026-01-01T00:{:02}:{:02}.{:03}Z","message":{{"role":"{role}","content":"m{i}","timestamp":1}}}}"#,
-        id(i),
+    let at = format!(
+        "2026-01-01T00:{:02}:{:02}.{:03}Z",
         (i / 60_000) % 60,
         (i / 1000) % 60,
         i % 1000
+    );
+    let message = format!(r#"{{"role":"{role}","content":"m{i}","timestamp":1}}"#);
+    let parent = parent.map(id);
+    writeln!(
+        out,
+        "{}",
+        message_at(&id(i), parent.as_deref(), &at, &message)
     )
     .unwrap();
 }
 
 fn ok(tool: &str, args: &[&str]) -> String {
-    let o = run(tool, args, None);
-    assert!(o.status.success(), "{tool} {args:?}: {}", stderr(&o));
-    stdout(&o)
+    stdout(&run_ok(tool, args))
 }
 
 #[test]

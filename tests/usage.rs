@@ -4,17 +4,15 @@
 use crate::common::*;
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
+/// pi-usage over the store `agent`, no stdin.
 fn usage_run(agent: &Path, args: &[&str]) -> Output {
-    Command::new(bin("pi-usage"))
-        .args(args)
-        .env("PI_CODING_AGENT_DIR", agent)
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run pi-usage")
+    run_with("pi-usage", args, None, |c| {
+        c.env("PI_CODING_AGENT_DIR", agent)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null());
+    })
 }
 
 fn json(agent: &Path, args: &[&str]) -> Vec<Value> {
