@@ -39,6 +39,11 @@ fn grep_in(dir: &Path, args: &[&str]) -> Output {
     })
 }
 
+/// What [`grep_in`] prints.
+fn grep_out(dir: &Path, args: &[&str]) -> String {
+    stdout(&grep_in(dir, args))
+}
+
 fn setup(tag: &str) -> TempDir {
     let t = TempDir::new(tag);
     t.write("s.jsonl", SESSION.as_bytes());
@@ -62,19 +67,16 @@ fn finds_text_hidden_by_escapes() {
         "s.jsonl:aaaa0001:user/text: please migrate the café db\n"
     );
     assert_eq!(o.status.code(), Some(0));
-    let o = grep_in(t.path(), &["said \"migrate\"$", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["said \"migrate\"$", "s.jsonl"]),
         "s.jsonl:aaaa0002:assistant/thinking: they said \"migrate\"\n"
     );
-    let o = grep_in(t.path(), &["^error: connection refused$", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["^error: connection refused$", "s.jsonl"]),
         "s.jsonl:aaaa0003:toolResult/toolResult: error: connection refused\n"
     );
-    let o = grep_in(t.path(), &["^\ttest", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["^\ttest", "s.jsonl"]),
         "s.jsonl:aaaa0003:toolResult/toolResult: \ttest result: FAILED\n"
     );
     // A raw search of the file finds none of these (what rg sees).
@@ -109,9 +111,8 @@ fn keys_ids_signatures_and_images_are_not_searched() {
 #[test]
 fn fields_and_roles() {
     let t = setup("grep-fields");
-    let o = grep_in(t.path(), &["--role", "user", "-w", "migrate", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["--role", "user", "-w", "migrate", "s.jsonl"]),
         "s.jsonl:aaaa0001:user/text: please migrate the café db\n"
     );
     let o = grep_in(
@@ -124,9 +125,8 @@ fn fields_and_roles() {
          s.jsonl:aaaa0004:bashExecution/output: rate limit hit\n"
     );
     // The tool call: its name, then the arguments as JSON.stringify writes them.
-    let o = grep_in(t.path(), &["--in", "toolCall", "cargo test", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["--in", "toolCall", "cargo test", "s.jsonl"]),
         "s.jsonl:aaaa0002:assistant/toolCall: bash {\"command\":\"cargo test --all\"}\n"
     );
     let o = grep_in(
@@ -138,9 +138,8 @@ fn fields_and_roles() {
         "s.jsonl:aaaa0005:label/label: before-migrate\n\
          s.jsonl:aaaa0006:session_info/name: Migrate the café\n"
     );
-    let o = grep_in(t.path(), &["--in", "summary", "rate", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["--in", "summary", "rate", "s.jsonl"]),
         "s.jsonl:aaaa0008:branch_summary/summary: We tried a rate limit.\n"
     );
     let o = grep_in(t.path(), &["--in", "nope", "x", "s.jsonl"]);
@@ -151,13 +150,14 @@ fn fields_and_roles() {
 #[test]
 fn active_path_only() {
     let t = setup("grep-active");
-    let o = grep_in(t.path(), &["-c", "rate limit", "s.jsonl"]);
-    assert_eq!(stdout(&o), "s.jsonl:3\n");
+    assert_eq!(
+        grep_out(t.path(), &["-c", "rate limit", "s.jsonl"]),
+        "s.jsonl:3\n"
+    );
     // Lines 8 (the old branch's user message) and 9 (its summary) are off
     // the path from the leaf (line 10).
-    let o = grep_in(t.path(), &["--active", "rate limit", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["--active", "rate limit", "s.jsonl"]),
         "s.jsonl:aaaa0004:bashExecution/output: rate limit hit\n"
     );
 }
@@ -169,24 +169,30 @@ fn output_shapes() {
         "other.jsonl",
         SESSION.replace("sess-0001", "sess-0002").as_bytes(),
     );
-    let o = grep_in(t.path(), &["-l", "migrate", "s.jsonl", "other.jsonl"]);
-    assert_eq!(stdout(&o), "s.jsonl\nother.jsonl\n");
-    let o = grep_in(t.path(), &["-l", "-0", "migrate", "s.jsonl"]);
-    assert_eq!(stdout(&o), "s.jsonl\0");
-    let o = grep_in(t.path(), &["-c", "-i", "migrate", "s.jsonl"]);
-    assert_eq!(stdout(&o), "s.jsonl:5\n");
-    let o = grep_in(t.path(), &["-m", "2", "-c", "-i", "migrate", "s.jsonl"]);
-    assert_eq!(stdout(&o), "s.jsonl:2\n");
-    let o = grep_in(t.path(), &["-o", r"\brate \w+", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["-l", "migrate", "s.jsonl", "other.jsonl"]),
+        "s.jsonl\nother.jsonl\n"
+    );
+    assert_eq!(
+        grep_out(t.path(), &["-l", "-0", "migrate", "s.jsonl"]),
+        "s.jsonl\0"
+    );
+    assert_eq!(
+        grep_out(t.path(), &["-c", "-i", "migrate", "s.jsonl"]),
+        "s.jsonl:5\n"
+    );
+    assert_eq!(
+        grep_out(t.path(), &["-m", "2", "-c", "-i", "migrate", "s.jsonl"]),
+        "s.jsonl:2\n"
+    );
+    assert_eq!(
+        grep_out(t.path(), &["-o", r"\brate \w+", "s.jsonl"]),
         "s.jsonl:aaaa0004:bashExecution/output: rate limit\n\
          s.jsonl:aaaa0007:user/text: rate limit\n\
          s.jsonl:aaaa0008:branch_summary/summary: rate limit\n"
     );
-    let o = grep_in(t.path(), &["-e", "thanks", "-e", "^done", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["-e", "thanks", "-e", "^done", "s.jsonl"]),
         "s.jsonl:aaaa0009:user/text: done\ns.jsonl:aaaa0009:user/text: thanks\n"
     );
     let o = grep_in(t.path(), &["--json", "refused", "s.jsonl"]);
@@ -208,9 +214,8 @@ fn output_shapes() {
     assert_eq!(v[0]["role"], serde_json::Value::Null);
     assert_eq!(v[0]["type"], "label");
     // Context lines within the same text.
-    let o = grep_in(t.path(), &["-C", "1", "connection", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["-C", "1", "connection", "s.jsonl"]),
         "s.jsonl-aaaa0003-toolResult/toolResult- running 3 tests\n\
          s.jsonl:aaaa0003:toolResult/toolResult: error: connection refused\n\
          s.jsonl-aaaa0003-toolResult/toolResult- \ttest result: FAILED\n"
@@ -297,9 +302,8 @@ fn invalid_utf8_and_lone_surrogates_never_panic() {
     let o = grep_in(t.path(), &["--json", "here", "h.jsonl"]);
     let v = json_lines(&o);
     assert_eq!(v[0]["text"], "lone \u{FFFD} here \u{FFFD}\u{1F600} end");
-    let o = grep_in(t.path(), &["bytes", "h.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["bytes", "h.jsonl"]),
         "h.jsonl:b0000002:user/text: bad \u{FFFD}\u{FFFD} bytes end\n"
     );
     // Lines are parsed only where the pattern could be: "end" is on line 4.
@@ -360,44 +364,33 @@ fn session_directories_and_time() {
         .unwrap();
     }
     let r = root.to_string_lossy().to_string();
-    let o = grep_in(t.path(), &["--all", "--session-dir", &r, "-l", "refused"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["--all", "--session-dir", &r, "-l", "refused"]),
         format!("{r}/--p--/s-new.jsonl\n{r}/--q--/s-old.jsonl\n")
     );
-    let o = grep_in(
-        t.path(),
-        &[
+    for (bound, file) in [("--since", "--p--/s-new"), ("--until", "--q--/s-old")] {
+        let args = [
             "--all",
             "--session-dir",
             &r,
             "-c",
-            "--since",
+            bound,
             "2026-11-01",
             "refused",
-        ],
-    );
-    assert_eq!(stdout(&o), format!("{r}/--p--/s-new.jsonl:1\n"));
-    let o = grep_in(
-        t.path(),
-        &[
-            "--all",
-            "--session-dir",
-            &r,
-            "-c",
-            "--until",
-            "2026-11-01",
-            "refused",
-        ],
-    );
-    assert_eq!(stdout(&o), format!("{r}/--q--/s-old.jsonl:1\n"));
+        ];
+        assert_eq!(grep_out(t.path(), &args), format!("{r}/{file}.jsonl:1\n"));
+    }
     // This project's sessions (--session-dir names the directory itself).
     let p = root.join("--p--").to_string_lossy().to_string();
-    let o = grep_in(t.path(), &["--session-dir", &p, "-l", "refused"]);
-    assert_eq!(stdout(&o), format!("{p}/s-new.jsonl\n"));
+    assert_eq!(
+        grep_out(t.path(), &["--session-dir", &p, "-l", "refused"]),
+        format!("{p}/s-new.jsonl\n")
+    );
     // A session-id prefix.
-    let o = grep_in(t.path(), &["--session-dir", &r, "-c", "refused", "s-ol"]);
-    assert_eq!(stdout(&o), format!("{r}/--q--/s-old.jsonl:1\n"));
+    assert_eq!(
+        grep_out(t.path(), &["--session-dir", &r, "-c", "refused", "s-ol"]),
+        format!("{r}/--q--/s-old.jsonl:1\n")
+    );
     // Stdin.
     let o = run_with("pi-grep", &["-c", "refused", "-"], None, |c| {
         c.stdin(std::fs::File::open(t.path().join("s.jsonl")).unwrap());
@@ -418,8 +411,7 @@ fn many_files_in_parallel_keep_their_order() {
             t.write(&name, SESSION.replace("refused", "accepted").as_bytes());
         }
     }
-    let o = grep_in(t.path(), &["-j", "8", "-c", "refused", "."]);
-    assert_eq!(stdout(&o), want);
+    assert_eq!(grep_out(t.path(), &["-j", "8", "-c", "refused", "."]), want);
 }
 
 /// The examples of the README's pi-grep section, in a project whose

@@ -44,16 +44,17 @@ fn header(id: &str, cwd: &str, parent: Option<&str>) -> String {
     }
 }
 
-fn assistant(id: &str, parent: &str, ts: &str, model: &str, u: &str) -> String {
-    format!(
-        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{ts}","message":{{"role":"assistant","content":[],"api":"x","provider":"prov-{model}","model":"{model}","usage":{u},"stopReason":"stop","timestamp":0}}}}"#
-    )
+/// An assistant message at `ts` of `model` with the usage `u`.
+fn assistant(id: &str, parent: Option<&str>, ts: &str, model: &str, u: &str) -> String {
+    let message = format!(
+        r#"{{"role":"assistant","content":[],"api":"x","provider":"prov-{model}","model":"{model}","usage":{u},"stopReason":"stop","timestamp":0}}"#
+    );
+    message_at(id, parent, ts, &message)
 }
 
-fn user(id: &str, parent: &str, ts: &str) -> String {
-    format!(
-        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{ts}","message":{{"role":"user","content":"hi","timestamp":0}}}}"#
-    )
+/// An [`assistant`] message of model `m` that cost `cost`.
+fn paid(id: &str, parent: Option<&str>, ts: &str, cost: f64) -> String {
+    assistant(id, parent, ts, "m", &usage(1, cost))
 }
 
 struct Store {
@@ -69,11 +70,11 @@ impl Store {
     fn agent(&self) -> &Path {
         self.dir.path()
     }
-    fn file(&self, project: &str, name: &str, lines: &[String]) -> String {
+    fn file(&self, project: &str, name: &str, entries: &[String]) -> String {
         let d = self.dir.path().join("sessions").join(project);
         std::fs::create_dir_all(&d).unwrap();
         let p = d.join(name);
-        std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+        std::fs::write(&p, lines(entries)).unwrap();
         p.to_string_lossy().into_owned()
     }
 }
@@ -92,10 +93,15 @@ fn counts_every_branch_and_every_kind() {
         "a.jsonl",
         &[
             header("s1", "/p", None),
-            user("u1", "null", "2026-03-01T10:00:00.000Z"),
-            assistant("a1", "\"u1\"", "2026-03-01T10:00:01.000Z", "m1", &usage(10, 1.0)),
+            message_at(
+                "u1",
+                None,
+                "2026-03-01T10:00:00.000Z",
+                r#"{"role":"user","content":"hi","timestamp":0}"#,
+            ),
+            assistant("a1", Some("u1"), "2026-03-01T10:00:01.000Z", "m1", &usage(10, 1.0)),
             // an abandoned branch: a sibling of a1
-            assistant("a2", "\"u1\"", "2026-03-01T10:00:02.000Z", "m1", &usage(10, 2.0)),
+            assistant("a2", Some("u1"), "2026-03-01T10:00:02.000Z", "m1", &usage(10, 2.0)),
             format!(r#"{{"type":"usage","id":"x1","parentId":"a2","timestamp":"2026-03-01T10:00:03.000Z","kind":"title","provider":"p","model":"m2","usage":{}}}"#, usage(10, 4.0)),
             format!(r#"{{"type":"compaction","id":"c1","parentId":"x1","timestamp":"2026-03-01T10:00:04.000Z","summary":"s","firstKeptEntryId":"a2","tokensBefore":5,"usage":{}}}"#, usage(10, 8.0)),
             format!(r#"{{"type":"branch_summary","id":"b1","parentId":"c1","timestamp":"2026-03-01T10:00:05.000Z","fromId":"a1","summary":"s","usage":{}}}"#, usage(10, 16.0)),
@@ -140,13 +146,7 @@ fn a_fork_is_counted_once() {
         "a.jsonl",
         &[
             header("src", "/p", None),
-            assistant(
-                "a1",
-                "null",
-                "2026-03-01T10:00:01.000Z",
-                "m",
-                &usage(1, 1.0),
-            ),
+            paid("a1", None, "2026-03-01T10:00:01.000Z", 1.0),
         ],
     );
     let b = s.file(
@@ -154,20 +154,8 @@ fn a_fork_is_counted_once() {
         "b.jsonl",
         &[
             header("fork1", "/q", Some(&a)),
-            assistant(
-                "a1",
-                "null",
-                "2026-03-01T10:00:01.000Z",
-                "m",
-                &usage(1, 1.0),
-            ),
-            assistant(
-                "b1",
-                "\"a1\"",
-                "2026-03-02T10:00:01.000Z",
-                "m",
-                &usage(1, 2.0),
-            ),
+            paid("a1", None, "2026-03-01T10:00:01.000Z", 1.0),
+            paid("b1", Some("a1"), "2026-03-02T10:00:01.000Z", 2.0),
         ],
     );
     // a fork of the fork
@@ -176,27 +164,9 @@ fn a_fork_is_counted_once() {
         "c.jsonl",
         &[
             header("fork2", "/q", Some(&b)),
-            assistant(
-                "a1",
-                "null",
-                "2026-03-01T10:00:01.000Z",
-                "m",
-                &usage(1, 1.0),
-            ),
-            assistant(
-                "b1",
-                "\"a1\"",
-                "2026-03-02T10:00:01.000Z",
-                "m",
-                &usage(1, 2.0),
-            ),
-            assistant(
-                "c1",
-                "\"b1\"",
-                "2026-03-03T10:00:01.000Z",
-                "m",
-                &usage(1, 4.0),
-            ),
+            paid("a1", None, "2026-03-01T10:00:01.000Z", 1.0),
+            paid("b1", Some("a1"), "2026-03-02T10:00:01.000Z", 2.0),
+            paid("c1", Some("b1"), "2026-03-03T10:00:01.000Z", 4.0),
         ],
     );
     let rows = json(s.agent(), &["session"]);
@@ -245,7 +215,7 @@ fn old_versions_count() {
         "v2.jsonl",
         &[
             r#"{"type":"session","version":2,"id":"old2","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}"#.into(),
-            assistant("a1", "null", "2025-01-02T00:00:01.000Z", "m", &u),
+            assistant("a1", None, "2025-01-02T00:00:01.000Z", "m", &u),
         ],
     );
     s.file("--p--", "junk.jsonl", &["not json".into()]);
@@ -272,21 +242,9 @@ fn day_boundaries_in_a_time_zone() {
         &[
             header("s1", "/p", None),
             // 22:30 UTC on 31 March is 00:30 on 1 April in Berlin (CEST, +2)
-            assistant(
-                "a1",
-                "null",
-                "2026-03-31T22:30:00.000Z",
-                "m",
-                &usage(1, 1.0),
-            ),
+            paid("a1", None, "2026-03-31T22:30:00.000Z", 1.0),
             // 21:30 UTC is 23:30 in Berlin
-            assistant(
-                "a2",
-                "\"a1\"",
-                "2026-03-31T21:30:00.000Z",
-                "m",
-                &usage(1, 2.0),
-            ),
+            paid("a2", Some("a1"), "2026-03-31T21:30:00.000Z", 2.0),
         ],
     );
     let utc = json(s.agent(), &["--timezone", "UTC"]);
@@ -340,18 +298,12 @@ fn csv_and_table_shapes() {
             header("s1", "/p,q", None),
             assistant(
                 "a1",
-                "null",
+                None,
                 "2026-03-01T10:00:00.000Z",
                 "m",
                 &usage(1000, 0.1),
             ),
-            assistant(
-                "a2",
-                "\"a1\"",
-                "2026-03-01T11:00:00.000Z",
-                "m",
-                &usage(1, 0.2),
-            ),
+            paid("a2", Some("a1"), "2026-03-01T11:00:00.000Z", 0.2),
         ],
     );
     let o = usage_run(s.agent(), &["project", "--csv", "--breakdown"]);
@@ -394,7 +346,7 @@ fn hostile_usage_fields() {
     for (i, u) in bad.iter().enumerate() {
         lines.push(assistant(
             &format!("a{i}"),
-            "null",
+            None,
             "2026-03-01T10:00:00.000Z",
             "m",
             u,
@@ -424,13 +376,7 @@ fn readme_examples_run() {
         "s.jsonl",
         &[
             header("s1", "/p", None),
-            assistant(
-                "a1",
-                "null",
-                "2026-03-01T10:00:00.000Z",
-                "m",
-                &usage(1, 6.0),
-            ),
+            paid("a1", None, "2026-03-01T10:00:00.000Z", 6.0),
         ],
     );
     for args in [
