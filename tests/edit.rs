@@ -343,10 +343,7 @@ fn refusals_leave_the_file_untouched() {
         assert_eq!(std::fs::read(&f).unwrap(), before, "{args:?}");
     }
     // A version-1 file: pi would renumber its entries.
-    let v1 = dir.write(
-        "v1.jsonl",
-        b"{\"type\":\"session\",\"id\":\"x\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n{\"type\":\"message\",\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}}\n",
-    );
+    let v1 = dir.write("v1.jsonl", v1_session("x", ["hi".into()]).as_bytes());
     let v1_before = std::fs::read(&v1).unwrap();
     let o = run("pi-edit", &[v1.to_str().unwrap(), "leaf", "--omit"], None);
     assert_eq!(o.status.code(), Some(1));

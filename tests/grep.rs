@@ -318,12 +318,7 @@ fn invalid_utf8_and_lone_surrogates_never_panic() {
 #[test]
 fn old_sessions_are_searched_with_the_ids_pi_migrate_gives() {
     let t = TempDir::new("grep-v1");
-    let v1 = concat!(
-        r#"{"type":"session","id":"old-1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
-        "\n",
-        r#"{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"old needle"}}"#,
-        "\n",
-    );
+    let v1 = v1_session("old-1", ["old needle".into()]);
     t.write("v1.jsonl", v1.as_bytes());
     let ids = run(
         "pi-path",

@@ -106,12 +106,7 @@ fn appends_on_a_fresh_line_and_refuses_without_touching() {
         );
     }
     // A version-1 file is refused: pi would renumber its entries.
-    let v1 = dir.write(
-        "old.jsonl",
-        br#"{"type":"session","id":"x","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}
-{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}
-"#,
-    );
+    let v1 = dir.write("old.jsonl", v1_session("x", ["hi".into()]).as_bytes());
     let before = std::fs::read(&v1).unwrap();
     let o = run("pi-label", &[v1.to_str().unwrap(), "leaf", "x"], None);
     assert_eq!(o.status.code(), Some(1));

@@ -266,10 +266,13 @@ fn tree_puts_forks_under_their_parent() {
         h + "}\n"
     };
     let msg = |text: &str, ms: u64| {
-        format!(
-            r#"{{"type":"message","id":"{:08x}","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"user","content":"{text}","timestamp":{ms}}}}}"#,
-            ms
-        ) + "\n"
+        let said = format!(r#"{{"role":"user","content":"{text}","timestamp":{ms}}}"#);
+        lines(&[message_at(
+            &hex_id(ms as usize),
+            None,
+            "2026-01-01T00:00:00.000Z",
+            &said,
+        )])
     };
     let a = dir.join("a.jsonl");
     let b = dir.join("b.jsonl");
