@@ -24,11 +24,7 @@ fn stdin_session_and_messages() {
     // Forcing the wrong kind is an error, not wrong output.
     let forced = run(TOOL, &["--from", "messages", &s], None);
     assert_eq!(forced.status.code(), Some(1));
-    assert!(
-        stderr(&forced).contains(":1: the message has no \"role\""),
-        "{}",
-        stderr(&forced)
-    );
+    assert_stderr_has(&forced, ":1: the message has no \"role\"");
     assert!(forced.stdout.is_empty());
 }
 

@@ -151,11 +151,7 @@ fn before_hands_back_the_text_and_refuses_other_entries() {
     // Not a user message.
     let o = run("pi-fork", &[f, "--before", "aaaa0002", "-o", "-"], None);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains(":3: --before needs a user message"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, ":3: --before needs a user message");
 }
 
 #[test]
@@ -238,19 +234,13 @@ fn in_place_before_a_root_message_starts_over_and_bad_requests_write_nothing() {
     assert!(last.contains(r#""parentId":null"#), "{last}");
     let ctx = run("pi-path", &["--format", "messages", fs], None);
     assert_eq!(stdout(&ctx), "", "pi's context is empty after a reset");
-    let before = std::fs::read(&f).unwrap();
     for bad in [
         vec![fs, "--in-place", "--at", "nope"],
         vec![fs, "--in-place", "--before", "aaaa0002"],
         vec![fs, "--in-place", "--at", "root^"],
     ] {
-        let o = run("pi-fork", &bad, None);
+        let o = run_untouched("pi-fork", &bad, &f);
         assert_eq!(o.status.code(), Some(1), "{bad:?}");
-        assert_eq!(
-            std::fs::read(&f).unwrap(),
-            before,
-            "{bad:?} changed the file"
-        );
     }
 }
 
@@ -262,14 +252,10 @@ fn round_trip_branch_then_append_makes_a_sibling() {
     let o = run("pi-fork", &[fs, "--in-place", "--at", "leaf~2"], None);
     let moved = stdout(&o).trim().to_string();
     // pi appends its next message as a child of the last entry.
-    let mut file = std::fs::OpenOptions::new().append(true).open(&f).unwrap();
-    use std::io::Write;
-    writeln!(
-        file,
-        "{}",
-        text_message("aaaa0009", Some(&moved), "user", "new direction")
-    )
-    .unwrap();
+    append_line(
+        &f,
+        &text_message("aaaa0009", Some(&moved), "user", "new direction"),
+    );
     let ids = run("pi-path", &["--format", "ids", fs], None);
     assert_eq!(
         stdout(&ids),
@@ -277,10 +263,7 @@ fn round_trip_branch_then_append_makes_a_sibling() {
     );
     // The old branch is still there: two leaves now.
     let leaves = run("pi-path", &["--leaves", fs], None);
-    let ids: Vec<serde_json::Value> = stdout(&leaves)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let ids = json_lines(&stdout(&leaves));
     assert_eq!(ids.len(), 2);
     assert_eq!(ids[0]["id"], "aaaa0004");
     assert_eq!(ids[1]["id"], "aaaa0009");

@@ -50,13 +50,6 @@ fn setup(tag: &str) -> TempDir {
     t
 }
 
-fn json_lines(o: &Output) -> Vec<serde_json::Value> {
-    stdout(o)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a JSON line"))
-        .collect()
-}
-
 #[test]
 fn finds_text_hidden_by_escapes() {
     let t = setup("grep-escapes");
@@ -196,7 +189,7 @@ fn output_shapes() {
         "s.jsonl:aaaa0009:user/text: done\ns.jsonl:aaaa0009:user/text: thanks\n"
     );
     let o = grep_in(t.path(), &["--json", "refused", "s.jsonl"]);
-    let v = json_lines(&o);
+    let v = json_lines(&stdout(&o));
     assert_eq!(v.len(), 1);
     assert_eq!(
         v[0],
@@ -210,7 +203,7 @@ fn output_shapes() {
     );
     // Non-messages: role null, type given.
     let o = grep_in(t.path(), &["--json", "before-", "s.jsonl"]);
-    let v = json_lines(&o);
+    let v = json_lines(&stdout(&o));
     assert_eq!(v[0]["role"], serde_json::Value::Null);
     assert_eq!(v[0]["type"], "label");
     // Context lines within the same text.
@@ -300,7 +293,7 @@ fn invalid_utf8_and_lone_surrogates_never_panic() {
         );
     }
     let o = grep_in(t.path(), &["--json", "here", "h.jsonl"]);
-    let v = json_lines(&o);
+    let v = json_lines(&stdout(&o));
     assert_eq!(v[0]["text"], "lone \u{FFFD} here \u{FFFD}\u{1F600} end");
     assert_eq!(
         grep_out(t.path(), &["bytes", "h.jsonl"]),
@@ -308,11 +301,7 @@ fn invalid_utf8_and_lone_surrogates_never_panic() {
     );
     // Lines are parsed only where the pattern could be: "end" is on line 4.
     let o = grep_in(t.path(), &["end", "h.jsonl"]);
-    assert!(
-        stderr(&o).contains("h.jsonl:4: not valid JSON"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "h.jsonl:4: not valid JSON");
 }
 
 #[test]

@@ -373,12 +373,7 @@ fn an_append_waits_for_another_writer_to_finish_its_line() {
             .unwrap();
         // The other writer ends its line a moment later.
         std::thread::sleep(Duration::from_millis(300));
-        std::fs::OpenOptions::new()
-            .append(true)
-            .open(&f)
-            .unwrap()
-            .write_all(format!("{tail}\n").as_bytes())
-            .unwrap();
+        append_line(&f, tail);
         let o = child.wait_with_output().unwrap();
         assert!(o.status.success(), "{tool}: {}", stderr(&o));
         let after = std::fs::read_to_string(&f).unwrap();
@@ -547,12 +542,7 @@ fn repeated_in_place_forks_step_back_one_entry_each_time() {
         "\"parentId\":null",
         &format!("\"parentId\":\"{last_marker}\""),
     );
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(&f)
-        .unwrap()
-        .write_all(format!("{child}\n").as_bytes())
-        .unwrap();
+    append_line(&f, &child);
     let o = run_io(
         "pi-path",
         &["--format", "ids", "--leaf", "leaf^", fs],

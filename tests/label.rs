@@ -91,27 +91,19 @@ fn appends_on_a_fresh_line_and_refuses_without_touching() {
     let text = std::fs::read_to_string(&f).unwrap();
     assert_eq!(text.lines().count(), 3);
     assert!(text.ends_with("\"label\":\"x\"}\n"));
-    let before = std::fs::read(&f).unwrap();
     for bad in [
         vec![fs, "nope", "x"],
         vec![fs, "aaaa0001", ""],
         vec![fs, "root^", "x"],
     ] {
-        let o = run("pi-label", &bad, None);
+        let o = run_untouched("pi-label", &bad, &f);
         assert_ne!(o.status.code(), Some(0), "{bad:?}");
-        assert_eq!(
-            std::fs::read(&f).unwrap(),
-            before,
-            "{bad:?} changed the file"
-        );
     }
     // A version-1 file is refused: pi would renumber its entries.
     let v1 = dir.write("old.jsonl", v1_session("x", ["hi".into()]).as_bytes());
-    let before = std::fs::read(&v1).unwrap();
-    let o = run("pi-label", &[v1.to_str().unwrap(), "leaf", "x"], None);
+    let o = run_untouched("pi-label", &[v1.to_str().unwrap(), "leaf", "x"], &v1);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("pi-migrate"), "{}", stderr(&o));
-    assert_eq!(std::fs::read(&v1).unwrap(), before);
+    assert_stderr_has(&o, "pi-migrate");
 }
 
 #[test]
@@ -124,16 +116,11 @@ fn concurrent_writers_lose_nothing() {
     let path = f.clone();
     // A pi-style appender: one write per entry, no lock.
     let pi = std::thread::spawn(move || {
-        use std::io::Write;
         for i in 0..200 {
-            let mut file = std::fs::OpenOptions::new()
-                .append(true)
-                .open(&path)
-                .unwrap();
-            file.write_all(
-                lines(&[user(&format!("cccc{i:04}"), Some("aaaa0001"), "hello")]).as_bytes(),
-            )
-            .unwrap();
+            append_line(
+                &path,
+                &user(&format!("cccc{i:04}"), Some("aaaa0001"), "hello"),
+            );
         }
     });
     let per = 100;

@@ -112,7 +112,7 @@ fn skipped_files_are_named_and_never_fatal() {
     assert!(stdout(&o).lines().count() >= 10);
     // --verbose gives the line; -q silences.
     let o = ls_in(&proj, &agent, &["--json", "--verbose"]);
-    assert!(stderr(&o).contains("throws.jsonl:2: "), "{}", stderr(&o));
+    assert_stderr_has(&o, "throws.jsonl:2: ");
     assert!(stderr(&o).contains(" listed ("));
     let o = ls_in(&proj, &agent, &["--json", "-q"]);
     assert_eq!(stderr(&o), "");

@@ -180,7 +180,7 @@ fn keep_malformed_keeps_every_byte() {
     let t0 = mtime(&f);
     let o = run("pi-migrate", &["-i", fs_], None);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains(&format!("{fs_}:5:")), "{}", stderr(&o));
+    assert_stderr_has(&o, &format!("{fs_}:5:"));
     assert_eq!(std::fs::read(&f).unwrap(), V1_MESSY);
     assert_eq!(mtime(&f), t0);
     let o = run("pi-migrate", &["-i", "--keep-malformed", fs_], None);
@@ -324,7 +324,7 @@ fn backup_keeps_the_original() {
         None,
     );
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
+    assert_stderr_has(&o, "already exists");
     assert_eq!(std::fs::read(&f).unwrap(), old);
 }
 
@@ -363,11 +363,7 @@ fn a_thousand_small_files() {
     std::fs::write(t.path().join("notes.txt"), b"not a session").unwrap();
     let o = run("pi-migrate", &["-i", t.path().to_str().unwrap()], None);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("667 migrated, 333 already current, 0 failed"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "667 migrated, 333 already current, 0 failed");
     for (p, v, s) in expect {
         let now = std::fs::read_to_string(&p).unwrap();
         if v == 2 {
@@ -603,11 +599,7 @@ fn links_and_relative_names() {
         None,
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("2 migrated, 0 already current, 0 failed"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "2 migrated, 0 already current, 0 failed");
     assert!(std::fs::symlink_metadata(&link)
         .unwrap()
         .file_type()

@@ -103,11 +103,7 @@ fn odd_bytes_come_out_unchanged() {
     want.extend_from_slice(user("aaaa0002", Some("aaaa0001"), "b").as_bytes());
     want.push(b'\n');
     assert_eq!(o.stdout, want);
-    assert!(
-        stderr(&o).contains("<stdin>:2: not valid UTF-8"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "<stdin>:2: not valid UTF-8");
     // The message as pi would send it: bad bytes as U+FFFD, the surrogate kept escaped.
     let o = run(
         "pi-path",
@@ -294,17 +290,14 @@ fn leaves_lists_every_branch() {
         user("aaaa0003", Some("aaaa0001"), "second"),
     ]);
     let o = run("pi-path", &["--leaves"], Some(s.as_bytes()));
-    let lines: Vec<serde_json::Value> = stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(lines.len(), 2);
-    assert_eq!(lines[0]["id"], "aaaa0002");
-    assert_eq!(lines[0]["lastUser"], "first try");
-    assert_eq!(lines[0]["current"], false);
-    assert_eq!(lines[1]["id"], "aaaa0003");
-    assert_eq!(lines[1]["current"], true);
-    assert_eq!(lines[1]["depth"], 2);
+    let rows = json_lines(&stdout(&o));
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["id"], "aaaa0002");
+    assert_eq!(rows[0]["lastUser"], "first try");
+    assert_eq!(rows[0]["current"], false);
+    assert_eq!(rows[1]["id"], "aaaa0003");
+    assert_eq!(rows[1]["current"], true);
+    assert_eq!(rows[1]["depth"], 2);
 }
 
 #[test]
@@ -370,9 +363,9 @@ fn leaves_keep_ids_that_are_not_strings_as_their_json_values() {
         None,
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    let ids: Vec<String> = stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].to_string())
+    let ids: Vec<String> = json_lines(&stdout(&o))
+        .iter()
+        .map(|v| v["id"].to_string())
         .collect();
     // The number 0, false, an object, the number 7 (pi's leaf): never strings.
     for want in ["0", "false", "{\"k\":1}", "7", "\"l2\""] {

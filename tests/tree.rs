@@ -16,18 +16,12 @@ fn conformance_with_pi() {
     check_each(&cases, 100, |c| same_stdout(c, trim_lines));
 }
 
-fn jsonl(out: &str) -> Vec<serde_json::Value> {
-    out.lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
-}
-
 #[test]
 fn jsonl_one_line_per_entry() {
     let s = fixture("v3-many-roots");
     let o = run("pi-tree", &["--format", "jsonl", &s], None);
     assert!(o.status.success(), "{}", stderr(&o));
-    let rows = jsonl(&stdout(&o));
+    let rows = json_lines(&stdout(&o));
     let entries = std::fs::read_to_string(&s).unwrap().lines().count() - 1;
     assert_eq!(rows.len(), entries);
     let mut ids = std::collections::HashSet::new();
@@ -69,7 +63,7 @@ fn jsonl_one_line_per_entry() {
         &["--format", "jsonl", "--filter", "user-only", &s],
         None,
     );
-    for r in jsonl(&stdout(&o)) {
+    for r in json_lines(&stdout(&o)) {
         assert_eq!(r["role"], "user");
     }
 }
@@ -194,7 +188,7 @@ fn deep_chain_in_every_format() {
     assert!(out.ends_with(&format!("{}]\n", "]}".repeat(n))));
     let rows = run("pi-tree", &["--format", "jsonl", &f], None);
     assert!(rows.status.success());
-    let rows = jsonl(&stdout(&rows));
+    let rows = json_lines(&stdout(&rows));
     assert_eq!(rows.len(), n);
     assert_eq!(rows[n - 1]["depth"], (n - 1) as u64);
     let dot = run("pi-tree", &["--format", "dot", &f], None);
@@ -254,7 +248,7 @@ fn a_file_written_twice_is_refused_not_a_hang() {
     ] {
         let o = run("pi-tree", &args, Some(s.as_bytes()));
         assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
-        assert!(stderr(&o).contains("too large to show"), "{}", stderr(&o));
+        assert_stderr_has(&o, "too large to show");
     }
     // The other tools read it fine (the later line of each id wins).
     let o = run("pi-path", &["--format", "ids"], Some(s.as_bytes()));
@@ -377,11 +371,7 @@ fn json_to_a_full_device_is_an_error() {
         );
     });
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("pi-tree: error: <stdout>:"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "pi-tree: error: <stdout>:");
 }
 
 /// Duplicate ids can make an entry its own descendant in pi's tree: pi's
@@ -402,10 +392,9 @@ fn a_duplicate_id_cycle_is_drawn_once_with_a_warning() {
     let f = t.write("s.jsonl", text.as_bytes());
     let o = run("pi-tree", &[f.to_str().unwrap()], None);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains(":4: duplicate ids make entry b1 (line 5) a descendant of itself"),
-        "{}",
-        stderr(&o)
+    assert_stderr_has(
+        &o,
+        ":4: duplicate ids make entry b1 (line 5) a descendant of itself",
     );
     assert_eq!(stdout(&o).matches("b1 again").count(), 1, "{}", stdout(&o));
 }
@@ -440,10 +429,7 @@ fn jsonl_children_keep_ids_that_are_not_strings() {
         None,
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    let rows: Vec<serde_json::Value> = stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows = json_lines(&stdout(&o));
     let z = rows.iter().find(|r| r["id"] == "z").expect("row z");
     assert_eq!(z["children"], serde_json::json!([7]));
     let one = rows

@@ -221,11 +221,7 @@ fn old_versions_count() {
     s.file("--p--", "junk.jsonl", &["not json".into()]);
     let o = usage_run(s.agent(), &["daily", "--json", "--timezone", "UTC"]);
     assert!(o.status.success());
-    assert!(
-        stderr(&o).contains("junk.jsonl: not a session file"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "junk.jsonl: not a session file");
     let rows: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0]["cost"], 1.0);

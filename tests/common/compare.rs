@@ -90,6 +90,14 @@ pub fn appended_line(before: &[u8], after: &[u8]) -> Result<Option<serde_json::V
     }
 }
 
+/// The JSON value of each line of `text`.
+#[track_caller]
+pub fn json_lines(text: &str) -> Vec<serde_json::Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
 /// Where `a` and `b` first differ (the length of their common start).
 pub fn first_diff(a: &[u8], b: &[u8]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()

@@ -48,6 +48,14 @@ pub fn names_in(dir: &Path, but: &[&str]) -> Vec<String> {
     v
 }
 
+/// Append `line` and a newline to the file `p` in one write, as pi appends
+/// an entry.
+pub fn append_line(p: &Path, line: &str) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().append(true).open(p).unwrap();
+    f.write_all(format!("{line}\n").as_bytes()).unwrap();
+}
+
 /// The last line of the text file `p`.
 pub fn last_line(p: &Path) -> String {
     let text = std::fs::read_to_string(p).unwrap();

@@ -83,12 +83,32 @@ pub fn run_with(
     child.wait_with_output().expect("wait tool")
 }
 
+/// [`run`] without stdin, which must leave `file` as it was.
+#[track_caller]
+pub fn run_untouched(tool: &str, args: &[&str], file: &Path) -> Output {
+    let before = std::fs::read(file).unwrap();
+    let o = run(tool, args, None);
+    let after = std::fs::read(file).unwrap();
+    assert!(
+        after == before,
+        "{tool} {args:?} changed {}",
+        file.display()
+    );
+    o
+}
+
 /// [`run`] without stdin, which must succeed.
 #[track_caller]
 pub fn run_ok(tool: &str, args: &[&str]) -> Output {
     let o = run(tool, args, None);
     assert!(o.status.success(), "{tool} {args:?}: {}", stderr(&o));
     o
+}
+
+/// Assert the tool said `text` on stderr (all of which a failure shows).
+#[track_caller]
+pub fn assert_stderr_has(o: &Output, text: &str) {
+    assert!(stderr(o).contains(text), "{}", stderr(o));
 }
 
 pub fn stdout(o: &Output) -> String {
