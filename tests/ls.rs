@@ -257,41 +257,47 @@ fn tree_puts_forks_under_their_parent() {
     let root = std::fs::canonicalize(t.path()).unwrap();
     let dir = root.join("s");
     std::fs::create_dir_all(&dir).unwrap();
-    let header = |id: &str, ts: &str, parent: Option<&Path>| {
-        let mut h =
-            format!(r#"{{"type":"session","version":3,"id":"{id}","timestamp":"{ts}","cwd":"/x""#);
-        if let Some(p) = parent {
-            h.push_str(&format!(r#","parentSession":"{}""#, p.display()));
-        }
-        h + "}\n"
-    };
-    let msg = |text: &str, ms: u64| {
+    // A session `id` begun at `ts`, forked from `parent`, whose one message
+    // says `text` at `ms`.
+    let write = |p: &Path, id: &str, ts: &str, parent: Option<&Path>, text: &str, ms: u64| {
+        let parent = parent.map(|p| p.to_string_lossy().into_owned());
         let said = format!(r#"{{"role":"user","content":"{text}","timestamp":{ms}}}"#);
-        lines(&[message_at(
+        let first = message_at(
             &hex_id(ms as usize),
             None,
             "2026-01-01T00:00:00.000Z",
             &said,
-        )])
+        );
+        let head = header(id, ts, "/x", parent.as_deref());
+        std::fs::write(p, lines(&[head, first])).unwrap();
     };
     let a = dir.join("a.jsonl");
     let b = dir.join("b.jsonl");
     let c = dir.join("c.jsonl");
-    std::fs::write(
+    write(
         &a,
-        header("aaaaaaaa-1", "2026-01-01T00:00:00.000Z", None) + &msg("root", 1000),
-    )
-    .unwrap();
-    std::fs::write(
+        "aaaaaaaa-1",
+        "2026-01-01T00:00:00.000Z",
+        None,
+        "root",
+        1000,
+    );
+    write(
         &b,
-        header("bbbbbbbb-1", "2026-01-02T00:00:00.000Z", Some(&a)) + &msg("fork one", 3000),
-    )
-    .unwrap();
-    std::fs::write(
+        "bbbbbbbb-1",
+        "2026-01-02T00:00:00.000Z",
+        Some(&a),
+        "fork one",
+        3000,
+    );
+    write(
         &c,
-        header("cccccccc-1", "2026-01-03T00:00:00.000Z", Some(&b)) + &msg("fork two", 2000),
-    )
-    .unwrap();
+        "cccccccc-1",
+        "2026-01-03T00:00:00.000Z",
+        Some(&b),
+        "fork two",
+        2000,
+    );
     let d = dir.to_string_lossy().into_owned();
     let o = ls_in(&root, &root, &["--all", "--session-dir", &d, "--tree"]);
     let text = stdout(&o);

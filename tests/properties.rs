@@ -7,7 +7,7 @@
 //! where the property is about a tool's output (`pi-tree --json`,
 //! `pi-label --list --json`).
 
-use crate::common::{chain, lines, run, stderr, user_message, TempDir, H};
+use crate::common::{chain, header, lines, run, stderr, user_message, TempDir, H};
 use pi_session_tools::cmd::fork::branched_session;
 use pi_session_tools::cmd::migrate::{migrate_bytes, MigrateOptions, Outcome};
 use pi_session_tools::entry::EntryType;
@@ -76,11 +76,8 @@ struct Built {
 }
 
 fn build_v3(specs: &[Spec], allow_dups: bool) -> Built {
-    let mut text = String::new();
-    text.push_str(&format!(
-        "{{\"type\":\"session\",\"version\":3,\"id\":\"0199aaaa-0000-7000-8000-000000000001\",\"timestamp\":\"{}\",\"cwd\":\"/tmp/p\"}}\n",
-        iso(1_760_000_000_000)
-    ));
+    let id = "0199aaaa-0000-7000-8000-000000000001";
+    let mut text = header(id, &iso(1_760_000_000_000), "/tmp/p", None) + "\n";
     let mut ids: Vec<String> = Vec::new();
     let mut dups = false;
     let mut t = 1_760_000_000_000i64;

@@ -6,7 +6,7 @@
 //! Ignored by default (a few minutes unoptimised); `.ci/run` runs it in
 //! release: `cargo test --release --test tests scale:: -- --ignored`.
 
-use crate::common::{message_at, run_ok, stdout, TempDir};
+use crate::common::{header, message_at, run_ok, stdout, TempDir};
 use std::io::Write;
 
 const N: usize = 1_000_000;
@@ -15,11 +15,14 @@ fn id(i: usize) -> String {
     format!("{:08x}", i * 2654435761 % (1 << 32))
 }
 
-fn header(out: &mut Vec<u8>) {
-    out.extend_from_slice(
-        br#"{"type":"session","version":3,"id":"0199a000-0000-7000-8000-000000000000","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}"#,
-    );
-    out.push(b'\n');
+fn begin(out: &mut Vec<u8>) {
+    let id = "0199a000-0000-7000-8000-000000000000";
+    writeln!(
+        out,
+        "{}",
+        header(id, "2026-01-01T00:00:00.000Z", "/tmp", None)
+    )
+    .unwrap();
 }
 
 fn entry(out: &mut Vec<u8>, i: usize, parent: Option<usize>) {
@@ -53,7 +56,7 @@ fn ok(tool: &str, args: &[&str]) -> String {
 fn million_entry_chain() {
     let t = TempDir::new("scale-chain");
     let mut s = Vec::with_capacity(N * 150);
-    header(&mut s);
+    begin(&mut s);
     for i in 0..N {
         entry(&mut s, i, i.checked_sub(1));
     }
@@ -105,7 +108,7 @@ fn million_entry_chain() {
 fn million_sibling_fan_out() {
     let t = TempDir::new("scale-fan");
     let mut s = Vec::with_capacity(N * 150);
-    header(&mut s);
+    begin(&mut s);
     entry(&mut s, 0, None);
     for i in 1..N {
         entry(&mut s, i, Some(0));

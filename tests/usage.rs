@@ -33,16 +33,8 @@ fn usage(i: u64, cost: f64) -> String {
     )
 }
 
-fn header(id: &str, cwd: &str, parent: Option<&str>) -> String {
-    match parent {
-        Some(p) => format!(
-            r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-03-01T00:00:00.000Z","cwd":"{cwd}","parentSession":"{p}"}}"#
-        ),
-        None => format!(
-            r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-03-01T00:00:00.000Z","cwd":"{cwd}"}}"#
-        ),
-    }
-}
+/// When the test sessions start.
+const MARCH: &str = "2026-03-01T00:00:00.000Z";
 
 /// An assistant message at `ts` of `model` with the usage `u`.
 fn assistant(id: &str, parent: Option<&str>, ts: &str, model: &str, u: &str) -> String {
@@ -92,7 +84,7 @@ fn counts_every_branch_and_every_kind() {
         "--p--",
         "a.jsonl",
         &[
-            header("s1", "/p", None),
+            header("s1", MARCH, "/p", None),
             message_at(
                 "u1",
                 None,
@@ -145,7 +137,7 @@ fn a_fork_is_counted_once() {
         "--p--",
         "a.jsonl",
         &[
-            header("src", "/p", None),
+            header("src", MARCH, "/p", None),
             paid("a1", None, "2026-03-01T10:00:01.000Z", 1.0),
         ],
     );
@@ -153,7 +145,7 @@ fn a_fork_is_counted_once() {
         "--q--",
         "b.jsonl",
         &[
-            header("fork1", "/q", Some(&a)),
+            header("fork1", MARCH, "/q", Some(&a)),
             paid("a1", None, "2026-03-01T10:00:01.000Z", 1.0),
             paid("b1", Some("a1"), "2026-03-02T10:00:01.000Z", 2.0),
         ],
@@ -163,7 +155,7 @@ fn a_fork_is_counted_once() {
         "--q--",
         "c.jsonl",
         &[
-            header("fork2", "/q", Some(&b)),
+            header("fork2", MARCH, "/q", Some(&b)),
             paid("a1", None, "2026-03-01T10:00:01.000Z", 1.0),
             paid("b1", Some("a1"), "2026-03-02T10:00:01.000Z", 2.0),
             paid("c1", Some("b1"), "2026-03-03T10:00:01.000Z", 4.0),
@@ -236,7 +228,7 @@ fn day_boundaries_in_a_time_zone() {
         "--p--",
         "a.jsonl",
         &[
-            header("s1", "/p", None),
+            header("s1", MARCH, "/p", None),
             // 22:30 UTC on 31 March is 00:30 on 1 April in Berlin (CEST, +2)
             paid("a1", None, "2026-03-31T22:30:00.000Z", 1.0),
             // 21:30 UTC is 23:30 in Berlin
@@ -291,7 +283,7 @@ fn csv_and_table_shapes() {
         "--p--",
         "a.jsonl",
         &[
-            header("s1", "/p,q", None),
+            header("s1", MARCH, "/p,q", None),
             assistant(
                 "a1",
                 None,
@@ -338,7 +330,7 @@ fn hostile_usage_fields() {
         r#"{"output":1}"#,
         r#""usage""#,
     ];
-    let mut lines = vec![header("s1", "/p", None)];
+    let mut lines = vec![header("s1", MARCH, "/p", None)];
     for (i, u) in bad.iter().enumerate() {
         lines.push(assistant(
             &format!("a{i}"),
@@ -371,7 +363,7 @@ fn readme_examples_run() {
         "--p--",
         "s.jsonl",
         &[
-            header("s1", "/p", None),
+            header("s1", MARCH, "/p", None),
             paid("a1", None, "2026-03-01T10:00:00.000Z", 6.0),
         ],
     );

@@ -4,6 +4,15 @@
 /// A version-3 session header for hand-made test sessions.
 pub const H: &str = r#"{"type":"session","version":3,"id":"0190aaaa-0000-7000-8000-000000000001","timestamp":"2026-07-20T09:00:00.000Z","cwd":"/p"}"#;
 
+/// A version-3 session header; `parent_session` names the session it was
+/// forked from.
+pub fn header(id: &str, timestamp: &str, cwd: &str, parent_session: Option<&str>) -> String {
+    let parent = parent_session.map_or(String::new(), |p| format!(r#","parentSession":"{p}""#));
+    format!(
+        r#"{{"type":"session","version":3,"id":"{id}","timestamp":"{timestamp}","cwd":"{cwd}"{parent}}}"#
+    )
+}
+
 /// A `parentId` value: the id as a JSON string, or null.
 pub fn parent_json(parent: Option<&str>) -> String {
     parent.map_or("null".to_string(), |p| format!("\"{p}\""))
