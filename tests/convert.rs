@@ -1,39 +1,16 @@
 //! pi-convert, driven as a user runs it.
-mod common;
-use common::*;
+use crate::common::*;
 
 const TOOL: &str = "pi-convert";
 
-fn session(name: &str) -> String {
-    repo()
-        .join("tests/conformance/sessions")
-        .join(format!("{name}.jsonl"))
-        .to_string_lossy()
-        .into_owned()
-}
-
 #[test]
 fn conformance_with_pi() {
-    let cases = conformance_cases(TOOL);
-    assert!(cases.len() > 150, "only {} pi-convert cases", cases.len());
-    let failures = check_cases(&cases, |s| s.to_string());
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases differ from pi:\n{}",
-        failures.len(),
-        cases.len(),
-        failures
-            .iter()
-            .take(8)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    check_each(&cases(TOOL), 150, |c| same_stdout(c, str::to_string));
 }
 
 #[test]
 fn stdin_session_and_messages() {
-    let s = session("v3-001");
+    let s = fixture("v3-001");
     let file = run(TOOL, &[&s], None);
     assert!(file.status.success(), "{}", stderr(&file));
     let text = std::fs::read(&s).unwrap();
@@ -47,11 +24,7 @@ fn stdin_session_and_messages() {
     // Forcing the wrong kind is an error, not wrong output.
     let forced = run(TOOL, &["--from", "messages", &s], None);
     assert_eq!(forced.status.code(), Some(1));
-    assert!(
-        stderr(&forced).contains(":1: the message has no \"role\""),
-        "{}",
-        stderr(&forced)
-    );
+    assert_stderr_has(&forced, ":1: the message has no \"role\"");
     assert!(forced.stdout.is_empty());
 }
 
@@ -81,7 +54,7 @@ fn bad_input() {
     for to in ["llm", "markdown", "html", "text"] {
         expect_error(&["--to", to], cycle, "<stdin>:");
     }
-    let s = std::fs::read(session("v3-001")).unwrap();
+    let s = std::fs::read(fixture("v3-001")).unwrap();
     expect_error(&["--leaf", "zzzzzzzz"], &s, "zzzzzzzz");
     let img =
         br#"{"role":"user","content":[{"type":"image","mimeType":"image/png"}],"timestamp":1}"#;
@@ -118,7 +91,7 @@ fn bad_input() {
 
 #[test]
 fn hidden_bash_only_on_request() {
-    let f = session("convert-bash");
+    let f = fixture("convert-bash");
     let plain = stdout(&run(TOOL, &["--to", "text", &f], None));
     assert!(!plain.contains("$ secret"), "{plain}");
     let o = run(TOOL, &["--to", "text", "--include-hidden", &f], None);
@@ -178,7 +151,7 @@ const SNAPSHOT_INPUTS: &[(&str, &[&str])] = &[
 fn snapshots() {
     for (name, extra) in SNAPSHOT_INPUTS {
         for (to, ext) in [("markdown", "md"), ("html", "html"), ("text", "txt")] {
-            let f = session(name);
+            let f = fixture(name);
             let mut args = vec!["--to", to];
             args.extend_from_slice(extra);
             args.push(&f);
@@ -202,7 +175,7 @@ fn snapshots() {
 
 #[test]
 fn html_is_self_contained_and_escaped() {
-    let f = session("convert-mixed");
+    let f = fixture("convert-mixed");
     let out = stdout(&run(TOOL, &["--to", "html", &f], None));
     check_html(&out).unwrap();
     let lower = out.to_lowercase();
@@ -322,7 +295,7 @@ fn check_html(s: &str) -> Result<(), String> {
 /// there only with --include-hidden, marked.
 #[test]
 fn context_edits_hide_originals_unless_asked() {
-    let f = session("v3-context-edits");
+    let f = fixture("v3-context-edits");
     let plain = stdout(&run(
         TOOL,
         &["--to", "markdown", "--leaf", "570b6639", &f],

@@ -5,20 +5,19 @@
 //!   complete old or the complete new version (an append: the old bytes plus
 //!   at most one whole line), and the next run leaves no temporary file.
 //!   30 kills per tool by default; `.ci/run` runs the 200-kill version with
-//!   `cargo test --release --test crash -- --ignored`.
+//!   `cargo test --release --test tests crash:: -- --ignored`.
 //! - A file size limit (`ulimit -f`), a full file system (a small tmpfs, when
 //!   this user may mount one), an immutable file and directory (`chattr +i`;
 //!   `chmod` does not stop root), and a file deleted or replaced while a tool
-//!   works on it: a clear error, and nothing lost.
+//!   works on it: a clear error, and nothing lost (`surroundings`).
 //!
 //! The random delays come from a seed printed on failure; set CRASH_SEED to
 //! replay one.
 
-mod common;
+mod surroundings;
 
-use common::{bin, ids_in, normalize_new_session, TempDir};
+use crate::common::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
 // ---------------------------------------------------------------------------
@@ -58,39 +57,6 @@ impl Rng {
     }
 }
 
-fn command(tool: &str, args: &[&str]) -> Command {
-    let mut c = Command::new(bin(tool));
-    c.args(args)
-        .env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .stdin(Stdio::null());
-    c
-}
-
-fn run_ok(tool: &str, args: &[&str]) -> Output {
-    let o = command(tool, args).output().expect("run tool");
-    assert!(
-        o.status.success(),
-        "{tool} {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
-
-/// Start the tool, SIGKILL it after `delay`, reap it.
-fn kill_after(tool: &str, args: &[&str], delay: Duration) -> ExitStatus {
-    let mut c = command(tool, args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn tool");
-    if !delay.is_zero() {
-        std::thread::sleep(delay);
-    }
-    let _ = c.kill();
-    c.wait().expect("wait")
-}
-
 /// How long a complete run takes (the median of five).
 fn calibrate(mut once: impl FnMut()) -> Duration {
     let mut times: Vec<Duration> = (0..5)
@@ -104,88 +70,34 @@ fn calibrate(mut once: impl FnMut()) -> Duration {
     times[2]
 }
 
-/// Every name in `dir` but `keep`.
-fn others(dir: &Path, keep: &[&str]) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|d| d.file_name().to_string_lossy().into_owned())
-        .filter(|n| !keep.contains(&n.as_str()))
-        .collect();
-    v.sort();
-    v
-}
-
-/// Assert two byte strings are equal without printing megabytes.
-#[track_caller]
-fn assert_same(got: &[u8], want: &[u8], what: &str) {
-    if got != want {
-        let at = got.iter().zip(want).take_while(|(a, b)| a == b).count();
-        panic!(
-            "{what}: {} bytes, want {}; first difference at byte {at}: {:?} vs {:?}",
-            got.len(),
-            want.len(),
-            String::from_utf8_lossy(&got[at..got.len().min(at + 80)]),
-            String::from_utf8_lossy(&want[at..want.len().min(at + 80)])
-        );
-    }
-}
-
-const SID: &str = "0c4a5bed-0000-7000-8000-000000000000";
-
 /// A version-3 chain of `n` messages, some 200 bytes each.
-fn v3_session(n: usize) -> Vec<u8> {
-    let mut s = format!(
-        r#"{{"type":"session","version":3,"id":"{SID}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp/crash"}}"#
-    );
-    s.push('\n');
-    for k in 0..n {
-        let parent = if k == 0 {
-            "null".to_string()
-        } else {
-            format!("\"{:08x}\"", k - 1)
-        };
-        s.push_str(&format!(
-            r#"{{"type":"message","id":"{k:08x}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"message number {k}, with some words to make it longer","timestamp":1767225601000}}}}"#
-        ));
-        s.push('\n');
-    }
-    s.into_bytes()
+fn v3_chain(n: usize) -> Vec<u8> {
+    let text = |k| {
+        user_message(&format!(
+            "message number {k}, with some words to make it longer"
+        ))
+    };
+    session(&chain(n, text)).into_bytes()
 }
 
 /// A version-1 session (no ids) of `n` messages.
-fn v1_session(n: usize) -> Vec<u8> {
-    let mut s = format!(
-        r#"{{"type":"session","id":"{SID}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp/crash"}}"#
-    );
-    s.push('\n');
-    for k in 0..n {
-        s.push_str(&format!(
-            r#"{{"type":"message","timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"old message number {k}, with some words to make it longer","timestamp":1767225601000}}}}"#
-        ));
-        s.push('\n');
-    }
-    s.into_bytes()
+fn v1_chain(n: usize) -> Vec<u8> {
+    let texts =
+        (0..n).map(|k| format!("old message number {k}, with some words to make it longer"));
+    v1_session("0c4a5bed-0000-7000-8000-000000000000", texts).into_bytes()
 }
 
 /// `after` is `before` plus at most one whole JSON line of type `ty`;
 /// returns whether the line is there.
 fn old_or_one_more(before: &[u8], after: &[u8], ty: &str, what: &str) -> bool {
-    let rest = after
-        .strip_prefix(before)
-        .unwrap_or_else(|| panic!("{what}: the old bytes are not kept"));
-    if rest.is_empty() {
-        return false;
+    match appended_line(before, after) {
+        Ok(None) => false,
+        Ok(Some(v)) => {
+            assert_eq!(v["type"], ty, "{what}");
+            true
+        }
+        Err(e) => panic!("{what}: {e}"),
     }
-    assert!(
-        rest.ends_with(b"\n") && rest.iter().filter(|&&b| b == b'\n').count() == 1,
-        "{what}: not one whole line appended: {:?}",
-        String::from_utf8_lossy(rest)
-    );
-    let v: serde_json::Value = serde_json::from_slice(rest)
-        .unwrap_or_else(|e| panic!("{what}: appended line is not JSON: {e}"));
-    assert_eq!(v["type"], ty, "{what}");
-    true
 }
 
 // ---------------------------------------------------------------------------
@@ -200,7 +112,7 @@ struct Tally {
 
 fn kill_migrate(kills: usize, rng: &mut Rng) -> Tally {
     let t = TempDir::new("crash-migrate");
-    let old = v1_session(4000);
+    let old = v1_chain(4000);
     let f = t.write("s.jsonl", &old);
     let name = f.to_str().unwrap();
     // The migrated text (deterministic ids): what -i must write.
@@ -229,7 +141,7 @@ fn kill_migrate(kills: usize, rng: &mut Rng) -> Tally {
         run_ok("pi-migrate", &["-i", "-q", name]);
         assert_same(&std::fs::read(&f).unwrap(), &new, &what);
         assert_eq!(
-            others(t.path(), &["s.jsonl"]),
+            names_in(t.path(), &["s.jsonl"]),
             Vec::<String>::new(),
             "{what}"
         );
@@ -239,7 +151,7 @@ fn kill_migrate(kills: usize, rng: &mut Rng) -> Tally {
 
 fn kill_append(tool: &str, kills: usize, rng: &mut Rng) -> Tally {
     let t = TempDir::new("crash-append");
-    let old = v3_session(4000);
+    let old = v3_chain(4000);
     let f = t.write("s.jsonl", &old);
     let name = f.to_str().unwrap();
     let (args, ty): (Vec<&str>, &str) = match tool {
@@ -273,7 +185,7 @@ fn kill_append(tool: &str, kills: usize, rng: &mut Rng) -> Tally {
         let after = std::fs::read(&f).unwrap();
         assert!(old_or_one_more(&now, &after, ty, &what), "{what}: next run");
         assert_eq!(
-            others(t.path(), &["s.jsonl"]),
+            names_in(t.path(), &["s.jsonl"]),
             Vec::<String>::new(),
             "{what}"
         );
@@ -283,7 +195,7 @@ fn kill_append(tool: &str, kills: usize, rng: &mut Rng) -> Tally {
 
 fn kill_fork_new(kills: usize, rng: &mut Rng) -> Tally {
     let t = TempDir::new("crash-fork");
-    let src = v3_session(4000);
+    let src = v3_chain(4000);
     let f = t.write("s.jsonl", &src);
     let out = t.path().join("out");
     std::fs::create_dir(&out).unwrap();
@@ -302,11 +214,11 @@ fn kill_fork_new(kills: usize, rng: &mut Rng) -> Tally {
     let full = calibrate(|| {
         run_ok("pi-fork", &args);
     });
-    for n in others(&out, &[]) {
+    for n in names_in(&out, &[]) {
         std::fs::remove_file(out.join(n)).unwrap();
     }
     let visible = |d: &Path| -> Vec<PathBuf> {
-        others(d, &[])
+        names_in(d, &[])
             .into_iter()
             .filter(|n| !n.starts_with('.'))
             .map(|n| d.join(n))
@@ -331,7 +243,7 @@ fn kill_fork_new(kills: usize, rng: &mut Rng) -> Tally {
             many => panic!("{what}: {} files", many.len()),
         }
         run_ok("pi-fork", &args);
-        let hidden: Vec<String> = others(&out, &[])
+        let hidden: Vec<String> = names_in(&out, &[])
             .into_iter()
             .filter(|n| n.starts_with('.'))
             .collect();
@@ -394,438 +306,4 @@ fn sigkill_leaves_whole_files() {
 #[ignore]
 fn sigkill_leaves_whole_files_200() {
     kill_all(200, true);
-}
-
-// ---------------------------------------------------------------------------
-// Limits, full disks, denied writes, files that go away
-
-/// Run `tool args` under `sh` with a file size limit of `blocks` (POSIX
-/// `ulimit -f` counts 512-byte blocks); `ignore_xfsz` makes writes past the
-/// limit fail with EFBIG instead of killing the tool with SIGXFSZ (an
-/// ignored signal stays ignored across exec).
-fn run_limited(tool: &str, args: &[&str], blocks: u64, ignore_xfsz: bool) -> Output {
-    let mut script = String::new();
-    if ignore_xfsz {
-        script.push_str("trap '' XFSZ; ");
-    }
-    script.push_str(&format!("ulimit -f {blocks}; exec \"$0\" \"$@\""));
-    Command::new("sh")
-        .arg("-c")
-        .arg(script)
-        .arg(bin(tool))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("sh")
-}
-
-fn stderr_of(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A failed run: exit 1 with `TOOL: error:` (or, when allowed, killed by
-/// SIGXFSZ), and `file` as it was.
-fn assert_failed_cleanly(o: &Output, tool: &str, file: &Path, before: &[u8], what: &str) {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if o.status.signal() == Some(25) {
-            assert_eq!(
-                std::fs::read(file).unwrap(),
-                before,
-                "{what}: killed, file changed"
-            );
-            return;
-        }
-    }
-    assert_eq!(o.status.code(), Some(1), "{what}: {}", stderr_of(o));
-    assert!(
-        stderr_of(o).contains(&format!("{tool}: error: ")),
-        "{what}: {}",
-        stderr_of(o)
-    );
-    assert!(!stderr_of(o).contains("panicked"), "{what}");
-    assert_eq!(
-        std::fs::read(file).unwrap(),
-        before,
-        "{what}: the file changed"
-    );
-}
-
-/// A v3 session whose size is a multiple of `unit` (padding the last message).
-fn v3_session_sized(n: usize, unit: usize) -> Vec<u8> {
-    let base = v3_session(n);
-    let pad = (unit - base.len() % unit) % unit;
-    let text = String::from_utf8(base).unwrap();
-    let at = text.rfind("longer").unwrap();
-    let mut s = text[..at].to_string();
-    s.push_str(&"x".repeat(pad));
-    s.push_str(&text[at..]);
-    assert_eq!(s.len() % unit, 0);
-    s.into_bytes()
-}
-
-#[test]
-fn file_size_limit() {
-    let t = TempDir::new("crash-ulimit");
-    for ignore in [true, false] {
-        let how = if ignore { "EFBIG" } else { "SIGXFSZ" };
-        // pi-label: the limit falls inside the appended line (the file ends
-        // 40 bytes before a 512-byte boundary).
-        let old = {
-            let text = String::from_utf8(v3_session_sized(20, 512)).unwrap();
-            let at = text.rfind("longer").unwrap();
-            let s = format!("{}{}", &text[..at - 40], &text[at..]);
-            assert_eq!(s.len() % 512, 512 - 40);
-            s.into_bytes()
-        };
-        let blocks = old.len() as u64 / 512 + 1;
-        let f = t.write("s.jsonl", &old);
-        let name = f.to_str().unwrap();
-        let o = run_limited("pi-label", &[name, "leaf", "mark"], blocks, ignore);
-        assert_failed_cleanly(
-            &o,
-            "pi-label",
-            &f,
-            &old,
-            &format!("pi-label, limit in the line ({how})"),
-        );
-        if ignore {
-            assert!(stderr_of(&o).contains("short write"), "{}", stderr_of(&o));
-        }
-        // ... and when the file is already past the limit.
-        let o = run_limited("pi-label", &[name, "leaf", "mark"], 1, ignore);
-        assert_failed_cleanly(
-            &o,
-            "pi-label",
-            &f,
-            &old,
-            &format!("pi-label, past the limit ({how})"),
-        );
-        let o = run_limited("pi-fork", &[name, "-i", "--at", "root"], 1, ignore);
-        assert_failed_cleanly(&o, "pi-fork", &f, &old, &format!("pi-fork -i ({how})"));
-
-        // pi-migrate -i: the new file does not fit.
-        let v1 = v1_session(2000);
-        let g = t.write("old.jsonl", &v1);
-        let gname = g.to_str().unwrap();
-        let o = run_limited("pi-migrate", &["-i", gname], 100, ignore);
-        assert_failed_cleanly(&o, "pi-migrate", &g, &v1, &format!("pi-migrate -i ({how})"));
-        // pi-fork into a new file that does not fit.
-        let out = t.path().join("out");
-        std::fs::create_dir_all(&out).unwrap();
-        let big = t.write("big.jsonl", &v3_session(2000));
-        let o = run_limited(
-            "pi-fork",
-            &[
-                big.to_str().unwrap(),
-                "--at",
-                "leaf",
-                "--session-dir",
-                out.to_str().unwrap(),
-            ],
-            100,
-            ignore,
-        );
-        assert_failed_cleanly(
-            &o,
-            "pi-fork",
-            &big,
-            &std::fs::read(&big).unwrap(),
-            &format!("pi-fork ({how})"),
-        );
-        let made: Vec<String> = others(&out, &[])
-            .into_iter()
-            .filter(|n| !n.starts_with('.'))
-            .collect();
-        assert_eq!(
-            made,
-            Vec::<String>::new(),
-            "pi-fork ({how}): a partial new session"
-        );
-
-        // Without the limit the next runs succeed and leave no temporary file.
-        run_ok("pi-migrate", &["-i", "-q", gname]);
-        run_ok(
-            "pi-fork",
-            &[
-                big.to_str().unwrap(),
-                "--at",
-                "leaf",
-                "--session-dir",
-                out.to_str().unwrap(),
-            ],
-        );
-        run_ok("pi-label", &[name, "leaf", "mark"]);
-        let hidden: Vec<String> = others(t.path(), &[])
-            .into_iter()
-            .chain(others(&out, &[]))
-            .filter(|n| n.starts_with('.'))
-            .collect();
-        assert_eq!(hidden, Vec::<String>::new(), "({how}) temporary files left");
-        std::fs::remove_dir_all(&out).unwrap();
-    }
-}
-
-/// A small tmpfs mounted for the test, unmounted on drop.
-struct Tmpfs(PathBuf);
-
-impl Tmpfs {
-    fn mount(at: &Path, size: &str) -> Option<Tmpfs> {
-        std::fs::create_dir_all(at).ok()?;
-        let ok = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(at)
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        ok.then(|| Tmpfs(at.to_path_buf()))
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
-    }
-}
-
-#[test]
-fn full_file_system() {
-    let t = TempDir::new("crash-full");
-    let Some(fs) = Tmpfs::mount(&t.path().join("mnt"), "2m") else {
-        eprintln!(
-            "SKIPPED full_file_system: cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN)"
-        );
-        return;
-    };
-    let d = fs.0.clone();
-    let v1 = v1_session(3000);
-    let g = d.join("old.jsonl");
-    std::fs::write(&g, &v1).unwrap();
-    let v3 = v3_session_sized(100, 4096);
-    let f = d.join("s.jsonl");
-    std::fs::write(&f, &v3).unwrap();
-    // Fill the rest of the file system.
-    {
-        use std::io::Write;
-        let mut filler = std::fs::File::create(d.join("filler")).unwrap();
-        let chunk = vec![b'f'; 4096];
-        while filler.write_all(&chunk).is_ok() {}
-        let _ = filler.sync_all();
-    }
-    let run = |tool: &str, args: &[&str]| command(tool, args).output().unwrap();
-    let (gname, name) = (g.to_str().unwrap(), f.to_str().unwrap());
-    let o = run("pi-migrate", &["-i", gname]);
-    assert_failed_cleanly(&o, "pi-migrate", &g, &v1, "pi-migrate -i on a full disk");
-    let o = run("pi-label", &[name, "leaf", "mark"]);
-    assert_failed_cleanly(&o, "pi-label", &f, &v3, "pi-label on a full disk");
-    let o = run("pi-fork", &[name, "-i", "--at", "root"]);
-    assert_failed_cleanly(&o, "pi-fork", &f, &v3, "pi-fork -i on a full disk");
-    let o = run(
-        "pi-fork",
-        &[name, "--at", "leaf", "--session-dir", d.to_str().unwrap()],
-    );
-    assert_failed_cleanly(&o, "pi-fork", &f, &v3, "pi-fork on a full disk");
-    assert_eq!(
-        others(&d, &[]),
-        ["filler", "old.jsonl", "s.jsonl"],
-        "files left on the full disk"
-    );
-    // Room again: everything works, and nothing was left behind.
-    std::fs::remove_file(d.join("filler")).unwrap();
-    run_ok("pi-migrate", &["-i", "-q", gname]);
-    run_ok("pi-label", &[name, "leaf", "mark"]);
-    assert_eq!(others(&d, &[]), ["old.jsonl", "s.jsonl"]);
-}
-
-/// `chattr +i` (immutable: denied even to root), undone on drop.
-struct Immutable(PathBuf);
-
-impl Immutable {
-    fn set(p: &Path) -> Option<Immutable> {
-        let ok = Command::new("chattr")
-            .arg("+i")
-            .arg(p)
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        ok.then(|| Immutable(p.to_path_buf()))
-    }
-}
-
-impl Drop for Immutable {
-    fn drop(&mut self) {
-        let _ = Command::new("chattr").arg("-i").arg(&self.0).status();
-    }
-}
-
-/// Every writing tool on `dir/s.jsonl` (v3) and `dir/old.jsonl` (v1), where
-/// writes are denied: to new names in the directory (`dir_denied`), to the
-/// files themselves (`files_denied`).
-fn check_denied(dir: &Path, dir_denied: bool, files_denied: bool, what: &str) {
-    let (f, g) = (dir.join("s.jsonl"), dir.join("old.jsonl"));
-    let (v3, v1) = (std::fs::read(&f).unwrap(), std::fs::read(&g).unwrap());
-    let (name, gname) = (f.to_str().unwrap(), g.to_str().unwrap());
-    let run = |tool: &str, args: &[&str]| command(tool, args).output().unwrap();
-    let o = run("pi-migrate", &["-i", gname]);
-    assert_failed_cleanly(&o, "pi-migrate", &g, &v1, &format!("pi-migrate -i, {what}"));
-    if dir_denied {
-        let o = run(
-            "pi-fork",
-            &[name, "--at", "leaf", "--session-dir", dir.to_str().unwrap()],
-        );
-        assert_failed_cleanly(&o, "pi-fork", &f, &v3, &format!("pi-fork, {what}"));
-    }
-    if files_denied {
-        let o = run("pi-label", &[name, "leaf", "mark"]);
-        assert_failed_cleanly(&o, "pi-label", &f, &v3, &format!("pi-label, {what}"));
-        let o = run("pi-fork", &[name, "-i", "--at", "root"]);
-        assert_failed_cleanly(&o, "pi-fork", &f, &v3, &format!("pi-fork -i, {what}"));
-    }
-    assert_eq!(
-        others(dir, &[]),
-        ["old.jsonl", "s.jsonl"],
-        "{what}: files left"
-    );
-}
-
-#[test]
-fn denied_writes() {
-    let t = TempDir::new("crash-denied");
-    let d = t.path().join("d");
-    std::fs::create_dir(&d).unwrap();
-    std::fs::write(d.join("s.jsonl"), v3_session(50)).unwrap();
-    std::fs::write(d.join("old.jsonl"), v1_session(50)).unwrap();
-    // chmod: a read-only directory and read-only files.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = |p: &Path, m: u32| {
-            std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap()
-        };
-        mode(&d, 0o555);
-        mode(&d.join("s.jsonl"), 0o444);
-        mode(&d.join("old.jsonl"), 0o444);
-        let probe = d.join("probe");
-        if std::fs::write(&probe, b"").is_ok() {
-            let _ = std::fs::remove_file(&probe);
-            eprintln!(
-                "SKIPPED chmod denial: this user (root?) writes into a mode-555 directory anyway"
-            );
-        } else {
-            check_denied(&d, true, true, "read-only directory and files (chmod)");
-        }
-        mode(&d, 0o755);
-        mode(&d.join("s.jsonl"), 0o644);
-        mode(&d.join("old.jsonl"), 0o644);
-    }
-    // chattr +i: denied even to root.
-    let files = Immutable::set(&d.join("s.jsonl")).zip(Immutable::set(&d.join("old.jsonl")));
-    match files {
-        None => eprintln!("SKIPPED chattr denial: chattr +i is not available here"),
-        Some(guards) => {
-            check_denied(&d, false, true, "immutable files (chattr +i)");
-            drop(guards);
-            let guard = Immutable::set(&d).expect("chattr +i on a directory");
-            check_denied(&d, true, false, "immutable directory (chattr +i)");
-            drop(guard);
-        }
-    }
-    // Writable again: the tools work.
-    run_ok(
-        "pi-migrate",
-        &["-i", "-q", d.join("old.jsonl").to_str().unwrap()],
-    );
-    run_ok(
-        "pi-label",
-        &[d.join("s.jsonl").to_str().unwrap(), "leaf", "mark"],
-    );
-}
-
-#[test]
-fn file_deleted_or_replaced_mid_run() {
-    let t = TempDir::new("crash-gone");
-    let mut rng = Rng::new();
-    let v1 = v1_session(60_000);
-    let replacement = v3_session(10);
-    let f = t.path().join("s.jsonl");
-    let name = f.to_str().unwrap().to_string();
-    let spare = t.path().join("spare");
-    let full = calibrate(|| {
-        std::fs::write(&f, &v1).unwrap();
-        run_ok("pi-migrate", &["-i", "-q", &name]);
-    });
-    let label_full = calibrate(|| {
-        std::fs::write(&f, v3_session(60_000)).unwrap();
-        run_ok("pi-label", &[&name, "leaf", "mark"]);
-    });
-    let big_v3 = v3_session(60_000);
-    let mut refused = 0;
-    for k in 0..24 {
-        let replace = k % 2 == 0;
-        let label = k % 4 >= 2;
-        let (tool, args, old, span): (&str, Vec<&str>, &[u8], Duration) = if label {
-            ("pi-label", vec![&name, "leaf", "mark"], &big_v3, label_full)
-        } else {
-            ("pi-migrate", vec!["-i", &name], &v1, full)
-        };
-        std::fs::write(&f, old).unwrap();
-        let child = command(tool, &args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let delay = Duration::from_micros(rng.below(span.as_micros() as u64));
-        std::thread::sleep(delay);
-        if replace {
-            std::fs::write(&spare, &replacement).unwrap();
-            std::fs::rename(&spare, &f).unwrap();
-        } else {
-            std::fs::remove_file(&f).unwrap();
-        }
-        let o = child.wait_with_output().unwrap();
-        let what = format!(
-            "{tool} with the file {} after {delay:?}",
-            if replace { "replaced" } else { "deleted" }
-        );
-        assert!(
-            o.status.code() == Some(0) || o.status.code() == Some(1),
-            "{what}: {:?}",
-            o.status
-        );
-        assert!(!stderr_of(&o).contains("panicked"), "{what}");
-        if o.status.code() == Some(1) {
-            assert!(
-                stderr_of(&o).contains(&format!("{tool}: error: ")),
-                "{what}: {}",
-                stderr_of(&o)
-            );
-        }
-        match (replace, std::fs::read(&f)) {
-            (false, Ok(_)) => panic!("{what}: the deleted file was written again"),
-            (false, Err(_)) => {}
-            (true, Ok(now)) if label => {
-                // The label may be in the replacement only if it was there
-                // before pi-label opened the file.
-                if old_or_one_more(&replacement, &now, "label", &what) {
-                    assert_eq!(o.status.code(), Some(0), "{what}");
-                }
-            }
-            (true, Ok(now)) => assert!(
-                now == replacement,
-                "{what}: the replacement was overwritten ({} bytes now)",
-                now.len()
-            ),
-            (true, Err(e)) => panic!("{what}: {e}"),
-        }
-        if o.status.code() == Some(1) {
-            refused += 1;
-        }
-        assert_eq!(
-            others(t.path(), &["s.jsonl"]),
-            Vec::<String>::new(),
-            "{what}: files left"
-        );
-    }
-    eprintln!("{refused} of 24 runs saw the file go and said so");
 }

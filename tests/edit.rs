@@ -1,7 +1,6 @@
 //! pi-edit, driven as a user runs it, and compared with what pi 1.6.0's
 //! appendContextEdit writes and the context pi builds afterwards.
-mod common;
-use common::*;
+use crate::common::*;
 
 fn value(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
@@ -9,11 +8,8 @@ fn value(text: &str) -> serde_json::Value {
 
 #[test]
 fn edits_match_pi() {
-    let cases = conformance_cases("pi-edit");
-    assert!(cases.len() > 200, "only {} cases", cases.len());
     let (mut wrote, mut refused) = (0, 0);
-    let mut failures = Vec::new();
-    for c in &cases {
+    check_each(&cases("pi-edit"), 200, |c| {
         let dir = TempDir::new("edit");
         let copy = dir.write("s.jsonl", &std::fs::read(&c.session).unwrap());
         let before = std::fs::read(&copy).unwrap();
@@ -33,67 +29,51 @@ fn edits_match_pi() {
                 || !err.contains(&format!("pi-edit: error: {name}:"))
                 || !err.contains(reason)
             {
-                failures.push(format!(
+                return Err(format!(
                     "{at}: pi refuses ({reason}); exit {:?}, file changed: {}, stderr: {err}",
                     o.status.code(),
                     after != before
                 ));
             }
-            continue;
+            return Ok(());
         }
         wrote += 1;
         if !o.status.success() {
-            failures.push(format!("{at}: exit {:?}: {}", o.status.code(), stderr(&o)));
-            continue;
+            return Err(format!("{at}: exit {:?}: {}", o.status.code(), stderr(&o)));
         }
         let Some(added) = after.strip_prefix(&before[..]) else {
-            failures.push(format!("{at}: the file was not only appended to"));
-            continue;
+            return Err(format!("{at}: the file was not only appended to"));
         };
         let added = String::from_utf8_lossy(added).into_owned();
         let lines: Vec<&str> = added.lines().collect();
         let pi_line = pi["line"].as_str().unwrap();
         if lines.len() != 1 || blank_id_and_time(lines[0]) != blank_id_and_time(pi_line) {
-            failures.push(format!(
+            return Err(format!(
                 "{at}: appended\n  {added}\n  pi writes\n  {pi_line}"
             ));
-            continue;
         }
         let new_id = stdout(&o).trim().to_string();
         if !lines[0].contains(&format!("\"id\":\"{new_id}\"")) {
-            failures.push(format!("{at}: printed {new_id}, appended {}", lines[0]));
+            return Err(format!("{at}: printed {new_id}, appended {}", lines[0]));
         }
         // pi's buildSessionContext on the file after the write.
         let ctx = run("pi-path", &["--format", "context", &name], None);
         if value(&stdout(&ctx)) != pi["context"] {
-            failures.push(format!(
+            return Err(format!(
                 "{at}: the context after the edit differs from pi's\n  want {}\n  got  {}",
                 pi["context"],
                 stdout(&ctx)
             ));
         }
-    }
+        Ok(())
+    });
     assert!(
         wrote > 150 && refused > 100,
         "{wrote} writes, {refused} refusals"
     );
-    assert!(
-        failures.is_empty(),
-        "{} of {} differ from pi:\n{}",
-        failures.len(),
-        cases.len(),
-        failures[..failures.len().min(5)].join("\n")
-    );
 }
 
 const KEY: &str = "sk-ABCDEFGHIJKLMNOPQRSTUVWX";
-
-fn entry(id: &str, parent: Option<&str>, rest: &str) -> String {
-    let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
-    format!(
-        r#"{{"type":"message","id":"{id}","parentId":{p},"timestamp":"2026-07-20T09:00:01.000Z","message":{rest}}}"#
-    )
-}
 
 /// A session with the key in every place the model reads it from an
 /// editable entry: string content, text, thinking, tool-call arguments
@@ -101,20 +81,19 @@ fn entry(id: &str, parent: Option<&str>, rest: &str) -> String {
 fn secret_session() -> String {
     let k = KEY;
     let lines = [
-        H.to_string(),
-        entry(
+        message(
             "a0000001",
             None,
             &format!(r#"{{"role":"user","content":"my key is {k} ok","timestamp":1}}"#),
         ),
-        entry(
+        message(
             "a0000002",
             Some("a0000001"),
             &format!(
                 r#"{{"role":"assistant","content":[{{"type":"thinking","thinking":"the key {k}","thinkingSignature":"sig"}},{{"type":"text","text":"I use {k} and {k}"}},{{"type":"toolCall","id":"c1","name":"bash","arguments":{{"command":"curl -H 'k: {k}'","n":[1,{{"x":"{k}"}}]}}}}],"api":"x","provider":"p","model":"m","usage":{{}},"stopReason":"toolUse","timestamp":2}}"#
             ),
         ),
-        entry(
+        message(
             "a0000003",
             Some("a0000002"),
             &format!(
@@ -124,7 +103,7 @@ fn secret_session() -> String {
         format!(
             r#"{{"type":"custom_message","customType":"ext","content":"cm {k}","display":true,"id":"a0000004","parentId":"a0000003","timestamp":"2026-07-20T09:00:04.000Z"}}"#
         ),
-        entry(
+        message(
             "a0000005",
             Some("a0000004"),
             r#"{"role":"user","content":[{"type":"text","text":"fine"}],"timestamp":5}"#,
@@ -134,7 +113,7 @@ fn secret_session() -> String {
             r#"{{"type":"context_edit","id":"a0000006","parentId":"a0000005","timestamp":"2026-07-20T09:00:06.000Z","targetId":"a0000005","replacement":{{"content":"edited, with {k}"}}}}"#
         ),
     ];
-    format!("{}\n", lines.join("\n"))
+    session(&lines)
 }
 
 /// What the model is sent, pi-path's messages and every pi-convert
@@ -225,15 +204,14 @@ fn redact_leaves_no_match_in_what_the_model_sees() {
 fn redact_says_what_it_cannot_change() {
     let k = KEY;
     let lines = [
-        H.to_string(),
-        entry(
+        message(
             "b0000001",
             None,
             &format!(
                 r#"{{"role":"bashExecution","command":"echo {k}","output":"x","exitCode":0,"cancelled":false,"truncated":false,"timestamp":1}}"#
             ),
         ),
-        entry(
+        message(
             "b0000002",
             Some("b0000001"),
             &format!(
@@ -242,12 +220,11 @@ fn redact_says_what_it_cannot_change() {
         ),
     ];
     let dir = TempDir::new("redact-warn");
-    let f = dir.write("s.jsonl", format!("{}\n", lines.join("\n")).as_bytes());
-    let before = std::fs::read(&f).unwrap();
-    let o = run(
+    let f = dir.write("s.jsonl", session(&lines).as_bytes());
+    let o = run_untouched(
         "pi-edit",
         &[f.to_str().unwrap(), "--redact", "sk-[A-Z]+"],
-        None,
+        &f,
     );
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
@@ -259,7 +236,6 @@ fn redact_says_what_it_cannot_change() {
         err.contains("s.jsonl:3: entry b0000002 matches only outside its text"),
         "{err}"
     );
-    assert_eq!(std::fs::read(&f).unwrap(), before);
 }
 
 #[test]
@@ -313,7 +289,7 @@ fn omit_then_restore_gives_back_the_unedited_context() {
     let now = std::fs::read(&f).unwrap();
     let o = run("pi-edit", &[name, "a0000002", "--restore"], None);
     assert!(o.status.success());
-    assert!(stderr(&o).contains("nothing written"), "{}", stderr(&o));
+    assert_stderr_has(&o, "nothing written");
     assert!(stdout(&o).is_empty());
     assert_eq!(std::fs::read(&f).unwrap(), now);
 }
@@ -325,7 +301,6 @@ fn refusals_leave_the_file_untouched() {
     let name = f.to_str().unwrap();
     let bad_utf8 = dir.write("bad.txt", b"\xff\xfe");
     let bad = bad_utf8.to_str().unwrap();
-    let before = std::fs::read(&f).unwrap();
     for (args, code, says) in [
         (
             vec!["a0000006", "--omit"],
@@ -358,26 +333,16 @@ fn refusals_leave_the_file_untouched() {
     ] {
         let mut a = vec![name];
         a.extend(args.iter().copied());
-        let o = run("pi-edit", &a, None);
+        let o = run_untouched("pi-edit", &a, &f);
         assert_eq!(o.status.code(), Some(code), "{args:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
         assert!(o.stdout.is_empty(), "{args:?}");
-        assert_eq!(std::fs::read(&f).unwrap(), before, "{args:?}");
     }
     // A version-1 file: pi would renumber its entries.
-    let v1 = dir.write(
-        "v1.jsonl",
-        b"{\"type\":\"session\",\"id\":\"x\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n{\"type\":\"message\",\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}}\n",
-    );
-    let v1_before = std::fs::read(&v1).unwrap();
-    let o = run("pi-edit", &[v1.to_str().unwrap(), "leaf", "--omit"], None);
+    let v1 = dir.write("v1.jsonl", v1_session("x", ["hi".into()]).as_bytes());
+    let o = run_untouched("pi-edit", &[v1.to_str().unwrap(), "leaf", "--omit"], &v1);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("run `pi-migrate -i` first"),
-        "{}",
-        stderr(&o)
-    );
-    assert_eq!(std::fs::read(&v1).unwrap(), v1_before);
+    assert_stderr_has(&o, "run `pi-migrate -i` first");
 }
 
 #[test]

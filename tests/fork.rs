@@ -1,6 +1,5 @@
 //! pi-fork, driven as a user runs it, and compared with what pi writes.
-mod common;
-use common::*;
+use crate::common::*;
 
 fn source_ids(c: &Case) -> std::collections::HashSet<String> {
     ids_in(&std::fs::read_to_string(&c.session).unwrap())
@@ -8,26 +7,14 @@ fn source_ids(c: &Case) -> std::collections::HashSet<String> {
 
 #[test]
 fn new_sessions_match_pi() {
-    let cases: Vec<Case> = conformance_cases("pi-fork")
+    let cases: Vec<Case> = cases("pi-fork")
         .into_iter()
         .filter(|c| !c.in_place)
         .collect();
-    assert!(cases.len() > 50, "only {} cases", cases.len());
-    let mut failures = Vec::new();
-    for c in &cases {
+    check_each(&cases, 50, |c| {
         let known = source_ids(c);
-        let f = check_cases(std::slice::from_ref(c), |s| {
-            normalize_new_session(s, &known)
-        });
-        failures.extend(f);
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {} differ from pi:\n{}",
-        failures.len(),
-        cases.len(),
-        failures[..failures.len().min(5)].join("\n")
-    );
+        same_stdout(c, |s| normalize_new_session(s, &known))
+    });
 }
 
 fn context_value(text: &str, summary: Option<&str>) -> serde_json::Value {
@@ -45,12 +32,11 @@ fn context_value(text: &str, summary: Option<&str>) -> serde_json::Value {
 
 #[test]
 fn in_place_moves_match_pi() {
-    let cases: Vec<Case> = conformance_cases("pi-fork")
+    let cases: Vec<Case> = cases("pi-fork")
         .into_iter()
         .filter(|c| c.in_place)
         .collect();
-    assert!(cases.len() > 20, "only {} cases", cases.len());
-    for c in &cases {
+    check_each(&cases, 20, |c| {
         let dir = TempDir::new("inplace");
         let copy = dir.write("s.jsonl", &std::fs::read(&c.session).unwrap());
         let before = std::fs::read_to_string(&copy).unwrap();
@@ -129,26 +115,17 @@ fn in_place_moves_match_pi() {
             "{}: context after the move differs from pi's",
             c.what
         );
-    }
-}
-
-fn msg(id: &str, parent: Option<&str>, role: &str, text: &str) -> String {
-    let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
-    format!(
-        r#"{{"type":"message","id":"{id}","parentId":{p},"timestamp":"2026-07-20T09:00:01.000Z","message":{{"role":"{role}","content":[{{"type":"text","text":"{text}"}}],"timestamp":1}}}}"#
-    )
+        Ok(())
+    });
 }
 
 fn small() -> String {
-    [
-        H.to_string(),
-        msg("aaaa0001", None, "user", "first"),
-        msg("aaaa0002", Some("aaaa0001"), "assistant", "reply"),
-        msg("aaaa0003", Some("aaaa0002"), "user", "say it again"),
-        msg("aaaa0004", Some("aaaa0003"), "assistant", "again"),
-    ]
-    .join("\n")
-        + "\n"
+    session(&[
+        text_message("aaaa0001", None, "user", "first"),
+        text_message("aaaa0002", Some("aaaa0001"), "assistant", "reply"),
+        text_message("aaaa0003", Some("aaaa0002"), "user", "say it again"),
+        text_message("aaaa0004", Some("aaaa0003"), "assistant", "again"),
+    ])
 }
 
 #[test]
@@ -174,11 +151,7 @@ fn before_hands_back_the_text_and_refuses_other_entries() {
     // Not a user message.
     let o = run("pi-fork", &[f, "--before", "aaaa0002", "-o", "-"], None);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains(":3: --before needs a user message"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, ":3: --before needs a user message");
 }
 
 #[test]
@@ -223,7 +196,7 @@ fn never_overwrites_and_names_files_like_pi() {
 #[test]
 fn all_leaves_makes_one_session_per_branch() {
     let mut s = small();
-    s.push_str(&msg("aaaa0005", Some("aaaa0002"), "user", "other"));
+    s.push_str(&text_message("aaaa0005", Some("aaaa0002"), "user", "other"));
     s.push('\n');
     let dir = TempDir::new("leaves");
     let f = dir.write("s.jsonl", s.as_bytes());
@@ -257,28 +230,17 @@ fn in_place_before_a_root_message_starts_over_and_bad_requests_write_nothing() {
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!(v["oldLeaf"], "aaaa0004");
     assert_eq!(v["text"], "first");
-    let last = std::fs::read_to_string(&f)
-        .unwrap()
-        .lines()
-        .last()
-        .unwrap()
-        .to_string();
+    let last = last_line(&f);
     assert!(last.contains(r#""parentId":null"#), "{last}");
     let ctx = run("pi-path", &["--format", "messages", fs], None);
     assert_eq!(stdout(&ctx), "", "pi's context is empty after a reset");
-    let before = std::fs::read(&f).unwrap();
     for bad in [
         vec![fs, "--in-place", "--at", "nope"],
         vec![fs, "--in-place", "--before", "aaaa0002"],
         vec![fs, "--in-place", "--at", "root^"],
     ] {
-        let o = run("pi-fork", &bad, None);
+        let o = run_untouched("pi-fork", &bad, &f);
         assert_eq!(o.status.code(), Some(1), "{bad:?}");
-        assert_eq!(
-            std::fs::read(&f).unwrap(),
-            before,
-            "{bad:?} changed the file"
-        );
     }
 }
 
@@ -290,14 +252,10 @@ fn round_trip_branch_then_append_makes_a_sibling() {
     let o = run("pi-fork", &[fs, "--in-place", "--at", "leaf~2"], None);
     let moved = stdout(&o).trim().to_string();
     // pi appends its next message as a child of the last entry.
-    let mut file = std::fs::OpenOptions::new().append(true).open(&f).unwrap();
-    use std::io::Write;
-    writeln!(
-        file,
-        "{}",
-        msg("aaaa0009", Some(&moved), "user", "new direction")
-    )
-    .unwrap();
+    append_line(
+        &f,
+        &text_message("aaaa0009", Some(&moved), "user", "new direction"),
+    );
     let ids = run("pi-path", &["--format", "ids", fs], None);
     assert_eq!(
         stdout(&ids),
@@ -305,10 +263,7 @@ fn round_trip_branch_then_append_makes_a_sibling() {
     );
     // The old branch is still there: two leaves now.
     let leaves = run("pi-path", &["--leaves", fs], None);
-    let ids: Vec<serde_json::Value> = stdout(&leaves)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let ids = json_lines(&stdout(&leaves));
     assert_eq!(ids.len(), 2);
     assert_eq!(ids[0]["id"], "aaaa0004");
     assert_eq!(ids[1]["id"], "aaaa0009");

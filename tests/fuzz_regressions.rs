@@ -7,6 +7,7 @@
 //!   (each fixed in the library; the file name says what was wrong).
 //! - `fuzz/corpus/<target>/*`: the minimized corpus of each target.
 
+use crate::common::repo;
 use std::path::Path;
 
 type Target = fn(&[u8]);
@@ -38,46 +39,42 @@ fn replay(dir: &Path, target: Target) -> usize {
     n
 }
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
 #[test]
 fn regressions() {
     for (name, target) in TARGETS {
-        replay(&root().join("tests/fuzz-regressions").join(name), *target);
+        replay(&repo().join("tests/fuzz-regressions").join(name), *target);
     }
 }
 
 #[test]
 fn corpus_json() {
-    assert!(replay(&root().join("fuzz/corpus/json"), TARGETS[0].1) > 10);
+    assert!(replay(&repo().join("fuzz/corpus/json"), TARGETS[0].1) > 10);
 }
 
 #[test]
 fn corpus_date() {
-    assert!(replay(&root().join("fuzz/corpus/date"), TARGETS[1].1) > 10);
+    assert!(replay(&repo().join("fuzz/corpus/date"), TARGETS[1].1) > 10);
 }
 
 #[test]
 fn corpus_session() {
-    assert!(replay(&root().join("fuzz/corpus/session"), TARGETS[2].1) > 10);
+    assert!(replay(&repo().join("fuzz/corpus/session"), TARGETS[2].1) > 10);
 }
 
 #[test]
 fn corpus_migrate() {
-    assert!(replay(&root().join("fuzz/corpus/migrate"), TARGETS[3].1) > 10);
+    assert!(replay(&repo().join("fuzz/corpus/migrate"), TARGETS[3].1) > 10);
 }
 
 #[test]
 fn corpus_convert() {
-    assert!(replay(&root().join("fuzz/corpus/convert"), TARGETS[4].1) > 10);
+    assert!(replay(&repo().join("fuzz/corpus/convert"), TARGETS[4].1) > 10);
 }
 
 /// The conformance sessions (all lines, for the json target) pass too.
 #[test]
 fn conformance_sessions() {
-    let dir = root().join("tests/conformance/sessions");
+    let dir = repo().join("tests/conformance/sessions");
     let mut n = 0;
     for e in std::fs::read_dir(dir).unwrap() {
         let data = std::fs::read(e.unwrap().path()).unwrap();
@@ -120,7 +117,7 @@ fn canonical_merges_keys_equal_after_decoding() {
 fn duplicated_file_tree_is_not_walked_exponentially() {
     use pi_session_tools::session::{ReadOptions, Session};
     let data = std::fs::read(
-        root().join("tests/fuzz-regressions/session/duplicated-file-exponential-tree"),
+        repo().join("tests/fuzz-regressions/session/duplicated-file-exponential-tree"),
     )
     .unwrap();
     let s = Session::from_bytes("d.jsonl", data, ReadOptions::default()).unwrap();

@@ -1,7 +1,6 @@
 //! pi-grep: decoded text, fields and roles, the active path, output shapes,
 //! files that are not sessions, hostile bytes, and the README's examples.
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -30,32 +29,25 @@ const SESSION: &str = concat!(
     "\n",
 );
 
+/// pi-grep in `dir`, which is also its HOME; no stdin.
 fn grep_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(bin("pi-grep"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .env_remove("NO_COLOR")
-        .env("HOME", dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .output()
-        .expect("run pi-grep")
+    run_with("pi-grep", args, None, |c| {
+        c.current_dir(dir)
+            .env_remove("NO_COLOR")
+            .env("HOME", dir)
+            .stdin(Stdio::null());
+    })
+}
+
+/// What [`grep_in`] prints.
+fn grep_out(dir: &Path, args: &[&str]) -> String {
+    stdout(&grep_in(dir, args))
 }
 
 fn setup(tag: &str) -> TempDir {
     let t = TempDir::new(tag);
     t.write("s.jsonl", SESSION.as_bytes());
     t
-}
-
-fn json_lines(o: &Output) -> Vec<serde_json::Value> {
-    stdout(o)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a JSON line"))
-        .collect()
 }
 
 #[test]
@@ -68,19 +60,16 @@ fn finds_text_hidden_by_escapes() {
         "s.jsonl:aaaa0001:user/text: please migrate the café db\n"
     );
     assert_eq!(o.status.code(), Some(0));
-    let o = grep_in(t.path(), &["said \"migrate\"$", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["said \"migrate\"$", "s.jsonl"]),
         "s.jsonl:aaaa0002:assistant/thinking: they said \"migrate\"\n"
     );
-    let o = grep_in(t.path(), &["^error: connection refused$", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["^error: connection refused$", "s.jsonl"]),
         "s.jsonl:aaaa0003:toolResult/toolResult: error: connection refused\n"
     );
-    let o = grep_in(t.path(), &["^\ttest", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["^\ttest", "s.jsonl"]),
         "s.jsonl:aaaa0003:toolResult/toolResult: \ttest result: FAILED\n"
     );
     // A raw search of the file finds none of these (what rg sees).
@@ -115,9 +104,8 @@ fn keys_ids_signatures_and_images_are_not_searched() {
 #[test]
 fn fields_and_roles() {
     let t = setup("grep-fields");
-    let o = grep_in(t.path(), &["--role", "user", "-w", "migrate", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["--role", "user", "-w", "migrate", "s.jsonl"]),
         "s.jsonl:aaaa0001:user/text: please migrate the café db\n"
     );
     let o = grep_in(
@@ -130,9 +118,8 @@ fn fields_and_roles() {
          s.jsonl:aaaa0004:bashExecution/output: rate limit hit\n"
     );
     // The tool call: its name, then the arguments as JSON.stringify writes them.
-    let o = grep_in(t.path(), &["--in", "toolCall", "cargo test", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["--in", "toolCall", "cargo test", "s.jsonl"]),
         "s.jsonl:aaaa0002:assistant/toolCall: bash {\"command\":\"cargo test --all\"}\n"
     );
     let o = grep_in(
@@ -144,9 +131,8 @@ fn fields_and_roles() {
         "s.jsonl:aaaa0005:label/label: before-migrate\n\
          s.jsonl:aaaa0006:session_info/name: Migrate the café\n"
     );
-    let o = grep_in(t.path(), &["--in", "summary", "rate", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["--in", "summary", "rate", "s.jsonl"]),
         "s.jsonl:aaaa0008:branch_summary/summary: We tried a rate limit.\n"
     );
     let o = grep_in(t.path(), &["--in", "nope", "x", "s.jsonl"]);
@@ -157,13 +143,14 @@ fn fields_and_roles() {
 #[test]
 fn active_path_only() {
     let t = setup("grep-active");
-    let o = grep_in(t.path(), &["-c", "rate limit", "s.jsonl"]);
-    assert_eq!(stdout(&o), "s.jsonl:3\n");
+    assert_eq!(
+        grep_out(t.path(), &["-c", "rate limit", "s.jsonl"]),
+        "s.jsonl:3\n"
+    );
     // Lines 8 (the old branch's user message) and 9 (its summary) are off
     // the path from the leaf (line 10).
-    let o = grep_in(t.path(), &["--active", "rate limit", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["--active", "rate limit", "s.jsonl"]),
         "s.jsonl:aaaa0004:bashExecution/output: rate limit hit\n"
     );
 }
@@ -175,28 +162,34 @@ fn output_shapes() {
         "other.jsonl",
         SESSION.replace("sess-0001", "sess-0002").as_bytes(),
     );
-    let o = grep_in(t.path(), &["-l", "migrate", "s.jsonl", "other.jsonl"]);
-    assert_eq!(stdout(&o), "s.jsonl\nother.jsonl\n");
-    let o = grep_in(t.path(), &["-l", "-0", "migrate", "s.jsonl"]);
-    assert_eq!(stdout(&o), "s.jsonl\0");
-    let o = grep_in(t.path(), &["-c", "-i", "migrate", "s.jsonl"]);
-    assert_eq!(stdout(&o), "s.jsonl:5\n");
-    let o = grep_in(t.path(), &["-m", "2", "-c", "-i", "migrate", "s.jsonl"]);
-    assert_eq!(stdout(&o), "s.jsonl:2\n");
-    let o = grep_in(t.path(), &["-o", r"\brate \w+", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["-l", "migrate", "s.jsonl", "other.jsonl"]),
+        "s.jsonl\nother.jsonl\n"
+    );
+    assert_eq!(
+        grep_out(t.path(), &["-l", "-0", "migrate", "s.jsonl"]),
+        "s.jsonl\0"
+    );
+    assert_eq!(
+        grep_out(t.path(), &["-c", "-i", "migrate", "s.jsonl"]),
+        "s.jsonl:5\n"
+    );
+    assert_eq!(
+        grep_out(t.path(), &["-m", "2", "-c", "-i", "migrate", "s.jsonl"]),
+        "s.jsonl:2\n"
+    );
+    assert_eq!(
+        grep_out(t.path(), &["-o", r"\brate \w+", "s.jsonl"]),
         "s.jsonl:aaaa0004:bashExecution/output: rate limit\n\
          s.jsonl:aaaa0007:user/text: rate limit\n\
          s.jsonl:aaaa0008:branch_summary/summary: rate limit\n"
     );
-    let o = grep_in(t.path(), &["-e", "thanks", "-e", "^done", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["-e", "thanks", "-e", "^done", "s.jsonl"]),
         "s.jsonl:aaaa0009:user/text: done\ns.jsonl:aaaa0009:user/text: thanks\n"
     );
     let o = grep_in(t.path(), &["--json", "refused", "s.jsonl"]);
-    let v = json_lines(&o);
+    let v = json_lines(&stdout(&o));
     assert_eq!(v.len(), 1);
     assert_eq!(
         v[0],
@@ -210,13 +203,12 @@ fn output_shapes() {
     );
     // Non-messages: role null, type given.
     let o = grep_in(t.path(), &["--json", "before-", "s.jsonl"]);
-    let v = json_lines(&o);
+    let v = json_lines(&stdout(&o));
     assert_eq!(v[0]["role"], serde_json::Value::Null);
     assert_eq!(v[0]["type"], "label");
     // Context lines within the same text.
-    let o = grep_in(t.path(), &["-C", "1", "connection", "s.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["-C", "1", "connection", "s.jsonl"]),
         "s.jsonl-aaaa0003-toolResult/toolResult- running 3 tests\n\
          s.jsonl:aaaa0003:toolResult/toolResult: error: connection refused\n\
          s.jsonl-aaaa0003-toolResult/toolResult- \ttest result: FAILED\n"
@@ -301,31 +293,21 @@ fn invalid_utf8_and_lone_surrogates_never_panic() {
         );
     }
     let o = grep_in(t.path(), &["--json", "here", "h.jsonl"]);
-    let v = json_lines(&o);
+    let v = json_lines(&stdout(&o));
     assert_eq!(v[0]["text"], "lone \u{FFFD} here \u{FFFD}\u{1F600} end");
-    let o = grep_in(t.path(), &["bytes", "h.jsonl"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["bytes", "h.jsonl"]),
         "h.jsonl:b0000002:user/text: bad \u{FFFD}\u{FFFD} bytes end\n"
     );
     // Lines are parsed only where the pattern could be: "end" is on line 4.
     let o = grep_in(t.path(), &["end", "h.jsonl"]);
-    assert!(
-        stderr(&o).contains("h.jsonl:4: not valid JSON"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "h.jsonl:4: not valid JSON");
 }
 
 #[test]
 fn old_sessions_are_searched_with_the_ids_pi_migrate_gives() {
     let t = TempDir::new("grep-v1");
-    let v1 = concat!(
-        r#"{"type":"session","id":"old-1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
-        "\n",
-        r#"{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"old needle"}}"#,
-        "\n",
-    );
+    let v1 = v1_session("old-1", ["old needle".into()]);
     t.write("v1.jsonl", v1.as_bytes());
     let ids = run(
         "pi-path",
@@ -366,50 +348,37 @@ fn session_directories_and_time() {
         .unwrap();
     }
     let r = root.to_string_lossy().to_string();
-    let o = grep_in(t.path(), &["--all", "--session-dir", &r, "-l", "refused"]);
     assert_eq!(
-        stdout(&o),
+        grep_out(t.path(), &["--all", "--session-dir", &r, "-l", "refused"]),
         format!("{r}/--p--/s-new.jsonl\n{r}/--q--/s-old.jsonl\n")
     );
-    let o = grep_in(
-        t.path(),
-        &[
+    for (bound, file) in [("--since", "--p--/s-new"), ("--until", "--q--/s-old")] {
+        let args = [
             "--all",
             "--session-dir",
             &r,
             "-c",
-            "--since",
+            bound,
             "2026-11-01",
             "refused",
-        ],
-    );
-    assert_eq!(stdout(&o), format!("{r}/--p--/s-new.jsonl:1\n"));
-    let o = grep_in(
-        t.path(),
-        &[
-            "--all",
-            "--session-dir",
-            &r,
-            "-c",
-            "--until",
-            "2026-11-01",
-            "refused",
-        ],
-    );
-    assert_eq!(stdout(&o), format!("{r}/--q--/s-old.jsonl:1\n"));
+        ];
+        assert_eq!(grep_out(t.path(), &args), format!("{r}/{file}.jsonl:1\n"));
+    }
     // This project's sessions (--session-dir names the directory itself).
     let p = root.join("--p--").to_string_lossy().to_string();
-    let o = grep_in(t.path(), &["--session-dir", &p, "-l", "refused"]);
-    assert_eq!(stdout(&o), format!("{p}/s-new.jsonl\n"));
+    assert_eq!(
+        grep_out(t.path(), &["--session-dir", &p, "-l", "refused"]),
+        format!("{p}/s-new.jsonl\n")
+    );
     // A session-id prefix.
-    let o = grep_in(t.path(), &["--session-dir", &r, "-c", "refused", "s-ol"]);
-    assert_eq!(stdout(&o), format!("{r}/--q--/s-old.jsonl:1\n"));
+    assert_eq!(
+        grep_out(t.path(), &["--session-dir", &r, "-c", "refused", "s-ol"]),
+        format!("{r}/--q--/s-old.jsonl:1\n")
+    );
     // Stdin.
-    let o = Command::new(bin("pi-grep"))
-        .args(["-c", "refused", "-"])
-        .stdin(std::fs::File::open(t.path().join("s.jsonl")).unwrap())
-        .output()
-        .unwrap();
+    let o = run_with("pi-grep", &["-c", "refused", "-"], None, |c| {
+        c.stdin(std::fs::File::open(t.path().join("s.jsonl")).unwrap());
+    });
     assert_eq!(stdout(&o), "<stdin>:1\n");
 }
 
@@ -426,8 +395,7 @@ fn many_files_in_parallel_keep_their_order() {
             t.write(&name, SESSION.replace("refused", "accepted").as_bytes());
         }
     }
-    let o = grep_in(t.path(), &["-j", "8", "-c", "refused", "."]);
-    assert_eq!(stdout(&o), want);
+    assert_eq!(grep_out(t.path(), &["-j", "8", "-c", "refused", "."]), want);
 }
 
 /// The examples of the README's pi-grep section, in a project whose
@@ -456,12 +424,7 @@ fn readme_examples_run() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(t.path().join("s.jsonl"), dir.join("s.jsonl")).unwrap();
     std::fs::copy(t.path().join("s.jsonl"), cwd.join("s.jsonl")).unwrap();
-    let bins = bin("pi-grep").parent().unwrap().to_path_buf();
-    let path = format!(
-        "{}:{}",
-        bins.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = path_with_tools();
     let mut ran = 0;
     for line in block.lines() {
         let cmd = line.split("  #").next().unwrap_or("").trim();

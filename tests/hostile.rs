@@ -9,425 +9,19 @@
 //! siblings) are made at test time in a temporary directory. They run in
 //! `hostile_inputs_big`, which is `#[ignore]`d because a debug build needs
 //! minutes for them; `.ci/run` runs it with `cargo test --release --test
-//! hostile -- --ignored`.
+//! tests hostile:: -- --ignored`.
 
-mod common;
+mod inputs;
 
-use common::{bin, repo, TempDir};
+use crate::common::*;
+use inputs::{case_line, case_ref, make, BIG};
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// A run that takes longer than this is a hang.
 const TIMEOUT: Duration = Duration::from_secs(60);
-
-// ---------------------------------------------------------------------------
-// Inputs
-
-const SID: &str = "0b5e55ed-0000-7000-8000-000000000000";
-
-fn header() -> String {
-    format!(
-        r#"{{"type":"session","version":3,"id":"{SID}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp/hostile"}}"#
-    )
-}
-
-fn parent_json(parent: Option<&str>) -> String {
-    match parent {
-        Some(p) => format!("\"{p}\""),
-        None => "null".to_string(),
-    }
-}
-
-fn user(id: &str, parent: Option<&str>, text: &str) -> String {
-    format!(
-        r#"{{"type":"message","id":"{id}","parentId":{},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"{text}","timestamp":1767225601000}}}}"#,
-        parent_json(parent)
-    )
-}
-
-fn assistant(id: &str, parent: Option<&str>, text: &str) -> String {
-    format!(
-        r#"{{"type":"message","id":"{id}","parentId":{},"timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"stop","timestamp":1767225602000}}}}"#,
-        parent_json(parent)
-    )
-}
-
-/// Lines joined with `\n`, with a final newline.
-fn lines(ls: &[String]) -> Vec<u8> {
-    let mut s = ls.join("\n");
-    s.push('\n');
-    s.into_bytes()
-}
-
-/// A small, valid session: aaaa0001 (user) <- aaaa0002 (assistant) <-
-/// bbbb0003 (user) <- bbbb0004 (assistant), the last one the leaf.
-fn small_lines() -> Vec<String> {
-    vec![
-        header(),
-        user("aaaa0001", None, "hello"),
-        assistant("aaaa0002", Some("aaaa0001"), "hi there"),
-        user("bbbb0003", Some("aaaa0002"), "again"),
-        assistant("bbbb0004", Some("bbbb0003"), "sure"),
-    ]
-}
-
-fn small() -> Vec<u8> {
-    lines(&small_lines())
-}
-
-fn ring(n: usize) -> Vec<u8> {
-    // Entry k's parent is entry k-1; entry 0's parent is the last one.
-    let id = |k: usize| format!("c{k:07x}");
-    let mut ls = vec![header()];
-    for k in 0..n {
-        let parent = id((k + n - 1) % n);
-        ls.push(user(&id(k), Some(&parent), "round"));
-    }
-    lines(&ls)
-}
-
-/// Write `n` lines made by `line(k)` after a header, without holding the
-/// whole text twice.
-fn write_many(path: &Path, n: usize, line: impl Fn(usize, &mut Vec<u8>)) {
-    let f = std::fs::File::create(path).unwrap();
-    let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-    w.write_all(header().as_bytes()).unwrap();
-    w.write_all(b"\n").unwrap();
-    let mut buf = Vec::with_capacity(256);
-    for k in 0..n {
-        buf.clear();
-        line(k, &mut buf);
-        buf.push(b'\n');
-        w.write_all(&buf).unwrap();
-    }
-    w.flush().unwrap();
-}
-
-const MILLION: usize = 1_000_000;
-
-/// Lean message entries (no timestamps: pi's readers do not need them).
-fn lean_user(buf: &mut Vec<u8>, id: usize, parent: Option<usize>) {
-    let p = match parent {
-        Some(p) => format!("\"{p:08x}\""),
-        None => "null".to_string(),
-    };
-    write!(
-        buf,
-        r#"{{"type":"message","id":"{id:08x}","parentId":{p},"message":{{"role":"user","content":"x"}}}}"#
-    )
-    .unwrap();
-}
-
-fn make(key: &str, path: &Path) {
-    let bytes: Vec<u8> = match key {
-        "empty" => Vec::new(),
-        "whitespace" => b"  \n\t \n\n \r\n".to_vec(),
-        "no-header" => lines(&small_lines()[1..]),
-        "header-not-first" => {
-            let mut ls = small_lines();
-            ls.swap(0, 1);
-            lines(&ls)
-        }
-        "header-no-id" => {
-            let mut ls = small_lines();
-            ls[0] = r#"{"type":"session","version":3,"timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp/hostile"}"#.into();
-            lines(&ls)
-        }
-        "second-header" => {
-            let mut ls = small_lines();
-            ls.insert(
-                3,
-                header().replace(SID, "0b5e55ed-0000-7000-8000-000000000001"),
-            );
-            lines(&ls)
-        }
-        "not-json" => {
-            let mut ls = small_lines();
-            ls.insert(3, "this is not JSON {".into());
-            lines(&ls)
-        }
-        "torn-last-line" => {
-            let mut b = small();
-            let next = user("bbbb0005", Some("bbbb0004"), "torn");
-            b.extend_from_slice(&next.as_bytes()[..next.len() / 2]);
-            b
-        }
-        "not-object" => {
-            let mut ls = small_lines();
-            for (k, v) in ["[1,2,3]", "\"a string\"", "42", "null", "true"]
-                .iter()
-                .enumerate()
-            {
-                ls.insert(3 + k, v.to_string());
-            }
-            lines(&ls)
-        }
-        "not-object-first" => {
-            let mut ls = small_lines();
-            ls.insert(0, "[1]".into());
-            lines(&ls)
-        }
-        "invalid-utf8" => {
-            let mut b = Vec::new();
-            let ls = small_lines();
-            for (k, l) in ls.iter().enumerate() {
-                if k == 3 {
-                    b.extend_from_slice(l.replace("again", "ag\u{1}ain").as_bytes());
-                    // Turn the \x01 into bytes that are not UTF-8.
-                    let at = b.iter().rposition(|&c| c == 1).unwrap();
-                    b.splice(at..at + 1, [0xff, 0xc3, 0x28]);
-                } else {
-                    b.extend_from_slice(l.as_bytes());
-                }
-                b.push(b'\n');
-            }
-            b
-        }
-        "bom" => {
-            let mut b = b"\xEF\xBB\xBF".to_vec();
-            b.extend(small());
-            b
-        }
-        "message-no-message" => {
-            let mut ls = small_lines();
-            ls[3] = r#"{"type":"message","id":"bbbb0003","parentId":"aaaa0002","timestamp":"2026-01-01T00:00:01.000Z"}"#.into();
-            ls[4] = r#"{"type":"message","id":"bbbb0004","parentId":"bbbb0003","timestamp":"2026-01-01T00:00:02.000Z","message":null}"#.into();
-            lines(&ls)
-        }
-        "version-string" | "version-array" => {
-            let mut ls = small_lines();
-            let v = if key == "version-string" {
-                "\"3\""
-            } else {
-                "[3]"
-            };
-            ls[0] = ls[0].replace("\"version\":3", &format!("\"version\":{v}"));
-            lines(&ls)
-        }
-        "crlf" => small_lines()
-            .join("\r\n")
-            .into_bytes()
-            .into_iter()
-            .chain(*b"\r\n")
-            .collect(),
-        "no-final-newline" => {
-            let mut b = small();
-            b.pop();
-            b
-        }
-        "lone-surrogates" => {
-            let mut ls = small_lines();
-            ls[3] = user(
-                "bbbb0003",
-                Some("aaaa0002"),
-                r"lone \ud800 high, \udc00 low, \udbff\ud800 reversed",
-            );
-            lines(&ls)
-        }
-        "big-numbers" => {
-            let mut ls = small_lines();
-            ls[4] = ls[4]
-                .replace(r#""input":1,"#, r#""input":1e400,"#)
-                .replace(r#""output":1,"#, r#""output":-1E+999,"#)
-                .replace(
-                    r#""totalTokens":2"#,
-                    r#""totalTokens":123456789012345678901234567890"#,
-                )
-                .replace(r#""total":0"#, r#""total":1.5e-400"#)
-                .replace("1767225602000}", "1.7976931348623157e309}");
-            ls.push(
-                r#"{"type":"compaction","id":"bbbb0005","parentId":"bbbb0004","timestamp":"2026-01-01T00:00:03.000Z","summary":"s","firstKeptEntryId":"bbbb0003","tokensBefore":1e400}"#
-                    .to_string(),
-            );
-            lines(&ls)
-        }
-        "non-string-ids" => {
-            // pi keys its Maps by the value: 1 -> 2 -> true -> 3 is a chain.
-            let ls: Vec<String> = small_lines()
-                .into_iter()
-                .map(|l| {
-                    [
-                        ("aaaa0001", "1"),
-                        ("aaaa0002", "2"),
-                        ("bbbb0003", "true"),
-                        ("bbbb0004", "3"),
-                    ]
-                    .iter()
-                    .fold(l, |l, (from, to)| l.replace(&format!("\"{from}\""), to))
-                })
-                .collect();
-            lines(&ls)
-        }
-        "null-id-last" => {
-            let mut ls = small_lines();
-            ls[4] = assistant("bbbb0004", Some("bbbb0003"), "sure")
-                .replace(r#""id":"bbbb0004""#, r#""id":null"#);
-            lines(&ls)
-        }
-        "cycle-1" => {
-            let mut ls = small_lines();
-            ls[4] = assistant("bbbb0004", Some("bbbb0004"), "my own parent");
-            lines(&ls)
-        }
-        "cycle-2" => {
-            let mut ls = small_lines();
-            ls[3] = user("bbbb0003", Some("bbbb0004"), "again");
-            lines(&ls)
-        }
-        "cycle-1000" => ring(1000),
-        "cycle-off-path" => {
-            let mut ls = small_lines();
-            ls.insert(1, user("dddd0001", Some("dddd0002"), "x"));
-            ls.insert(2, user("dddd0002", Some("dddd0001"), "y"));
-            lines(&ls)
-        }
-        "dangling-parent" => {
-            let mut ls = small_lines();
-            ls[3] = user("bbbb0003", Some("deadbeef"), "again");
-            lines(&ls)
-        }
-        "duplicate-ids" => {
-            let mut ls = small_lines();
-            ls[3] = user("aaaa0002", Some("aaaa0001"), "same id as line 3");
-            ls[4] = assistant("bbbb0004", Some("aaaa0002"), "sure");
-            lines(&ls)
-        }
-        "unknown-types" => {
-            let mut ls = small_lines();
-            ls.insert(3, r#"{"type":"frobnicate","id":"eeee0001","parentId":"aaaa0002","timestamp":"2026-01-01T00:00:02.500Z","x":[1,{"y":null}]}"#.into());
-            ls.insert(4, r#"{"type":"message","id":"eeee0002","parentId":"eeee0001","timestamp":"2026-01-01T00:00:02.600Z","message":{"role":"alien","content":"beep","timestamp":1}}"#.into());
-            ls.insert(5, r#"{"type":"message","id":"eeee0003","parentId":"eeee0002","timestamp":"2026-01-01T00:00:02.700Z","message":"not an object"}"#.into());
-            ls.insert(
-                6,
-                r#"{"type":42,"id":"eeee0004","parentId":"eeee0003"}"#.into(),
-            );
-            ls.insert(7, r#"{"id":"eeee0005","parentId":"eeee0004"}"#.into());
-            ls[8] = user("bbbb0003", Some("eeee0005"), "again");
-            lines(&ls)
-        }
-        "first-kept-missing" => {
-            let mut ls = small_lines();
-            ls.push(r#"{"type":"compaction","id":"bbbb0005","parentId":"bbbb0004","timestamp":"2026-01-01T00:00:03.000Z","summary":"what happened","firstKeptEntryId":"nothere0","tokensBefore":100}"#.into());
-            ls.push(user("bbbb0006", Some("bbbb0005"), "after"));
-            lines(&ls)
-        }
-        "label-missing-target" => {
-            let mut ls = small_lines();
-            ls.push(r#"{"type":"label","id":"bbbb0005","parentId":"bbbb0004","timestamp":"2026-01-01T00:00:03.000Z","targetId":"deadbeef","label":"ghost"}"#.into());
-            lines(&ls)
-        }
-        "ref-ambiguous" | "ref-unknown" | "ref-root-parent" | "ref-past-root" => small(),
-        "deep-nesting" => {
-            let n = 100_000;
-            let nest = format!("{}{}", "[".repeat(n), "]".repeat(n));
-            let obj = format!("{}1{}", r#"{"a":"#.repeat(n), "}".repeat(n));
-            let mut ls = small_lines();
-            ls[3] = format!(
-                r#"{{"type":"message","id":"bbbb0003","parentId":"aaaa0002","timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":[{{"type":"text","text":"deep","x":{nest}}}],"timestamp":1}}}}"#
-            );
-            ls.push(format!(
-                r#"{{"type":"custom","customType":"deep","data":{obj},"id":"bbbb0005","parentId":"bbbb0004","timestamp":"2026-01-01T00:00:03.000Z"}}"#
-            ));
-            lines(&ls)
-        }
-        "v1-not-json" => {
-            let ls = [
-                r#"{"type":"session","id":"0b5e55ed-v1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp/hostile"}"#,
-                r#"{"type":"message","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hello","timestamp":1}}"#,
-                "not JSON at all",
-                r#"{"type":"message","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"again","timestamp":2}}"#,
-            ];
-            lines(&ls.map(String::from))
-        }
-        "huge-line" => {
-            let mut b = Vec::with_capacity(101 << 20);
-            let ls = small_lines();
-            for l in &ls[..4] {
-                b.extend_from_slice(l.as_bytes());
-                b.push(b'\n');
-            }
-            let text = "0123456789abcdef".repeat(100 << 16); // 100 MiB
-            b.extend_from_slice(assistant("bbbb0004", Some("bbbb0003"), &text).as_bytes());
-            b.push(b'\n');
-            b
-        }
-        "deep-chain" => {
-            write_many(path, MILLION, |k, b| {
-                lean_user(b, k + 1, (k > 0).then_some(k))
-            });
-            return;
-        }
-        "million-siblings" => {
-            write_many(path, MILLION, |k, b| {
-                lean_user(b, k + 1, if k == 0 { None } else { Some(1) })
-            });
-            return;
-        }
-        other => panic!("no input named {other}"),
-    };
-    std::fs::write(path, bytes).unwrap();
-}
-
-/// Cases that need no big file.
-const BIG: &[&str] = &["huge-line", "deep-chain", "million-siblings"];
-
-/// The REF each case uses (`leaf` = the tools' default, not passed).
-fn case_ref(key: &str) -> &'static str {
-    match key {
-        "ref-ambiguous" => "aaaa",
-        "ref-unknown" => "ffff9999",
-        "ref-root-parent" => "root^",
-        "ref-past-root" => "leaf~99999",
-        _ => "leaf",
-    }
-}
-
-/// The line a tool must name (as FILE:LINE) in stderr for the case, if
-/// any: where the problem sits. pi-migrate reads a version-3 file only for
-/// its header (it has nothing to change), and pi-label does not walk paths,
-/// so they say nothing of a bad line or a cycle there.
-fn case_line(key: &str, col: &str) -> Option<u64> {
-    let migrate = col.starts_with("pi-migrate");
-    let label = col.starts_with("pi-label");
-    if col.starts_with("pi-edit") {
-        // The entry pi-edit refuses to edit (the leaf).
-        match key {
-            "big-numbers" | "label-missing-target" | "deep-nesting" => return Some(6),
-            "message-no-message" => return Some(5),
-            _ => {}
-        }
-    }
-    Some(match key {
-        "no-header" | "header-not-first" | "header-no-id" | "not-object-first" => 1,
-        "bom" if !migrate => 1,
-        "v1-not-json" if col == "pi-label --list" => 3,
-        "deep-nesting"
-            if matches!(
-                col,
-                "pi-path --format context"
-                    | "pi-tree --json"
-                    | "pi-convert --to llm"
-                    | "pi-fork --at REF -o -"
-            ) =>
-        {
-            4
-        }
-        "v1-not-json" if !label => 3,
-        _ if migrate => return None,
-        "version-string" | "version-array" => 1,
-        "second-header" | "not-json" | "invalid-utf8" => 4,
-        // lines 4 and 6-8 are entries now (pi keeps truthy values); null is dropped
-        "not-object" => 7,
-        "torn-last-line" => 6,
-        "dangling-parent" | "duplicate-ids" => 4,
-        "null-id-last" if col == "pi-fork --at REF -o -" || col.starts_with("pi-edit") => 5,
-        "cycle-1" | "cycle-2" if !label => 5,
-        _ => return None,
-    })
-}
 
 // ---------------------------------------------------------------------------
 // Tools
@@ -493,68 +87,25 @@ struct Ran {
     secs: f64,
 }
 
-fn drain(
-    mut r: impl Read + Send + 'static,
-    keep: usize,
-) -> std::thread::JoinHandle<(u64, Vec<u8>)> {
-    std::thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut total = 0u64;
-        let mut buf = vec![0u8; 1 << 16];
-        loop {
-            match r.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    total += n as u64;
-                    if kept.len() < keep {
-                        let take = n.min(keep - kept.len());
-                        kept.extend_from_slice(&buf[..take]);
-                    }
-                }
-            }
-        }
-        (total, kept)
-    })
-}
-
 fn run_timed(tool: &str, args: &[String], timeout: Duration) -> Ran {
     let start = Instant::now();
-    let mut child = Command::new(bin(tool))
-        .args(args)
-        .env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .env("NO_COLOR", "1")
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut cmd = command(tool, &args);
+    cmd.env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn tool");
-    let out = drain(child.stdout.take().unwrap(), 0);
-    let err = drain(child.stderr.take().unwrap(), 64 << 10);
-    let mut hung = false;
-    let status = loop {
-        if let Some(st) = child.try_wait().expect("wait") {
-            break st;
-        }
-        if start.elapsed() > timeout {
-            hung = true;
-            let _ = child.kill();
-            break child.wait().expect("wait");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let (stdout_len, _) = out.join().unwrap();
-    let (_, e) = err.join().unwrap();
+        .stderr(Stdio::piped());
+    let ran = run_within(&mut cmd, timeout, 0, 64 << 10);
     #[cfg(unix)]
-    let signal = std::os::unix::process::ExitStatusExt::signal(&status);
+    let signal = std::os::unix::process::ExitStatusExt::signal(&ran.status);
     #[cfg(not(unix))]
     let signal = None;
     Ran {
-        code: status.code(),
+        code: ran.status.code(),
         signal,
-        hung,
-        stdout_len,
-        stderr: String::from_utf8_lossy(&e).into_owned(),
+        hung: ran.hung,
+        stdout_len: ran.stdout_len,
+        stderr: String::from_utf8_lossy(&ran.stderr).into_owned(),
         secs: start.elapsed().as_secs_f64(),
     }
 }
@@ -634,15 +185,6 @@ fn load_table() -> Table {
 
 // ---------------------------------------------------------------------------
 // The checks
-
-fn temp_files(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|d| d.file_name().to_string_lossy().into_owned())
-        .filter(|n| n != "s.jsonl")
-        .collect()
-}
 
 /// Run every column on the case `key`; return what went wrong.
 fn check_case(key: &str, expect: &BTreeMap<String, Option<i32>>, root: &Path) -> Vec<String> {
@@ -731,7 +273,7 @@ fn check_case(key: &str, expect: &BTreeMap<String, Option<i32>>, root: &Path) ->
                     v["type"] == "context_edit" && v["replacement"].is_null()
                 });
             }
-            let stray = temp_files(&work);
+            let stray = names_in(&work, &["s.jsonl"]);
             if !stray.is_empty() {
                 bad.push(format!("{at}: left files behind: {stray:?}"));
             }
@@ -754,29 +296,11 @@ fn check_one_appended(
     bad: &mut Vec<String>,
     is_it: impl Fn(&serde_json::Value) -> bool,
 ) {
-    let Some(rest) = after.strip_prefix(before) else {
-        bad.push(format!("{at}: the old bytes were not kept"));
-        return;
-    };
-    let rest = if !before.is_empty() && !before.ends_with(b"\n") {
-        match rest.strip_prefix(b"\n") {
-            Some(r) => r,
-            None => {
-                bad.push(format!("{at}: appended without starting a fresh line"));
-                return;
-            }
-        }
-    } else {
-        rest
-    };
-    let ok = rest.ends_with(b"\n")
-        && rest.iter().filter(|&&b| b == b'\n').count() == 1
-        && serde_json::from_slice::<serde_json::Value>(rest).is_ok_and(|v| is_it(&v));
-    if !ok {
-        bad.push(format!(
-            "{at}: appended something else than the one line expected: {:?}",
-            String::from_utf8_lossy(&rest[..rest.len().min(300)])
-        ));
+    match appended_line(before, after) {
+        Ok(Some(v)) if is_it(&v) => {}
+        Ok(Some(v)) => bad.push(format!("{at}: appended another line than expected: {v}")),
+        Ok(None) => bad.push(format!("{at}: appended nothing")),
+        Err(e) => bad.push(format!("{at}: {e}")),
     }
 }
 
@@ -793,6 +317,11 @@ fn run_cases(big: bool) {
         bad.extend(check_case(key, expect, root.path()));
     }
     assert!(ran > 0, "no case ran");
+    no_problems(&bad);
+}
+
+#[track_caller]
+fn no_problems(bad: &[String]) {
     assert!(
         bad.is_empty(),
         "{} problems:\n{}",
@@ -905,12 +434,7 @@ fn bom_is_refused_by_every_tool_but_pi_migrate() {
     if ran.code != Some(0) {
         bad.push(format!("bom: pi-path after pi-migrate -i: {}", ran.stderr));
     }
-    assert!(
-        bad.is_empty(),
-        "{} problems:\n{}",
-        bad.len(),
-        bad.join("\n")
-    );
+    no_problems(&bad);
 }
 
 /// pi 1.6 throws while building the context when a message entry has no
@@ -946,7 +470,7 @@ fn hostile_inputs() {
 
 /// The 100 MB line, the million-deep chain and the million siblings: minutes
 /// in a debug build, so run by `.ci/run` as
-/// `cargo test --release --test hostile -- --ignored`.
+/// `cargo test --release --test tests hostile:: -- --ignored`.
 #[test]
 #[ignore]
 fn hostile_inputs_big() {

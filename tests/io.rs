@@ -3,86 +3,44 @@
 //! long to hold, another writer's half-written last line, an empty SESSION,
 //! symbolic link loops, control characters in names and labels, and
 //! `pi-fork --in-place` repeated.
-mod common;
-use common::*;
-use std::io::{Read, Write};
+use crate::common::*;
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-fn msg(id: &str, parent: Option<&str>, text: &str) -> String {
-    let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
-    format!(
-        r#"{{"type":"message","id":"{id}","parentId":{p},"timestamp":"2026-07-20T09:00:01.000Z","message":{{"role":"user","content":"{text}","timestamp":1}}}}"#
-    )
-}
-
 /// aaaa0001 <- aaaa0002 <- aaaa0003 <- aaaa0004, labelled.
-fn session() -> String {
-    format!(
-        "{H}\n{}\n{}\n{}\n{}\n{}\n",
-        msg("aaaa0001", None, "one"),
-        msg("aaaa0002", Some("aaaa0001"), "two"),
-        msg("aaaa0003", Some("aaaa0002"), "three"),
-        msg("aaaa0004", Some("aaaa0003"), "four"),
-        r#"{"type":"label","id":"aaaa0005","parentId":"aaaa0004","timestamp":"2026-07-20T09:00:02.000Z","targetId":"aaaa0002","label":"two"}"#,
-    )
+fn labelled() -> String {
+    session(&[
+        user("aaaa0001", None, "one"),
+        user("aaaa0002", Some("aaaa0001"), "two"),
+        user("aaaa0003", Some("aaaa0002"), "three"),
+        user("aaaa0004", Some("aaaa0003"), "four"),
+        r#"{"type":"label","id":"aaaa0005","parentId":"aaaa0004","timestamp":"2026-07-20T09:00:02.000Z","targetId":"aaaa0002","label":"two"}"#.into(),
+    ])
 }
 
 /// Run a tool with `env`, stdin from `stdin` (None: nothing), stdout to
 /// `out` (None: a pipe), with a time limit.
-fn run_with(
+fn run_io(
     tool: &str,
     args: &[&str],
     env: &[(&str, &str)],
     stdin: Option<Stdio>,
     out: Option<Stdio>,
 ) -> Output {
-    let mut cmd = Command::new(bin(tool));
-    cmd.args(args)
-        .env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .env_remove("PI_SESSION_TOOLS_MAX_LINE")
+    let mut cmd = command(tool, args);
+    cmd.env_remove("PI_SESSION_TOOLS_MAX_LINE")
         .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
         .stdin(stdin.unwrap_or_else(Stdio::null))
         .stdout(out.unwrap_or_else(Stdio::piped))
         .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().expect("spawn");
-    let mut so = child.stdout.take();
-    let mut se = child.stderr.take().unwrap();
-    let t_out = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        if let Some(s) = so.as_mut() {
-            let _ = s.read_to_end(&mut b);
-        }
-        b
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = se.read_to_end(&mut b);
-        b
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        if start.elapsed() > TIMEOUT {
-            let _ = child.kill();
-            panic!("{tool} {args:?}: hangs");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    Output {
-        status,
-        stdout: t_out.join().unwrap(),
-        stderr: t_err.join().unwrap(),
-    }
+    let ran = run_within(&mut cmd, TIMEOUT, usize::MAX, usize::MAX);
+    assert!(!ran.hung, "{tool} {args:?}: hangs");
+    ran.output()
 }
 
 fn mkfifo(path: &Path) {
@@ -101,12 +59,7 @@ fn feed_fifo(path: &Path, bytes: Vec<u8>) -> std::thread::JoinHandle<()> {
 }
 
 fn no_temp_files(dir: &Path, keep: &[&str]) {
-    let stray: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|d| d.file_name().to_string_lossy().into_owned())
-        .filter(|n| !keep.contains(&n.as_str()))
-        .collect();
+    let stray = names_in(dir, keep);
     assert!(stray.is_empty(), "left behind: {stray:?}");
 }
 
@@ -147,10 +100,10 @@ fn comparable(tool: &str, out: &[u8]) -> String {
 #[test]
 fn pipes_and_fifos_given_as_paths_are_read_as_streams() {
     let dir = TempDir::new("io-pipes");
-    let f = dir.write("s.jsonl", session().as_bytes());
+    let f = dir.write("s.jsonl", labelled().as_bytes());
     let fs = f.to_str().unwrap();
     for (tool, extra) in READERS {
-        let want = run_with(tool, &args_for(tool, extra, fs), &[], None, None);
+        let want = run_io(tool, &args_for(tool, extra, fs), &[], None, None);
         assert!(want.status.success(), "{tool}: {}", stderr(&want));
         // `cat s.jsonl | TOOL /dev/stdin`: /dev/stdin is a pipe.
         let mut cat = Command::new("cat")
@@ -159,7 +112,7 @@ fn pipes_and_fifos_given_as_paths_are_read_as_streams() {
             .spawn()
             .unwrap();
         let pipe = Stdio::from(cat.stdout.take().unwrap());
-        let got = run_with(
+        let got = run_io(
             tool,
             &args_for(tool, extra, "/dev/stdin"),
             &[],
@@ -177,8 +130,8 @@ fn pipes_and_fifos_given_as_paths_are_read_as_streams() {
         let fifo = dir.path().join(format!("fifo-{}", tool.replace('-', "")));
         let _ = std::fs::remove_file(&fifo);
         mkfifo(&fifo);
-        let w = feed_fifo(&fifo, session().into_bytes());
-        let got = run_with(
+        let w = feed_fifo(&fifo, labelled().into_bytes());
+        let got = run_io(
             tool,
             &args_for(tool, extra, fifo.to_str().unwrap()),
             &[],
@@ -208,7 +161,7 @@ fn writing_in_place_to_a_fifo_is_refused_without_waiting_for_a_writer() {
         ("pi-fork", vec![fs, "--in-place", "--at", "leaf~1"]),
         ("pi-edit", vec![fs, "leaf", "--omit"]),
     ] {
-        let o = run_with(tool, &args, &[], None, None);
+        let o = run_io(tool, &args, &[], None, None);
         assert_eq!(o.status.code(), Some(1), "{tool}: {}", stderr(&o));
         assert!(
             stderr(&o).contains(&format!("{tool}: error: {fs}: not a regular file")),
@@ -236,7 +189,7 @@ fn a_failing_stdout_leaves_every_file_as_it_was() {
     }
     let dir = TempDir::new("io-full");
     // A small file (the full read) and one of 9 MiB (pi-label's fast path).
-    let mut big = session();
+    let mut big = labelled();
     let pad = format!(
         r#"{{"type":"custom","customType":"pad","data":"{}","id":"pad00000","parentId":"aaaa0004"}}"#,
         "x".repeat(1 << 20)
@@ -245,9 +198,9 @@ fn a_failing_stdout_leaves_every_file_as_it_was() {
         big.push_str(&pad);
         big.push('\n');
     }
-    big.push_str(&msg("aaaa0006", Some("pad00000"), "last"));
+    big.push_str(&user("aaaa0006", Some("pad00000"), "last"));
     big.push('\n');
-    for (name, text) in [("small.jsonl", session()), ("big.jsonl", big)] {
+    for (name, text) in [("small.jsonl", labelled()), ("big.jsonl", big)] {
         let f = dir.write(name, text.as_bytes());
         let fs = f.to_str().unwrap();
         for (tool, args) in [
@@ -265,7 +218,7 @@ fn a_failing_stdout_leaves_every_file_as_it_was() {
             ("pi-fork", vec![fs, "--at", "leaf~1", "--json"]),
             ("pi-fork", vec![fs, "--all-leaves"]),
         ] {
-            let o = run_with(tool, &args, &[], None, dev_full());
+            let o = run_io(tool, &args, &[], None, dev_full());
             assert_eq!(o.status.code(), Some(1), "{tool} {args:?}: {}", stderr(&o));
             assert!(
                 stderr(&o).contains("No space left on device: nothing was changed"),
@@ -281,10 +234,8 @@ fn a_failing_stdout_leaves_every_file_as_it_was() {
         }
     }
     // A reader that has gone is no failure: the label is still written.
-    let f = dir.write("s.jsonl", session().as_bytes());
-    let mut cmd = Command::new(bin("pi-label"));
-    let mut child = cmd
-        .args([f.to_str().unwrap(), "leaf", "x"])
+    let f = dir.write("s.jsonl", labelled().as_bytes());
+    let mut child = command("pi-label", &[f.to_str().unwrap(), "leaf", "x"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -293,29 +244,29 @@ fn a_failing_stdout_leaves_every_file_as_it_was() {
     let st = child.wait().unwrap();
     assert!(st.success());
     let after = std::fs::read_to_string(&f).unwrap();
-    assert_eq!(after.lines().count(), session().lines().count() + 1);
+    assert_eq!(after.lines().count(), labelled().lines().count() + 1);
 }
 
 #[test]
 fn a_line_longer_than_the_limit_is_a_file_line_error() {
     let dir = TempDir::new("io-long");
     let env = [("PI_SESSION_TOOLS_MAX_LINE", "64K")];
-    let long = msg("aaaa0009", Some("aaaa0002"), &"y".repeat(70_000));
-    let mut ls: Vec<String> = session().lines().map(str::to_string).collect();
+    let long = user("aaaa0009", Some("aaaa0002"), &"y".repeat(70_000));
+    let mut ls: Vec<String> = labelled().lines().map(str::to_string).collect();
     ls.insert(3, long);
     let text = ls.join("\n") + "\n";
     let f = dir.write("s.jsonl", text.as_bytes());
     let fs = f.to_str().unwrap();
     let want = format!("{fs}:4: line longer than 65536 bytes");
     // pi-migrate -i reads a version-3 file only for its header: untouched.
-    let o = run_with("pi-migrate", &["-i", fs], &env, None, None);
+    let o = run_io("pi-migrate", &["-i", fs], &env, None, None);
     assert!(o.status.success(), "{}", stderr(&o));
     for (tool, extra) in READERS
         .iter()
         .copied()
         .chain([("pi-label", &["leaf", "x"][..])])
     {
-        let o = run_with(tool, &args_for(tool, extra, fs), &env, None, None);
+        let o = run_io(tool, &args_for(tool, extra, fs), &env, None, None);
         assert_eq!(o.status.code(), Some(1), "{tool} {extra:?}: {}", stderr(&o));
         assert!(
             stderr(&o).contains(&want),
@@ -325,10 +276,10 @@ fn a_line_longer_than_the_limit_is_a_file_line_error() {
         assert_eq!(std::fs::read_to_string(&f).unwrap(), text);
     }
     // Without the limit it is an ordinary line.
-    let o = run_with("pi-path", &[fs], &[], None, None);
+    let o = run_io("pi-path", &[fs], &[], None, None);
     assert!(o.status.success(), "{}", stderr(&o));
     // The same from stdin.
-    let o = run_with(
+    let o = run_io(
         "pi-path",
         &["-"],
         &env,
@@ -344,7 +295,7 @@ fn a_line_longer_than_the_limit_is_a_file_line_error() {
         ("pi-migrate", vec!["/dev/zero"]),
         ("pi-label", vec!["/dev/zero", "--list"]),
     ] {
-        let o = run_with(tool, &args, &env, None, None);
+        let o = run_io(tool, &args, &env, None, None);
         assert_eq!(o.status.code(), Some(1), "{tool}: {}", stderr(&o));
         assert!(
             stderr(&o).contains("/dev/zero:1: line longer than 65536 bytes"),
@@ -356,7 +307,7 @@ fn a_line_longer_than_the_limit_is_a_file_line_error() {
     // the long line last), with a limit of 1 MiB.
     let env = [("PI_SESSION_TOOLS_MAX_LINE", "1M")];
     let nul = dir.write("nul.jsonl", &vec![0u8; 3 << 20]);
-    let mut fast = session();
+    let mut fast = labelled();
     fast.push_str(&format!(
         r#"{{"type":"custom","customType":"pad","data":"{}","id":"pad00000","parentId":"aaaa0004"}}"#,
         "x".repeat(9 << 20)
@@ -373,7 +324,7 @@ fn a_line_longer_than_the_limit_is_a_file_line_error() {
             ("pi-edit", vec![fs, "aaaa0002", "--omit"]),
             ("pi-fork", vec![fs, "-i", "--at", "aaaa0002"]),
         ] {
-            let o = run_with(tool, &args, &env, None, None);
+            let o = run_io(tool, &args, &env, None, None);
             if line == 7 && args[0] == "-i" {
                 // A version-3 file: pi-migrate reads only its header.
                 assert!(o.status.success(), "{}", stderr(&o));
@@ -391,7 +342,7 @@ fn a_line_longer_than_the_limit_is_a_file_line_error() {
     no_temp_files(dir.path(), &["s.jsonl", "nul.jsonl", "fast.jsonl"]);
     // A value that is no size is wrong usage.
     for bad in ["abc", "0", "5X", "-1", "99999999999"] {
-        let o = run_with(
+        let o = run_io(
             "pi-path",
             &[fs],
             &[("PI_SESSION_TOOLS_MAX_LINE", bad)],
@@ -405,34 +356,28 @@ fn a_line_longer_than_the_limit_is_a_file_line_error() {
 #[test]
 fn an_append_waits_for_another_writer_to_finish_its_line() {
     let dir = TempDir::new("io-torn");
-    let next = msg("aaaa0006", Some("aaaa0005"), "being written");
+    let next = user("aaaa0006", Some("aaaa0005"), "being written");
     let (head, tail) = next.split_at(next.len() / 2);
     for (tool, args) in [
         ("pi-label", vec!["leaf", "x"]),
         ("pi-fork", vec!["--in-place", "--at", "aaaa0002"]),
     ] {
-        let f = dir.write("s.jsonl", format!("{}{head}", session()).as_bytes());
+        let f = dir.write("s.jsonl", format!("{}{head}", labelled()).as_bytes());
         let fs = f.to_str().unwrap().to_string();
         let mut all = vec![fs.as_str()];
         all.extend(args.iter().copied());
-        let child = Command::new(bin(tool))
-            .args(&all)
+        let child = command(tool, &all)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
         // The other writer ends its line a moment later.
         std::thread::sleep(Duration::from_millis(300));
-        std::fs::OpenOptions::new()
-            .append(true)
-            .open(&f)
-            .unwrap()
-            .write_all(format!("{tail}\n").as_bytes())
-            .unwrap();
+        append_line(&f, tail);
         let o = child.wait_with_output().unwrap();
         assert!(o.status.success(), "{tool}: {}", stderr(&o));
         let after = std::fs::read_to_string(&f).unwrap();
-        let want_start = format!("{}{next}\n", session());
+        let want_start = format!("{}{next}\n", labelled());
         assert!(
             after.starts_with(&want_start),
             "{tool}: the other writer's line was cut: {after}"
@@ -448,8 +393,8 @@ fn an_append_waits_for_another_writer_to_finish_its_line() {
         }
     }
     // A line that stays torn is torn: the append goes on a fresh line after it.
-    let f = dir.write("s.jsonl", format!("{}{head}", session()).as_bytes());
-    let o = run_with(
+    let f = dir.write("s.jsonl", format!("{}{head}", labelled()).as_bytes());
+    let o = run_io(
         "pi-label",
         &[f.to_str().unwrap(), "leaf", "x"],
         &[],
@@ -458,7 +403,7 @@ fn an_append_waits_for_another_writer_to_finish_its_line() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let after = std::fs::read_to_string(&f).unwrap();
-    assert!(after.starts_with(&format!("{}{head}\n{{\"type\":\"label\"", session())));
+    assert!(after.starts_with(&format!("{}{head}\n{{\"type\":\"label\"", labelled())));
 }
 
 #[test]
@@ -468,7 +413,7 @@ fn an_empty_session_argument_is_wrong_usage() {
     let sd = dir.path().join("sessions");
     std::fs::create_dir_all(&sd).unwrap();
     let f = sd.join("2026-07-20T09-00-00-000Z_0190aaaa-0000-7000-8000-000000000001.jsonl");
-    std::fs::write(&f, session()).unwrap();
+    std::fs::write(&f, labelled()).unwrap();
     let sds = sd.to_str().unwrap();
     for (tool, args) in [
         ("pi-path", vec!["--session-dir", sds, ""]),
@@ -484,11 +429,11 @@ fn an_empty_session_argument_is_wrong_usage() {
         ),
         ("pi-fork", vec!["--session-dir", sds, "", "--at", "leaf"]),
     ] {
-        let o = run_with(tool, &args, &[], None, None);
+        let o = run_io(tool, &args, &[], None, None);
         assert_eq!(o.status.code(), Some(2), "{tool} {args:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(&format!("{tool}: error: an empty")));
     }
-    assert_eq!(std::fs::read_to_string(&f).unwrap(), session());
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), labelled());
     assert_eq!(std::fs::read_dir(&sd).unwrap().count(), 1);
 }
 
@@ -506,7 +451,7 @@ fn a_symbolic_link_loop_is_named_as_one() {
         ("pi-label", vec![ls, "--list"]),
         ("pi-fork", vec![ls, "--at", "leaf"]),
     ] {
-        let o = run_with(tool, &args, &[], None, None);
+        let o = run_io(tool, &args, &[], None, None);
         assert_eq!(o.status.code(), Some(1), "{tool}: {}", stderr(&o));
         assert!(
             stderr(&o).contains("symbolic links") && !stderr(&o).contains("no session id"),
@@ -515,11 +460,9 @@ fn a_symbolic_link_loop_is_named_as_one() {
         );
     }
     // A bare name too (no slash, no .jsonl: once taken for an id prefix).
-    let o = Command::new(bin("pi-path"))
-        .arg("loop")
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let o = run_with("pi-path", &["loop"], None, |c| {
+        c.current_dir(dir.path());
+    });
     assert!(stderr(&o).contains("loop: Too many levels of symbolic links"));
 }
 
@@ -527,14 +470,14 @@ fn a_symbolic_link_loop_is_named_as_one() {
 fn control_characters_in_names_and_labels_stay_escaped() {
     let dir = TempDir::new("io-escape");
     let f = dir.write("a\nb\tc.jsonl", b"{\"type\":\"session\"}\n");
-    let o = run_with("pi-path", &[f.to_str().unwrap()], &[], None, None);
+    let o = run_io("pi-path", &[f.to_str().unwrap()], &[], None, None);
     let e = stderr(&o);
     assert_eq!(e.lines().count(), 1, "{e}");
     assert!(e.contains("a\\nb\\tc.jsonl:1: the session header has no string \"id\""));
     // Labels with a tab, a line break and a backslash: one line of three fields.
     let label = r#"{"type":"label","id":"aaaa0007","parentId":"aaaa0004","timestamp":"2026-07-20T09:00:03.000Z","targetId":"aaaa0003","label":"a\tb\nc\\d"}"#;
-    let s = dir.write("s.jsonl", format!("{}{label}\n", session()).as_bytes());
-    let o = run_with(
+    let s = dir.write("s.jsonl", format!("{}{label}\n", labelled()).as_bytes());
+    let o = run_io(
         "pi-label",
         &[s.to_str().unwrap(), "--list"],
         &[],
@@ -547,7 +490,7 @@ fn control_characters_in_names_and_labels_stay_escaped() {
         out,
         "aaaa0002\ttwo\tuser: two\naaaa0003\ta\\tb\\nc\\\\d\tuser: three\n"
     );
-    let o = run_with(
+    let o = run_io(
         "pi-label",
         &[s.to_str().unwrap(), "--list", "--json"],
         &[],
@@ -564,11 +507,11 @@ fn control_characters_in_names_and_labels_stay_escaped() {
 #[test]
 fn repeated_in_place_forks_step_back_one_entry_each_time() {
     let dir = TempDir::new("io-fork-repeat");
-    let f = dir.write("s.jsonl", session().as_bytes());
+    let f = dir.write("s.jsonl", labelled().as_bytes());
     let fs = f.to_str().unwrap();
     // The leaf is the label entry aaaa0005 (on aaaa0004).
     for want in ["aaaa0004", "aaaa0003", "aaaa0002", "aaaa0001"] {
-        let o = run_with(
+        let o = run_io(
             "pi-fork",
             &[fs, "--in-place", "--at", "leaf~1", "--json"],
             &[],
@@ -580,10 +523,10 @@ fn repeated_in_place_forks_step_back_one_entry_each_time() {
         assert_eq!(v["target"], want, "{}", stdout(&o));
     }
     // `leaf` itself is still pi's leaf (the last marker); its path ends there.
-    let o = run_with("pi-path", &["--format", "ids", fs], &[], None, None);
+    let o = run_io("pi-path", &["--format", "ids", fs], &[], None, None);
     assert_eq!(stdout(&o).lines().count(), 2, "{}", stdout(&o));
     // pi continues from a marker; steps up from its child pass over it.
-    let child = msg("bbbb0001", None, "after");
+    let child = user("bbbb0001", None, "after");
     let last_marker = std::fs::read_to_string(&f)
         .unwrap()
         .lines()
@@ -599,13 +542,8 @@ fn repeated_in_place_forks_step_back_one_entry_each_time() {
         "\"parentId\":null",
         &format!("\"parentId\":\"{last_marker}\""),
     );
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(&f)
-        .unwrap()
-        .write_all(format!("{child}\n").as_bytes())
-        .unwrap();
-    let o = run_with(
+    append_line(&f, &child);
+    let o = run_io(
         "pi-path",
         &["--format", "ids", "--leaf", "leaf^", fs],
         &[],
@@ -621,36 +559,21 @@ fn repeated_in_place_forks_step_back_one_entry_each_time() {
 /// `script`, where it is installed.
 #[test]
 fn a_terminal_on_stdin_is_a_usage_error_not_a_silent_wait() {
-    if std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
+    if Command::new("script").arg("--version").output().is_err() {
         eprintln!("no `script` here: skipped");
         return;
     }
     for tool in ["pi-path", "pi-tree", "pi-convert", "pi-migrate"] {
         let cmd = format!("'{}'; echo \"rc=$?\"", bin(tool).display());
-        let mut child = std::process::Command::new("script")
+        let mut script = Command::new("script");
+        script
             .args(["-qec", &cmd, "/dev/null"])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("script");
-        let start = std::time::Instant::now();
-        loop {
-            if child.try_wait().expect("wait").is_some() {
-                break;
-            }
-            if start.elapsed() > std::time::Duration::from_secs(20) {
-                let _ = child.kill();
-                panic!("{tool} waits on a terminal without a word");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        let out = child.wait_with_output().expect("output");
-        let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let ran = run_within(&mut script, Duration::from_secs(20), usize::MAX, usize::MAX);
+        assert!(!ran.hung, "{tool} waits on a terminal without a word");
+        let text = String::from_utf8_lossy(&ran.stdout).replace('\r', "");
         assert!(text.contains("rc=2"), "{tool}: {text}");
         assert!(
             text.contains(&format!(

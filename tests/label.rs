@@ -1,12 +1,9 @@
 //! pi-label, driven as a user runs it, and compared with what pi writes.
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn appended_lines_match_pi() {
-    let cases = conformance_cases("pi-label");
-    assert!(cases.len() > 50, "only {} cases", cases.len());
-    for c in &cases {
+    check_each(&cases("pi-label"), 50, |c| {
         assert!(c.stdin);
         let input = std::fs::read(&c.session).unwrap();
         let args: Vec<&str> = c.args.iter().map(String::as_str).collect();
@@ -25,14 +22,8 @@ fn appended_lines_match_pi() {
             "{}",
             c.what
         );
-    }
-}
-
-fn msg(id: &str, parent: Option<&str>) -> String {
-    let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
-    format!(
-        r#"{{"type":"message","id":"{id}","parentId":{p},"timestamp":"2026-07-20T09:00:01.000Z","message":{{"role":"user","content":"hello {id}","timestamp":1}}}}"#
-    )
+        Ok(())
+    });
 }
 
 #[test]
@@ -40,11 +31,10 @@ fn set_list_clear_and_name_in_place() {
     let dir = TempDir::new("label");
     let f = dir.write(
         "s.jsonl",
-        format!(
-            "{H}\n{}\n{}\n",
-            msg("aaaa0001", None),
-            msg("aaaa0002", Some("aaaa0001"))
-        )
+        session(&[
+            user("aaaa0001", None, "hello aaaa0001"),
+            user("aaaa0002", Some("aaaa0001"), "hello aaaa0002"),
+        ])
         .as_bytes(),
     );
     let fs = f.to_str().unwrap();
@@ -52,12 +42,7 @@ fn set_list_clear_and_name_in_place() {
     assert!(o.status.success(), "{}", stderr(&o));
     let id = stdout(&o).trim().to_string();
     assert_eq!(id.len(), 8);
-    let last = std::fs::read_to_string(&f)
-        .unwrap()
-        .lines()
-        .last()
-        .unwrap()
-        .to_string();
+    let last = last_line(&f);
     assert!(
         last.starts_with(&format!(
             r#"{{"type":"label","id":"{id}","parentId":"aaaa0002","timestamp":""#
@@ -82,12 +67,7 @@ fn set_list_clear_and_name_in_place() {
     assert_eq!(stdout(&o), "aaaa0001\n");
     let o = run("pi-label", &[fs, "@start", "--clear"], None);
     assert!(o.status.success());
-    let last = std::fs::read_to_string(&f)
-        .unwrap()
-        .lines()
-        .last()
-        .unwrap()
-        .to_string();
+    let last = last_line(&f);
     assert!(last.ends_with(r#","targetId":"aaaa0001"}"#), "{last}");
     assert_eq!(stdout(&run("pi-label", &[fs, "--list"], None)), "");
     run("pi-label", &[fs, "--name", "  my  session "], None);
@@ -103,7 +83,7 @@ fn appends_on_a_fresh_line_and_refuses_without_touching() {
     // No final newline: the label must start on a line of its own.
     let f = dir.write(
         "s.jsonl",
-        format!("{H}\n{}", msg("aaaa0001", None)).as_bytes(),
+        format!("{H}\n{}", user("aaaa0001", None, "hello aaaa0001")).as_bytes(),
     );
     let fs = f.to_str().unwrap();
     let o = run("pi-label", &[fs, "aaaa0001", "x"], None);
@@ -111,32 +91,19 @@ fn appends_on_a_fresh_line_and_refuses_without_touching() {
     let text = std::fs::read_to_string(&f).unwrap();
     assert_eq!(text.lines().count(), 3);
     assert!(text.ends_with("\"label\":\"x\"}\n"));
-    let before = std::fs::read(&f).unwrap();
     for bad in [
         vec![fs, "nope", "x"],
         vec![fs, "aaaa0001", ""],
         vec![fs, "root^", "x"],
     ] {
-        let o = run("pi-label", &bad, None);
+        let o = run_untouched("pi-label", &bad, &f);
         assert_ne!(o.status.code(), Some(0), "{bad:?}");
-        assert_eq!(
-            std::fs::read(&f).unwrap(),
-            before,
-            "{bad:?} changed the file"
-        );
     }
     // A version-1 file is refused: pi would renumber its entries.
-    let v1 = dir.write(
-        "old.jsonl",
-        br#"{"type":"session","id":"x","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}
-{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}
-"#,
-    );
-    let before = std::fs::read(&v1).unwrap();
-    let o = run("pi-label", &[v1.to_str().unwrap(), "leaf", "x"], None);
+    let v1 = dir.write("old.jsonl", v1_session("x", ["hi".into()]).as_bytes());
+    let o = run_untouched("pi-label", &[v1.to_str().unwrap(), "leaf", "x"], &v1);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("pi-migrate"), "{}", stderr(&o));
-    assert_eq!(std::fs::read(&v1).unwrap(), before);
+    assert_stderr_has(&o, "pi-migrate");
 }
 
 #[test]
@@ -144,21 +111,16 @@ fn concurrent_writers_lose_nothing() {
     let dir = TempDir::new("label-conc");
     let f = dir.write(
         "s.jsonl",
-        format!("{H}\n{}\n", msg("aaaa0001", None)).as_bytes(),
+        session(&[user("aaaa0001", None, "hello aaaa0001")]).as_bytes(),
     );
     let path = f.clone();
     // A pi-style appender: one write per entry, no lock.
     let pi = std::thread::spawn(move || {
-        use std::io::Write;
         for i in 0..200 {
-            let mut file = std::fs::OpenOptions::new()
-                .append(true)
-                .open(&path)
-                .unwrap();
-            file.write_all(
-                format!("{}\n", msg(&format!("cccc{i:04}"), Some("aaaa0001"))).as_bytes(),
-            )
-            .unwrap();
+            append_line(
+                &path,
+                &user(&format!("cccc{i:04}"), Some("aaaa0001"), "hello"),
+            );
         }
     });
     let per = 100;

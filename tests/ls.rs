@@ -2,10 +2,9 @@
 //! the store-level hostile inputs (a non-session .jsonl, an empty file, a
 //! directory named x.jsonl, a symlink loop, an unreadable file), the
 //! filters and formats, and the other tools taking what pi-ls prints.
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 /// A copy of tests/conformance/store for project `<tmp>/proj`, as
 /// kinds/pi-ls.mjs installs it: (temp dir, agent dir, project dir, encoded project).
@@ -44,18 +43,14 @@ fn ls_in(cwd: &Path, agent: &Path, args: &[&str]) -> Output {
     tool_in("pi-ls", cwd, agent, args)
 }
 
+/// `tool args` in `cwd` with the store `agent`, as kinds/pi-ls.mjs ran pi.
 fn tool_in(tool: &str, cwd: &Path, agent: &Path, args: &[&str]) -> Output {
-    Command::new(bin(tool))
-        .args(args)
-        .current_dir(cwd)
-        .env("PI_CODING_AGENT_DIR", agent)
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .env("HOME", CONFORMANCE_HOME)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap()
+    run_with(tool, args, None, |c| {
+        c.current_dir(cwd)
+            .env("PI_CODING_AGENT_DIR", agent)
+            .env("HOME", CONFORMANCE_HOME)
+            .stdin(Stdio::null());
+    })
 }
 
 /// A JSON line (the store's one lone surrogate, which serde refuses, as U+FFFD).
@@ -67,28 +62,17 @@ fn parse(l: &str) -> serde_json::Value {
 fn conformance_with_pi() {
     let (_t, agent, proj, enc) = install();
     let a = agent.to_string_lossy().into_owned();
-    let text = std::fs::read_to_string(repo().join("tests/conformance/answers/pi-ls/store.jsonl"))
-        .unwrap();
-    let mut n = 0;
-    for line in text.lines() {
-        let c: serde_json::Value = serde_json::from_str(line).unwrap();
-        let args: Vec<String> = c["args"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_str().unwrap().replace("$STORE", &a))
-            .collect();
+    check_each(&cases("pi-ls"), 3, |c| {
+        let args: Vec<String> = c.args.iter().map(|x| x.replace("$STORE", &a)).collect();
         let argv: Vec<&str> = args.iter().map(String::as_str).collect();
         let o = ls_in(&proj, &agent, &argv);
         assert!(o.status.success(), "{argv:?}: {}", stderr(&o));
         let got = stdout(&o)
             .replace(&enc, "--PROJECT--")
             .replace(&a, "$STORE");
-        let want = c["stdout"].as_str().unwrap();
-        assert_eq!(got, want, "{}: pi-ls {argv:?}", c["what"]);
-        n += 1;
-    }
-    assert!(n >= 4);
+        assert_eq!(got, c.stdout, "{}: pi-ls {argv:?}", c.what);
+        Ok(())
+    });
 }
 
 #[test]
@@ -128,7 +112,7 @@ fn skipped_files_are_named_and_never_fatal() {
     assert!(stdout(&o).lines().count() >= 10);
     // --verbose gives the line; -q silences.
     let o = ls_in(&proj, &agent, &["--json", "--verbose"]);
-    assert!(stderr(&o).contains("throws.jsonl:2: "), "{}", stderr(&o));
+    assert_stderr_has(&o, "throws.jsonl:2: ");
     assert!(stderr(&o).contains(" listed ("));
     let o = ls_in(&proj, &agent, &["--json", "-q"]);
     assert_eq!(stderr(&o), "");
@@ -273,38 +257,47 @@ fn tree_puts_forks_under_their_parent() {
     let root = std::fs::canonicalize(t.path()).unwrap();
     let dir = root.join("s");
     std::fs::create_dir_all(&dir).unwrap();
-    let header = |id: &str, ts: &str, parent: Option<&Path>| {
-        let mut h =
-            format!(r#"{{"type":"session","version":3,"id":"{id}","timestamp":"{ts}","cwd":"/x""#);
-        if let Some(p) = parent {
-            h.push_str(&format!(r#","parentSession":"{}""#, p.display()));
-        }
-        h + "}\n"
-    };
-    let msg = |text: &str, ms: u64| {
-        format!(
-            r#"{{"type":"message","id":"{:08x}","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"user","content":"{text}","timestamp":{ms}}}}}"#,
-            ms
-        ) + "\n"
+    // A session `id` begun at `ts`, forked from `parent`, whose one message
+    // says `text` at `ms`.
+    let write = |p: &Path, id: &str, ts: &str, parent: Option<&Path>, text: &str, ms: u64| {
+        let parent = parent.map(|p| p.to_string_lossy().into_owned());
+        let said = format!(r#"{{"role":"user","content":"{text}","timestamp":{ms}}}"#);
+        let first = message_at(
+            &hex_id(ms as usize),
+            None,
+            "2026-01-01T00:00:00.000Z",
+            &said,
+        );
+        let head = header(id, ts, "/x", parent.as_deref());
+        std::fs::write(p, lines(&[head, first])).unwrap();
     };
     let a = dir.join("a.jsonl");
     let b = dir.join("b.jsonl");
     let c = dir.join("c.jsonl");
-    std::fs::write(
+    write(
         &a,
-        header("aaaaaaaa-1", "2026-01-01T00:00:00.000Z", None) + &msg("root", 1000),
-    )
-    .unwrap();
-    std::fs::write(
+        "aaaaaaaa-1",
+        "2026-01-01T00:00:00.000Z",
+        None,
+        "root",
+        1000,
+    );
+    write(
         &b,
-        header("bbbbbbbb-1", "2026-01-02T00:00:00.000Z", Some(&a)) + &msg("fork one", 3000),
-    )
-    .unwrap();
-    std::fs::write(
+        "bbbbbbbb-1",
+        "2026-01-02T00:00:00.000Z",
+        Some(&a),
+        "fork one",
+        3000,
+    );
+    write(
         &c,
-        header("cccccccc-1", "2026-01-03T00:00:00.000Z", Some(&b)) + &msg("fork two", 2000),
-    )
-    .unwrap();
+        "cccccccc-1",
+        "2026-01-03T00:00:00.000Z",
+        Some(&b),
+        "fork two",
+        2000,
+    );
     let d = dir.to_string_lossy().into_owned();
     let o = ls_in(&root, &root, &["--all", "--session-dir", &d, "--tree"]);
     let text = stdout(&o);

@@ -1,20 +1,11 @@
 //! The man pages in man/ are rendered from each binary's clap definition
 //! (`TOOL --generate man`); this test fails when one is stale.
-//! Regenerate with: UPDATE_MAN=1 cargo test --test man
-mod common;
-use common::*;
+//! Regenerate with: UPDATE_MAN=1 cargo test --locked --test tests man::
+use crate::common::*;
 
 #[test]
 fn man_pages_are_current() {
-    let mut tools: Vec<String> = std::fs::read_dir(repo().join("src/bin"))
-        .unwrap()
-        .flatten()
-        .filter_map(|d| {
-            let n = d.file_name().to_string_lossy().into_owned();
-            n.strip_suffix(".rs").map(str::to_string)
-        })
-        .collect();
-    tools.sort();
+    let tools = tools();
     assert!(!tools.is_empty());
     let update = std::env::var_os("UPDATE_MAN").is_some();
     let mut stale = Vec::new();
@@ -41,7 +32,7 @@ fn man_pages_are_current() {
     }
     assert!(
         stale.is_empty(),
-        "stale man pages (run UPDATE_MAN=1 cargo test --test man): {stale:?}"
+        "stale man pages (run UPDATE_MAN=1 cargo test --locked --test tests man::): {stale:?}"
     );
     // Completions for every shell, naming the tool and its options.
     for tool in &tools {

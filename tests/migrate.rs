@@ -1,8 +1,7 @@
 //! pi-migrate, driven as a user runs it.
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, SystemTime};
 
 fn answer(name: &str) -> String {
@@ -32,28 +31,9 @@ fn mtime(p: &Path) -> SystemTime {
     std::fs::metadata(p).unwrap().modified().unwrap()
 }
 
-fn entries_of(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|d| d.file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
 #[test]
 fn conformance_with_pi() {
-    let cases = conformance_cases("pi-migrate");
-    assert!(cases.len() >= 7, "only {} pi-migrate cases", cases.len());
-    let failures = check_cases(&cases, |s| s.to_string());
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases differ from pi:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
+    check_each(&cases("pi-migrate"), 6, |c| same_stdout(c, str::to_string));
 }
 
 #[test]
@@ -107,7 +87,7 @@ fn in_place_is_pi_and_idempotent() {
     let o = run("pi-migrate", &["--check", dir], None);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(stdout(&o), "");
-    assert_eq!(entries_of(t.path()).len(), files.len(), "stray files");
+    assert_eq!(names_in(t.path(), &[]).len(), files.len(), "stray files");
 }
 
 #[test]
@@ -124,8 +104,8 @@ fn stdin_stdout_and_usage() {
     let o = run("pi-migrate", &["--check"], Some(answer(name).as_bytes()));
     assert_eq!(o.status.code(), Some(0));
     // A current file goes through unchanged.
-    let v3 = repo().join("tests/conformance/sessions/v3-001.jsonl");
-    let o = run("pi-migrate", &[v3.to_str().unwrap()], None);
+    let v3 = fixture("v3-001");
+    let o = run("pi-migrate", &[&v3], None);
     assert_eq!(o.stdout, std::fs::read(&v3).unwrap());
     // A directory, or several files, without -i/--check/--dry-run.
     let d = repo().join("tests/conformance/sessions");
@@ -136,13 +116,9 @@ fn stdin_stdout_and_usage() {
         Some(2)
     );
     assert_eq!(
-        run(
-            "pi-migrate",
-            &[v3.to_str().unwrap(), p.to_str().unwrap()],
-            None
-        )
-        .status
-        .code(),
+        run("pi-migrate", &[&v3, p.to_str().unwrap()], None)
+            .status
+            .code(),
         Some(2)
     );
     assert_eq!(
@@ -204,7 +180,7 @@ fn keep_malformed_keeps_every_byte() {
     let t0 = mtime(&f);
     let o = run("pi-migrate", &["-i", fs_], None);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains(&format!("{fs_}:5:")), "{}", stderr(&o));
+    assert_stderr_has(&o, &format!("{fs_}:5:"));
     assert_eq!(std::fs::read(&f).unwrap(), V1_MESSY);
     assert_eq!(mtime(&f), t0);
     let o = run("pi-migrate", &["-i", "--keep-malformed", fs_], None);
@@ -307,7 +283,7 @@ fn refusals_leave_files_untouched() {
     assert!(std::fs::read_to_string(&v1)
         .unwrap()
         .contains("\"version\":3"));
-    assert_eq!(entries_of(t.path()).len(), cases.len() + 1);
+    assert_eq!(names_in(t.path(), &[]).len(), cases.len() + 1);
 }
 
 #[test]
@@ -348,7 +324,7 @@ fn backup_keeps_the_original() {
         None,
     );
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
+    assert_stderr_has(&o, "already exists");
     assert_eq!(std::fs::read(&f).unwrap(), old);
 }
 
@@ -387,11 +363,7 @@ fn a_thousand_small_files() {
     std::fs::write(t.path().join("notes.txt"), b"not a session").unwrap();
     let o = run("pi-migrate", &["-i", t.path().to_str().unwrap()], None);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("667 migrated, 333 already current, 0 failed"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "667 migrated, 333 already current, 0 failed");
     for (p, v, s) in expect {
         let now = std::fs::read_to_string(&p).unwrap();
         if v == 2 {
@@ -436,13 +408,9 @@ fn relocates_like_pi() {
         b"{\"type\":\"session\",\"version\":3,\"id\":\"z\"}\n",
     )
     .unwrap();
-    let o = Command::new(bin("pi-migrate"))
-        .args(["-i", "--all", "--relocate"])
-        .env("PI_CODING_AGENT_DIR", &agent)
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let o = run_with("pi-migrate", &["-i", "--all", "--relocate"], None, |c| {
+        c.env("PI_CODING_AGENT_DIR", &agent).stdin(Stdio::null());
+    });
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!agent.join("x.jsonl").exists());
     let moved = std::fs::read_to_string(agent.join("sessions/--home-b--/x.jsonl")).unwrap();
@@ -463,14 +431,8 @@ fn relocates_like_pi() {
 
 /// A big version-1 session (tens of MB) and its migrated text.
 fn big_v1() -> (Vec<u8>, Vec<u8>) {
-    let mut s = String::from("{\"type\":\"session\",\"id\":\"big\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n");
     let pad = "x".repeat(2000);
-    for i in 0..12_000 {
-        s.push_str(&format!(
-            "{{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"{i} {pad}\",\"timestamp\":{i}}}}}\n"
-        ));
-    }
-    let old = s.into_bytes();
+    let old = v1_session("big", (0..12_000).map(|i| format!("{i} {pad}"))).into_bytes();
     let o = run("pi-migrate", &[], Some(&old));
     assert!(o.status.success());
     (old, o.stdout)
@@ -487,16 +449,11 @@ fn kill_9_leaves_old_or_new() {
     let mut saw = (0, 0);
     for d in delays {
         std::fs::write(&f, &old).unwrap();
-        let mut child = Command::new(bin("pi-migrate"))
-            .args(["-i", f.to_str().unwrap()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(d));
-        let _ = child.kill(); // SIGKILL
-        let _ = child.wait();
+        kill_after(
+            "pi-migrate",
+            &["-i", f.to_str().unwrap()],
+            Duration::from_millis(d),
+        );
         let now = std::fs::read(&f).unwrap();
         if now == old {
             saw.0 += 1;
@@ -512,7 +469,7 @@ fn kill_9_leaves_old_or_new() {
         let o = run("pi-migrate", &["-i", f.to_str().unwrap()], None);
         assert!(o.status.success(), "{}", stderr(&o));
         assert_eq!(std::fs::read(&f).unwrap(), new);
-        assert_eq!(entries_of(t.path()), vec!["big.jsonl".to_string()]);
+        assert_eq!(names_in(t.path(), &[]), vec!["big.jsonl".to_string()]);
     }
     assert!(saw.0 > 0, "never killed before the rename: {saw:?}");
     eprintln!("kill -9: {} times old, {} times new", saw.0, saw.1);
@@ -530,12 +487,10 @@ fn kill_9_of_a_batch_leaves_each_file_old_or_new() {
     let pad = "y".repeat(300);
     let mut olds = Vec::new();
     for i in 0..300 {
-        let mut s = format!("{{\"type\":\"session\",\"id\":\"b{i}\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}}\n");
-        for k in 0..(40 + i % 60) {
-            s.push_str(&format!(
-                "{{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"{i} {k} {pad}\",\"timestamp\":{k}}}}}\n"
-            ));
-        }
+        let s = v1_session(
+            &format!("b{i}"),
+            (0..40 + i % 60).map(|k| format!("{i} {k} {pad}")),
+        );
         let new = stdout(&run("pi-migrate", &[], Some(s.as_bytes())));
         assert_ne!(new, s);
         olds.push((format!("s{i:03}.jsonl"), s, new));
@@ -553,17 +508,8 @@ fn kill_9_of_a_batch_leaves_each_file_old_or_new() {
     let mut saw = (0usize, 0usize);
     for k in 0..12u64 {
         write_all();
-        let mut child = Command::new(bin("pi-migrate"))
-            .args(["-i", dir.to_str().unwrap()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
         let delay = Duration::from_micros(full * k / 10);
-        std::thread::sleep(delay);
-        let _ = child.kill(); // SIGKILL
-        let _ = child.wait();
+        kill_after("pi-migrate", &["-i", dir.to_str().unwrap()], delay);
         for (n, old, new) in &olds {
             let now = std::fs::read_to_string(dir.join(n)).unwrap();
             if now == *old {
@@ -580,7 +526,7 @@ fn kill_9_of_a_batch_leaves_each_file_old_or_new() {
             assert_eq!(&std::fs::read_to_string(dir.join(n)).unwrap(), new, "{n}");
         }
         let names: Vec<String> = olds.iter().map(|x| x.0.clone()).collect();
-        assert_eq!(entries_of(&dir), names, "after kill at {delay:?}");
+        assert_eq!(names_in(&dir, &[]), names, "after kill at {delay:?}");
     }
     assert!(saw.0 > 0, "never killed before a rename: {saw:?}");
     eprintln!("kill -9 of a batch: {} files old, {} new", saw.0, saw.1);
@@ -653,11 +599,7 @@ fn links_and_relative_names() {
         None,
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("2 migrated, 0 already current, 0 failed"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "2 migrated, 0 already current, 0 failed");
     assert!(std::fs::symlink_metadata(&link)
         .unwrap()
         .file_type()
@@ -671,19 +613,17 @@ fn links_and_relative_names() {
         std::fs::read_to_string(walk.join("own.jsonl")).unwrap(),
         now
     );
-    assert_eq!(entries_of(&real_dir), vec!["a.jsonl"]);
-    assert_eq!(entries_of(&walk), vec!["link.jsonl", "own.jsonl"]);
+    assert_eq!(names_in(&real_dir, &[]), vec!["a.jsonl"]);
+    assert_eq!(names_in(&walk, &[]), vec!["link.jsonl", "own.jsonl"]);
     // A bare name, relative to the working directory.
     std::fs::write(real_dir.join("b.jsonl"), v1).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_pi-migrate"))
-        .args(["-i", "b.jsonl"])
-        .current_dir(&real_dir)
-        .output()
-        .unwrap();
+    let o = run_with("pi-migrate", &["-i", "b.jsonl"], None, |c| {
+        c.current_dir(&real_dir);
+    });
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         std::fs::read_to_string(real_dir.join("b.jsonl")).unwrap(),
         now
     );
-    assert_eq!(entries_of(&real_dir), vec!["a.jsonl", "b.jsonl"]);
+    assert_eq!(names_in(&real_dir, &[]), vec!["a.jsonl", "b.jsonl"]);
 }

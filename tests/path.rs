@@ -1,47 +1,15 @@
 //! pi-path, driven as a user runs it.
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn conformance_with_pi() {
-    let cases = conformance_cases("pi-path");
-    assert!(cases.len() > 500, "only {} pi-path cases", cases.len());
-    let failures = check_cases(&cases, |s| s.to_string());
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases differ from pi:\n{}",
-        failures.len(),
-        cases.len(),
-        failures
-            .iter()
-            .take(8)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    check_each(&cases("pi-path"), 500, |c| same_stdout(c, str::to_string));
 }
 
-fn entry(id: &str, parent: Option<&str>, extra: &str) -> String {
-    let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
-    format!(
-        r#"{{"type":"message","id":"{id}","parentId":{p},"timestamp":"2026-07-20T09:00:01.000Z","message":{{"role":"user","content":"{extra}","timestamp":1}}}}"#
-    )
-}
-
-fn session(lines: &[String]) -> Vec<u8> {
-    let mut s = String::from(H);
-    s.push('\n');
-    for l in lines {
-        s.push_str(l);
-        s.push('\n');
-    }
-    s.into_bytes()
-}
-
-fn path_ids(input: &[u8], args: &[&str]) -> (i32, String, String) {
+fn path_ids(input: impl AsRef<[u8]>, args: &[&str]) -> (i32, String, String) {
     let mut a = vec!["--format", "ids"];
     a.extend_from_slice(args);
-    let o = run("pi-path", &a, Some(input));
+    let o = run("pi-path", &a, Some(input.as_ref()));
     (o.status.code().unwrap_or(-1), stdout(&o), stderr(&o))
 }
 
@@ -60,7 +28,7 @@ fn empty_input_is_an_error() {
 
 #[test]
 fn missing_or_late_header_is_an_error_with_its_line() {
-    let e = entry("aaaa0001", None, "hi");
+    let e = user("aaaa0001", None, "hi");
     let (code, _, err) = path_ids(format!("{e}\n{H}\n").as_bytes(), &[]);
     assert_eq!(code, 1);
     assert!(
@@ -77,10 +45,11 @@ fn missing_or_late_header_is_an_error_with_its_line() {
 
 #[test]
 fn malformed_lines_warn_and_are_skipped_unless_strict() {
-    let mut s = session(&[entry("aaaa0001", None, "a")]);
-    s.extend_from_slice(b"{not json\n");
-    s.extend_from_slice(entry("aaaa0002", Some("aaaa0001"), "b").as_bytes());
-    s.push(b'\n');
+    let s = session(&[
+        user("aaaa0001", None, "a"),
+        "{not json".into(),
+        user("aaaa0002", Some("aaaa0001"), "b"),
+    ]);
     let (code, out, err) = path_ids(&s, &[]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, "aaaa0001\naaaa0002\n");
@@ -111,8 +80,7 @@ fn malformed_lines_warn_and_are_skipped_unless_strict() {
 
 #[test]
 fn torn_last_line_is_reported_as_such() {
-    let mut s = session(&[entry("aaaa0001", None, "a")]);
-    s.extend_from_slice(br#"{"type":"message","id":"aaaa0002","par"#);
+    let s = session(&[user("aaaa0001", None, "a")]) + r#"{"type":"message","id":"aaaa0002","par"#;
     let (code, out, err) = path_ids(&s, &[]);
     assert_eq!(code, 0);
     assert_eq!(out, "aaaa0001\n");
@@ -127,19 +95,15 @@ fn odd_bytes_come_out_unchanged() {
     s.extend_from_slice(b"\r\n");
     s.extend_from_slice(bad);
     s.extend_from_slice(b"\r\n");
-    s.extend_from_slice(entry("aaaa0002", Some("aaaa0001"), "b").as_bytes());
+    s.extend_from_slice(user("aaaa0002", Some("aaaa0001"), "b").as_bytes());
     let o = run("pi-path", &[], Some(&s));
     assert!(o.status.success(), "{}", stderr(&o));
     let mut want = bad.to_vec();
     want.extend_from_slice(b"\r\n");
-    want.extend_from_slice(entry("aaaa0002", Some("aaaa0001"), "b").as_bytes());
+    want.extend_from_slice(user("aaaa0002", Some("aaaa0001"), "b").as_bytes());
     want.push(b'\n');
     assert_eq!(o.stdout, want);
-    assert!(
-        stderr(&o).contains("<stdin>:2: not valid UTF-8"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "<stdin>:2: not valid UTF-8");
     // The message as pi would send it: bad bytes as U+FFFD, the surrogate kept escaped.
     let o = run(
         "pi-path",
@@ -157,7 +121,7 @@ fn byte_order_mark_is_refused_like_pi() {
     // pi 1.6 parses the first line as it stands: with the mark it is no
     // JSON, so the file has no header and pi refuses to open it.
     let mut s = b"\xEF\xBB\xBF".to_vec();
-    s.extend_from_slice(&session(&[entry("aaaa0001", None, "a")]));
+    s.extend_from_slice(session(&[user("aaaa0001", None, "a")]).as_bytes());
     let (code, out, err) = path_ids(&s, &[]);
     assert_eq!((code, out.as_str()), (1, ""), "{err}");
     assert!(
@@ -169,9 +133,9 @@ fn byte_order_mark_is_refused_like_pi() {
 #[test]
 fn cycles_and_self_parents_stop_with_the_lines_named() {
     let s = session(&[
-        entry("aaaa0001", None, "a"),
-        entry("aaaa0002", Some("aaaa0003"), "b"),
-        entry("aaaa0003", Some("aaaa0002"), "c"),
+        user("aaaa0001", None, "a"),
+        user("aaaa0002", Some("aaaa0003"), "b"),
+        user("aaaa0003", Some("aaaa0002"), "c"),
     ]);
     let (code, out, err) = path_ids(&s, &[]);
     assert_eq!(code, 1);
@@ -180,8 +144,8 @@ fn cycles_and_self_parents_stop_with_the_lines_named() {
         err.contains("parentId cycle") && err.contains("line 3") && err.contains("line 4"),
         "{err}"
     );
-    let s = session(&[entry("aaaa0001", Some("aaaa0001"), "a")]);
-    let o = run("pi-path", &["--format", "context"], Some(&s));
+    let s = session(&[user("aaaa0001", Some("aaaa0001"), "a")]);
+    let o = run("pi-path", &["--format", "context"], Some(s.as_bytes()));
     let (code, err) = (o.status.code().unwrap_or(-1), stderr(&o));
     assert_eq!(code, 1);
     assert!(
@@ -190,9 +154,9 @@ fn cycles_and_self_parents_stop_with_the_lines_named() {
     );
     // A cycle off the requested path does not matter.
     let s = session(&[
-        entry("aaaa0001", None, "a"),
-        entry("aaaa0002", Some("aaaa0002"), "b"),
-        entry("aaaa0003", Some("aaaa0001"), "c"),
+        user("aaaa0001", None, "a"),
+        user("aaaa0002", Some("aaaa0002"), "b"),
+        user("aaaa0003", Some("aaaa0001"), "c"),
     ]);
     assert_eq!(path_ids(&s, &[]).1, "aaaa0001\naaaa0003\n");
 }
@@ -200,8 +164,8 @@ fn cycles_and_self_parents_stop_with_the_lines_named() {
 #[test]
 fn dangling_parents_and_duplicate_ids_warn_and_follow_pi() {
     let s = session(&[
-        entry("aaaa0001", None, "a"),
-        entry("aaaa0002", Some("ffff0000"), "b"),
+        user("aaaa0001", None, "a"),
+        user("aaaa0002", Some("ffff0000"), "b"),
     ]);
     let (code, out, err) = path_ids(&s, &[]);
     assert_eq!((code, out.as_str()), (0, "aaaa0002\n"));
@@ -210,11 +174,11 @@ fn dangling_parents_and_duplicate_ids_warn_and_follow_pi() {
         "{err}"
     );
     let s = session(&[
-        entry("aaaa0001", None, "first"),
-        entry("aaaa0001", None, "second"),
-        entry("aaaa0002", Some("aaaa0001"), "c"),
+        user("aaaa0001", None, "first"),
+        user("aaaa0001", None, "second"),
+        user("aaaa0002", Some("aaaa0001"), "c"),
     ]);
-    let o = run("pi-path", &[], Some(&s));
+    let o = run("pi-path", &[], Some(s.as_bytes()));
     assert!(stderr(&o).contains("<stdin>:3: duplicate id aaaa0001 (also on line 2)"));
     assert!(stdout(&o).contains("second") && !stdout(&o).contains("first"));
 }
@@ -223,9 +187,9 @@ fn dangling_parents_and_duplicate_ids_warn_and_follow_pi() {
 fn references() {
     let label = r#"{"type":"label","id":"bbbb0001","parentId":"aaaa0003","timestamp":"2026-07-20T09:00:02.000Z","targetId":"aaaa0002","label":"plan^x"}"#;
     let s = session(&[
-        entry("aaaa0001", None, "a"),
-        entry("aaaa0002", Some("aaaa0001"), "b"),
-        entry("aaab0003", Some("aaaa0002"), "c"),
+        user("aaaa0001", None, "a"),
+        user("aaaa0002", Some("aaaa0001"), "b"),
+        user("aaab0003", Some("aaaa0002"), "c"),
         label.replace("aaaa0003", "aaab0003"),
     ]);
     let ids = |r: &str| path_ids(&s, &["--leaf", r]);
@@ -303,11 +267,15 @@ fn version_1_ids_are_deterministic_and_usable() {
 #[test]
 fn header_output_is_itself_a_session() {
     let s = session(&[
-        entry("aaaa0001", None, "a"),
-        entry("aaaa0002", Some("aaaa0001"), "b"),
-        entry("aaaa0003", Some("aaaa0001"), "c"),
+        user("aaaa0001", None, "a"),
+        user("aaaa0002", Some("aaaa0001"), "b"),
+        user("aaaa0003", Some("aaaa0001"), "c"),
     ]);
-    let o = run("pi-path", &["--header", "--leaf", "aaaa0002"], Some(&s));
+    let o = run(
+        "pi-path",
+        &["--header", "--leaf", "aaaa0002"],
+        Some(s.as_bytes()),
+    );
     let linear = o.stdout;
     assert_eq!(linear.iter().filter(|&&b| b == b'\n').count(), 3);
     let (code, out, _) = path_ids(&linear, &[]);
@@ -317,41 +285,25 @@ fn header_output_is_itself_a_session() {
 #[test]
 fn leaves_lists_every_branch() {
     let s = session(&[
-        entry("aaaa0001", None, "a"),
-        entry("aaaa0002", Some("aaaa0001"), "first\\ttry"),
-        entry("aaaa0003", Some("aaaa0001"), "second"),
+        user("aaaa0001", None, "a"),
+        user("aaaa0002", Some("aaaa0001"), "first\\ttry"),
+        user("aaaa0003", Some("aaaa0001"), "second"),
     ]);
-    let o = run("pi-path", &["--leaves"], Some(&s));
-    let lines: Vec<serde_json::Value> = stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(lines.len(), 2);
-    assert_eq!(lines[0]["id"], "aaaa0002");
-    assert_eq!(lines[0]["lastUser"], "first try");
-    assert_eq!(lines[0]["current"], false);
-    assert_eq!(lines[1]["id"], "aaaa0003");
-    assert_eq!(lines[1]["current"], true);
-    assert_eq!(lines[1]["depth"], 2);
+    let o = run("pi-path", &["--leaves"], Some(s.as_bytes()));
+    let rows = json_lines(&stdout(&o));
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["id"], "aaaa0002");
+    assert_eq!(rows[0]["lastUser"], "first try");
+    assert_eq!(rows[0]["current"], false);
+    assert_eq!(rows[1]["id"], "aaaa0003");
+    assert_eq!(rows[1]["current"], true);
+    assert_eq!(rows[1]["depth"], 2);
 }
 
 #[test]
 fn a_very_deep_chain_does_not_overflow() {
     let n = 200_000;
-    let mut s = String::from(H);
-    s.push('\n');
-    for i in 0..n {
-        let parent = if i == 0 {
-            "null".to_string()
-        } else {
-            format!("\"{:08x}\"", i - 1)
-        };
-        s.push_str(&format!(
-            r#"{{"type":"message","id":"{:08x}","parentId":{parent},"timestamp":"2026-07-20T09:00:01.000Z","message":{{"role":"user","content":"m","timestamp":1}}}}"#,
-            i
-        ));
-        s.push('\n');
-    }
+    let s = session(&chain(n, |_| user_message("m")));
     let dir = TempDir::new("deep");
     let f = dir.write("deep.jsonl", s.as_bytes());
     let f = f.to_str().unwrap();
@@ -372,28 +324,25 @@ fn session_id_prefixes_are_looked_up_like_pi() {
     std::fs::create_dir_all(&proj).unwrap();
     std::fs::write(
         proj.join("2026-07-20T09-00-00-000Z_0190aaaa-0000-7000-8000-000000000001.jsonl"),
-        session(&[entry("aaaa0001", None, "a")]),
+        session(&[user("aaaa0001", None, "a")]),
     )
     .unwrap();
-    let o = std::process::Command::new(bin("pi-path"))
-        .args(["--format", "ids", "0190aa"])
-        .env("PI_CODING_AGENT_DIR", agent.path())
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .output()
-        .unwrap();
+    let in_agent = |c: &mut std::process::Command| {
+        c.env("PI_CODING_AGENT_DIR", agent.path());
+    };
+    let o = run_with("pi-path", &["--format", "ids", "0190aa"], None, in_agent);
     assert_eq!(stdout(&o), "aaaa0001\n", "{}", stderr(&o));
-    let o = std::process::Command::new(bin("pi-path"))
-        .args(["--format", "ids", "--session-dir"])
-        .arg(agent.path().join("sessions"))
-        .arg("0190aaaa")
-        .output()
-        .unwrap();
+    let sessions = agent.path().join("sessions");
+    let args = [
+        "--format",
+        "ids",
+        "--session-dir",
+        sessions.to_str().unwrap(),
+        "0190aaaa",
+    ];
+    let o = run("pi-path", &args, None);
     assert_eq!(stdout(&o), "aaaa0001\n", "{}", stderr(&o));
-    let o = std::process::Command::new(bin("pi-path"))
-        .arg("0190ffff")
-        .env("PI_CODING_AGENT_DIR", agent.path())
-        .output()
-        .unwrap();
+    let o = run_with("pi-path", &["0190ffff"], None, in_agent);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("no session id starts with '0190ffff'"));
 }
@@ -408,12 +357,15 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn leaves_keep_ids_that_are_not_strings_as_their_json_values() {
-    let f = repo().join("tests/conformance/sessions/path-non-string-ids.jsonl");
-    let o = run("pi-path", &["--leaves", f.to_str().unwrap()], None);
+    let o = run(
+        "pi-path",
+        &["--leaves", &fixture("path-non-string-ids")],
+        None,
+    );
     assert!(o.status.success(), "{}", stderr(&o));
-    let ids: Vec<String> = stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].to_string())
+    let ids: Vec<String> = json_lines(&stdout(&o))
+        .iter()
+        .map(|v| v["id"].to_string())
         .collect();
     // The number 0, false, an object, the number 7 (pi's leaf): never strings.
     for want in ["0", "false", "{\"k\":1}", "7", "\"l2\""] {

@@ -7,8 +7,7 @@
 //! where the property is about a tool's output (`pi-tree --json`,
 //! `pi-label --list --json`).
 
-mod common;
-
+use crate::common::{chain, header, lines, run, stderr, user_message, TempDir, H};
 use pi_session_tools::cmd::fork::branched_session;
 use pi_session_tools::cmd::migrate::{migrate_bytes, MigrateOptions, Outcome};
 use pi_session_tools::entry::EntryType;
@@ -77,11 +76,8 @@ struct Built {
 }
 
 fn build_v3(specs: &[Spec], allow_dups: bool) -> Built {
-    let mut text = String::new();
-    text.push_str(&format!(
-        "{{\"type\":\"session\",\"version\":3,\"id\":\"0199aaaa-0000-7000-8000-000000000001\",\"timestamp\":\"{}\",\"cwd\":\"/tmp/p\"}}\n",
-        iso(1_760_000_000_000)
-    ));
+    let id = "0199aaaa-0000-7000-8000-000000000001";
+    let mut text = header(id, &iso(1_760_000_000_000), "/tmp/p", None) + "\n";
     let mut ids: Vec<String> = Vec::new();
     let mut dups = false;
     let mut t = 1_760_000_000_000i64;
@@ -425,14 +421,14 @@ fn tree_json_holds_every_entry_once() {
         cases: 48,
         ..ProptestConfig::default()
     });
-    let dir = common::TempDir::new("properties");
+    let dir = TempDir::new("properties");
     runner
         .run(&prop::collection::vec(spec(), 1..30), |specs| {
             let b = build_v3(&specs, false);
             let file = dir.path().join("t.jsonl");
             std::fs::write(&file, &b.text).unwrap();
-            let out = common::run("pi-tree", &["--json", file.to_str().unwrap()], None);
-            prop_assert!(out.status.success(), "{}", common::stderr(&out));
+            let out = run("pi-tree", &["--json", file.to_str().unwrap()], None);
+            prop_assert!(out.status.success(), "{}", stderr(&out));
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
             let mut seen: HashMap<String, Option<String>> = HashMap::new();
             // (node, parent id)
@@ -464,18 +460,8 @@ fn tree_json_holds_every_entry_once() {
 /// exponential. Building the tree must stay linear.
 #[test]
 fn duplicated_file_tree_builds_fast() {
-    let header = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n";
-    let mut body = String::new();
-    for i in 0..200u32 {
-        let parent = match i {
-            0 => "null".to_string(),
-            _ => format!("\"{:08x}\"", i - 1),
-        };
-        body.push_str(&format!(
-            "{{\"type\":\"message\",\"id\":\"{i:08x}\",\"parentId\":{parent},\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"x\",\"timestamp\":1}}}}\n"
-        ));
-    }
-    let text = format!("{header}{body}{body}{body}");
+    let body = lines(&chain(200, |_| user_message("x")));
+    let text = format!("{H}\n{body}{body}{body}");
     let s = read(&text);
     let t0 = std::time::Instant::now();
     let tree = pi_session_tools::tree::Tree::build(&s);
@@ -483,7 +469,7 @@ fn duplicated_file_tree_builds_fast() {
     assert!(tree.unreachable.is_empty());
     assert_eq!(tree.walk_len(1_000_000), None);
     // Unique ids: the walk enters each entry once.
-    let s = read(&format!("{header}{body}"));
+    let s = read(&format!("{H}\n{body}"));
     assert_eq!(
         pi_session_tools::tree::Tree::build(&s).walk_len(1_000),
         Some(200)

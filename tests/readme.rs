@@ -16,22 +16,11 @@
 //! lines before it wrote. Each tool's --help examples run likewise in a copy
 //! of their own, after `. ./env.sh`.
 
+use crate::common::{bin, path_with_tools, repo, run_with, run_within, tools, TempDir};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
-
-const TOOLS: [(&str, &str); 10] = [
-    ("pi-path", env!("CARGO_BIN_EXE_pi-path")),
-    ("pi-tree", env!("CARGO_BIN_EXE_pi-tree")),
-    ("pi-convert", env!("CARGO_BIN_EXE_pi-convert")),
-    ("pi-migrate", env!("CARGO_BIN_EXE_pi-migrate")),
-    ("pi-fork", env!("CARGO_BIN_EXE_pi-fork")),
-    ("pi-label", env!("CARGO_BIN_EXE_pi-label")),
-    ("pi-edit", env!("CARGO_BIN_EXE_pi-edit")),
-    ("pi-ls", env!("CARGO_BIN_EXE_pi-ls")),
-    ("pi-grep", env!("CARGO_BIN_EXE_pi-grep")),
-    ("pi-usage", env!("CARGO_BIN_EXE_pi-usage")),
-];
+use std::time::Duration;
 
 /// Programs the examples use besides the tools; a line naming one that is
 /// not installed is skipped with a notice.
@@ -245,7 +234,7 @@ fn readme_examples() -> (Vec<Example>, Vec<Example>, usize) {
 /// The examples of a tool's --help: the lines of its `Examples:` section
 /// indented by two spaces; the command ends at two spaces in a row, what
 /// follows (and the more deeply indented lines below) describes it.
-fn help_examples(tool: &str, exe: &str) -> Vec<Example> {
+fn help_examples(tool: &str, exe: &Path) -> Vec<Example> {
     let out = Command::new(exe).arg("--help").output().unwrap();
     assert!(out.status.success(), "{tool} --help failed");
     let help = String::from_utf8(out.stdout).unwrap();
@@ -284,14 +273,6 @@ fn help_examples(tool: &str, exe: &str) -> Vec<Example> {
     out
 }
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn bin_dir() -> PathBuf {
-    Path::new(TOOLS[0].1).parent().unwrap().to_path_buf()
-}
-
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {
@@ -317,28 +298,6 @@ fn names(command: &str, program: &str) -> bool {
     command
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
         .any(|w| w == program)
-}
-
-/// A fresh directory under the system's temporary directory.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(what: &str) -> TempDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let p =
-            std::env::temp_dir().join(format!("pi-readme-{what}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// Run `examples` in order in one bash, in `dir`, after `prelude`; the
@@ -372,16 +331,11 @@ fn run_suite(what: &str, prelude: &str, examples: &[Example]) -> Vec<String> {
         .unwrap();
         run.push(k);
     }
-    let path = format!(
-        "{}:{}",
-        bin_dir().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let mut child = Command::new("bash")
-        .arg("-c")
+    let mut bash = Command::new("bash");
+    bash.arg("-c")
         .arg(&script)
         .current_dir(&work)
-        .env("PATH", path)
+        .env("PATH", path_with_tools())
         .env("HOME", &home)
         .env("TMPDIR", &tmp.0)
         .env_remove("PI_CODING_AGENT_DIR")
@@ -390,23 +344,10 @@ fn run_suite(what: &str, prelude: &str, examples: &[Example]) -> Vec<String> {
         .env_remove("FORCE_COLOR")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::null());
     // A watchdog, not a timing assertion: an example that hangs must not
     // hang the test run.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    run_within(&mut bash, Duration::from_secs(600), 0, 0);
     let mut problems = Vec::new();
     for k in run {
         let e = &examples[k];
@@ -478,10 +419,10 @@ fn every_readme_example_runs() {
 fn every_help_example_runs() {
     let mut problems = Vec::new();
     let mut count = 0;
-    for (tool, exe) in TOOLS {
-        let examples = help_examples(tool, exe);
+    for tool in tools() {
+        let examples = help_examples(&tool, &bin(&tool));
         count += examples.len();
-        problems.extend(run_suite(tool, "cd examples && . ./env.sh", &examples));
+        problems.extend(run_suite(&tool, "cd examples && . ./env.sh", &examples));
     }
     report(problems, count);
 }
@@ -541,12 +482,11 @@ fn extraction() {
 #[test]
 fn usage_errors_speak_in_one_voice() {
     let dir = TempDir::new("voice");
-    for (tool, exe) in TOOLS {
-        let out = Command::new(exe)
-            .arg("--no-such-option")
-            .current_dir(&dir.0)
-            .output()
-            .unwrap();
+    for tool in tools() {
+        let tool = tool.as_str();
+        let out = run_with(tool, &["--no-such-option"], None, |c| {
+            c.current_dir(&dir.0);
+        });
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{tool}: {err}");
         assert!(
@@ -559,19 +499,16 @@ fn usage_errors_speak_in_one_voice() {
         if matches!(tool, "pi-ls" | "pi-grep") {
             continue; // no SESSION argument first (pi-grep's first is the PATTERN)
         }
-        let mut cmd = Command::new(exe);
-        cmd.arg("help");
-        match tool {
-            "pi-fork" => cmd.args(["--at", "leaf"]),
-            "pi-label" | "pi-edit" => cmd.arg("--list"),
-            _ => &mut cmd,
+        let args: &[&str] = match tool {
+            "pi-fork" => &["help", "--at", "leaf"],
+            "pi-label" | "pi-edit" => &["help", "--list"],
+            _ => &["help"],
         };
-        let out = cmd
-            .current_dir(&dir.0)
-            .env("PI_CODING_AGENT_DIR", dir.0.join("agent"))
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let out = run_with(tool, args, None, |c| {
+            c.current_dir(&dir.0)
+                .env("PI_CODING_AGENT_DIR", dir.0.join("agent"))
+                .stdin(Stdio::null());
+        });
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{tool} help: {err}");
         assert!(

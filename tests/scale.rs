@@ -4,10 +4,9 @@
 //! says the right thing.
 //!
 //! Ignored by default (a few minutes unoptimised); `.ci/run` runs it in
-//! release: `cargo test --release --test scale -- --ignored`.
+//! release: `cargo test --release --test tests scale:: -- --ignored`.
 
-mod common;
-use common::{run, stderr, stdout, TempDir};
+use crate::common::{header, message_at, run_ok, stdout, TempDir};
 use std::io::Write;
 
 const N: usize = 1_000_000;
@@ -16,35 +15,40 @@ fn id(i: usize) -> String {
     format!("{:08x}", i * 2654435761 % (1 << 32))
 }
 
-fn header(out: &mut Vec<u8>) {
-    out.extend_from_slice(
-        br#"{"type":"session","version":3,"id":"0199a000-0000-7000-8000-000000000000","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}"#,
-    );
-    out.push(b'\n');
+fn begin(out: &mut Vec<u8>) {
+    let id = "0199a000-0000-7000-8000-000000000000";
+    writeln!(
+        out,
+        "{}",
+        header(id, "2026-01-01T00:00:00.000Z", "/tmp", None)
+    )
+    .unwrap();
 }
 
 fn entry(out: &mut Vec<u8>, i: usize, parent: Option<usize>) {
-    let parent = parent.map_or("null".to_string(), |p| format!("\"{}\"", id(p)));
     let role = if i.is_multiple_of(2) {
         "user"
     } else {
         "assistant"
     };
-    writeln!(
-        out,
-        r#"{{"type":"message","id":"{}","parentId":{parent},"timestamp":"2026-01-01T00:{:02}:{:02}.{:03}Z","message":{{"role":"{role}","content":"m{i}","timestamp":1}}}}"#,
-        id(i),
+    let at = format!(
+        "2026-01-01T00:{:02}:{:02}.{:03}Z",
         (i / 60_000) % 60,
         (i / 1000) % 60,
         i % 1000
+    );
+    let message = format!(r#"{{"role":"{role}","content":"m{i}","timestamp":1}}"#);
+    let parent = parent.map(id);
+    writeln!(
+        out,
+        "{}",
+        message_at(&id(i), parent.as_deref(), &at, &message)
     )
     .unwrap();
 }
 
 fn ok(tool: &str, args: &[&str]) -> String {
-    let o = run(tool, args, None);
-    assert!(o.status.success(), "{tool} {args:?}: {}", stderr(&o));
-    stdout(&o)
+    stdout(&run_ok(tool, args))
 }
 
 #[test]
@@ -52,7 +56,7 @@ fn ok(tool: &str, args: &[&str]) -> String {
 fn million_entry_chain() {
     let t = TempDir::new("scale-chain");
     let mut s = Vec::with_capacity(N * 150);
-    header(&mut s);
+    begin(&mut s);
     for i in 0..N {
         entry(&mut s, i, i.checked_sub(1));
     }
@@ -104,7 +108,7 @@ fn million_entry_chain() {
 fn million_sibling_fan_out() {
     let t = TempDir::new("scale-fan");
     let mut s = Vec::with_capacity(N * 150);
-    header(&mut s);
+    begin(&mut s);
     entry(&mut s, 0, None);
     for i in 1..N {
         entry(&mut s, i, Some(0));

@@ -1,6 +1,5 @@
 //! pi-tree, driven as a user runs it.
-mod common;
-use common::*;
+use crate::common::*;
 
 fn trim_lines(s: &str) -> String {
     s.lines()
@@ -11,45 +10,18 @@ fn trim_lines(s: &str) -> String {
 
 #[test]
 fn conformance_with_pi() {
-    let cases = conformance_cases("pi-tree");
-    assert!(cases.len() > 100, "only {} pi-tree cases", cases.len());
+    let cases = cases("pi-tree");
     assert!(cases.iter().any(|c| c.args.iter().any(|a| a == "--json")));
     assert!(cases.iter().any(|c| c.args.iter().any(|a| a == "--search")));
-    let failures = check_cases(&cases, trim_lines);
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases differ from pi:\n{}",
-        failures.len(),
-        cases.len(),
-        failures
-            .iter()
-            .take(8)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-}
-
-fn session(name: &str) -> String {
-    repo()
-        .join("tests/conformance/sessions")
-        .join(format!("{name}.jsonl"))
-        .to_string_lossy()
-        .into_owned()
-}
-
-fn jsonl(out: &str) -> Vec<serde_json::Value> {
-    out.lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
+    check_each(&cases, 100, |c| same_stdout(c, trim_lines));
 }
 
 #[test]
 fn jsonl_one_line_per_entry() {
-    let s = session("v3-many-roots");
+    let s = fixture("v3-many-roots");
     let o = run("pi-tree", &["--format", "jsonl", &s], None);
     assert!(o.status.success(), "{}", stderr(&o));
-    let rows = jsonl(&stdout(&o));
+    let rows = json_lines(&stdout(&o));
     let entries = std::fs::read_to_string(&s).unwrap().lines().count() - 1;
     assert_eq!(rows.len(), entries);
     let mut ids = std::collections::HashSet::new();
@@ -91,14 +63,14 @@ fn jsonl_one_line_per_entry() {
         &["--format", "jsonl", "--filter", "user-only", &s],
         None,
     );
-    for r in jsonl(&stdout(&o)) {
+    for r in json_lines(&stdout(&o)) {
         assert_eq!(r["role"], "user");
     }
 }
 
 #[test]
 fn dot_graph() {
-    let s = session("v3-labels");
+    let s = fixture("v3-labels");
     let o = run("pi-tree", &["--format", "dot", &s], None);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
@@ -115,8 +87,13 @@ fn dot_graph() {
     );
     assert!(out.contains("peripheries=2"), "labelled entries are marked");
     assert!(out.contains("style=bold"), "the active path is marked");
+    graphviz_reads(&out);
+}
+
+/// Graphviz, where it is installed, reads the graph `dot`.
+fn graphviz_reads(dot: &str) {
     let t = TempDir::new("tree-dot");
-    let f = t.write("g.dot", out.as_bytes());
+    let f = t.write("g.dot", dot.as_bytes());
     if let Ok(o) = std::process::Command::new("dot")
         .arg("-Tsvg")
         .arg(&f)
@@ -158,23 +135,12 @@ fn dot_survives_controls_and_huge_ids() {
             piece.chars().count()
         );
     }
-    let g = t.write("g.dot", out.as_bytes());
-    if let Ok(o) = std::process::Command::new("dot")
-        .arg("-Tsvg")
-        .arg(&g)
-        .output()
-    {
-        assert!(
-            o.status.success(),
-            "dot: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-    }
+    graphviz_reads(&out);
 }
 
 #[test]
 fn stats() {
-    let s = session("tree-roots");
+    let s = fixture("tree-roots");
     let o = run("pi-tree", &["--stats", &s], None);
     assert!(o.status.success());
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
@@ -188,34 +154,25 @@ fn stats() {
     assert_eq!(v["labels"], 1);
     assert_eq!(v["unreachable"], 0);
     assert_eq!(v["name"], serde_json::Value::Null);
-    let o = run("pi-tree", &["--stats", &session("tree-cycle")], None);
+    let o = run("pi-tree", &["--stats", &fixture("tree-cycle")], None);
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!(v["unreachable"], 2);
     assert!(stderr(&o).contains("tree-cycle.jsonl:3: entry bbbb0002 is on a parentId cycle"));
 }
 
-fn chain(n: usize) -> Vec<u8> {
-    let mut s = String::from(
-        "{\"type\":\"session\",\"version\":3,\"id\":\"00000000-0000-4000-8000-000000000001\",\"timestamp\":\"2026-07-20T09:00:00.000Z\",\"cwd\":\"/p\"}\n",
-    );
-    for i in 0..n {
-        let parent = if i == 0 {
-            "null".to_string()
-        } else {
-            format!("\"{:08x}\"", i - 1)
-        };
+/// A chain of `n` messages, a user's and a bash execution's in turn.
+fn user_and_bash(n: usize) -> Vec<u8> {
+    let entries = chain(n, |i| {
         let role = if i % 2 == 0 { "user" } else { "bashExecution" };
-        s.push_str(&format!(
-            "{{\"type\":\"message\",\"id\":\"{i:08x}\",\"parentId\":{parent},\"timestamp\":\"2026-07-20T09:00:00.000Z\",\"message\":{{\"role\":\"{role}\",\"content\":\"m{i}\",\"command\":\"c{i}\",\"timestamp\":1}}}}\n"
-        ));
-    }
-    s.into_bytes()
+        format!(r#"{{"role":"{role}","content":"m{i}","command":"c{i}","timestamp":1}}"#)
+    });
+    session(&entries).into_bytes()
 }
 
 #[test]
 fn deep_chain_in_every_format() {
     let n = 100_000;
-    let input = chain(n);
+    let input = user_and_bash(n);
     let t = TempDir::new("tree-deep");
     let f = t.write("deep.jsonl", &input);
     let f = f.to_string_lossy().into_owned();
@@ -231,7 +188,7 @@ fn deep_chain_in_every_format() {
     assert!(out.ends_with(&format!("{}]\n", "]}".repeat(n))));
     let rows = run("pi-tree", &["--format", "jsonl", &f], None);
     assert!(rows.status.success());
-    let rows = jsonl(&stdout(&rows));
+    let rows = json_lines(&stdout(&rows));
     assert_eq!(rows.len(), n);
     assert_eq!(rows[n - 1]["depth"], (n - 1) as u64);
     let dot = run("pi-tree", &["--format", "dot", &f], None);
@@ -251,7 +208,7 @@ fn deep_chain_in_every_format() {
 
 #[test]
 fn options() {
-    let s = session("tree-roots");
+    let s = fixture("tree-roots");
     let o = run("pi-tree", &["--ids", "--width", "20", &s], None);
     let out = stdout(&o);
     let first = out.lines().next().unwrap();
@@ -281,24 +238,8 @@ fn options() {
 #[test]
 fn a_file_written_twice_is_refused_not_a_hang() {
     // Every id twice: pi's tree holds each entry once per route to it (2^n).
-    let mut s = String::from(
-        r#"{"type":"session","version":3,"id":"0190aaaa-0000-7000-8000-000000000001","timestamp":"2026-07-20T09:00:00.000Z","cwd":"/p"}"#,
-    );
-    s.push('\n');
-    let mut body = String::new();
-    for i in 0..60 {
-        let parent = if i == 0 {
-            "null".to_string()
-        } else {
-            format!("\"{:08x}\"", i - 1)
-        };
-        body.push_str(&format!(
-            r#"{{"type":"message","id":"{i:08x}","parentId":{parent},"timestamp":"2026-07-20T09:00:01.000Z","message":{{"role":"user","content":"m","timestamp":1}}}}"#
-        ));
-        body.push('\n');
-    }
-    s.push_str(&body);
-    s.push_str(&body);
+    let body = lines(&chain(60, |_| user_message("m")));
+    let s = format!("{H}\n{body}{body}");
     for args in [
         vec![],
         vec!["--json"],
@@ -307,7 +248,7 @@ fn a_file_written_twice_is_refused_not_a_hang() {
     ] {
         let o = run("pi-tree", &args, Some(s.as_bytes()));
         assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
-        assert!(stderr(&o).contains("too large to show"), "{}", stderr(&o));
+        assert_stderr_has(&o, "too large to show");
     }
     // The other tools read it fine (the later line of each id wins).
     let o = run("pi-path", &["--format", "ids"], Some(s.as_bytes()));
@@ -355,7 +296,7 @@ fn json_rewrites_lines_that_are_not_as_javascript_writes_them() {
         (b"0.08210100000000001", b"0.08210100000000001"),
         (b"[0.048399000000000005,-0.5,10,1.5]", b"[0.048399000000000005,-0.5,10,1.5]"),
     ];
-    let mut input = chain(0);
+    let mut input = session(&[]).into_bytes();
     let mut want = Vec::new();
     for (i, (raw, js)) in cases.iter().enumerate() {
         let parent = if i == 0 {
@@ -406,12 +347,10 @@ fn json_rewrites_lines_that_are_not_as_javascript_writes_them() {
     // Into a regular file (the kernel copies the lines from the session
     // file, as it does into the pipe above): the same.
     let out = t.path().join("out.json");
-    let status = std::process::Command::new(bin("pi-tree"))
-        .args(["--json", &f])
-        .stdout(std::fs::File::create(&out).unwrap())
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let o = run_with("pi-tree", &["--json", &f], None, |c| {
+        c.stdout(std::fs::File::create(&out).unwrap());
+    });
+    assert!(o.status.success());
     assert_eq!(std::fs::read_to_string(&out).unwrap(), want);
 }
 
@@ -422,23 +361,17 @@ fn json_to_a_full_device_is_an_error() {
         return;
     }
     let t = TempDir::new("tree-full");
-    let f = t.write("s.jsonl", &chain(2000));
-    let o = std::process::Command::new(bin("pi-tree"))
-        .args(["--json", &f.to_string_lossy()])
-        .stdout(
+    let f = t.write("s.jsonl", &user_and_bash(2000));
+    let o = run_with("pi-tree", &["--json", &f.to_string_lossy()], None, |c| {
+        c.stdout(
             std::fs::File::options()
                 .write(true)
                 .open("/dev/full")
                 .unwrap(),
-        )
-        .output()
-        .unwrap();
+        );
+    });
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("pi-tree: error: <stdout>:"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "pi-tree: error: <stdout>:");
 }
 
 /// Duplicate ids can make an entry its own descendant in pi's tree: pi's
@@ -446,28 +379,22 @@ fn json_to_a_full_device_is_an_error() {
 #[test]
 fn a_duplicate_id_cycle_is_drawn_once_with_a_warning() {
     let m = |id: &str, parent: Option<&str>, t: u32, text: &str| {
-        let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
-        format!(
-            r#"{{"type":"message","id":"{id}","parentId":{p},"timestamp":"2026-01-01T00:00:0{t}.000Z","message":{{"role":"user","content":"{text}","timestamp":1}}}}"#
-        )
+        let at = format!("2026-01-01T00:00:0{t}.000Z");
+        message_at(id, parent, &at, &user_message(text))
     };
-    let text = [
-        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#.to_string(),
+    let text = session(&[
         m("a1", None, 1, "root"),
         m("b1", Some("a1"), 2, "x"),
         m("b2", Some("b1"), 3, "y"),
         m("b1", Some("b2"), 4, "b1 again, below b2"),
-    ]
-    .join("\n")
-        + "\n";
+    ]);
     let t = TempDir::new("tree-dup-cycle");
     let f = t.write("s.jsonl", text.as_bytes());
     let o = run("pi-tree", &[f.to_str().unwrap()], None);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains(":4: duplicate ids make entry b1 (line 5) a descendant of itself"),
-        "{}",
-        stderr(&o)
+    assert_stderr_has(
+        &o,
+        ":4: duplicate ids make entry b1 (line 5) a descendant of itself",
     );
     assert_eq!(stdout(&o).matches("b1 again").count(), 1, "{}", stdout(&o));
 }
@@ -476,7 +403,7 @@ fn a_duplicate_id_cycle_is_drawn_once_with_a_warning() {
 /// tools have them (issue 22).
 #[test]
 fn colour_is_asked_for_or_forced_and_never_with_no_color() {
-    let s = session("v3-001");
+    let s = fixture("v3-001");
     let esc = |o: &std::process::Output| o.stdout.contains(&0x1b);
     assert!(!esc(&run("pi-tree", &[&s], None)), "a pipe: no colour");
     assert!(esc(&run("pi-tree", &["--color", "always", &s], None)));
@@ -496,13 +423,13 @@ fn colour_is_asked_for_or_forced_and_never_with_no_color() {
 
 #[test]
 fn jsonl_children_keep_ids_that_are_not_strings() {
-    let f = repo().join("tests/conformance/sessions/path-non-string-ids.jsonl");
-    let o = run("pi-tree", &["--format", "jsonl", f.to_str().unwrap()], None);
+    let o = run(
+        "pi-tree",
+        &["--format", "jsonl", &fixture("path-non-string-ids")],
+        None,
+    );
     assert!(o.status.success(), "{}", stderr(&o));
-    let rows: Vec<serde_json::Value> = stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows = json_lines(&stdout(&o));
     let z = rows.iter().find(|r| r["id"] == "z").expect("row z");
     assert_eq!(z["children"], serde_json::json!([7]));
     let one = rows

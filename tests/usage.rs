@@ -1,21 +1,18 @@
 //! pi-usage: counting rules, forks, time zones, output shapes, and the
 //! comparison with `ccusage pi` (tests/usage-ccusage/, answers made by
 //! ccusage itself with generate.sh there).
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
+/// pi-usage over the store `agent`, no stdin.
 fn usage_run(agent: &Path, args: &[&str]) -> Output {
-    Command::new(bin("pi-usage"))
-        .args(args)
-        .env("PI_CODING_AGENT_DIR", agent)
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run pi-usage")
+    run_with("pi-usage", args, None, |c| {
+        c.env("PI_CODING_AGENT_DIR", agent)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null());
+    })
 }
 
 fn json(agent: &Path, args: &[&str]) -> Vec<Value> {
@@ -36,27 +33,20 @@ fn usage(i: u64, cost: f64) -> String {
     )
 }
 
-fn header(id: &str, cwd: &str, parent: Option<&str>) -> String {
-    match parent {
-        Some(p) => format!(
-            r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-03-01T00:00:00.000Z","cwd":"{cwd}","parentSession":"{p}"}}"#
-        ),
-        None => format!(
-            r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-03-01T00:00:00.000Z","cwd":"{cwd}"}}"#
-        ),
-    }
+/// When the test sessions start.
+const MARCH: &str = "2026-03-01T00:00:00.000Z";
+
+/// An assistant message at `ts` of `model` with the usage `u`.
+fn assistant(id: &str, parent: Option<&str>, ts: &str, model: &str, u: &str) -> String {
+    let message = format!(
+        r#"{{"role":"assistant","content":[],"api":"x","provider":"prov-{model}","model":"{model}","usage":{u},"stopReason":"stop","timestamp":0}}"#
+    );
+    message_at(id, parent, ts, &message)
 }
 
-fn assistant(id: &str, parent: &str, ts: &str, model: &str, u: &str) -> String {
-    format!(
-        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{ts}","message":{{"role":"assistant","content":[],"api":"x","provider":"prov-{model}","model":"{model}","usage":{u},"stopReason":"stop","timestamp":0}}}}"#
-    )
-}
-
-fn user(id: &str, parent: &str, ts: &str) -> String {
-    format!(
-        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{ts}","message":{{"role":"user","content":"hi","timestamp":0}}}}"#
-    )
+/// An [`assistant`] message of model `m` that cost `cost`.
+fn paid(id: &str, parent: Option<&str>, ts: &str, cost: f64) -> String {
+    assistant(id, parent, ts, "m", &usage(1, cost))
 }
 
 struct Store {
@@ -72,11 +62,11 @@ impl Store {
     fn agent(&self) -> &Path {
         self.dir.path()
     }
-    fn file(&self, project: &str, name: &str, lines: &[String]) -> String {
+    fn file(&self, project: &str, name: &str, entries: &[String]) -> String {
         let d = self.dir.path().join("sessions").join(project);
         std::fs::create_dir_all(&d).unwrap();
         let p = d.join(name);
-        std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+        std::fs::write(&p, lines(entries)).unwrap();
         p.to_string_lossy().into_owned()
     }
 }
@@ -94,11 +84,16 @@ fn counts_every_branch_and_every_kind() {
         "--p--",
         "a.jsonl",
         &[
-            header("s1", "/p", None),
-            user("u1", "null", "2026-03-01T10:00:00.000Z"),
-            assistant("a1", "\"u1\"", "2026-03-01T10:00:01.000Z", "m1", &usage(10, 1.0)),
+            header("s1", MARCH, "/p", None),
+            message_at(
+                "u1",
+                None,
+                "2026-03-01T10:00:00.000Z",
+                r#"{"role":"user","content":"hi","timestamp":0}"#,
+            ),
+            assistant("a1", Some("u1"), "2026-03-01T10:00:01.000Z", "m1", &usage(10, 1.0)),
             // an abandoned branch: a sibling of a1
-            assistant("a2", "\"u1\"", "2026-03-01T10:00:02.000Z", "m1", &usage(10, 2.0)),
+            assistant("a2", Some("u1"), "2026-03-01T10:00:02.000Z", "m1", &usage(10, 2.0)),
             format!(r#"{{"type":"usage","id":"x1","parentId":"a2","timestamp":"2026-03-01T10:00:03.000Z","kind":"title","provider":"p","model":"m2","usage":{}}}"#, usage(10, 4.0)),
             format!(r#"{{"type":"compaction","id":"c1","parentId":"x1","timestamp":"2026-03-01T10:00:04.000Z","summary":"s","firstKeptEntryId":"a2","tokensBefore":5,"usage":{}}}"#, usage(10, 8.0)),
             format!(r#"{{"type":"branch_summary","id":"b1","parentId":"c1","timestamp":"2026-03-01T10:00:05.000Z","fromId":"a1","summary":"s","usage":{}}}"#, usage(10, 16.0)),
@@ -142,35 +137,17 @@ fn a_fork_is_counted_once() {
         "--p--",
         "a.jsonl",
         &[
-            header("src", "/p", None),
-            assistant(
-                "a1",
-                "null",
-                "2026-03-01T10:00:01.000Z",
-                "m",
-                &usage(1, 1.0),
-            ),
+            header("src", MARCH, "/p", None),
+            paid("a1", None, "2026-03-01T10:00:01.000Z", 1.0),
         ],
     );
     let b = s.file(
         "--q--",
         "b.jsonl",
         &[
-            header("fork1", "/q", Some(&a)),
-            assistant(
-                "a1",
-                "null",
-                "2026-03-01T10:00:01.000Z",
-                "m",
-                &usage(1, 1.0),
-            ),
-            assistant(
-                "b1",
-                "\"a1\"",
-                "2026-03-02T10:00:01.000Z",
-                "m",
-                &usage(1, 2.0),
-            ),
+            header("fork1", MARCH, "/q", Some(&a)),
+            paid("a1", None, "2026-03-01T10:00:01.000Z", 1.0),
+            paid("b1", Some("a1"), "2026-03-02T10:00:01.000Z", 2.0),
         ],
     );
     // a fork of the fork
@@ -178,28 +155,10 @@ fn a_fork_is_counted_once() {
         "--q--",
         "c.jsonl",
         &[
-            header("fork2", "/q", Some(&b)),
-            assistant(
-                "a1",
-                "null",
-                "2026-03-01T10:00:01.000Z",
-                "m",
-                &usage(1, 1.0),
-            ),
-            assistant(
-                "b1",
-                "\"a1\"",
-                "2026-03-02T10:00:01.000Z",
-                "m",
-                &usage(1, 2.0),
-            ),
-            assistant(
-                "c1",
-                "\"b1\"",
-                "2026-03-03T10:00:01.000Z",
-                "m",
-                &usage(1, 4.0),
-            ),
+            header("fork2", MARCH, "/q", Some(&b)),
+            paid("a1", None, "2026-03-01T10:00:01.000Z", 1.0),
+            paid("b1", Some("a1"), "2026-03-02T10:00:01.000Z", 2.0),
+            paid("c1", Some("b1"), "2026-03-03T10:00:01.000Z", 4.0),
         ],
     );
     let rows = json(s.agent(), &["session"]);
@@ -248,17 +207,13 @@ fn old_versions_count() {
         "v2.jsonl",
         &[
             r#"{"type":"session","version":2,"id":"old2","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}"#.into(),
-            assistant("a1", "null", "2025-01-02T00:00:01.000Z", "m", &u),
+            assistant("a1", None, "2025-01-02T00:00:01.000Z", "m", &u),
         ],
     );
     s.file("--p--", "junk.jsonl", &["not json".into()]);
     let o = usage_run(s.agent(), &["daily", "--json", "--timezone", "UTC"]);
     assert!(o.status.success());
-    assert!(
-        stderr(&o).contains("junk.jsonl: not a session file"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "junk.jsonl: not a session file");
     let rows: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0]["cost"], 1.0);
@@ -273,23 +228,11 @@ fn day_boundaries_in_a_time_zone() {
         "--p--",
         "a.jsonl",
         &[
-            header("s1", "/p", None),
+            header("s1", MARCH, "/p", None),
             // 22:30 UTC on 31 March is 00:30 on 1 April in Berlin (CEST, +2)
-            assistant(
-                "a1",
-                "null",
-                "2026-03-31T22:30:00.000Z",
-                "m",
-                &usage(1, 1.0),
-            ),
+            paid("a1", None, "2026-03-31T22:30:00.000Z", 1.0),
             // 21:30 UTC is 23:30 in Berlin
-            assistant(
-                "a2",
-                "\"a1\"",
-                "2026-03-31T21:30:00.000Z",
-                "m",
-                &usage(1, 2.0),
-            ),
+            paid("a2", Some("a1"), "2026-03-31T21:30:00.000Z", 2.0),
         ],
     );
     let utc = json(s.agent(), &["--timezone", "UTC"]);
@@ -340,21 +283,15 @@ fn csv_and_table_shapes() {
         "--p--",
         "a.jsonl",
         &[
-            header("s1", "/p,q", None),
+            header("s1", MARCH, "/p,q", None),
             assistant(
                 "a1",
-                "null",
+                None,
                 "2026-03-01T10:00:00.000Z",
                 "m",
                 &usage(1000, 0.1),
             ),
-            assistant(
-                "a2",
-                "\"a1\"",
-                "2026-03-01T11:00:00.000Z",
-                "m",
-                &usage(1, 0.2),
-            ),
+            paid("a2", Some("a1"), "2026-03-01T11:00:00.000Z", 0.2),
         ],
     );
     let o = usage_run(s.agent(), &["project", "--csv", "--breakdown"]);
@@ -393,11 +330,11 @@ fn hostile_usage_fields() {
         r#"{"output":1}"#,
         r#""usage""#,
     ];
-    let mut lines = vec![header("s1", "/p", None)];
+    let mut lines = vec![header("s1", MARCH, "/p", None)];
     for (i, u) in bad.iter().enumerate() {
         lines.push(assistant(
             &format!("a{i}"),
-            "null",
+            None,
             "2026-03-01T10:00:00.000Z",
             "m",
             u,
@@ -426,14 +363,8 @@ fn readme_examples_run() {
         "--p--",
         "s.jsonl",
         &[
-            header("s1", "/p", None),
-            assistant(
-                "a1",
-                "null",
-                "2026-03-01T10:00:00.000Z",
-                "m",
-                &usage(1, 6.0),
-            ),
+            header("s1", MARCH, "/p", None),
+            paid("a1", None, "2026-03-01T10:00:00.000Z", 6.0),
         ],
     );
     for args in [
