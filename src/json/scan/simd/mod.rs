@@ -23,7 +23,6 @@ mod avx2;
 mod avx512;
 #[cfg(target_arch = "aarch64")]
 mod neon;
-#[cfg(any(test, feature = "fuzzing"))]
 pub(crate) mod reference;
 mod scalar;
 #[cfg(target_arch = "x86_64")]

@@ -1,6 +1,7 @@
 //! Byte-by-byte: the rule every unit is held to (by the unit tests and the
 //! `json` fuzz target, [`super::check_units`]).
 
+#[cfg(any(test, feature = "fuzzing"))]
 use super::{Classes, ESCAPABLE};
 
 pub fn is_special(b: u8) -> bool {
@@ -9,6 +10,7 @@ pub fn is_special(b: u8) -> bool {
 
 /// The scanner's string, one special byte at a time (as it was
 /// before the units took whole blocks).
+#[cfg(any(test, feature = "fuzzing"))]
 pub fn scan_string(text: &[u8], start: usize) -> Result<usize, crate::json::SyntaxError> {
     let err = |offset, what| crate::json::SyntaxError { offset, what };
     let mut pos = start + 1;
@@ -37,6 +39,7 @@ pub fn scan_string(text: &[u8], start: usize) -> Result<usize, crate::json::Synt
     }
 }
 
+#[cfg(any(test, feature = "fuzzing"))]
 pub fn find_special(text: &[u8], pos: usize) -> Option<usize> {
     text.get(pos..)?
         .iter()
@@ -46,6 +49,7 @@ pub fn find_special(text: &[u8], pos: usize) -> Option<usize> {
 
 /// The classes of each 64 bytes of `v` (no padding needed: bytes past
 /// the end are of no kind), and whether no byte is below 0x20.
+#[cfg(any(test, feature = "fuzzing"))]
 pub fn string_classes(v: &[u8]) -> (Vec<Classes>, bool) {
     let mut out = Vec::new();
     for block in v.chunks(64) {
