@@ -1,26 +1,39 @@
 //! pi-session-tools: read, inspect and rewrite the session files of the pi
-//! coding agent exactly as pi itself does.
+//! coding agent exactly as pi 1.6.0 itself does.
 //!
-//! The library is usable without the binaries:
+//! The library is usable without the binaries. Open a session, resolve an
+//! entry reference, walk the path to it, and build the context pi would
+//! send to the model:
 //!
-//! ```no_run
-//! use pi_session_tools::{session::{Input, ReadOptions, Session}, refs, path, context};
-//! let s = Session::open(Input::File("s.jsonl".into()), ReadOptions::default())?;
-//! let leaf = refs::resolve(&s, "leaf~2")?;
-//! for i in path::path_to(&s, leaf)? {
-//!     println!("{}", String::from_utf8_lossy(&s.line(i)?));
+//! ```
+//! use pi_session_tools::session::{Input, ReadOptions, Session};
+//! use pi_session_tools::{context, path, refs};
+//!
+//! let s = Session::open(Input::File("examples/s.jsonl".into()), ReadOptions::default())?;
+//! let at = refs::resolve(&s, "@plan")?; // an entry labelled `plan`
+//! let on_path = path::path_to(&s, at)?; // root first, `at` last
+//! assert_eq!(on_path.last(), Some(&at));
+//! for &i in &on_path {
+//!     let line = s.line(i)?; // the entry's JSON line
+//!     assert!(line.starts_with(b"{"));
 //! }
-//! let ctx = context::build(&s, Some(leaf))?;
-//! println!("{} messages", ctx.items.len());
+//! let ctx = context::build(&s, Some(at))?; // pi's buildSessionContext
+//! assert!(!ctx.items.is_empty());
+//! for w in &s.warnings {
+//!     eprintln!("{w}"); // FILE:LINE: what pi skipped
+//! }
 //! # Ok::<(), pi_session_tools::error::Error>(())
 //! ```
 //!
-//! Modules by concept: [`json`] (validating scanner and JavaScript-exact
-//! writer), [`entry`] (what is kept of a line), [`session`] (reading),
-//! [`index`] (ids, parents, labels), [`refs`] (entry references),
-//! [`path`], [`context`], [`migrate`], [`store`] (where sessions live,
-//! finding them, what pi lists of them),
-//! [`time`], [`cmd`] (what each tool does), [`cli`] (what the binaries share).
+//! Modules by concept (see ARCHITECTURE.md): [`session`] (reading a file),
+//! [`entry`] (what is kept of a line), [`index`] (ids, parents, labels),
+//! [`refs`] (entry references), [`path`], [`tree`] (pi's `getTree`),
+//! [`context`] (pi's `buildSessionContext`), [`convert`] (`convertToLlm`)
+//! and [`transcript`], [`migrate`] (versions 1 and 2 to 3), [`append`]
+//! (writing entries as pi does), [`store`] (where sessions live, finding
+//! and listing them), [`json`] (the validating scanner and
+//! JavaScript-exact JSON), [`time`], [`error`]. [`cmd`] holds what each
+//! tool does and [`cli`] the frame the binaries share.
 
 pub mod append;
 pub mod cli;
