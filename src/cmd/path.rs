@@ -1,6 +1,6 @@
 //! pi-path: the path from the root of a pi session to a leaf.
 //!
-//! Usage: pi-path [OPTIONS] [SESSION]
+//! Usage: `pi-path [OPTIONS] [SESSION]`
 //!
 //! Prints the entries on the path (byte for byte), the messages pi would
 //! send to the model, the whole context object, or the ids; or lists every

@@ -1,13 +1,15 @@
 //! pi-fork: a branch of a pi session into a new session file, a whole
 //! session into another project, or (in place) back to an earlier entry.
 //!
+//! ```text
 //! Usage: pi-fork [OPTIONS] SESSION --at REF | --before REF
 //!        pi-fork [OPTIONS] SESSION --cwd DIR
 //!        pi-fork [OPTIONS] SESSION --all-leaves
 //!        pi-fork [OPTIONS] SESSION --in-place (--at REF | --before REF) [--summary TEXT]
+//! ```
 //!
 //! This file is the command (its arguments and what it prints); the new
-//! sessions and the in-place entry are made in [`build`].
+//! sessions and the in-place entry are made in `build.rs`.
 
 mod build;
 
