@@ -263,30 +263,20 @@ pub struct Request {
 /// Run the request; returns nothing, writes to `out`.
 pub fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
     let tz = time_zone(req.timezone.as_deref())?;
-    let since = match &req.since {
-        Some(s) => Some(
-            parse_date_bound(s)
-                .ok_or_else(|| {
+    let bound = |flag: &str, value: &Option<String>| {
+        value
+            .as_deref()
+            .map(|s| {
+                parse_date_bound(s).ok_or_else(|| {
                     Error::usage(format!(
-                        "--since {s}: not a date (YYYY-MM-DD, YYYYMMDD or YYYY-MM)"
+                        "{flag} {s}: not a date (YYYY-MM-DD, YYYYMMDD or YYYY-MM)"
                     ))
-                })?
-                .0,
-        ),
-        None => None,
+                })
+            })
+            .transpose()
     };
-    let until = match &req.until {
-        Some(s) => Some(
-            parse_date_bound(s)
-                .ok_or_else(|| {
-                    Error::usage(format!(
-                        "--until {s}: not a date (YYYY-MM-DD, YYYYMMDD or YYYY-MM)"
-                    ))
-                })?
-                .1,
-        ),
-        None => None,
-    };
+    let since = bound("--since", &req.since)?.map(|(first, _)| first);
+    let until = bound("--until", &req.until)?.map(|(_, last)| last);
     let branch = req.by == Some(By::Branch);
     if branch && req.file.is_none() {
         return Err(Error::usage("--by branch needs one SESSION"));
