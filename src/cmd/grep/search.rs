@@ -481,7 +481,7 @@ impl Searcher<'_> {
     }
 
     /// Search the raw bytes of a JSON string (without its quotes) with
-    /// [`Matcher::raw`]; false, having done nothing, when it holds a `\u`
+    /// [`search::Matcher::raw`]; false, having done nothing, when it holds a `\u`
     /// escape (then the decoded text is searched). Text lines end at the
     /// `\n` escapes, found by walking the backslashes from the start (so
     /// that `\\n` is no line break), which also tells whether a match
