@@ -1,0 +1,364 @@
+//! `pi-grep`: search the decoded text of many sessions, in parallel, and
+//! name the entry each match is in.
+//!
+//! Each file is read into memory once (so memory is bounded by the largest
+//! files being searched at the same time, one per thread, never by the
+//! store). A version-3 file is searched without loading it as a session:
+//! the prefilter ([`crate::search::Matcher::pre`]) finds the lines whose raw
+//! bytes could hold a match, and only those are parsed and decoded. Older
+//! files, and `--active`, go through the session loader (for the ids
+//! `pi-migrate` will give, and for the path).
+//!
+//! Here the command and its options; the work in `select` (which
+//! sessions), `search` (searching them, in parallel) and `print` (what a
+//! match prints, by mode).
+
+mod print;
+mod search;
+mod select;
+#[cfg(test)]
+mod tests;
+
+pub use search::search_sources;
+pub use select::{select, Source};
+
+use crate::cli::{Ctx, Exit, Log, Tool};
+use crate::error::{Error, Result};
+use crate::search::{Matcher, PatternOptions, FIELDS};
+use clap::Parser;
+use std::path::PathBuf;
+
+const EXAMPLES: &str = concat!(
+    "\
+Examples:
+  pi-grep 'connection refused'            this project's sessions
+  pi-grep --all -i 'sqlite.*lock'         every project's
+  pi-grep -l 'TODO\\(perf\\)' | xargs -d '\\n' -n1 pi-path --leaves
+                                          the sessions, for scripts
+  pi-grep --role user -w migrate s.jsonl  only what the user said, in one session
+  pi-grep --in command,output 'cargo test'
+                                          only bash commands and their output
+  pi-grep --active 'rate limit'           only entries on each session's current path
+  pi-grep --since 2026-11-01 -c error     counts per session
+  pi-grep --json panic | jq -r '\"\\(.path) \\(.id)\"' | while read f id; do pi-fork $f --at $id; done
+                                          a new session at every entry that panicked
+
+Output: PATH:ID:ROLE/FIELD: LINE for each matching line of text (ROLE is the
+message's role, or the entry's type for entries that are not messages); on a
+terminal the path is a heading above its matches, and matches are coloured
+(never with NO_COLOR or in a pipe). Context lines (-A, -B, -C) are
+PATH-ID-ROLE/FIELD- LINE, within the same text, with -- between groups.
+
+--json: one object per matching line: path, session (the header's id), id
+(the entry's), line (the entry's line in the file), type, role (null for
+entries that are not messages), field, timestamp, textLine (1-based, in the
+text), text (the line), submatches ([{match:{text},start,end}], byte offsets
+in text, as ripgrep's JSON gives them).
+
+What is searched, by field: text (user, system and custom messages,
+custom_message entries, assistant text blocks), thinking, toolCall (the
+tool's name, a space, the arguments as JSON.stringify writes them),
+toolResult, command and output (bash runs), summary (branch summaries,
+compactions), name (session_info), label. Never keys, ids, signatures or
+images. Text is decoded before it is matched: a JSON escape (\\n, \\\", \\u00e9)
+is the character it stands for, and each line of a multi-line text is a line.
+
+Patterns are Rust regular expressions (the regex crate, ripgrep's engine):
+https://docs.rs/regex/#syntax.
+
+Exit status (as grep's): 0 a line matched, 1 none did, 2 an error (wrong
+usage, a SESSION that cannot be read). A file that is not a pi session is
+skipped with a warning, which alone is no error.",
+    crate::exact_to_pi!()
+);
+
+/// Search the decoded text of pi sessions, and land on the entry.
+///
+/// Searches every line of the text pi keeps in each entry (messages,
+/// thinking, tool calls and results, bash runs, summaries, names, labels),
+/// after decoding JSON, so that text hidden by escapes is found and keys and
+/// ids never match; prints the session and the entry id of each match.
+/// Sessions are searched in parallel. Version 1 and 2 sessions are searched
+/// with the ids pi-migrate will give their entries.
+#[derive(Parser, Debug)]
+#[command(name = "pi-grep", version, after_help = EXAMPLES)]
+pub struct Args {
+    /// The pattern (unless -e is given), then the sessions: files,
+    /// directories (every *.jsonl below), `-` for stdin, or session-id
+    /// prefixes. With none, this project's sessions (--all: every project's).
+    #[arg(value_name = "PATTERN] [SESSION", num_args = 0..)]
+    pub args: Vec<String>,
+
+    /// A pattern; repeat for several (a line matching any of them matches).
+    #[arg(short = 'e', long = "regexp", value_name = "PATTERN")]
+    pub regexp: Vec<String>,
+
+    /// Match case-insensitively.
+    #[arg(short, long)]
+    pub ignore_case: bool,
+
+    /// Match whole words only.
+    #[arg(short, long)]
+    pub word_regexp: bool,
+
+    /// Patterns are fixed strings, not regular expressions.
+    #[arg(short = 'F', long)]
+    pub fixed_strings: bool,
+
+    /// Print only the paths of the sessions with a match.
+    #[arg(short = 'l', long, conflicts_with_all = ["count", "json", "only_matching"])]
+    pub files_with_matches: bool,
+
+    /// Print PATH:COUNT (matching lines) for each session with a match.
+    #[arg(short, long, conflicts_with_all = ["json", "only_matching"])]
+    pub count: bool,
+
+    /// Print only the matched parts, each on its own line.
+    #[arg(short, long, conflicts_with = "json")]
+    pub only_matching: bool,
+
+    /// One JSON object per matching line (see below).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Stop after NUM matching lines in each session.
+    #[arg(short, long, value_name = "NUM")]
+    pub max_count: Option<u64>,
+
+    /// Print NUM lines of the same text after each match.
+    #[arg(short = 'A', long, value_name = "NUM")]
+    pub after_context: Option<usize>,
+
+    /// Print NUM lines of the same text before each match.
+    #[arg(short = 'B', long, value_name = "NUM")]
+    pub before_context: Option<usize>,
+
+    /// Print NUM lines of the same text before and after each match.
+    #[arg(short = 'C', long, value_name = "NUM")]
+    pub context: Option<usize>,
+
+    /// Only entries with these roles (user, assistant, toolResult,
+    /// bashExecution, system, custom, ...) or, for entries that are not
+    /// messages, types (custom_message, branch_summary, compaction,
+    /// session_info, label); comma-separated.
+    #[arg(long, value_name = "ROLE,...", value_delimiter = ',')]
+    pub role: Vec<String>,
+
+    /// Only these fields: text, thinking, toolCall, toolResult, command,
+    /// output, summary, name, label; comma-separated.
+    #[arg(long = "in", value_name = "FIELD,...", value_delimiter = ',')]
+    pub fields: Vec<String>,
+
+    /// Only entries on each session's current path (from the last entry to
+    /// the root, what pi continues from).
+    #[arg(long)]
+    pub active: bool,
+
+    /// Only sessions whose last activity (pi's session list: the latest user
+    /// or assistant message) is at or after this time (ISO 8601, UTC unless
+    /// an offset is given: 2026-11-01, 2026-11-01T09:30Z).
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+
+    /// Only sessions whose last activity is before this time.
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+
+    /// Search every project's sessions.
+    #[arg(short, long)]
+    pub all: bool,
+
+    /// The sessions root (with --all) or this project's session directory
+    /// (instead of $PI_CODING_AGENT_SESSION_DIR or ~/.pi/agent/sessions).
+    #[arg(long, value_name = "DIR")]
+    pub session_dir: Option<PathBuf>,
+
+    /// With -l: end each path with NUL instead of a newline.
+    #[arg(short = '0', long)]
+    pub null: bool,
+
+    /// When to colour matches: auto (on a terminal, unless NO_COLOR is
+    /// set), always, never.
+    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
+    pub color: String,
+
+    /// Path headings above the matches: auto (on a terminal), always, never.
+    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
+    pub heading: String,
+
+    /// Search with NUM threads (default: one per core).
+    #[arg(short = 'j', long, value_name = "NUM")]
+    pub threads: Option<usize>,
+
+    /// Do not print warnings.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl Tool for Args {
+    const NAME: &'static str = "pi-grep";
+    fn quiet(&self) -> bool {
+        self.quiet
+    }
+    fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
+        run(self, ctx)
+    }
+    /// grep's: 2 for every error.
+    fn error_status(_: &Error) -> u8 {
+        2
+    }
+}
+
+/// `pi-grep`: search the sessions; found (exit 0) when a line matched and
+/// no session failed to be read.
+pub fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
+    let mut files = a.args.clone();
+    let patterns = if a.regexp.is_empty() {
+        if files.is_empty() {
+            return Err(Error::usage("no PATTERN given (pi-grep --help)"));
+        }
+        vec![files.remove(0)]
+    } else {
+        a.regexp.clone()
+    };
+    if a.all && !files.is_empty() {
+        return Err(Error::usage(
+            "--all searches every project: give it no SESSION",
+        ));
+    }
+    for f in &a.fields {
+        if !FIELDS.contains(&f.as_str()) {
+            return Err(Error::usage(format!(
+                "--in {f}: no such field (fields: {})",
+                FIELDS.join(", ")
+            )));
+        }
+    }
+    let matcher = Matcher::new(
+        &patterns,
+        PatternOptions {
+            ignore_case: a.ignore_case,
+            word: a.word_regexp,
+            fixed: a.fixed_strings,
+        },
+    )
+    .map_err(|e| Error::usage(format!("bad pattern: {e}")))?;
+    let tty = ctx.out_is_terminal();
+    let mode = if a.files_with_matches {
+        Mode::Files
+    } else if a.count {
+        Mode::Count
+    } else if a.json {
+        Mode::Json
+    } else if a.only_matching {
+        Mode::Only
+    } else {
+        Mode::Lines
+    };
+    let text_mode = matches!(mode, Mode::Lines | Mode::Only);
+    let opts = Options {
+        matcher,
+        roles: (!a.role.is_empty()).then(|| a.role.clone()),
+        fields: (!a.fields.is_empty()).then(|| a.fields.clone()),
+        active: a.active,
+        since: a.since.as_deref().map(parse_time).transpose()?,
+        until: a.until.as_deref().map(parse_time).transpose()?,
+        mode,
+        max_count: a.max_count,
+        before: a.before_context.or(a.context).unwrap_or(0),
+        after: a.after_context.or(a.context).unwrap_or(0),
+        color: text_mode
+            && match a.color.as_str() {
+                "always" => true,
+                "never" => false,
+                _ => crate::cli::use_color(crate::cli::ColorWhen::Auto),
+            },
+        heading: text_mode
+            && match a.heading.as_str() {
+                "always" => true,
+                "never" => false,
+                _ => tty,
+            },
+        null: a.null,
+        log: ctx.log,
+        threads: a
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+    };
+    if opts.max_count == Some(0) {
+        return Ok(Exit::Found(false));
+    }
+    let mut warnings = Vec::new();
+    let sources = select(&files, a.all, a.session_dir.as_deref(), &mut warnings)?;
+    ctx.log.warn_all(&warnings);
+    let status = search_sources(&sources, &opts, ctx.out(), &mut std::io::stderr())?;
+    if status.errors {
+        // grep's rule: an error makes the status 2 even when a line matched.
+        return Err(Error::usage(
+            "some sessions could not be read (see above)".to_string(),
+        ));
+    }
+    Ok(Exit::Found(status.matched))
+}
+
+/// What is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `PATH:ID:ROLE/FIELD: line` per matching line.
+    Lines,
+    /// Only the matched parts (`-o`).
+    Only,
+    /// The paths of the sessions with a match (`-l`).
+    Files,
+    /// `PATH:COUNT` of matching lines, for sessions with a match (`-c`).
+    Count,
+    /// One JSON object per matching line (`--json`).
+    Json,
+}
+
+/// Everything a search needs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub matcher: Matcher,
+    /// `--role`: message roles, or entry types for other entries.
+    pub roles: Option<Vec<String>>,
+    /// `--in`: fields.
+    pub fields: Option<Vec<String>>,
+    pub active: bool,
+    /// Activity time bounds, milliseconds since the epoch: since ≤ t < until.
+    pub since: Option<f64>,
+    pub until: Option<f64>,
+    pub mode: Mode,
+    /// `-m`: matching lines per session.
+    pub max_count: Option<u64>,
+    pub before: usize,
+    pub after: usize,
+    pub color: bool,
+    /// Path as a heading above its matches (on a terminal).
+    pub heading: bool,
+    /// `-0`: end paths with NUL (with `-l`).
+    pub null: bool,
+    /// Where warnings go (in the order of the sessions, see
+    /// [`search_sources`]).
+    pub log: Log,
+    pub threads: usize,
+}
+
+/// How a search went.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Status {
+    pub matched: bool,
+    /// A session could not be read (not: was not a session).
+    pub errors: bool,
+}
+
+/// Parse a `--since`/`--until` time (ISO 8601 as JavaScript's Date reads it).
+pub fn parse_time(s: &str) -> Result<f64> {
+    let t = crate::time::parse_iso(s.trim());
+    if t.is_nan() {
+        return Err(Error::usage(format!(
+            "'{s}': not a date or time (ISO 8601: 2026-11-01, 2026-11-01T09:30, 2026-11-01T09:30:00Z)"
+        )));
+    }
+    Ok(t)
+}

@@ -1,0 +1,153 @@
+//! What a match prints, by mode: `PATH:ID:ROLE/FIELD: LINE` (coloured,
+//! under a path heading, with context lines and `--` between groups), the
+//! matched parts alone, the path (`-l`), or a JSON object.
+
+use super::search::Searcher;
+use super::Mode;
+use crate::json::{js, ObjectWriter};
+
+impl Searcher<'_> {
+    /// `--` before a group of lines that does not follow the last one.
+    pub(super) fn separator(&mut self, info: &Info<'_>, k: usize) {
+        if let Some((el, ti, kl)) = self.last_ctx {
+            if !(el == info.line && ti == info.text_index && kl + 1 >= k) {
+                self.fo.out.extend_from_slice(b"--\n");
+            }
+        }
+    }
+
+    pub(super) fn context(&mut self, info: &Info<'_>, k: usize, l: &str) {
+        self.separator(info, k);
+        self.prefix(info, b'-');
+        self.fo.out.extend_from_slice(l.as_bytes());
+        self.fo.out.push(b'\n');
+        self.last_ctx = Some((info.line, info.text_index, k));
+    }
+
+    fn prefix(&mut self, info: &Info<'_>, sep: u8) {
+        let color = self.opts.color;
+        let out = &mut self.fo.out;
+        let paint = |out: &mut Vec<u8>, code: &str, s: &str| {
+            if color {
+                out.extend_from_slice(format!("\x1b[{code}m{s}\x1b[0m").as_bytes());
+            } else {
+                out.extend_from_slice(s.as_bytes());
+            }
+        };
+        if self.opts.heading {
+            if out.is_empty() {
+                paint(out, "35", self.name);
+                out.push(b'\n');
+            }
+        } else {
+            paint(out, "35", self.name);
+            out.push(sep);
+        }
+        paint(out, "32", info.id.unwrap_or(""));
+        out.push(sep);
+        paint(out, "36", &format!("{}/{}", info.who, info.field));
+        out.push(sep);
+        out.push(b' ');
+    }
+
+    /// A matching line.
+    pub(super) fn matched(&mut self, info: &Info<'_>, k: usize, l: &str) {
+        self.fo.matched = true;
+        self.count += 1;
+        if self.opts.max_count.is_some_and(|m| self.count >= m) {
+            self.done = true;
+        }
+        let re = &self.opts.matcher.re;
+        match self.opts.mode {
+            Mode::Files => {
+                self.fo.out.extend_from_slice(self.name.as_bytes());
+                self.fo.out.push(if self.opts.null { 0 } else { b'\n' });
+                self.done = true;
+            }
+            Mode::Count => {}
+            Mode::Lines => {
+                self.prefix(info, b':');
+                if self.opts.color {
+                    let mut at = 0;
+                    for m in re.find_iter(l) {
+                        if m.is_empty() {
+                            continue;
+                        }
+                        self.fo.out.extend_from_slice(&l.as_bytes()[at..m.start()]);
+                        self.fo.out.extend_from_slice(b"\x1b[1;31m");
+                        self.fo.out.extend_from_slice(m.as_str().as_bytes());
+                        self.fo.out.extend_from_slice(b"\x1b[0m");
+                        at = m.end();
+                    }
+                    self.fo.out.extend_from_slice(&l.as_bytes()[at..]);
+                } else {
+                    self.fo.out.extend_from_slice(l.as_bytes());
+                }
+                self.fo.out.push(b'\n');
+            }
+            Mode::Only => {
+                for m in re.find_iter(l) {
+                    if m.is_empty() {
+                        continue;
+                    }
+                    self.prefix(info, b':');
+                    self.fo.out.extend_from_slice(m.as_str().as_bytes());
+                    self.fo.out.push(b'\n');
+                }
+            }
+            Mode::Json => {
+                let mut w = ObjectWriter::new();
+                w.str("path", self.name);
+                w.str("session", &self.session_id);
+                match info.id {
+                    Some(id) => w.str("id", id),
+                    None => w.raw("id", Some(b"null")),
+                };
+                w.number("line", info.line as f64);
+                match info.ty {
+                    Some(t) => w.str("type", t),
+                    None => w.raw("type", Some(b"null")),
+                };
+                match info.role {
+                    Some(r) => w.str("role", r),
+                    None => w.raw("role", Some(b"null")),
+                };
+                w.str("field", info.field);
+                w.raw(
+                    "timestamp",
+                    Some(info.timestamp.as_deref().unwrap_or(b"null")),
+                );
+                w.number("textLine", (k + 1) as f64);
+                w.str("text", l);
+                let mut subs = b"[".to_vec();
+                for m in re.find_iter(l) {
+                    if subs.len() > 1 {
+                        subs.push(b',');
+                    }
+                    subs.extend_from_slice(b"{\"match\":{\"text\":");
+                    js::write_str(&mut subs, m.as_str());
+                    subs.extend_from_slice(
+                        format!("}},\"start\":{},\"end\":{}}}", m.start(), m.end()).as_bytes(),
+                    );
+                }
+                subs.push(b']');
+                w.raw("submatches", Some(&subs));
+                self.fo.out.extend_from_slice(&w.finish());
+                self.fo.out.push(b'\n');
+            }
+        }
+    }
+}
+
+/// Where a text line is.
+pub(super) struct Info<'a> {
+    pub(super) line: u64,
+    pub(super) id: Option<&'a str>,
+    pub(super) ty: Option<&'a str>,
+    pub(super) role: Option<&'a str>,
+    /// The role, or the type when there is none.
+    pub(super) who: &'a str,
+    pub(super) field: &'static str,
+    pub(super) timestamp: Option<Vec<u8>>,
+    pub(super) text_index: usize,
+}

@@ -1,0 +1,548 @@
+//! Searching: the sessions on every thread, printed in their order, and
+//! one session searched, a version-3 file from its raw bytes (only the
+//! lines the prefilter lets through are parsed), an older one, or
+//! `--active`, through the session loader.
+
+use super::print::Info;
+use super::select::Source;
+use super::{Mode, Options, Status};
+use crate::cli::Out;
+use crate::entry::EntryType;
+use crate::error::{Diagnostic, Result};
+use crate::json::{js, Object};
+use crate::search;
+use crate::session::{ReadOptions, Session};
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// What one file gave.
+#[derive(Default)]
+pub(super) struct FileOut {
+    pub(super) out: Vec<u8>,
+    warnings: Vec<Diagnostic>,
+    error: Option<Diagnostic>,
+    pub(super) matched: bool,
+}
+
+/// Search `sources` and print what was found to `out`, and to `err` (stderr)
+/// each session's warnings (unless `opts.log` is quiet) and error, before
+/// its matches and after those of the sessions before it.
+pub fn search_sources(
+    sources: &[Source],
+    opts: &Options,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> Result<Status> {
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let threads = opts.threads.clamp(1, sources.len().max(1));
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, FileOut)>();
+    let mut status = Status::default();
+    std::thread::scope(|scope| -> Result<()> {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (next, stop) = (&next, &stop);
+            // Each thread its own copy of the regexes (a clone has its own
+            // pool of search caches; a shared one is locked for all but one).
+            let opts = opts.clone();
+            scope.spawn(move || loop {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(src) = sources.get(i) else { break };
+                let r = search_source(src, &opts);
+                if tx.send((i, r)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        // Print in the order of `sources`, whatever order the threads end in.
+        let mut waiting: BTreeMap<usize, FileOut> = BTreeMap::new();
+        let mut printed = 0usize;
+        let mut any_printed = false;
+        let result = (|| -> Result<()> {
+            for (i, r) in rx.iter() {
+                waiting.insert(i, r);
+                while let Some(r) = waiting.remove(&printed) {
+                    printed += 1;
+                    let tool = opts.log.tool;
+                    if !opts.log.quiet {
+                        for w in &r.warnings {
+                            let _ = writeln!(err, "{tool}: warning: {w}");
+                        }
+                    }
+                    if let Some(e) = &r.error {
+                        status.errors = true;
+                        let _ = writeln!(err, "{tool}: error: {e}");
+                    }
+                    if r.matched {
+                        status.matched = true;
+                    }
+                    if !r.out.is_empty() {
+                        if opts.heading && any_printed {
+                            out.bytes(b"\n")?;
+                        }
+                        any_printed = true;
+                        out.bytes(&r.out)?;
+                    }
+                }
+            }
+            Ok(())
+        })();
+        if result.is_err() {
+            stop.store(true, Ordering::Relaxed);
+        }
+        result
+    })?;
+    out.done()?;
+    Ok(status)
+}
+
+fn read_source(src: &Source) -> std::io::Result<(Vec<u8>, Option<std::time::SystemTime>)> {
+    match src {
+        Source::Stdin => {
+            let mut b = Vec::new();
+            std::io::stdin().lock().read_to_end(&mut b)?;
+            Ok((b, None))
+        }
+        Source::File(p) => {
+            let mut f = std::fs::File::open(p)?;
+            let meta = f.metadata()?;
+            if meta.is_dir() {
+                return Err(std::io::Error::other("is a directory"));
+            }
+            let mut b = Vec::with_capacity(meta.len().min(1 << 30) as usize);
+            f.read_to_end(&mut b)?;
+            Ok((b, meta.modified().ok()))
+        }
+    }
+}
+
+thread_local! {
+    static CHECKER: std::cell::RefCell<crate::json::js::Checker> =
+        std::cell::RefCell::new(crate::json::js::Checker::new());
+}
+
+/// A session's error as the warning that it is skipped (in part).
+fn skipped(e: crate::error::Error, what: &str) -> Diagnostic {
+    let mut d = e.diag;
+    d.message.push_str(what);
+    d
+}
+
+/// Search one session.
+pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
+    let name = src.name();
+    let mut fo = FileOut::default();
+    let (bytes, mtime) = match read_source(src) {
+        Ok(b) => b,
+        Err(e) => {
+            fo.error = Some(Diagnostic::new(&name, None, crate::error::io_message(&e)));
+            return fo;
+        }
+    };
+    let first_end = memchr::memchr(b'\n', &bytes).unwrap_or(bytes.len());
+    let header = Object::parse_line(&bytes[..first_end]).ok().flatten();
+    let is_header = header
+        .as_ref()
+        .is_some_and(|h| h.str("type").as_deref() == Some("session"));
+    let current = header.as_ref().is_some_and(|h| {
+        h.raw("version")
+            .and_then(|v| std::str::from_utf8(v).ok())
+            .and_then(|v| v.parse::<f64>().ok())
+            .is_some_and(|v| v >= 3.0)
+    });
+    let mut s = Searcher {
+        opts,
+        name: &name,
+        session_id: String::new(),
+        fo: &mut fo,
+        count: 0,
+        done: false,
+        last_ctx: None,
+        checker: CHECKER.with(|c| std::mem::take(&mut *c.borrow_mut())),
+    };
+    if current && is_header && !opts.active {
+        let h = header.as_ref();
+        s.session_id = h
+            .and_then(|h| h.str("id"))
+            .map(|c| c.into_owned())
+            .unwrap_or_default();
+        if !s.in_time(&bytes, h, mtime) {
+            return fo;
+        }
+        s.stream(&bytes, first_end);
+    } else {
+        drop(header);
+        // Not a current session (or not a session at all: the loader says
+        // what is wrong with its start).
+        let session = match Session::from_bytes(&name, bytes, ReadOptions::default()) {
+            Ok(x) => x,
+            Err(e) => {
+                s.fo.warnings.push(skipped(e, "; skipped"));
+                return fo;
+            }
+        };
+        s.session_id = session.header.id.clone();
+        for w in &session.warnings {
+            // Every old file says so; a search need not.
+            if !w.to_string().contains("read as version 3 in memory") {
+                s.fo.warnings.push(w.clone());
+            }
+        }
+        let mem = session.memory().unwrap_or_default();
+        let hb = session.raw_header().ok();
+        let h = hb
+            .as_deref()
+            .and_then(|b| Object::parse_line(b).ok().flatten());
+        if !s.in_time(mem, h.as_ref(), mtime) {
+            return fo;
+        }
+        if let Err(e) = s.loaded(&session) {
+            s.fo.warnings.push(skipped(e, "; skipped the rest"));
+        }
+    }
+    let checker = std::mem::take(&mut s.checker);
+    CHECKER.with(|c| *c.borrow_mut() = checker);
+    let count = s.count;
+    if opts.mode == Mode::Count && count > 0 {
+        fo.out = format!("{name}:{count}\n").into_bytes();
+    }
+    fo
+}
+
+/// The search of one session, and what it has found so far.
+pub(super) struct Searcher<'a> {
+    pub(super) opts: &'a Options,
+    pub(super) name: &'a str,
+    pub(super) session_id: String,
+    pub(super) fo: &'a mut FileOut,
+    /// Matching lines so far.
+    pub(super) count: u64,
+    /// `-m` reached, or `-l` found one.
+    pub(super) done: bool,
+    /// The last line printed with context: (entry line, text index, text line).
+    pub(super) last_ctx: Option<(u64, usize, usize)>,
+    checker: crate::json::js::Checker,
+}
+
+impl Searcher<'_> {
+    /// Whether pi's activity time of the session is within --since/--until
+    /// (pi's session list: the latest user or assistant message's
+    /// timestamp, else the header's, else the file's modification time).
+    fn in_time(
+        &self,
+        bytes: &[u8],
+        header: Option<&Object<'_>>,
+        mtime: Option<std::time::SystemTime>,
+    ) -> bool {
+        if self.opts.since.is_none() && self.opts.until.is_none() {
+            return true;
+        }
+        let mut last: Option<f64> = None;
+        let finder = memchr::memmem::Finder::new(b"message");
+        for line in bytes.split(|&b| b == b'\n').skip(1) {
+            if finder.find(line).is_none() {
+                continue;
+            }
+            let Ok(Some(o)) = Object::parse_line(line) else {
+                continue;
+            };
+            if o.str("type").as_deref() != Some("message") {
+                continue;
+            }
+            let Some(m) = o.object("message") else {
+                continue;
+            };
+            if !matches!(m.str("role").as_deref(), Some("user" | "assistant"))
+                || m.get("content").is_none()
+            {
+                continue;
+            }
+            let t = match m.raw("timestamp") {
+                Some(v) if matches!(v.first(), Some(b'-' | b'0'..=b'9')) => std::str::from_utf8(v)
+                    .ok()
+                    .and_then(|v| v.parse::<f64>().ok()),
+                _ => {
+                    let t = o.raw("timestamp").map_or(f64::NAN, crate::time::js_date_ms);
+                    (!t.is_nan()).then_some(t)
+                }
+            };
+            if let Some(t) = t {
+                last = Some(last.unwrap_or(0.0).max(t));
+            }
+        }
+        let t = match last.filter(|&t| t > 0.0) {
+            Some(t) => t,
+            None => {
+                let h = header
+                    .and_then(|h| h.str("timestamp"))
+                    .map_or(f64::NAN, |s| crate::time::parse_iso(&s));
+                if !h.is_nan() {
+                    h
+                } else {
+                    mtime
+                        .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok())
+                        .map_or(0.0, |d| d.as_millis() as f64)
+                }
+            }
+        };
+        self.opts.since.is_none_or(|s| t >= s) && self.opts.until.is_none_or(|u| t < u)
+    }
+
+    /// A version-3 file, from its raw bytes.
+    fn stream(&mut self, bytes: &[u8], header_end: usize) {
+        let mut pos = header_end + 1;
+        let mut counted_to = pos.min(bytes.len());
+        let mut line_no = 2u64;
+        while pos < bytes.len() && !self.done {
+            let Some(c) = self.opts.matcher.next_candidate(bytes, pos) else {
+                break;
+            };
+            let start = memchr::memrchr(b'\n', &bytes[pos..c]).map_or(pos, |i| pos + i + 1);
+            let end = memchr::memchr(b'\n', &bytes[c..]).map_or(bytes.len(), |i| c + i);
+            line_no += memchr::memchr_iter(b'\n', &bytes[counted_to..start]).count() as u64;
+            counted_to = start;
+            let line = &bytes[start..end];
+            // A line pi wrote (compact) is validated in one quick pass and
+            // its objects are then found by their quotes and brackets
+            // alone; any other line the long way.
+            let quick = self.checker.valid_object(line).map(<[_]>::to_vec);
+            let fast = quick.is_some();
+            let parsed = match quick {
+                Some(members) => Ok(Some(Object {
+                    text: line,
+                    range: 0..line.len(),
+                    members,
+                })),
+                None => Object::parse_line(line),
+            };
+            match parsed {
+                Ok(Some(o)) => {
+                    if o.str("type").as_deref() != Some("session") {
+                        let id = o.str("id").map(|c| c.into_owned());
+                        self.entry(&o, line_no, id.as_deref(), fast);
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    if !crate::session::is_blank(line) {
+                        self.fo.warnings.push(Diagnostic::new(
+                            self.name,
+                            Some(line_no),
+                            format!("not valid JSON ({e}); skipped, as pi does"),
+                        ));
+                    }
+                }
+            }
+            pos = end + 1;
+        }
+    }
+
+    /// A session through the loader (old versions, `--active`).
+    fn loaded(&mut self, s: &Session) -> Result<()> {
+        let mut which: Vec<usize> = if self.opts.active {
+            match s.index.leaf {
+                Some(l) if s.entries.id(l).is_some() => crate::path::path_to(s, l)?,
+                _ => Vec::new(),
+            }
+        } else {
+            (0..s.entries.len()).collect()
+        };
+        which.sort_unstable();
+        for i in which {
+            if self.done {
+                break;
+            }
+            let e = &s.entries[i];
+            if e.ty() == EntryType::Session {
+                continue;
+            }
+            let line = s.line(i)?;
+            if !self.opts.matcher.may_match(&line) {
+                continue;
+            }
+            let Ok(Some(o)) = Object::parse_line(&line) else {
+                continue;
+            };
+            let id = s.entries.id(i).map(|_| s.entries.id_string(i));
+            self.entry(&o, e.line(), id.as_deref(), false);
+        }
+        Ok(())
+    }
+
+    /// Search one entry.
+    fn entry(&mut self, o: &Object<'_>, line_no: u64, id: Option<&str>, fast: bool) {
+        let e = search::Entry::new(o, fast);
+        let (ty, role) = (&e.ty, &e.role);
+        let who = role.as_deref().or(ty.as_deref()).unwrap_or("?").to_string();
+        if let Some(roles) = &self.opts.roles {
+            if !roles.contains(&who) {
+                return;
+            }
+        }
+        let spans = search::entry_spans(&e);
+        let timestamp = match self.opts.mode {
+            Mode::Json => o.canonical("timestamp").ok().flatten(),
+            _ => None,
+        };
+        let ctx = self.opts.mode == Mode::Lines && (self.opts.before > 0 || self.opts.after > 0);
+        for (ti, t) in spans.into_iter().enumerate() {
+            if self.done {
+                return;
+            }
+            if let Some(f) = &self.opts.fields {
+                if !f.iter().any(|f| f == t.field) {
+                    continue;
+                }
+            }
+            let info = Info {
+                line: line_no,
+                id,
+                ty: ty.as_deref(),
+                role: role.as_deref(),
+                who: &who,
+                field: t.field,
+                timestamp: timestamp.clone(),
+                text_index: ti,
+            };
+            if let (Some(raw), search::SpanText::Raw(text, r), false) =
+                (&self.opts.matcher.raw, &t.text, ctx)
+            {
+                if self.raw_text(&info, &text[r.start + 1..r.end - 1], raw) {
+                    continue;
+                }
+            }
+            let t = t.decode();
+            self.text(&info, &t.text);
+        }
+    }
+
+    fn text(&mut self, info: &Info<'_>, text: &str) {
+        let re = &self.opts.matcher.re;
+        let ctx = self.opts.mode == Mode::Lines && (self.opts.before > 0 || self.opts.after > 0);
+        if !ctx && self.opts.matcher.whole {
+            // match to match; each match's line counts once
+            let (mut at, mut k, mut counted) = (0usize, 0usize, 0usize);
+            while at <= text.len() && !self.done {
+                let Some(m) = re.find_at(text, at) else {
+                    return;
+                };
+                let ls = memchr::memrchr(b'\n', &text.as_bytes()[at..m.start()])
+                    .map_or(at, |i| at + i + 1);
+                let le = memchr::memchr(b'\n', &text.as_bytes()[m.start()..])
+                    .map_or(text.len(), |i| m.start() + i);
+                k += memchr::memchr_iter(b'\n', &text.as_bytes()[counted..ls]).count();
+                counted = ls;
+                self.matched(info, k, &text[ls..le]);
+                at = le + 1;
+            }
+            return;
+        }
+        if !ctx {
+            for (k, l) in text.split('\n').enumerate() {
+                if self.done {
+                    return;
+                }
+                if re.is_match(l) {
+                    self.matched(info, k, l);
+                }
+            }
+            return;
+        }
+        let lines: Vec<&str> = text.split('\n').collect();
+        let mut after_until: Option<usize> = None;
+        for (k, l) in lines.iter().enumerate() {
+            if self.done {
+                return;
+            }
+            if re.is_match(l) {
+                let from = k.saturating_sub(self.opts.before);
+                let from = match self.last_ctx {
+                    Some((el, ti, kl)) if el == info.line && ti == info.text_index => {
+                        from.max(kl + 1)
+                    }
+                    _ => from,
+                };
+                for (j, cl) in lines.iter().enumerate().take(k).skip(from) {
+                    self.context(info, j, cl);
+                }
+                self.separator(info, k);
+                self.matched(info, k, l);
+                self.last_ctx = Some((info.line, info.text_index, k));
+                after_until = Some(k + self.opts.after);
+            } else if after_until.is_some_and(|u| k <= u) {
+                self.context(info, k, l);
+            }
+        }
+    }
+
+    /// Search the raw bytes of a JSON string (without its quotes) with
+    /// [`search::Matcher::raw`]; false, having done nothing, when it holds a `\u`
+    /// escape (then the decoded text is searched). Text lines end at the
+    /// `\n` escapes, found by walking the backslashes from the start (so
+    /// that `\\n` is no line break), which also tells whether a match
+    /// starts on the letter of an escape (no match: `\nothing` is a break
+    /// and "othing").
+    fn raw_text(&mut self, info: &Info<'_>, s: &[u8], raw: &regex::bytes::Regex) -> bool {
+        // (text line, its raw start, its raw end) of each matching line
+        let mut hits: Vec<(usize, usize, usize)> = Vec::new();
+        // q: a place no escape straddles; k, ls: the line at q, its start
+        let (mut q, mut k, mut ls, mut at) = (0usize, 0usize, 0usize, 0usize);
+        while at <= s.len() {
+            let Some(m) = raw.find_at(s, at) else { break };
+            if s[m.start()] == b'\\' {
+                return false; // `\u`
+            }
+            let p = m.start();
+            while let Some(i) = memchr::memchr(b'\\', &s[q..p]).map(|i| q + i) {
+                if s.get(i + 1) == Some(&b'n') {
+                    k += 1;
+                    ls = i + 2;
+                }
+                q = i + 2;
+            }
+            if q > p {
+                at = p + 1;
+                continue;
+            }
+            let mut le = s.len();
+            while let Some(i) = memchr::memchr(b'\\', &s[q..]).map(|i| q + i) {
+                q = i + 2;
+                if s.get(i + 1) == Some(&b'n') {
+                    le = i;
+                    break;
+                }
+            }
+            hits.push((k, ls, le));
+            if le >= s.len() {
+                break;
+            }
+            k += 1;
+            ls = le + 2;
+            q = ls;
+            at = ls;
+        }
+        let decode = !matches!(self.opts.mode, Mode::Count | Mode::Files);
+        let mut buf = Vec::new();
+        for (k, a, b) in hits {
+            if self.done {
+                break;
+            }
+            if decode {
+                buf.clear();
+                buf.push(b'"');
+                buf.extend_from_slice(&s[a..b]);
+                buf.push(b'"');
+                let l = js::decode_string(&buf, 0..buf.len()).into_owned();
+                self.matched(info, k, &l);
+            } else {
+                self.matched(info, k, "");
+            }
+        }
+        true
+    }
+}

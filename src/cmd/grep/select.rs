@@ -1,0 +1,102 @@
+//! Which sessions a search reads: the SESSION arguments (files,
+//! directories walked for every `*.jsonl`, `-` for stdin, session-id
+//! prefixes), or this project's session directory, or every project's.
+
+use crate::error::{Diagnostic, Result};
+use crate::store;
+use std::path::{Path, PathBuf};
+
+/// A session to search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    File(PathBuf),
+    Stdin,
+}
+
+impl Source {
+    pub fn name(&self) -> String {
+        match self {
+            Source::File(p) => p.to_string_lossy().into_owned(),
+            Source::Stdin => "<stdin>".into(),
+        }
+    }
+}
+
+/// The sessions named by the SESSION arguments: files, directories
+/// (every `*.jsonl` below them), `-` for stdin, or session-id prefixes; with
+/// none, this project's session directory, or with `all` every project's.
+pub fn select(
+    args: &[String],
+    all: bool,
+    session_dir: Option<&Path>,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<Vec<Source>> {
+    let mut out = Vec::new();
+    if args.is_empty() {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let dir = if all {
+            session_dir
+                .map(Path::to_path_buf)
+                .unwrap_or_else(store::sessions_root)
+        } else {
+            store::project_session_dir(&cwd, session_dir)
+        };
+        if !dir.is_dir() {
+            warnings.push(Diagnostic::new(
+                &dir.to_string_lossy(),
+                None,
+                "no such session directory; no sessions to search",
+            ));
+            return Ok(out);
+        }
+        let mut files = Vec::new();
+        jsonl_in(&dir, if all { 1 } else { 0 }, &mut files, warnings);
+        out.extend(files.into_iter().map(Source::File));
+        return Ok(out);
+    }
+    for a in args {
+        let p = Path::new(a);
+        if a != "-" && p.is_dir() {
+            let mut files = Vec::new();
+            jsonl_in(p, usize::MAX, &mut files, warnings);
+            out.extend(files.into_iter().map(Source::File));
+            continue;
+        }
+        match store::resolve_session(Some(a), session_dir)? {
+            crate::session::Input::Stdin => out.push(Source::Stdin),
+            crate::session::Input::File(f) => out.push(Source::File(f)),
+        }
+    }
+    Ok(out)
+}
+
+/// The `*.jsonl` files in `dir` (links to files too), by name, then those
+/// of its subdirectories (links to directories followed) down to `depth`
+/// levels, each in turn: not [`store::session_files_under`], which sorts
+/// the whole tree by path, follows no link to a directory and goes to any
+/// depth. A directory that cannot be read is warned about and skipped.
+fn jsonl_in(dir: &Path, depth: usize, files: &mut Vec<PathBuf>, warnings: &mut Vec<Diagnostic>) {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) => {
+            let msg = format!("{}; skipped", crate::error::io_message(&e));
+            warnings.push(Diagnostic::new(&dir.to_string_lossy(), None, msg));
+            return;
+        }
+    };
+    let mut here: Vec<PathBuf> = rd.flatten().map(|d| d.path()).collect();
+    here.sort();
+    let mut subs = Vec::new();
+    for p in here {
+        if p.is_dir() {
+            if depth > 0 {
+                subs.push(p);
+            }
+        } else if p.extension().is_some_and(|e| e == "jsonl") && p.is_file() {
+            files.push(p);
+        }
+    }
+    for s in subs {
+        jsonl_in(&s, depth - 1, files, warnings);
+    }
+}

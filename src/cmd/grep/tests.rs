@@ -1,0 +1,95 @@
+//! The raw search of JSON strings against the search of the decoded text.
+
+use super::search::search_source;
+use super::*;
+use crate::json::js;
+use crate::search::{self, Matcher};
+
+/// The raw search of JSON strings (and the whole-text search) gives
+/// what the line-by-line search of the decoded text gives.
+#[test]
+fn raw_search_is_the_decoded_search() {
+    let texts = [
+        "café nothing\\nothing here",
+        "a\\nothing\nnothing\n",
+        "x \"nothing\" y\tnothing\\\\nothing",
+        "\u{1b}nothing\u{1b}",
+        "nothin",
+        "line1\nline2 nothing\nline3 nothing nothing\n\nnothing",
+        "",
+        "\n\nnothing\n",
+    ];
+    let mut file = String::from(
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/x"}"#,
+    );
+    file.push('\n');
+    for (i, t) in texts.iter().enumerate() {
+        let mut s = Vec::new();
+        js::write_str(&mut s, t);
+        file.push_str(&format!(
+            r#"{{"type":"message","id":"e{i}","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{{"role":"toolResult","toolCallId":"c","toolName":"bash","content":[{{"type":"text","text":{}}}],"isError":false,"timestamp":1}}}}"#,
+            String::from_utf8(s).unwrap()
+        ));
+        file.push('\n');
+    }
+    // escapes JSON.stringify does not write
+    file.push_str(r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":"no\u0074hing and \u00e9 nothing\nothing","timestamp":2}}"#);
+    file.push('\n');
+    file.push_str(r#"{"type":"message","id":"u2","parentId":null,"timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":[{"type":"text","text":"\\nothing \\\nothing \/ nothing"}],"timestamp":2}}"#);
+    file.push('\n');
+    let path = std::env::temp_dir().join(format!("pi-grep-raw-{}.jsonl", std::process::id()));
+    std::fs::write(&path, &file).unwrap();
+    let src = Source::File(path.clone());
+    for pat in ["nothing", "othing", "ing", "h", "no.hing", "é", "line[0-9]"] {
+        for ic in [false, true] {
+            for mode in [
+                Mode::Count,
+                Mode::Lines,
+                Mode::Only,
+                Mode::Json,
+                Mode::Files,
+            ] {
+                let matcher = Matcher::new(
+                    &[pat.to_string()],
+                    search::PatternOptions {
+                        ignore_case: ic,
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
+                let opts = |matcher: Matcher| Options {
+                    matcher,
+                    roles: None,
+                    fields: None,
+                    active: false,
+                    since: None,
+                    until: None,
+                    mode,
+                    max_count: None,
+                    before: 0,
+                    after: 0,
+                    color: false,
+                    heading: false,
+                    null: false,
+                    log: crate::cli::Log {
+                        tool: "pi-grep",
+                        quiet: true,
+                    },
+                    threads: 1,
+                };
+                let mut slow = matcher.clone();
+                slow.raw = None;
+                slow.whole = false;
+                let a = search_source(&src, &opts(matcher));
+                let b = search_source(&src, &opts(slow));
+                assert_eq!(
+                    String::from_utf8_lossy(&a.out),
+                    String::from_utf8_lossy(&b.out),
+                    "{pat} {ic} {mode:?}"
+                );
+                assert!(a.matched, "{pat}");
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&path);
+}

@@ -1,0 +1,158 @@
+//! The filters of a listing: activity times (`--since`, `--until`,
+//! `--older-than`), the working directory, the name's glob, orphans.
+
+use super::Request;
+use crate::error::{Error, Result};
+use crate::store::{self, Info};
+use std::path::Path;
+
+/// Keep the sessions the filters ask for.
+pub fn filter(req: &Request, infos: Vec<Info>) -> Vec<Info> {
+    let cwd = req
+        .cwd
+        .as_ref()
+        .map(|c| store::resolve_path(c).to_string_lossy().into_owned());
+    infos
+        .into_iter()
+        .filter(|i| req.since.is_none_or(|t| i.modified >= t))
+        .filter(|i| req.until.is_none_or(|t| i.modified < t))
+        .filter(|i| {
+            cwd.as_ref().is_none_or(|want| {
+                let c = i.cwd_string();
+                if c.is_empty() {
+                    return false;
+                }
+                let c = store::resolve_path_str(&c);
+                c == *want
+                    || c.strip_prefix(want.as_str())
+                        .is_some_and(|r| r.starts_with('/') || want == "/")
+            })
+        })
+        .filter(|i| {
+            req.name
+                .as_ref()
+                .is_none_or(|g| i.name_string().is_some_and(|n| glob(g, &n)))
+        })
+        .filter(|i| {
+            !req.orphans || {
+                let c = i.cwd_string();
+                c.is_empty() || !Path::new(&store::resolve_path_str(&c)).is_dir()
+            }
+        })
+        .collect()
+}
+
+/// A `*` and `?` glob (`[...]` classes too), on whole strings.
+pub fn glob(pat: &str, s: &str) -> bool {
+    let p: Vec<char> = pat.chars().collect();
+    let t: Vec<char> = s.chars().collect();
+    // Iterative matching with one star back-track point.
+    let (mut i, mut j) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while j < t.len() {
+        if i < p.len() && p[i] == '*' {
+            star = Some((i, j));
+            i += 1;
+            continue;
+        }
+        if i < p.len() {
+            if let Some((ok, len)) = class_or_char(&p[i..], t[j]) {
+                if ok {
+                    i += len;
+                    j += 1;
+                    continue;
+                }
+            }
+        }
+        match star {
+            Some((si, sj)) => {
+                i = si + 1;
+                j = sj + 1;
+                star = Some((si, sj + 1));
+            }
+            None => return false,
+        }
+    }
+    p[i..].iter().all(|&c| c == '*')
+}
+
+/// Whether the pattern item at the start of `p` matches `c`, and its length.
+fn class_or_char(p: &[char], c: char) -> Option<(bool, usize)> {
+    match p.first()? {
+        '?' => Some((true, 1)),
+        '[' => {
+            let end = p.iter().skip(1).position(|&x| x == ']').map(|e| e + 1)?;
+            let body = &p[1..end];
+            let (neg, body) = match body.first() {
+                Some('!' | '^') => (true, &body[1..]),
+                _ => (false, body),
+            };
+            let mut hit = false;
+            let mut k = 0;
+            while k < body.len() {
+                if k + 2 < body.len() && body[k + 1] == '-' {
+                    hit |= body[k] <= c && c <= body[k + 2];
+                    k += 3;
+                } else {
+                    hit |= body[k] == c;
+                    k += 1;
+                }
+            }
+            Some((hit != neg, end + 1))
+        }
+        '\\' if p.len() > 1 => Some((p[1] == c, 2)),
+        &x => Some((x == c, 1)),
+    }
+}
+
+/// `--older-than` durations: `90d`, `12h`, `30m`, `45s`, `2w`.
+pub fn parse_duration(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit() && c != '.')?);
+    let n: f64 = num.parse().ok()?;
+    let mult = match unit {
+        "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        "d" => 86_400.0,
+        "w" => 7.0 * 86_400.0,
+        _ => return None,
+    };
+    Some(n * mult * 1000.0)
+}
+
+/// A date for `--since`/`--until`: an ISO date or date-time (UTC), or a
+/// duration before now (`7d`).
+pub fn parse_when(s: &str, now: f64) -> Result<f64> {
+    if let Some(d) = parse_duration(s) {
+        return Ok(now - d);
+    }
+    let t = crate::time::parse_iso(s.trim());
+    if t.is_nan() {
+        return Err(Error::usage(format!(
+            "'{s}': not a date (2026-11-01, 2026-11-01T09:30:00Z) or a duration (7d, 12h)"
+        )));
+    }
+    Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob("parser*", "parser rewrite"));
+        assert!(!glob("parser*", "the parser"));
+        assert!(glob("*pars?r*", "the parser"));
+        assert!(glob("[pq]x", "qx"));
+        assert!(!glob("[!pq]x", "qx"));
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("90d"), Some(90.0 * 86_400_000.0));
+        assert_eq!(parse_duration("x"), None);
+        assert_eq!(parse_duration("5y"), None);
+    }
+}

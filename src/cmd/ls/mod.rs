@@ -1,0 +1,288 @@
+//! pi-ls: the session store at a glance (pi's `SessionManager.list` and
+//! `listAll`, filtered, in text, JSON lines, or NUL-separated paths).
+//!
+//! Here the command, its request and the run (list, filter, print); the
+//! work in `list` (what pi lists), `filter`, `long` (the `-l` fields),
+//! `text` (the listing for people) and `tree` (forks under their source).
+
+mod filter;
+mod list;
+mod long;
+mod text;
+mod tree;
+
+pub use filter::{filter, glob, parse_duration, parse_when};
+pub use list::list;
+pub use long::{long_info, Long};
+
+use crate::cli::{Ctx, Exit, Log, Out, Tool};
+use crate::error::{escape_name, Diagnostic, Error, Result};
+use crate::store;
+use clap::Parser;
+use std::io::Write;
+use std::path::PathBuf;
+
+const EXAMPLES: &str = concat!(
+    "\
+Examples:
+  pi-ls                                  this project's sessions, newest activity first
+  pi-ls --all                            every project's
+  pi-ls --json | jq -r 'select(.messageCount > 10) | .path'
+  pi-ls --all --since 2026-11-01 --cwd /home/dev/src/app --name 'parser*'
+  pi-ls -l                               long form: entries, leaves, branches, size, tokens, cost
+  pi-ls --tree                           forks under the session they came from
+  pi-ls --all --orphans                  sessions whose project directory is gone
+  pi-ls -0 --all --older-than 90d | xargs -0 ls -l
+  pi-path \"$(pi-ls --json | jq -rn 'first(inputs.path)')\"
+                                         every tool takes the paths and ids pi-ls prints
+
+--json prints one object per session and line, pi 1.6.0's SessionInfo as
+JSON.stringify writes it (without allMessagesText): path, id, cwd, name,
+parentSessionPath, created, modified (the last user or assistant message, else
+the header's time, else the file's mtime), messageCount, firstMessage.
+With -l it adds: entries (lines after the header that are entries), leaves
+(entries without children), branchPoints (entries with more than one child),
+compactions, labels (labels in force), bytes (file size), version (the file's
+session version: 1 and 2 are listed with the values they keep after
+pi-migrate), tokens (usage.totalTokens of every assistant message), cost
+(usage.cost.total summed), lastModel (provider/model of the last assistant
+message or model change, or null). Without -l, --json prints pi's fields alone.
+
+Files pi does not list (not a session, unreadable, a directory named x.jsonl,
+a link that leads nowhere, a file pi's own listing fails on) are skipped with a
+warning naming the file; --verbose adds the line and a summary.
+Directories: --session-dir DIR, else $PI_CODING_AGENT_SESSION_DIR (listed as
+pi lists them: only DIR itself, this project's sessions in it unless --all),
+else $PI_CODING_AGENT_DIR/sessions (~/.pi/agent/sessions).
+Exit status: 0 listed (an empty listing too), 1 an error, 2 wrong usage.",
+    crate::exact_to_pi!()
+);
+
+/// List pi sessions: this project's, or every project's, as pi lists them.
+///
+/// Text for people (aligned to the terminal, relative times on a terminal,
+/// ISO times in a pipe, colour only on a terminal and never with NO_COLOR),
+/// JSON lines with pi's SessionInfo fields for scripts, or NUL-separated
+/// paths.
+#[derive(Parser, Debug)]
+#[command(name = "pi-ls", version, after_help = EXAMPLES)]
+pub struct Args {
+    /// When to colour: auto (on a terminal, unless NO_COLOR is set;
+    /// CLICOLOR_FORCE or FORCE_COLOR force it), always (e.g. for `less -R`), never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub color: crate::cli::ColorWhen,
+
+    /// Every project's sessions (pi's listAll()), not only this directory's.
+    #[arg(short, long)]
+    pub all: bool,
+
+    /// One JSON object per session and line: pi's SessionInfo fields.
+    #[arg(long, conflicts_with = "null")]
+    pub json: bool,
+
+    /// Long form: entries, leaves, branch points, compactions, labels,
+    /// size, version, tokens, cost, last model (reads each file whole).
+    #[arg(short, long)]
+    pub long: bool,
+
+    /// Print the paths only, each ended by a NUL byte (for xargs -0).
+    #[arg(short = '0', long = "null")]
+    pub null: bool,
+
+    /// Show forks under the session they were forked from (parentSession).
+    #[arg(long, conflicts_with_all = ["json", "null"])]
+    pub tree: bool,
+
+    /// Only sessions whose working directory no longer exists.
+    #[arg(long)]
+    pub orphans: bool,
+
+    /// Only sessions active at or after WHEN (2026-11-01, an ISO time, or 7d for 7 days ago).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Only sessions last active before WHEN.
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+
+    /// Only sessions last active more than DURATION ago (90d, 12h, 30m, 2w).
+    #[arg(long, value_name = "DURATION")]
+    pub older_than: Option<String>,
+
+    /// Only sessions whose working directory is DIR or below it.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+
+    /// Only sessions whose name matches GLOB (`*`, `?`, `[...]`).
+    #[arg(long, value_name = "GLOB")]
+    pub name: Option<String>,
+
+    /// The session directory to list (instead of
+    /// $PI_CODING_AGENT_SESSION_DIR or ~/.pi/agent/sessions/--<cwd>--).
+    #[arg(long, value_name = "DIR")]
+    pub session_dir: Option<PathBuf>,
+
+    /// Text: the width to fit (default: the terminal's; no limit in a pipe).
+    #[arg(long, value_name = "N")]
+    pub width: Option<usize>,
+
+    /// Say why each skipped file is skipped (with its line) and sum up.
+    #[arg(short, long)]
+    pub verbose: bool,
+
+    /// Do not print warnings.
+    #[arg(short, long, conflicts_with = "verbose")]
+    pub quiet: bool,
+}
+
+impl Tool for Args {
+    const NAME: &'static str = "pi-ls";
+    fn quiet(&self) -> bool {
+        self.quiet
+    }
+    fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
+        run(self, ctx)
+    }
+}
+
+/// `pi-ls`: list the sessions asked for.
+pub fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_millis() as f64);
+    let since = a.since.as_deref().map(|s| parse_when(s, now)).transpose()?;
+    let mut until = a.until.as_deref().map(|s| parse_when(s, now)).transpose()?;
+    if let Some(d) = &a.older_than {
+        let Some(ms) = parse_duration(d) else {
+            return Err(Error::usage(format!(
+                "--older-than '{d}': not a duration (90d, 12h, 30m, 45s, 2w)"
+            )));
+        };
+        let t = now - ms;
+        until = Some(until.map_or(t, |u: f64| u.min(t)));
+    }
+    if a.session_dir
+        .as_ref()
+        .is_some_and(|d| d.as_os_str().is_empty())
+    {
+        return Err(Error::usage("--session-dir needs a directory"));
+    }
+    let tty = ctx.out_is_terminal();
+    let req = Request {
+        all: a.all,
+        session_dir: a.session_dir.clone(),
+        format: if a.json {
+            Format::Json
+        } else if a.null {
+            Format::Nul
+        } else {
+            Format::Text
+        },
+        long: a.long,
+        tree: a.tree,
+        orphans: a.orphans,
+        since,
+        until,
+        cwd: a.cwd.clone(),
+        name: a.name.clone(),
+        verbose: a.verbose,
+        log: ctx.log,
+        width: a.width.or_else(|| ctx.terminal_width()),
+        relative: tty,
+        color: crate::cli::use_color(a.color),
+        now,
+    };
+    print(&req, ctx.out())?;
+    Ok(Exit::Ok)
+}
+
+/// How to print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Nul,
+}
+
+/// What to list and how.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub all: bool,
+    pub session_dir: Option<PathBuf>,
+    pub format: Format,
+    pub long: bool,
+    pub tree: bool,
+    pub orphans: bool,
+    /// Keep sessions modified at or after this time (ms).
+    pub since: Option<f64>,
+    /// Keep sessions modified before this time (ms).
+    pub until: Option<f64>,
+    pub cwd: Option<PathBuf>,
+    pub name: Option<String>,
+    pub verbose: bool,
+    /// Where warnings go.
+    pub log: Log,
+    /// Text: the terminal's columns (None: no cutting).
+    pub width: Option<usize>,
+    /// Text: relative times (a terminal) or ISO times.
+    pub relative: bool,
+    pub color: bool,
+    /// "Now", for relative times and --older-than (ms).
+    pub now: f64,
+}
+
+/// Run pi-ls: list, filter, print. Ok(false) when nothing was listed.
+pub fn print(req: &Request, out: &mut impl Write) -> Result<bool> {
+    let t0 = std::time::Instant::now();
+    let (infos, skips, problems) = list(req);
+    let log = req.log;
+    for p in &problems {
+        log.warn(&Diagnostic::plain(escape_name(p)));
+    }
+    if !log.quiet {
+        for s in &skips {
+            let line = s.line.filter(|_| req.verbose);
+            let why = format!("{}; not listed", s.reason);
+            log.warn(&Diagnostic::new(&s.path.to_string_lossy(), line, why));
+        }
+    }
+    let total = infos.len();
+    let infos = filter(req, infos);
+    let longs: Vec<Option<Long>> = if req.long {
+        store::parallel_map(&infos, |i| long_info(&i.path).ok())
+    } else {
+        Vec::new()
+    };
+    match req.format {
+        Format::Nul => {
+            for i in &infos {
+                use std::os::unix::ffi::OsStrExt;
+                out.bytes(i.path.as_os_str().as_bytes())?;
+                out.bytes(b"\0")?;
+            }
+        }
+        Format::Json => {
+            let mut b = Vec::with_capacity(1024);
+            for (k, i) in infos.iter().enumerate() {
+                b.clear();
+                i.write_json_open(&mut b);
+                if let Some(l) = longs.get(k) {
+                    long::write_long_json(&mut b, i, l.as_ref());
+                }
+                b.extend_from_slice(b"}\n");
+                out.bytes(&b)?;
+            }
+        }
+        Format::Text => text::write_text(req, &infos, &longs, out)?,
+    }
+    out.done()?;
+    if req.verbose {
+        log.note(&format!(
+            "{} listed ({total} sessions, {} files not sessions or unreadable) in {:.0} ms",
+            infos.len(),
+            skips.len(),
+            t0.elapsed().as_secs_f64() * 1000.0
+        ));
+    }
+    Ok(!infos.is_empty())
+}

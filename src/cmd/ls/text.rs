@@ -1,0 +1,316 @@
+//! The listing as text: aligned columns fitted to the terminal, relative
+//! or ISO times, short ids, titles on one line, colour.
+
+use super::long::Long;
+use super::Request;
+use crate::cli::Out;
+use crate::error::Result;
+use crate::json::js;
+use crate::store::Info;
+use std::io::Write;
+
+pub(super) fn write_text(
+    req: &Request,
+    infos: &[Info],
+    longs: &[Option<Long>],
+    out: &mut impl Write,
+) -> Result<()> {
+    let ids = short_ids(infos);
+    let order: Vec<(usize, usize)> = if req.tree {
+        super::tree::tree_order(infos)
+    } else {
+        (0..infos.len()).map(|k| (k, 0)).collect()
+    };
+    let time = |t: f64| {
+        if req.relative {
+            relative(req.now, t)
+        } else {
+            iso(t)
+        }
+    };
+    let mut head: Vec<&str> = vec!["ID", "MODIFIED", "MSGS"];
+    if req.long {
+        head.extend([
+            "CREATED", "ENTRIES", "LEAVES", "BRANCHES", "COMPACT", "LABELS", "SIZE", "VER",
+            "TOKENS", "COST", "MODEL",
+        ]);
+    }
+    if req.all {
+        head.push("PROJECT");
+    }
+    let mut rows: Vec<Vec<String>> = Vec::with_capacity(order.len());
+    let mut titles: Vec<(String, bool)> = Vec::with_capacity(order.len());
+    for &(k, depth) in &order {
+        let i = &infos[k];
+        let mut r = vec![
+            ids[k].clone(),
+            time(i.modified),
+            i.message_count.to_string(),
+        ];
+        if req.long {
+            r.push(time(i.created));
+            match longs.get(k).and_then(|l| l.as_ref()) {
+                Some(l) => {
+                    r.push(l.entries.to_string());
+                    r.push(l.leaves.to_string());
+                    r.push(l.branch_points.to_string());
+                    r.push(l.compactions.to_string());
+                    r.push(l.labels.to_string());
+                    r.push(human_bytes(i.bytes));
+                    r.push(i.version.to_string());
+                    r.push(js::number_to_js(l.tokens));
+                    r.push(format!("{:.2}", l.cost));
+                    r.push(l.last_model.clone().unwrap_or_else(|| "-".into()));
+                }
+                None => {
+                    r.extend(["-", "-", "-", "-", "-"].map(String::from));
+                    r.push(human_bytes(i.bytes));
+                    r.push(i.version.to_string());
+                    r.extend(["-", "-", "-"].map(String::from));
+                }
+            }
+        }
+        if req.all {
+            r.push(home_short(&i.cwd_string()));
+        }
+        let indent = if depth > 0 {
+            format!("{}└ ", "  ".repeat(depth - 1))
+        } else {
+            String::new()
+        };
+        let (title, named) = match i.name_string() {
+            Some(n) => (n, true),
+            None => (i.first_message_string(), false),
+        };
+        titles.push((format!("{indent}{}", one_line(&title)), named));
+        rows.push(r);
+    }
+    let ncols = head.len();
+    let mut widths: Vec<usize> = head.iter().map(|h| h.len()).collect();
+    for r in &rows {
+        for (c, v) in r.iter().enumerate() {
+            widths[c] = widths[c].max(crate::width::width(v));
+        }
+    }
+    // The project column gives way first, then the title.
+    if let (Some(w), true) = (req.width, req.all) {
+        let fixed: usize = widths[..ncols - 1].iter().map(|x| x + 2).sum();
+        let room = w.saturating_sub(fixed + 20);
+        let pc = &mut widths[ncols - 1];
+        *pc = (*pc).min(room.max(10));
+    }
+    let (bold, dim, yellow, reset) = if req.color {
+        ("\x1b[1m", "\x1b[2m", "\x1b[33m", "\x1b[0m")
+    } else {
+        ("", "", "", "")
+    };
+    let numeric = |c: usize| {
+        matches!(
+            head[c],
+            "MSGS"
+                | "ENTRIES"
+                | "LEAVES"
+                | "BRANCHES"
+                | "COMPACT"
+                | "LABELS"
+                | "SIZE"
+                | "VER"
+                | "TOKENS"
+                | "COST"
+        )
+    };
+    let line_of = |cells: &[String], title: &str, named: bool, header: bool| {
+        let mut s = String::new();
+        for (c, v) in cells.iter().enumerate() {
+            let v = cut(v, widths[c]);
+            let pad = widths[c].saturating_sub(crate::width::width(&v));
+            let colored = match (c, header) {
+                (_, true) => format!("{bold}{v}{reset}"),
+                (0, false) => format!("{yellow}{v}{reset}"),
+                _ => v,
+            };
+            if numeric(c) && !header {
+                s.push_str(&" ".repeat(pad));
+                s.push_str(&colored);
+            } else {
+                s.push_str(&colored);
+                s.push_str(&" ".repeat(pad));
+            }
+            s.push_str("  ");
+        }
+        let used: usize = widths.iter().map(|w| w + 2).sum();
+        let t = match req.width {
+            Some(w) => cut(title, w.saturating_sub(used)),
+            None => title.to_string(),
+        };
+        if header || named {
+            s.push_str(&format!("{bold}{t}{reset}"));
+        } else {
+            s.push_str(&format!("{dim}{t}{reset}"));
+        }
+        s.truncate(s.trim_end().len());
+        // Columns wider than the terminal: the line cut, without colour.
+        if let Some(w) = req.width {
+            if used > w {
+                let plain = strip_ansi(&s);
+                s = cut(&plain, w);
+            }
+        }
+        s.push('\n');
+        s
+    };
+    if req.relative && !rows.is_empty() {
+        let h: Vec<String> = head.iter().map(|h| h.to_string()).collect();
+        out.bytes(line_of(&h, "TITLE", true, true).as_bytes())?;
+    }
+    for (r, (t, named)) in rows.iter().zip(&titles) {
+        out.bytes(line_of(r, t, *named, false).as_bytes())?;
+    }
+    Ok(())
+}
+
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(p) = rest.find('\x1b') {
+        out.push_str(&rest[..p]);
+        let n = crate::width::ansi_code_len(&rest[p..]).max(1);
+        rest = rest.get(p + n..).unwrap_or("");
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The shortest prefix of each id (at least 8 characters) that no other
+/// listed id shares.
+fn short_ids(infos: &[Info]) -> Vec<String> {
+    let mut sorted: Vec<&str> = infos.iter().map(|i| i.id.as_str()).collect();
+    sorted.sort_unstable();
+    infos
+        .iter()
+        .map(|i| {
+            let id = i.id.as_str();
+            let k = sorted.partition_point(|x| *x < id);
+            let common = |o: Option<&&str>| {
+                o.map_or(0, |o| {
+                    o.chars()
+                        .zip(id.chars())
+                        .take_while(|(a, b)| a == b)
+                        .count()
+                })
+            };
+            // Neighbours in sorted order share the longest prefixes.
+            let mut need = common(k.checked_sub(1).and_then(|p| sorted.get(p)));
+            let mut after = k + 1;
+            while sorted.get(after) == Some(&id) {
+                after += 1;
+            }
+            need = need.max(common(sorted.get(after)));
+            let n = (need + 1).max(8);
+            id.chars().take(n).collect()
+        })
+        .collect()
+}
+
+fn relative(now: f64, t: f64) -> String {
+    if t.is_nan() {
+        return "-".into();
+    }
+    let s = ((now - t) / 1000.0).floor();
+    if s < 0.0 {
+        return crate::time::iso_string(t as i64)[..10].to_string();
+    }
+    let s = s as i64;
+    match s {
+        0..=59 => format!("{s}s ago"),
+        60..=3599 => format!("{}m ago", s / 60),
+        3600..=86_399 => format!("{}h ago", s / 3600),
+        86_400..=2_591_999 => format!("{}d ago", s / 86_400),
+        _ => crate::time::iso_string(t as i64)[..10].to_string(),
+    }
+}
+
+fn iso(t: f64) -> String {
+    if t.is_nan() {
+        "-".into()
+    } else {
+        crate::time::iso_string(t as i64)
+    }
+}
+
+fn human_bytes(n: u64) -> String {
+    let units = ["B", "K", "M", "G", "T"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n}B")
+    } else if v < 10.0 {
+        format!("{v:.1}{}", units[u])
+    } else {
+        format!("{v:.0}{}", units[u])
+    }
+}
+
+/// Text fit for one line: line breaks, tabs and other control characters
+/// as spaces, runs of spaces as one.
+fn one_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().min(4096));
+    let mut space = false;
+    for c in s.chars() {
+        if c.is_control() || c.is_whitespace() {
+            if !space && !out.is_empty() {
+                out.push(' ');
+            }
+            space = true;
+        } else {
+            out.push(c);
+            space = false;
+        }
+        if out.len() > 4096 {
+            break;
+        }
+    }
+    out.trim_end().to_string()
+}
+
+/// `s` cut to `w` columns (graphemes, wide characters as 2), with `…`.
+fn cut(s: &str, w: usize) -> String {
+    use unicode_segmentation::UnicodeSegmentation;
+    if crate::width::width(s) <= w {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for g in s.graphemes(true) {
+        let gw = crate::width::grapheme_width(g);
+        if used + gw + 1 > w {
+            break;
+        }
+        out.push_str(g);
+        used += gw;
+    }
+    if w > 0 {
+        out.push('…');
+    }
+    out
+}
+
+fn home_short(p: &str) -> String {
+    if let Some(h) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        let h = h.to_string_lossy();
+        let h = h.trim_end_matches('/');
+        if !h.is_empty() {
+            if p == h {
+                return "~".into();
+            }
+            if let Some(r) = p.strip_prefix(h).filter(|r| r.starts_with('/')) {
+                return format!("~{r}");
+            }
+        }
+    }
+    p.to_string()
+}

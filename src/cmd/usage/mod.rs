@@ -1,0 +1,346 @@
+//! pi-usage: what the sessions cost, summed by day, week, month, session,
+//! project, model, provider or branch.
+//!
+//! Counted: every assistant message with a `usage` object (on every branch),
+//! every `usage` entry, and the `usage` of `compaction` and `branch_summary`
+//! entries. Each entry counts once per (source session, entry id): a forked
+//! file (header `parentSession`) repeats its source's entries, with their
+//! ids. The source session of a file is found by following `parentSession`
+//! from header to header up to a file that has none; its header id names
+//! the source. When a parent file is missing or unreadable, its path (as
+//! written in `parentSession`) names the source instead. Of the copies of an
+//! entry, the one in the file nearest the source (fewest forks away; then
+//! the older header, then the path) is the one counted.
+//!
+//! Tokens are summed as recorded and cost is pi's recorded `cost.total`,
+//! summed as JavaScript would (f64 addition, in time order, then file and
+//! line order); numbers are printed as `JSON.stringify` prints them.
+//!
+//! Here the command and its request; the work in `scan` (reading the
+//! `usage` objects of the files), `dedupe` (each counted once across
+//! forks), `report` (grouping into rows, days in a time zone) and `print`
+//! (JSON, CSV, the table).
+
+mod dedupe;
+mod print;
+mod report;
+mod scan;
+
+pub use dedupe::dedupe;
+pub use report::{parse_date_bound, time_zone};
+pub use scan::{collect, scan_all, scan_bytes, scan_file, Amounts, FileUsage, Record, Source};
+
+use crate::cli::{Ctx, Exit, Log, Tool};
+use crate::error::{escape_name, Error, Result};
+use crate::store;
+use clap::Parser;
+use std::io::Write;
+use std::path::PathBuf;
+
+const EXAMPLES: &str = concat!(
+    "\
+Examples:
+  pi-usage                          daily table for every project
+  pi-usage monthly --since 2026-01  a row per month from January 2026 on
+  pi-usage session --cwd . --json | jq '.[] | select(.cost > 5)'
+                                    the sessions of this project that cost more than $5
+  pi-usage daily --by model         a row per day and model
+  pi-usage project                  a row per project directory
+  pi-usage daily --timezone Europe/Berlin --csv > usage.csv
+  pi-usage s.jsonl --by branch      one session: what each branch cost
+  pi-usage weekly --breakdown       cost split into input, output, cache read, cache write
+
+Counted: every assistant message with usage (on every branch: abandoned
+branches were paid for too), every `usage` entry (titles, cache warming, ...),
+and the usage of compaction and branch_summary entries. A fork repeats its
+source's entries: each is counted once per (source session, entry id), where
+the source session is found by following the headers' parentSession to a file
+without one (its header id; the parentSession path when that file is gone).
+Cost is pi's recorded cost.total, never re-priced. Days are local days in
+--timezone (default: the system's zone). --json: an array of rows with
+ccusage's field names (inputTokens, outputTokens, cacheCreationTokens,
+cacheReadTokens, totalTokens, totalCost) plus cost, costBreakdown, modelsUsed
+and source (how many records of each kind).
+
+",
+    crate::help_exit!(),
+    crate::exact_to_pi!()
+);
+
+/// What the sessions cost, by day, week, month, session, project, model,
+/// provider or branch.
+///
+/// Reads every session of every project (or of one project with --cwd, or
+/// one SESSION), counts every recorded usage once, and prints a table, JSON
+/// or CSV.
+#[derive(Parser, Debug)]
+#[command(name = "pi-usage", version, after_help = EXAMPLES)]
+pub struct Args {
+    /// When to colour: auto (on a terminal, unless NO_COLOR is set;
+    /// CLICOLOR_FORCE or FORCE_COLOR force it), always (e.g. for `less -R`), never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub color: crate::cli::ColorWhen,
+
+    /// The report (daily, weekly, monthly, session, project; default daily),
+    /// then optionally one SESSION (a file or a session-id prefix): only that
+    /// session is counted.
+    #[arg(value_name = "REPORT|SESSION", num_args = 0..=2)]
+    pub words: Vec<String>,
+
+    /// A second grouping: a row per model or provider within each row;
+    /// `branch` (with one SESSION): a row per leaf, with what its path cost.
+    #[arg(long, value_enum)]
+    pub by: Option<By>,
+
+    /// First day counted (YYYY-MM-DD, YYYYMMDD, or YYYY-MM for the month's first day).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+
+    /// Last day counted (YYYY-MM-DD, YYYYMMDD, or YYYY-MM for the month's last day).
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+
+    /// IANA time zone the days are counted in (default: the system's).
+    #[arg(long, short = 'z', value_name = "ZONE")]
+    pub timezone: Option<String>,
+
+    /// One JSON array of rows.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+
+    /// CSV with a header line.
+    #[arg(long)]
+    pub csv: bool,
+
+    /// Show the cost's parts: input, output, cache read, cache write.
+    #[arg(long)]
+    pub breakdown: bool,
+
+    /// Only the sessions of the project in DIR (pi's session directory for it).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+
+    /// The sessions root to read instead of $PI_CODING_AGENT_SESSION_DIR or
+    /// <agentDir>/sessions (also where SESSION prefixes are looked up).
+    #[arg(long, value_name = "DIR")]
+    pub session_dir: Option<PathBuf>,
+
+    /// Table width (default: the terminal's; unlimited when not a terminal).
+    #[arg(long, value_name = "N")]
+    pub width: Option<usize>,
+
+    /// Do not print warnings.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl Tool for Args {
+    const NAME: &'static str = "pi-usage";
+    fn quiet(&self) -> bool {
+        self.quiet
+    }
+    fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
+        run(self, ctx)
+    }
+}
+
+/// `pi-usage`: add up the usage of the sessions asked for and print the report.
+pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+    let mut report = Report::Daily;
+    let mut session = None;
+    for (i, w) in args.words.iter().enumerate() {
+        match Report::parse(w) {
+            Some(r) if i == 0 => report = r,
+            _ if session.is_none() => session = Some(w.clone()),
+            _ => return Err(Error::usage(format!("unexpected argument '{w}'"))),
+        }
+    }
+    let file = match session {
+        Some(s) => match store::resolve_session(Some(&s), args.session_dir.as_deref())? {
+            crate::session::Input::File(p) => Some(p),
+            _ => {
+                return Err(Error::usage(
+                    "SESSION must be a file or a session-id prefix",
+                ))
+            }
+        },
+        None => None,
+    };
+    let roots = if let Some(d) = &args.session_dir {
+        match &args.cwd {
+            Some(c) => vec![d.join(store::encode_cwd(&store::resolve_path(c).to_string_lossy()))],
+            None => vec![d.clone()],
+        }
+    } else {
+        match &args.cwd {
+            Some(c) => vec![store::project_session_dir(&store::resolve_path(c), None)],
+            None => vec![store::store_root()],
+        }
+    };
+    let req = Request {
+        report,
+        by: args.by,
+        since: args.since.clone(),
+        until: args.until.clone(),
+        timezone: args.timezone.clone(),
+        output: if args.json {
+            Output::Json
+        } else if args.csv {
+            Output::Csv
+        } else {
+            Output::Table
+        },
+        breakdown: args.breakdown,
+        roots,
+        file,
+        log: ctx.log,
+        color: crate::cli::use_color(args.color),
+        width: args.width.or_else(|| ctx.terminal_width()),
+    };
+    report_usage(&req, ctx.out())?;
+    Ok(Exit::Ok)
+}
+
+/// Which report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Report {
+    Daily,
+    Weekly,
+    Monthly,
+    Session,
+    Project,
+}
+
+impl Report {
+    pub fn parse(s: &str) -> Option<Report> {
+        Some(match s {
+            "daily" => Report::Daily,
+            "weekly" => Report::Weekly,
+            "monthly" => Report::Monthly,
+            "session" => Report::Session,
+            "project" => Report::Project,
+            _ => return None,
+        })
+    }
+}
+
+/// A second level of grouping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum By {
+    Model,
+    Provider,
+    /// One row per leaf of a single session (needs SESSION).
+    Branch,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    Table,
+    Json,
+    Csv,
+}
+
+/// Everything the binary asks for.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub report: Report,
+    pub by: Option<By>,
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub timezone: Option<String>,
+    pub output: Output,
+    pub breakdown: bool,
+    /// Walk these roots (every `*.jsonl` one or two levels down).
+    pub roots: Vec<PathBuf>,
+    /// Or count just this file.
+    pub file: Option<PathBuf>,
+    /// Where warnings go.
+    pub log: Log,
+    pub color: bool,
+    pub width: Option<usize>,
+}
+
+/// Run the request; returns nothing, writes to `out`.
+pub fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
+    let tz = time_zone(req.timezone.as_deref())?;
+    let bound = |flag: &str, value: &Option<String>| {
+        value
+            .as_deref()
+            .map(|s| {
+                parse_date_bound(s).ok_or_else(|| {
+                    Error::usage(format!(
+                        "{flag} {s}: not a date (YYYY-MM-DD, YYYYMMDD or YYYY-MM)"
+                    ))
+                })
+            })
+            .transpose()
+    };
+    let since = bound("--since", &req.since)?.map(|(first, _)| first);
+    let until = bound("--until", &req.until)?.map(|(_, last)| last);
+    let branch = req.by == Some(By::Branch);
+    if branch && req.file.is_none() {
+        return Err(Error::usage("--by branch needs one SESSION"));
+    }
+    let mut files = match &req.file {
+        Some(f) => match scan_file(f, branch, req.log) {
+            Ok(fu) => vec![fu],
+            Err(m) => return Err(Error::data(&escape_name(&f.to_string_lossy()), None, m)),
+        },
+        None => {
+            let mut paths = Vec::new();
+            for r in &req.roots {
+                paths.extend(collect(r, req.log));
+            }
+            paths.sort();
+            paths.dedup();
+            scan_all(&paths, false, req.log)
+        }
+    };
+    if req.file.is_none() {
+        dedupe(&mut files);
+    }
+    // Every record with its file, in time order (then file, line order).
+    let mut recs: Vec<(usize, &Record, Option<jiff::civil::Date>)> =
+        Vec::with_capacity(files.iter().map(|f| f.records.len()).sum());
+    let mut days = report::DayCache::default();
+    for (fi, f) in files.iter().enumerate() {
+        for r in &f.records {
+            let date = days.date(r.time_ms, &tz);
+            if let Some(d) = date {
+                let ds = d.strftime("%Y-%m-%d").to_string();
+                if since.as_ref().is_some_and(|s| &ds < s)
+                    || until.as_ref().is_some_and(|u| &ds > u)
+                {
+                    continue;
+                }
+            } else if since.is_some() || until.is_some() {
+                continue;
+            }
+            recs.push((fi, r, date));
+        }
+    }
+    recs.sort_by(|a, b| {
+        a.1.time_ms
+            .partial_cmp(&b.1.time_ms)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.0.cmp(&b.0))
+            .then(a.1.line.cmp(&b.1.line))
+    });
+    let rows = if branch {
+        report::branch_rows(&files[0], &recs)
+    } else {
+        report::group_rows(req, &files, &recs)
+    };
+    let mut total = report::Group::default();
+    for (_, r, _) in &recs {
+        total.add(r);
+    }
+    if branch {
+        total.own = Some(total.amounts);
+    }
+    match req.output {
+        Output::Json => print::write_json(req, &rows, out),
+        Output::Csv => print::write_csv(req, &rows, out),
+        Output::Table => print::write_table(req, &rows, &total, out),
+    }
+}

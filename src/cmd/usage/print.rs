@@ -1,0 +1,362 @@
+//! The outputs of a report: a JSON array of rows (ccusage's field names),
+//! CSV with a header line, or a table fitted to the terminal's width.
+
+use super::report::{Group, Row};
+use super::scan::Source;
+use super::{By, Report, Request};
+use crate::cli::Out;
+use crate::error::Result;
+use crate::json::js;
+use std::io::Write;
+
+fn source_name(s: Source) -> &'static str {
+    match s {
+        Source::Assistant => "assistant",
+        Source::Usage => "usage",
+        Source::Compaction => "compaction",
+        Source::BranchSummary => "branchSummary",
+    }
+}
+
+fn iso(ms: f64) -> String {
+    if ms.is_finite() {
+        crate::time::iso_string(ms as i64)
+    } else {
+        String::new()
+    }
+}
+
+pub(super) fn write_json(req: &Request, rows: &[Row], out: &mut impl Write) -> Result<()> {
+    out.bytes(b"[")?;
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            out.bytes(b",")?;
+        }
+        let g = &row.group;
+        let mut w = crate::json::ObjectWriter::new();
+        for (k, v) in &row.key {
+            w.str(k, v);
+        }
+        for (k, v) in &g.meta {
+            w.str(k, v);
+        }
+        if req.report == Report::Session || req.by == Some(By::Branch) {
+            w.str("firstActivity", &iso(g.first_ms));
+            w.str("lastActivity", &iso(g.last_ms));
+        }
+        let a = &g.amounts;
+        w.number("inputTokens", a.input)
+            .number("outputTokens", a.output)
+            .number("cacheCreationTokens", a.cache_write)
+            .number("cacheReadTokens", a.cache_read)
+            .number("totalTokens", a.total_tokens)
+            .number("totalCost", a.cost)
+            .number("cost", a.cost);
+        let mut c = crate::json::ObjectWriter::new();
+        c.number("input", a.cost_input)
+            .number("output", a.cost_output)
+            .number("cacheRead", a.cost_cache_read)
+            .number("cacheWrite", a.cost_cache_write);
+        w.raw("costBreakdown", Some(&c.finish()));
+        if let Some(own) = &g.own {
+            w.number("ownCost", own.cost)
+                .number("ownTotalTokens", own.total_tokens);
+        }
+        let mut list = b"[".to_vec();
+        for (j, m) in g.models.iter().enumerate() {
+            if j > 0 {
+                list.push(b',');
+            }
+            js::write_str(&mut list, m);
+        }
+        list.push(b']');
+        w.raw("modelsUsed", Some(&list));
+        let mut s = crate::json::ObjectWriter::new();
+        for src in [
+            Source::Assistant,
+            Source::Usage,
+            Source::Compaction,
+            Source::BranchSummary,
+        ] {
+            s.number(source_name(src), *g.sources.get(&src).unwrap_or(&0) as f64);
+        }
+        w.raw("source", Some(&s.finish()));
+        out.bytes(&w.finish())?;
+    }
+    out.bytes(b"]\n")?;
+    out.done()
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+pub(super) fn write_csv(req: &Request, rows: &[Row], out: &mut impl Write) -> Result<()> {
+    let mut head: Vec<String> = match rows.first() {
+        Some(r) => r.key.iter().map(|(k, _)| k.to_string()).collect(),
+        None => vec![key_names(req).join(",")],
+    };
+    head.extend(
+        [
+            "inputTokens",
+            "outputTokens",
+            "cacheCreationTokens",
+            "cacheReadTokens",
+            "totalTokens",
+            "cost",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    if req.breakdown {
+        head.extend(
+            ["costInput", "costOutput", "costCacheRead", "costCacheWrite"]
+                .iter()
+                .map(|s| s.to_string()),
+        );
+    }
+    out.line(head.join(",").as_bytes())?;
+    for row in rows {
+        let a = &row.group.amounts;
+        let mut f: Vec<String> = row.key.iter().map(|(_, v)| csv_field(v)).collect();
+        for n in [
+            a.input,
+            a.output,
+            a.cache_write,
+            a.cache_read,
+            a.total_tokens,
+            a.cost,
+        ] {
+            f.push(js::number_to_js(n));
+        }
+        if req.breakdown {
+            for n in [
+                a.cost_input,
+                a.cost_output,
+                a.cost_cache_read,
+                a.cost_cache_write,
+            ] {
+                f.push(js::number_to_js(n));
+            }
+        }
+        out.line(f.join(",").as_bytes())?;
+    }
+    out.done()
+}
+
+fn key_names(req: &Request) -> Vec<&'static str> {
+    let mut k = match (req.by, req.report) {
+        (Some(By::Branch), _) => vec!["leaf"],
+        (_, Report::Daily) => vec!["date"],
+        (_, Report::Weekly) => vec!["week"],
+        (_, Report::Monthly) => vec!["month"],
+        (_, Report::Session) => vec!["sessionId", "file"],
+        (_, Report::Project) => vec!["project"],
+    };
+    match req.by {
+        Some(By::Model) => k.push("model"),
+        Some(By::Provider) => k.push("provider"),
+        _ => {}
+    }
+    k
+}
+
+fn thousands(n: f64) -> String {
+    if n.fract() != 0.0 || n.abs() >= 1e21 {
+        return js::number_to_js(n);
+    }
+    let s = js::number_to_js(n.abs());
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0.0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+fn money(n: f64) -> String {
+    if n < 0.0 {
+        format!("-${:.2}", -n)
+    } else {
+        format!("${n:.2}")
+    }
+}
+
+pub(super) fn write_table(
+    req: &Request,
+    rows: &[Row],
+    total: &Group,
+    out: &mut impl Write,
+) -> Result<()> {
+    if rows.is_empty() {
+        out.line(b"No usage found.")?;
+        return out.done();
+    }
+    let mut heads: Vec<(String, bool, bool)> = Vec::new(); // (title, right-aligned, optional)
+    for k in key_names(req) {
+        let title = match k {
+            "date" => "Date",
+            "week" => "Week",
+            "month" => "Month",
+            "sessionId" => "Session",
+            "file" => continue,
+            "project" => "Project",
+            "model" => "Model",
+            "provider" => "Provider",
+            "leaf" => "Leaf",
+            _ => k,
+        };
+        heads.push((title.into(), false, false));
+    }
+    let mut numeric = vec![
+        "Input",
+        "Output",
+        "Cache Write",
+        "Cache Read",
+        "Total Tokens",
+        "Cost",
+    ];
+    if req.by == Some(By::Branch) {
+        numeric.push("Own Cost");
+    }
+    if req.breakdown {
+        numeric.extend(["Cost In", "Cost Out", "Cost CR", "Cost CW"]);
+    }
+    for n in &numeric {
+        let optional = !matches!(*n, "Total Tokens" | "Cost");
+        heads.push((n.to_string(), true, optional));
+    }
+    let numbers = |g: &Group| -> Vec<String> {
+        let a = &g.amounts;
+        let mut v = vec![
+            thousands(a.input),
+            thousands(a.output),
+            thousands(a.cache_write),
+            thousands(a.cache_read),
+            thousands(a.total_tokens),
+            money(a.cost),
+        ];
+        if req.by == Some(By::Branch) {
+            v.push(money(g.own.map(|o| o.cost).unwrap_or(0.0)));
+        }
+        if req.breakdown {
+            v.extend([
+                money(a.cost_input),
+                money(a.cost_output),
+                money(a.cost_cache_read),
+                money(a.cost_cache_write),
+            ]);
+        }
+        v
+    };
+    let mut cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let mut c: Vec<String> = r
+                .key
+                .iter()
+                .filter(|(k, _)| *k != "file")
+                .map(|(_, v)| v.clone())
+                .collect();
+            c.extend(numbers(&r.group));
+            c
+        })
+        .collect();
+    let nkeys = heads.len() - numeric.len();
+    let mut tot: Vec<String> = vec![String::new(); nkeys];
+    tot[0] = "Total".into();
+    tot.extend(numbers(total));
+    cells.push(tot);
+    let width = |s: &str| crate::width::width(s);
+    let mut keep: Vec<bool> = vec![true; heads.len()];
+    let col_w = |i: usize, cells: &[Vec<String>]| -> usize {
+        cells
+            .iter()
+            .map(|r| width(&r[i]))
+            .chain([width(&heads[i].0)])
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..heads.len()).map(|i| col_w(i, &cells)).collect();
+    let total_w = |keep: &[bool]| -> usize {
+        widths
+            .iter()
+            .zip(keep)
+            .filter(|(_, k)| **k)
+            .map(|(w, _)| w + 2)
+            .sum::<usize>()
+    };
+    let limit = req.width.unwrap_or(usize::MAX);
+    // drop optional columns from the right until it fits
+    let mut hidden = 0;
+    for i in (0..heads.len()).rev() {
+        if total_w(&keep) <= limit {
+            break;
+        }
+        if heads[i].2 {
+            keep[i] = false;
+            hidden += 1;
+        }
+    }
+    let (bold, reset) = if req.color {
+        ("\x1b[1m", "\x1b[0m")
+    } else {
+        ("", "")
+    };
+    let line = |cols: &[String], out: &mut dyn Write, style: &str| -> Result<()> {
+        let mut s = String::new();
+        let mut first = true;
+        for (i, c) in cols.iter().enumerate() {
+            if !keep[i] {
+                continue;
+            }
+            if !first {
+                s.push_str("  ");
+            }
+            first = false;
+            let pad = widths[i].saturating_sub(width(c));
+            if heads[i].1 {
+                s.push_str(&" ".repeat(pad));
+                s.push_str(c);
+            } else {
+                s.push_str(c);
+                s.push_str(&" ".repeat(pad));
+            }
+        }
+        let s = s.trim_end();
+        if style.is_empty() {
+            out.line(s.as_bytes())
+        } else {
+            out.text(format_args!("{style}{s}{reset}\n"))
+        }
+    };
+    let titles: Vec<String> = heads.iter().map(|h| h.0.clone()).collect();
+    line(&titles, out, bold)?;
+    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+    line(&rule, out, "")?;
+    let n = cells.len();
+    for (i, c) in cells.iter().enumerate() {
+        if i == n - 1 {
+            line(&rule, out, "")?;
+            line(c, out, bold)?;
+        } else {
+            line(c, out, "")?;
+        }
+    }
+    if hidden > 0 {
+        out.text(format_args!(
+            "({hidden} columns left out to fit the terminal; --json or --csv have them all)\n"
+        ))?;
+    }
+    out.done()
+}

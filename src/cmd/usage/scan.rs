@@ -1,0 +1,482 @@
+//! Reading the usage of session files: the lines that hold a `usage`
+//! object, the numbers in it (with a warning for each that is not counted
+//! as written), the header of each file, and the files under the roots
+//! asked for, read on every core.
+
+use crate::cli::Log;
+use crate::error::Diagnostic;
+use crate::json::{js, Object};
+use crate::store;
+use std::io::Read;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// Where a record came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Source {
+    Assistant,
+    Usage,
+    Compaction,
+    BranchSummary,
+}
+
+/// The numbers of one usage object.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Amounts {
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+    pub total_tokens: f64,
+    pub cost_input: f64,
+    pub cost_output: f64,
+    pub cost_cache_read: f64,
+    pub cost_cache_write: f64,
+    pub cost: f64,
+}
+
+impl Amounts {
+    pub(super) fn add(&mut self, o: &Amounts) {
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_read += o.cache_read;
+        self.cache_write += o.cache_write;
+        self.total_tokens += o.total_tokens;
+        self.cost_input += o.cost_input;
+        self.cost_output += o.cost_output;
+        self.cost_cache_read += o.cost_cache_read;
+        self.cost_cache_write += o.cost_cache_write;
+        self.cost += o.cost;
+    }
+}
+
+/// One counted usage object.
+#[derive(Clone, Debug)]
+pub struct Record {
+    pub time_ms: f64,
+    pub line: u64,
+    pub source: Source,
+    pub provider: String,
+    pub model: String,
+    pub id: String,
+    pub amounts: Amounts,
+}
+
+/// What one file gave.
+#[derive(Debug, Default)]
+pub struct FileUsage {
+    pub path: PathBuf,
+    pub session_id: String,
+    pub cwd: String,
+    pub header_time: String,
+    pub parent_session: Option<String>,
+    pub records: Vec<Record>,
+    /// (id, parentId) of every entry, in file order (only for --by branch).
+    pub tree: Vec<(String, Option<String>)>,
+}
+
+fn number_field(
+    obj: &Object<'_>,
+    key: &str,
+    path: &str,
+    problems: &mut Vec<String>,
+    required: bool,
+) -> f64 {
+    match obj.raw(key) {
+        None => {
+            if required {
+                problems.push(format!("{path}{key} is missing"));
+            }
+            0.0
+        }
+        Some(raw) => match raw.first() {
+            Some(b'-' | b'0'..=b'9') => {
+                let n: f64 = std::str::from_utf8(raw)
+                    .ok()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(f64::NAN);
+                if !n.is_finite() {
+                    problems.push(format!(
+                        "{path}{key} is {} (too large for a number); counted as 0",
+                        String::from_utf8_lossy(raw)
+                    ));
+                    0.0
+                } else {
+                    if n < 0.0 {
+                        problems.push(format!(
+                            "{path}{key} is negative ({}); counted as recorded",
+                            js::number_to_js(n)
+                        ));
+                    } else if n > 1e15 {
+                        problems.push(format!(
+                            "{path}{key} is huge ({}); counted as recorded",
+                            js::number_to_js(n)
+                        ));
+                    }
+                    n
+                }
+            }
+            _ => {
+                let shown = String::from_utf8_lossy(&raw[..raw.len().min(40)]).into_owned();
+                problems.push(format!(
+                    "{path}{key} is {shown}, not a number; counted as 0"
+                ));
+                0.0
+            }
+        },
+    }
+}
+
+fn amounts_of(usage: &Object<'_>, problems: &mut Vec<String>) -> Amounts {
+    let mut a = Amounts {
+        input: number_field(usage, "input", "usage.", problems, true),
+        output: number_field(usage, "output", "usage.", problems, true),
+        cache_read: number_field(usage, "cacheRead", "usage.", problems, false),
+        cache_write: number_field(usage, "cacheWrite", "usage.", problems, false),
+        total_tokens: 0.0,
+        ..Default::default()
+    };
+    a.total_tokens = match usage.raw("totalTokens") {
+        Some(_) => number_field(usage, "totalTokens", "usage.", problems, false),
+        None => a.input + a.output + a.cache_read + a.cache_write,
+    };
+    match usage.object("cost") {
+        Some(c) => {
+            a.cost_input = number_field(&c, "input", "usage.cost.", problems, false);
+            a.cost_output = number_field(&c, "output", "usage.cost.", problems, false);
+            a.cost_cache_read = number_field(&c, "cacheRead", "usage.cost.", problems, false);
+            a.cost_cache_write = number_field(&c, "cacheWrite", "usage.cost.", problems, false);
+            a.cost = number_field(&c, "total", "usage.cost.", problems, true);
+        }
+        None => problems.push("usage.cost is missing or not an object; cost counted as 0".into()),
+    }
+    a
+}
+
+/// The header of a session file's first line: (id, cwd, timestamp,
+/// parentSession); None when it is not a session header.
+pub(super) fn header_of(line: &[u8]) -> Option<(String, String, String, Option<String>)> {
+    let obj = Object::parse_line(line).ok()??;
+    if obj.str("type").as_deref() != Some("session") {
+        return None;
+    }
+    let id = obj.str("id")?.into_owned();
+    Some((
+        id,
+        obj.str("cwd").map(|s| s.into_owned()).unwrap_or_default(),
+        obj.str("timestamp")
+            .map(|s| s.into_owned())
+            .unwrap_or_default(),
+        obj.str("parentSession").map(|s| s.into_owned()),
+    ))
+}
+
+/// Read one session file; Err(message) when it is not a session file.
+pub fn scan_file(path: &Path, with_tree: bool, log: Log) -> std::result::Result<FileUsage, String> {
+    thread_local! {
+        static BUF: std::cell::RefCell<(Vec<u8>, js::Checker)> =
+            std::cell::RefCell::new((Vec::new(), js::Checker::new()));
+    }
+    BUF.with(|b| {
+        let (buf, checker) = &mut *b.borrow_mut();
+        buf.clear();
+        std::fs::File::open(path)
+            .and_then(|mut f| f.read_to_end(buf))
+            .map_err(|e| crate::error::io_message(&e))?;
+        let r = scan_bytes_with(path, buf, with_tree, log, checker);
+        if buf.capacity() > 64 << 20 {
+            // keep no more than a usual file's worth between files
+            *buf = Vec::new();
+        }
+        r
+    })
+}
+
+/// [`scan_file`] on bytes already read.
+pub fn scan_bytes(
+    path: &Path,
+    bytes: &[u8],
+    with_tree: bool,
+    log: Log,
+) -> std::result::Result<FileUsage, String> {
+    scan_bytes_with(path, bytes, with_tree, log, &mut js::Checker::new())
+}
+
+/// The lines that hold `"usage"` (every line with `with_tree`), with their
+/// numbers: one `memmem` search over the file, the line around each hit,
+/// and the line ends counted between hits.
+fn usage_lines<'b>(bytes: &'b [u8], with_tree: bool, mut f: impl FnMut(u64, &'b [u8], bool)) {
+    let first_end = memchr::memchr(b'\n', bytes).map_or(bytes.len(), |i| i + 1);
+    if with_tree {
+        let finder = memchr::memmem::Finder::new(b"\"usage\"");
+        for (i, line) in bytes[first_end..].split(|&b| b == b'\n').enumerate() {
+            f(i as u64 + 2, line, finder.find(line).is_some());
+        }
+        return;
+    }
+    let mut line_no = 1u64;
+    let mut counted = first_end.min(bytes.len());
+    let mut pos = counted;
+    let finder = memchr::memmem::Finder::new(b"\"usage\"");
+    while let Some(h) = finder.find(&bytes[pos..]) {
+        let h = pos + h;
+        let start = memchr::memrchr(b'\n', &bytes[pos..h]).map_or(pos, |i| pos + i + 1);
+        let end = memchr::memchr(b'\n', &bytes[h..]).map_or(bytes.len(), |i| h + i);
+        line_no += 1 + memchr::memchr_iter(b'\n', &bytes[counted..start]).count() as u64;
+        counted = (end + 1).min(bytes.len());
+        f(line_no, &bytes[start..end], true);
+        if end >= bytes.len() {
+            break;
+        }
+        pos = end + 1;
+    }
+}
+
+/// A line `{...,"message":{...}}` (the message last, as pi writes it) in
+/// two quick checks: the entry with `0` in place of the message (which
+/// must be the value of the entry's last `message` member), then the
+/// message. When both are valid the line is (a value put in place of a
+/// value), and the members of both are known without a walk. Returns the
+/// entry's members (in `skel`, the entry so written), the message's span
+/// in `line` and its members (relative to the span).
+fn split_message(
+    line: &[u8],
+    checker: &mut js::Checker,
+    skel: &mut Vec<u8>,
+) -> Option<(
+    Vec<crate::json::scan::Member>,
+    Range<usize>,
+    Vec<crate::json::scan::Member>,
+)> {
+    use std::sync::OnceLock;
+    static MESSAGE: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    if !line.ends_with(b"}}") {
+        return None;
+    }
+    let s = MESSAGE
+        .get_or_init(|| memchr::memmem::Finder::new(b"\"message\":{"))
+        .find(line)?
+        + 10;
+    let e = line.len() - 1;
+    if s >= e {
+        return None;
+    }
+    skel.clear();
+    skel.extend_from_slice(&line[..s]);
+    skel.push(b'0');
+    skel.extend_from_slice(&line[e..]);
+    let em = checker.valid_object(skel)?.to_vec();
+    let last = em
+        .iter()
+        .rev()
+        .find(|m| crate::json::key_is(skel, &m.key, "message"))?;
+    if last.value != (s..s + 1) {
+        return None;
+    }
+    let mm = checker.valid_object(&line[s..e])?.to_vec();
+    Some((em, s..e, mm))
+}
+
+/// `o[key]` when it is an object; `fast`: `o`'s text is known to be valid
+/// (see [`crate::store::raw`]).
+fn sub_object<'a>(o: &Object<'a>, key: &str, fast: bool) -> Option<Object<'a>> {
+    if !fast {
+        return o.object(key);
+    }
+    let r = o.get(key)?;
+    (o.text[r.start] == b'{').then(|| crate::store::raw::object(o.text, r))
+}
+
+fn scan_bytes_with(
+    path: &Path,
+    bytes: &[u8],
+    with_tree: bool,
+    log: Log,
+    checker: &mut js::Checker,
+) -> std::result::Result<FileUsage, String> {
+    let name = path.to_string_lossy();
+    let warn = |line_no: u64, what: &str| log.warn(&Diagnostic::new(&name, Some(line_no), what));
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    if first.starts_with(b"\xEF\xBB\xBF") {
+        return Err("starts with a byte order mark; pi refuses such a file".into());
+    }
+    let Some((session_id, cwd, header_time, parent_session)) = header_of(first) else {
+        return Err("not a session file (the first line is not a session header)".into());
+    };
+    let version = Object::parse_line(first)
+        .ok()
+        .flatten()
+        .and_then(|o| o.raw("version").map(|v| v.to_vec()));
+    let v1 = version.is_none();
+    let mut fu = FileUsage {
+        path: path.to_path_buf(),
+        session_id,
+        cwd,
+        header_time,
+        parent_session,
+        ..Default::default()
+    };
+    let mut prev_id: Option<String> = None;
+    let mut skel: Vec<u8> = Vec::new();
+    usage_lines(bytes, with_tree, |line_no, line, has_usage| {
+        if crate::session::is_blank(line) {
+            return;
+        }
+        // A line pi wrote (compact) is validated in one quick pass: the
+        // entry with its message cut out, then the message, which gives its
+        // members at once; or the line, whose objects are then found by
+        // their quotes and brackets alone. Any other line the long way.
+        let mut message: Option<Object<'_>> = None;
+        let split = split_message(line, checker, &mut skel);
+        let quick = match split {
+            Some(_) => None,
+            None => checker.valid_object(line).map(<[_]>::to_vec),
+        };
+        let fast = quick.is_some() || split.is_some();
+        let obj = match (split, quick) {
+            (Some((em, mr, mm)), _) => {
+                message = Some(Object {
+                    text: &line[mr.clone()],
+                    range: 0..mr.len(),
+                    members: mm,
+                });
+                Object {
+                    text: &skel[..],
+                    range: 0..skel.len(),
+                    members: em,
+                }
+            }
+            (None, Some(members)) => Object {
+                text: line,
+                range: 0..line.len(),
+                members,
+            },
+            (None, None) => match Object::parse_line(line) {
+                Ok(Some(o)) => o,
+                Ok(None) | Err(_) => {
+                    if has_usage {
+                        warn(line_no, "not a JSON object; skipped, as pi does");
+                    }
+                    return;
+                }
+            },
+        };
+        let id = if v1 {
+            crate::migrate::v1_id(&fu.session_id, line_no, 0)
+        } else {
+            obj.str("id").map(|s| s.into_owned()).unwrap_or_default()
+        };
+        if with_tree {
+            let parent = if v1 {
+                prev_id.clone()
+            } else {
+                obj.str("parentId").map(|s| s.into_owned())
+            };
+            fu.tree.push((id.clone(), parent));
+            prev_id = Some(id.clone());
+        }
+        if !has_usage {
+            return;
+        }
+        let ty = obj.str("type");
+        let (source, holder) = match ty.as_deref() {
+            Some("message") => match message.or_else(|| sub_object(&obj, "message", fast)) {
+                Some(m) if m.str("role").as_deref() == Some("assistant") => (Source::Assistant, m),
+                _ => return,
+            },
+            Some("usage") => (Source::Usage, obj.clone()),
+            Some("compaction") => (Source::Compaction, obj.clone()),
+            Some("branch_summary") => (Source::BranchSummary, obj.clone()),
+            _ => return,
+        };
+        let Some(usage) = sub_object(&holder, "usage", fast) else {
+            if holder.raw("usage").is_some_and(|r| r != b"null") {
+                warn(line_no, "usage is not an object; not counted");
+            }
+            return;
+        };
+        let mut problems = Vec::new();
+        let amounts = amounts_of(&usage, &mut problems);
+        for p in problems {
+            warn(line_no, &p);
+        }
+        let time_ms = obj
+            .raw("timestamp")
+            .map(crate::time::js_date_ms)
+            .unwrap_or(f64::NAN);
+        let time_ms = if time_ms.is_nan() {
+            // an assistant message's own time (ms), else the header's
+            let t = holder
+                .raw("timestamp")
+                .map(crate::time::js_date_ms)
+                .unwrap_or(f64::NAN);
+            if t.is_nan() {
+                warn(line_no, "no usable timestamp; dated by the session header");
+                crate::time::parse_iso(&fu.header_time)
+            } else {
+                t
+            }
+        } else {
+            time_ms
+        };
+        fu.records.push(Record {
+            time_ms,
+            line: line_no,
+            source,
+            provider: holder
+                .str("provider")
+                .map(|s| s.into_owned())
+                .unwrap_or_default(),
+            model: holder
+                .str("model")
+                .map(|s| s.into_owned())
+                .unwrap_or_default(),
+            id,
+            amounts,
+        });
+    });
+    Ok(fu)
+}
+
+/// Every `*.jsonl` file in `root` and in its subdirectories (one level, as
+/// pi lays them out), sorted; a `root` that cannot be read (but exists) is
+/// warned about.
+pub fn collect(root: &Path, log: Log) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let rd = match std::fs::read_dir(root) {
+        Ok(rd) => rd,
+        Err(e) => {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                let name = root.to_string_lossy();
+                log.warn(&Diagnostic::new(&name, None, crate::error::io_message(&e)));
+            }
+            return out;
+        }
+    };
+    for ent in rd.flatten() {
+        let p = ent.path();
+        if p.is_dir() {
+            out.extend(store::session_files_in(&p));
+        } else if p.extension().is_some_and(|x| x == "jsonl") && p.is_file() {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Read files on every core; files that are not sessions are skipped with a
+/// warning.
+pub fn scan_all(files: &[PathBuf], with_tree: bool, log: Log) -> Vec<FileUsage> {
+    store::parallel_map(files, |p| match scan_file(p, with_tree, log) {
+        Ok(fu) => Some(fu),
+        Err(m) => {
+            let name = p.to_string_lossy();
+            log.warn(&Diagnostic::new(&name, None, format!("{m}; skipped")));
+            None
+        }
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
