@@ -37,6 +37,9 @@
 
 pub mod append;
 pub mod cli;
+// The commands' doc comments are their --help text, written for a terminal
+// (`<cwd>`, `[OPTIONS]`), not for rustdoc.
+#[allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
 pub mod cmd;
 pub mod context;
 pub mod convert;
