@@ -9,7 +9,7 @@
 use super::{Mode, Request, TEMP_TAG, TOOL};
 use crate::error::{Error, Result};
 use crate::migrate::{first_line_is_current, migrate_bytes, Outcome};
-use crate::write::{self, Snapshot, TempFile};
+use crate::write::{self, dir_of, Snapshot, TempFile};
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -430,7 +430,7 @@ fn first_step(b: &Batch, i: usize, path: &Path) -> Result<Step> {
     // gigabytes of memory).
     if file.metadata().map_err(io)?.len() > crate::session::max_line() {
         let mut head = vec![0u8; 64 << 10];
-        let got = crate::session::read_at_most(&file, &mut head, 0).map_err(io)?;
+        let got = crate::io::read_at_most(&file, &mut head, 0).map_err(io)?;
         let current = memchr::memchr(b'\n', &head[..got])
             .is_some_and(|end| first_line_is_current(&head[..end]));
         if !current {
@@ -472,14 +472,6 @@ fn first_step(b: &Batch, i: usize, path: &Path) -> Result<Step> {
         }
     }
     Ok(Step::Done(FileResult::Migrated))
-}
-
-/// The directory a file lives in (`.` for a bare name).
-fn dir_of(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
 }
 
 /// Open a file for reading, failing (see [`is_link_error`]) if the last

@@ -20,8 +20,8 @@ mod relocate;
 
 use crate::cli::{Ctx, Exit, Tool};
 use crate::error::{Error, Result};
-use crate::locate;
 use crate::migrate::CURRENT_VERSION;
+use crate::store;
 use clap::Parser;
 use std::collections::HashSet;
 use std::io::Write;
@@ -154,7 +154,7 @@ pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
             paths.push(p.clone());
             continue;
         }
-        match locate::resolve_session(Some(p), None)? {
+        match store::resolve_session(Some(p), None)? {
             crate::session::Input::File(f) => paths.push(f.to_string_lossy().into_owned()),
             crate::session::Input::Stdin => paths.push(p.clone()),
         }
@@ -256,10 +256,7 @@ pub fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
                 Err(n) => failed += n,
             }
         }
-        let root = match std::env::var_os("PI_CODING_AGENT_SESSION_DIR") {
-            Some(d) if !d.is_empty() => locate::expand_tilde(&d.to_string_lossy()),
-            _ => locate::sessions_root(),
-        };
+        let root = store::store_root();
         if root.is_dir() {
             roots.push(root);
         } else if !req.quiet {
@@ -275,7 +272,17 @@ pub fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
                     p.display()
                 )));
             }
-            collect(p, &mut files, &mut links, req.quiet);
+            let walk = store::session_files_under(p, |d, e| {
+                if !req.quiet {
+                    eprintln!(
+                        "{TOOL}: warning: {}: {}",
+                        d.display(),
+                        crate::error::io_message(e)
+                    );
+                }
+            });
+            links |= walk.links;
+            files.extend(walk.files);
         } else {
             files.push(p.clone());
         }
@@ -332,39 +339,4 @@ fn single(req: &Request, name: &str, bytes: &[u8], out: &mut impl Write) -> Resu
     };
     r.and_then(|()| out.flush()).map_err(crate::cli::out_err)?;
     Ok(!(req.mode == Mode::Check && matches!(outcome, Outcome::Migrated { .. })))
-}
-
-/// Every `*.jsonl` file below `dir` (directory links are not followed).
-fn collect(dir: &Path, files: &mut Vec<PathBuf>, links: &mut bool, quiet: bool) {
-    let mut stack = vec![dir.to_path_buf()];
-    let mut found = Vec::new();
-    while let Some(d) = stack.pop() {
-        let rd = match std::fs::read_dir(&d) {
-            Ok(rd) => rd,
-            Err(e) => {
-                if !quiet {
-                    eprintln!(
-                        "{TOOL}: warning: {}: {}",
-                        d.display(),
-                        crate::error::io_message(&e)
-                    );
-                }
-                continue;
-            }
-        };
-        for ent in rd.flatten() {
-            let p = ent.path();
-            let Ok(ft) = ent.file_type() else { continue };
-            if ft.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "jsonl")
-                && (ft.is_file() || (ft.is_symlink() && p.is_file()))
-            {
-                *links |= ft.is_symlink();
-                found.push(p);
-            }
-        }
-    }
-    found.sort();
-    files.extend(found);
 }

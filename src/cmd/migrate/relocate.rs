@@ -4,31 +4,23 @@
 
 use super::{Mode, Request, TOOL};
 use crate::json::Object;
-use crate::locate;
+use crate::store;
 use crate::write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// pi 0.30 wrote sessions into the agent directory itself; move each to
 /// `sessions/--<encoded cwd>--/` (never over an existing file), as pi's
 /// own one-time fix does. Ok(moved) or Err(failed).
 pub(super) fn relocate(req: &Request) -> std::result::Result<usize, usize> {
-    let agent = locate::agent_dir();
-    let Ok(rd) = std::fs::read_dir(&agent) else {
-        return Ok(0);
-    };
-    let mut files: Vec<PathBuf> = rd
-        .flatten()
-        .map(|d| d.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && p.is_file())
-        .collect();
-    files.sort();
+    let agent = store::agent_dir();
+    let files = store::session_files_in(&agent);
     let (mut moved, mut failed) = (0, 0);
     for f in files {
         let name = f.display().to_string();
         let Some(cwd) = locate_cwd(&f) else { continue };
         let (Some(file_name), dir) = (
             f.file_name(),
-            agent.join("sessions").join(locate::encode_cwd(&cwd)),
+            agent.join("sessions").join(store::encode_cwd(&cwd)),
         ) else {
             continue;
         };
