@@ -6,9 +6,10 @@
 //! never held), through [`Progress`], which keeps a terminal's progress
 //! line out of their way.
 
-use super::{Mode, Request, TEMP_TAG, TOOL};
-use crate::error::{Error, Result};
-use crate::migrate::{first_line_is_current, migrate_bytes, Outcome};
+use super::{loud, Mode, Request, TEMP_TAG};
+use crate::cli::{Log, Out};
+use crate::error::{Diagnostic, Error, Result};
+use crate::migrate::{self, migrate_bytes, Outcome};
 use crate::write::{self, dir_of, Snapshot, TempFile};
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
@@ -24,8 +25,19 @@ enum FileResult {
     Failed,
 }
 
-/// Shared state of a batch: counters, and stderr shared by the workers.
+/// A line on standard output, written and flushed at once: a batch's
+/// workers (and its relocation) each print their own, as standard output
+/// is never held for the batch. A failed write does not fail the batch.
+pub(super) fn print_line(msg: &str) {
+    let mut o = std::io::stdout().lock();
+    let _ = o.line(msg.as_bytes()).and_then(|()| o.done());
+}
+
+/// How a batch says things: its counters and the progress line on a
+/// terminal (`TOOL: N/TOTAL files`, unless quiet), which every message of
+/// the workers clears first.
 struct Progress {
+    log: Log,
     total: usize,
     done: AtomicUsize,
     tty: bool,
@@ -33,20 +45,41 @@ struct Progress {
 }
 
 impl Progress {
-    /// Print a message line (clearing the progress line first).
-    fn say(&self, to_stdout: bool, msg: &str) {
+    fn new(log: Log, total: usize) -> Self {
+        Progress {
+            log,
+            total,
+            done: AtomicUsize::new(0),
+            tty: std::io::stderr().is_terminal() && total > 1 && !log.quiet,
+            last: Mutex::new(None),
+        }
+    }
+
+    /// Print a message (clearing the progress line first).
+    fn say(&self, print: impl FnOnce()) {
         let mut guard = self.last.lock().unwrap_or_else(|e| e.into_inner());
         if self.tty {
             eprint!("\r\x1b[K");
         }
-        if to_stdout {
-            let mut o = std::io::stdout().lock();
-            let _ = writeln!(o, "{msg}");
-            let _ = o.flush();
-        } else {
-            eprintln!("{msg}");
-        }
+        print();
         *guard = None;
+    }
+
+    /// A line on standard output ([`print_line`]).
+    fn line(&self, msg: &str) {
+        self.say(|| print_line(msg))
+    }
+
+    /// A warning ([`Log::warn`]: not when quiet).
+    fn warn(&self, d: &Diagnostic) {
+        if !self.log.quiet {
+            self.say(|| self.log.warn(d))
+        }
+    }
+
+    /// `TOOL: error: ...`, even when quiet.
+    fn error(&self, e: impl std::fmt::Display) {
+        self.say(|| loud(self.log).note(&format!("error: {e}")))
     }
 
     fn tick(&self) {
@@ -62,7 +95,7 @@ impl Progress {
                 Some(t) => now - t >= Duration::from_millis(100),
             }
         {
-            eprint!("\r\x1b[K{TOOL}: {n}/{} files", self.total);
+            eprint!("\r\x1b[K{}: {n}/{} files", self.log.tool, self.total);
             *guard = Some(now);
         }
     }
@@ -178,7 +211,7 @@ impl Batch<'_> {
     }
 
     fn error(&self, e: &Error) -> FileResult {
-        self.progress.say(false, &format!("{TOOL}: error: {e}"));
+        self.progress.error(e);
         FileResult::Failed
     }
 }
@@ -198,15 +231,10 @@ impl Batch<'_> {
 /// each file is its complete old or complete new version: a new version
 /// takes the file's name only once it is on disk. Files already at version
 /// 3 are recognised from their first line alone.
-pub(super) fn run_batch(req: &Request, files: &[PathBuf]) -> (usize, usize, usize) {
+pub(super) fn run_batch(req: &Request, files: &[PathBuf], log: Log) -> (usize, usize, usize) {
     let b = Batch {
         req,
-        progress: Progress {
-            total: files.len(),
-            done: AtomicUsize::new(0),
-            tty: std::io::stderr().is_terminal() && files.len() > 1 && !req.quiet,
-            last: Mutex::new(None),
-        },
+        progress: Progress::new(log, files.len()),
         results: Mutex::new((0..files.len()).map(|_| None).collect()),
         cleaned: Mutex::new(HashSet::new()),
         renamed_in: Mutex::new(HashSet::new()),
@@ -293,14 +321,11 @@ pub(super) fn run_batch(req: &Request, files: &[PathBuf]) -> (usize, usize, usiz
     });
     for (d, r) in synced {
         if let Err(e) = r {
-            b.progress.say(
-                false,
-                &format!(
-                    "{TOOL}: error: {}: cannot flush the directory after renaming: {}",
-                    d.display(),
-                    crate::error::io_message(&e)
-                ),
-            );
+            b.progress.error(format_args!(
+                "{}: cannot flush the directory after renaming: {}",
+                d.display(),
+                crate::error::io_message(&e)
+            ));
             failed_dirs += 1;
         }
     }
@@ -400,10 +425,8 @@ fn first_step(b: &Batch, i: usize, path: &Path) -> Result<Step> {
                 Outcome::Current => Step::Done(FileResult::Current),
                 Outcome::Migrated { changes, .. } => {
                     match req.mode {
-                        Mode::Check => b.progress.say(true, &name),
-                        Mode::DryRun => b
-                            .progress
-                            .say(true, &format!("{name}: {}", changes.describe())),
+                        Mode::Check => b.progress.line(&name),
+                        Mode::DryRun => b.progress.line(&format!("{name}: {}", changes.describe())),
                         _ => {}
                     }
                     Step::Done(FileResult::Migrated)
@@ -432,13 +455,13 @@ fn first_step(b: &Batch, i: usize, path: &Path) -> Result<Step> {
         let mut head = vec![0u8; 64 << 10];
         let got = crate::io::read_at_most(&file, &mut head, 0).map_err(io)?;
         let current = memchr::memchr(b'\n', &head[..got])
-            .is_some_and(|end| first_line_is_current(&head[..end]));
+            .is_some_and(|end| migrate::first_line_is_current(&head[..end]));
         if !current {
             crate::session::check_line_lengths(&file, &name)?;
         }
     }
     let Some((bytes, snap, meta)) =
-        write::read_open_unless_first_line(&file, first_line_is_current).map_err(io)?
+        write::read_open_unless_first_line(&file, migrate::first_line_is_current).map_err(io)?
     else {
         return Ok(Step::Done(FileResult::Current));
     };
@@ -451,10 +474,8 @@ fn first_step(b: &Batch, i: usize, path: &Path) -> Result<Step> {
         return Ok(Step::Done(FileResult::Current));
     };
     match req.mode {
-        Mode::Check => b.progress.say(true, &name),
-        Mode::DryRun => b
-            .progress
-            .say(true, &format!("{name}: {}", changes.describe())),
+        Mode::Check => b.progress.line(&name),
+        Mode::DryRun => b.progress.line(&format!("{name}: {}", changes.describe())),
         Mode::Stdout => {}
         Mode::InPlace => {
             let (temp, backup) = stage(req, &real, &name, &meta, &new)?;
@@ -513,15 +534,11 @@ fn clean_dir(b: &Batch, real: &Path) {
         return;
     }
     for t in write::remove_stray_temps_in(&dir, TEMP_TAG) {
-        if !b.req.quiet {
-            b.progress.say(
-                false,
-                &format!(
-                    "{TOOL}: warning: {}: removed a temporary file left by an interrupted run",
-                    t.display()
-                ),
-            );
-        }
+        b.progress.warn(&Diagnostic::new(
+            &t.display().to_string(),
+            None,
+            "removed a temporary file left by an interrupted run",
+        ));
     }
 }
 
@@ -595,13 +612,12 @@ fn second_step(b: &Batch, s: Staged) -> FileResult {
         d.insert(dir_of(&real));
     }
     b.hold(file);
-    if malformed_kept > 0 && !b.req.quiet {
-        b.progress.say(
-            false,
-            &format!(
-                "{TOOL}: warning: {name}: {malformed_kept} malformed line(s) carried through unchanged"
-            ),
-        );
+    if malformed_kept > 0 {
+        b.progress.warn(&Diagnostic::new(
+            &name,
+            None,
+            format!("{malformed_kept} malformed line(s) carried through unchanged"),
+        ));
     }
     FileResult::Migrated
 }

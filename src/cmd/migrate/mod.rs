@@ -18,14 +18,16 @@
 mod batch;
 mod relocate;
 
-use crate::cli::{Ctx, Exit, Tool};
-use crate::error::{Error, Result};
+use crate::cli::{Ctx, Exit, Log, Out, Tool};
+use crate::error::{Diagnostic, Error, Result};
 use crate::migrate::CURRENT_VERSION;
 use crate::store;
 use clap::Parser;
 use std::collections::HashSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// The file-level migration, at the path it had when it lived here.
+pub use crate::migrate::{migrate_bytes, Changes, MigrateOptions, Outcome};
 
 const EXAMPLES: &str = concat!(
     "\
@@ -169,21 +171,21 @@ pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
             keep_malformed: args.keep_malformed,
             random_ids: args.random_ids,
         },
-        quiet: args.quiet,
     };
     Ok(Exit::Found(migrate_paths(&req, ctx)?))
 }
 
 /// The tag in temporary file names: `.NAME.pi-migrate-tmp-PID-RAND`.
 pub const TEMP_TAG: &str = "pi-migrate";
-pub(super) const TOOL: &str = "pi-migrate";
 
-/// The file-level migration, at the path it had when it lived here.
-pub use crate::migrate::{migrate_bytes, Changes, MigrateOptions, Outcome};
-
-// ---------------------------------------------------------------------------
-// The command
-// ---------------------------------------------------------------------------
+/// `log` for what `-q` does not silence: errors, and the summary of a
+/// batch in which a file failed.
+fn loud(log: Log) -> Log {
+    Log {
+        quiet: false,
+        ..log
+    }
+}
 
 /// What `pi-migrate` does with the files it finds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -208,7 +210,6 @@ pub struct Request {
     /// Suffix of the backup kept next to each rewritten file.
     pub backup: Option<String>,
     pub opts: MigrateOptions,
-    pub quiet: bool,
 }
 
 /// Migrate what `req` names; `Ok(false)` means exit 1 with the messages
@@ -217,6 +218,7 @@ pub struct Request {
 /// Standard output is taken only for one session: a batch's workers print
 /// each on their own.
 pub fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
+    let log = ctx.log;
     if req.paths.iter().any(String::is_empty) {
         return Err(Error::usage(
             "an empty path argument: give a session file, a directory, or `-` for stdin",
@@ -237,7 +239,7 @@ pub fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
             return Err(Error::usage("--backup needs --in-place"));
         }
         let buf = crate::session::read_stdin("<stdin>")?;
-        return single(req, "<stdin>", &buf, ctx.out());
+        return single(req, "<stdin>", &buf, log, ctx.out());
     }
     if req.backup.is_some() && req.mode != Mode::InPlace {
         return Err(Error::usage("--backup needs --in-place"));
@@ -251,7 +253,7 @@ pub fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
     let mut links = false;
     if req.all {
         if req.relocate {
-            match relocate::relocate(req) {
+            match relocate::relocate(req, log) {
                 Ok(n) => relocated = n,
                 Err(n) => failed += n,
             }
@@ -259,8 +261,12 @@ pub fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
         let root = store::store_root();
         if root.is_dir() {
             roots.push(root);
-        } else if !req.quiet {
-            eprintln!("{TOOL}: warning: {}: no sessions directory", root.display());
+        } else {
+            log.warn(&Diagnostic::new(
+                &root.display().to_string(),
+                None,
+                "no sessions directory",
+            ));
         }
     }
     for p in &roots {
@@ -273,13 +279,11 @@ pub fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
                 )));
             }
             let walk = store::session_files_under(p, |d, e| {
-                if !req.quiet {
-                    eprintln!(
-                        "{TOOL}: warning: {}: {}",
-                        d.display(),
-                        crate::error::io_message(e)
-                    );
-                }
+                log.warn(&Diagnostic::new(
+                    &d.display().to_string(),
+                    None,
+                    crate::error::io_message(e),
+                ))
             });
             links |= walk.links;
             files.extend(walk.files);
@@ -296,7 +300,7 @@ pub fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
         let name = files[0].display().to_string();
         let f = std::fs::File::open(&files[0]).map_err(|e| Error::io(&name, &e))?;
         let bytes = crate::session::read_stream(&mut &f, &name)?;
-        return single(req, &name, &bytes, ctx.out());
+        return single(req, &name, &bytes, log, ctx.out());
     }
     // The same file reached twice (by two arguments or a link) is done once.
     // One directory walked without links cannot name a file twice.
@@ -304,39 +308,41 @@ pub fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
         let mut seen = HashSet::new();
         files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
     }
-    let (migrated, current, batch_failed) = batch::run_batch(req, &files);
+    let (migrated, current, batch_failed) = batch::run_batch(req, &files, log);
     failed += batch_failed;
     let verb = match req.mode {
         Mode::InPlace => "migrated",
         Mode::Check => "need migrating",
         _ => "would be migrated",
     };
-    if !req.quiet || failed > 0 {
-        let moved = if relocated > 0 {
-            format!(", {relocated} relocated")
-        } else {
-            String::new()
-        };
-        eprintln!("{TOOL}: {migrated} {verb}, {current} already current, {failed} failed{moved}");
-    }
+    let moved = if relocated > 0 {
+        format!(", {relocated} relocated")
+    } else {
+        String::new()
+    };
+    // Said even with -q when a file failed.
+    let summary = if failed > 0 { loud(log) } else { log };
+    summary.note(&format!(
+        "{migrated} {verb}, {current} already current, {failed} failed{moved}"
+    ));
     Ok(failed == 0 && !(req.mode == Mode::Check && migrated > 0))
 }
 
 /// One session (stdin or a file) in stdout/check/dry-run mode.
-fn single(req: &Request, name: &str, bytes: &[u8], out: &mut impl Write) -> Result<bool> {
+fn single(req: &Request, name: &str, bytes: &[u8], log: Log, out: &mut impl Out) -> Result<bool> {
     let outcome = migrate_bytes(name, bytes, req.opts)?;
-    let r = match (&outcome, req.mode) {
-        (Outcome::Current, Mode::Stdout) => out.write_all(bytes),
-        (Outcome::Migrated { bytes, .. }, Mode::Stdout) => out.write_all(bytes),
-        (Outcome::Migrated { .. }, Mode::Check) => writeln!(out, "{name}"),
+    match (&outcome, req.mode) {
+        (Outcome::Current, Mode::Stdout) => out.bytes(bytes)?,
+        (Outcome::Migrated { bytes, .. }, Mode::Stdout) => out.bytes(bytes)?,
+        (Outcome::Migrated { .. }, Mode::Check) => out.line(name.as_bytes())?,
         (Outcome::Migrated { changes, .. }, Mode::DryRun) => {
-            writeln!(out, "{name}: {}", changes.describe())
+            out.text(format_args!("{name}: {}\n", changes.describe()))?
         }
-        (Outcome::Current, Mode::DryRun) if !req.quiet => {
-            writeln!(out, "{name}: already version {CURRENT_VERSION}")
+        (Outcome::Current, Mode::DryRun) if !log.quiet => {
+            out.text(format_args!("{name}: already version {CURRENT_VERSION}\n"))?
         }
-        _ => Ok(()),
-    };
-    r.and_then(|()| out.flush()).map_err(crate::cli::out_err)?;
+        _ => {}
+    }
+    out.done()?;
     Ok(!(req.mode == Mode::Check && matches!(outcome, Outcome::Migrated { .. })))
 }

@@ -2,16 +2,19 @@
 //! agent directory itself, moved to their project's directory
 //! `sessions/--<encoded cwd>--/`, as pi's own one-time fix does.
 
-use super::{Mode, Request, TOOL};
+use super::batch::print_line;
+use super::{loud, Mode, Request};
+use crate::cli::Log;
+use crate::error::Diagnostic;
 use crate::json::Object;
 use crate::store;
 use crate::write;
 use std::path::Path;
 
-/// pi 0.30 wrote sessions into the agent directory itself; move each to
-/// `sessions/--<encoded cwd>--/` (never over an existing file), as pi's
-/// own one-time fix does. Ok(moved) or Err(failed).
-pub(super) fn relocate(req: &Request) -> std::result::Result<usize, usize> {
+/// Move each misplaced session file to `sessions/--<encoded cwd>--/`
+/// (never over an existing file); checked or dry-run, say what would move.
+/// Ok(moved) or Err(failed).
+pub(super) fn relocate(req: &Request, log: Log) -> std::result::Result<usize, usize> {
     let agent = store::agent_dir();
     let files = store::session_files_in(&agent);
     let (mut moved, mut failed) = (0, 0);
@@ -27,16 +30,17 @@ pub(super) fn relocate(req: &Request) -> std::result::Result<usize, usize> {
         let dest = dir.join(file_name);
         let say = |m: String| {
             if req.mode == Mode::Check || req.mode == Mode::DryRun {
-                println!("{m}");
-            } else if !req.quiet {
-                eprintln!("{TOOL}: {m}");
+                print_line(&m);
+            } else {
+                log.note(&m);
             }
         };
         if dest.exists() {
-            eprintln!(
-                "{TOOL}: warning: {name}: not relocated: {} already exists",
-                dest.display()
-            );
+            log.warn(&Diagnostic::new(
+                &name,
+                None,
+                format!("not relocated: {} already exists", dest.display()),
+            ));
             continue;
         }
         if req.mode != Mode::InPlace {
@@ -55,11 +59,11 @@ pub(super) fn relocate(req: &Request) -> std::result::Result<usize, usize> {
                 moved += 1;
             }
             Err(e) => {
-                eprintln!(
-                    "{TOOL}: error: {name}: cannot move to {}: {}",
+                loud(log).note(&format!(
+                    "error: {name}: cannot move to {}: {}",
                     dest.display(),
                     crate::error::io_message(&e)
-                );
+                ));
                 failed += 1;
             }
         }
