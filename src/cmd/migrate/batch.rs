@@ -1,10 +1,10 @@
-//! Many files migrated on every core (`pi-migrate` with a directory, several
-//! files, `--all`, `--check` or `--dry-run`): one worker per core reads and
-//! migrates; in place, the new text goes to a temporary file beside the old
-//! one, and many threads flush those and rename them over the files (see
-//! [`run_batch`]). The workers print their own lines (standard output is
-//! never held), through [`Progress`], which keeps a terminal's progress
-//! line out of their way.
+//! Files migrated as a batch (every run but one session to stdout: `-i`,
+//! `--check`, `--dry-run`, of files, directories or `--all`), on every
+//! core: one worker per core reads and migrates; in place, the new text
+//! goes to a temporary file beside the old one, and many threads flush
+//! those and rename them over the files (see [`run_batch`]). The workers
+//! print their own lines (standard output is never held), through
+//! [`Progress`], which keeps a terminal's progress line out of their way.
 
 use super::{loud, Mode, Request, TEMP_TAG};
 use crate::cli::{Log, Out};
