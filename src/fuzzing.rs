@@ -7,9 +7,9 @@
 //! is a bug in the library (or in the stated invariant), never a property of
 //! the input.
 
-use crate::cmd::migrate::{migrate_bytes, MigrateOptions, Outcome};
 use crate::entry::{EntryType, Id, Parent};
 use crate::json::{js, scan, Object};
+use crate::migrate::{migrate_bytes, MigrateOptions, Outcome};
 use crate::session::{ReadOptions, Session};
 use crate::tree::{Step, Tree};
 use crate::{context, path, refs, time};

@@ -62,7 +62,7 @@ fn temp_name_parts() -> (u32, u32) {
 }
 
 /// The directory a file lives in (`.` for a bare name).
-fn dir_of(path: &Path) -> PathBuf {
+pub(crate) fn dir_of(path: &Path) -> PathBuf {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -368,7 +368,7 @@ pub fn unchanged_open(path: &Path, snap: &Snapshot, f: &File, bytes: &[u8]) -> i
     let mut got = 0;
     while got < bytes.len() {
         let want = (bytes.len() - got).min(now.len());
-        let n = read_at(f, &mut now[..want], got as u64)?;
+        let n = crate::io::read_at(f, &mut now[..want], got as u64)?;
         if n == 0 || now[..n] != bytes[got..got + n] {
             return Ok(false);
         }
@@ -422,18 +422,6 @@ fn read_spare(mut f: &File, v: &mut Vec<u8>, max: usize) -> io::Result<usize> {
     let r = f.read(&mut v[from..]);
     v.truncate(from + *r.as_ref().unwrap_or(&0));
     r
-}
-
-#[cfg(unix)]
-fn read_at(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-    std::os::unix::fs::FileExt::read_at(f, buf, offset)
-}
-
-#[cfg(not(unix))]
-fn read_at(mut f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-    use std::io::{Read, Seek, SeekFrom};
-    f.seek(SeekFrom::Start(offset))?;
-    f.read(buf)
 }
 
 /// Whether `path` still holds exactly `bytes` with the same size, time and inode.

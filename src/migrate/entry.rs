@@ -1,14 +1,17 @@
-//! Version 1 and 2 sessions brought to version 3 (SPEC §8), line by line.
+//! One line brought from version 1 or 2 to version 3 (SPEC §8): the
+//! header's version, an entry's id and parent (version 1), a compaction's
+//! `firstKeptEntryIndex` mapped to `firstKeptEntryId` (version 1), and a
+//! `hookMessage` role renamed `custom` (version 2); the deterministic
+//! version-1 ids; and [`ObjectEdit`], the changes to one object's text
+//! applied in one pass.
 //!
 //! A line is changed only where pi's migration changes it: new keys are
 //! added at the end of the object, replaced values are replaced in place,
 //! and everything else keeps its original bytes.
 
+use super::CURRENT_VERSION;
 use crate::json::{key_is, scan, Object};
 use std::ops::Range;
-
-/// The version pi writes today.
-pub const CURRENT_VERSION: u32 = 3;
 
 /// The deterministic id of the version-1 entry on `line` of the session
 /// `session_id`; `attempt` > 0 when an earlier attempt collided.

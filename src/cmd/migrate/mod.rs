@@ -1,0 +1,348 @@
+//! `pi-migrate`: version 1 and 2 session files brought to version 3, on
+//! stdout or in place, one file or whole trees, without losing a byte.
+//!
+//! The migrated text is what pi's `migrateSessionEntries` gives (SPEC §8),
+//! except that ids are deterministic by default (the ones every read-only
+//! tool shows for the old file) and that every line needing no change,
+//! including lines pi would skip, keeps its bytes. The migration itself is
+//! the library's ([`crate::migrate`]); this command finds the files and
+//! writes them:
+//!
+//! - here: the usage, the request, and one session (stdin or a file) to
+//!   stdout, checked or dry-run;
+//! - `batch`: many files on every core, rewritten in place through
+//!   temporary files flushed and renamed by many threads at once;
+//! - `relocate`: pi 0.30's misplaced session files moved to their
+//!   project's directory (`--all --relocate`).
+
+mod batch;
+mod relocate;
+
+use crate::cli::{Ctx, Exit, Log, Out, Tool};
+use crate::error::{Diagnostic, Error, Result};
+use crate::migrate::CURRENT_VERSION;
+use crate::store;
+use clap::Parser;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// The file-level migration, at the path it had when it lived here.
+pub use crate::migrate::{migrate_bytes, Changes, MigrateOptions, Outcome};
+
+const EXAMPLES: &str = concat!(
+    "\
+Examples:
+  pi-migrate old.jsonl > new.jsonl         the migrated session on stdout
+  pi-migrate < old.jsonl                   the same, from stdin
+  pi-path --format ids old.jsonl           the ids the migrated file will have
+  pi-migrate --check agent/sessions        list files that need migrating (exit 1 if any);
+                                           pi's own directory is ~/.pi/agent/sessions
+  pi-migrate --check 019b4f7b              a session named by its id prefix (exit 1: it needs it)
+  pi-migrate --dry-run --all               what would change in every session
+  pi-migrate -i old.jsonl                  rewrite the file in place (atomically)
+  pi-migrate -i --backup --all             every session, keeping NAME.jsonl.bak
+  pi-migrate -i --all --relocate           also move pi 0.30's misplaced files into
+                                           sessions/--<cwd>--/
+
+A file already at version 3 is never touched. A line that is not JSON makes
+the file fail (FILE:LINE) unless --keep-malformed; a file that changes while
+it is migrated is left as it is. Temporary files are named
+.NAME.pi-migrate-tmp-PID-RAND and removed by the next run.
+
+A pipe, FIFO or device given as a path is read once, as stdin is; -i refuses it
+(there is no file to replace).
+",
+    crate::help_max_line!(),
+    "
+Exit status: 0 ok, 1 a file failed (or --check found files to migrate), 2 wrong usage.",
+    crate::exact_to_pi!()
+);
+
+/// Migrate pi session files to version 3, safely.
+///
+/// Does what pi's migrateSessionEntries does when pi opens an old session
+/// (v1: ids and parentIds, firstKeptEntryIndex to firstKeptEntryId; v2:
+/// hookMessage roles to custom; header version 3), except that ids are the
+/// deterministic ones every pi-session-tools command shows for the old file,
+/// lines needing no change keep their exact bytes, and nothing is dropped.
+/// With no PATH (or `-`) reads stdin; one file without -i goes to stdout.
+#[derive(Parser, Debug)]
+#[command(name = "pi-migrate", version, after_help = EXAMPLES)]
+pub struct Args {
+    /// Session files or directories (every *.jsonl below), `-` for stdin, or
+    /// session-id prefixes (looked up like `pi --session`: this project's
+    /// sessions first, then every project's).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<String>,
+
+    /// Rewrite each file in place (atomically: temporary file, fsync, rename).
+    #[arg(short, long, conflicts_with_all = ["check", "dry_run"])]
+    pub in_place: bool,
+
+    /// Change nothing; list the files that need migrating; exit 1 if any.
+    #[arg(long, conflicts_with = "dry_run")]
+    pub check: bool,
+
+    /// Change nothing; say per file what would change.
+    #[arg(short = 'n', long)]
+    pub dry_run: bool,
+
+    /// Every session under the sessions root ($PI_CODING_AGENT_SESSION_DIR,
+    /// else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions).
+    #[arg(long)]
+    pub all: bool,
+
+    /// Also move session files pi 0.30 wrote directly into the agent
+    /// directory to sessions/--<encoded cwd>--/ (never over an existing file).
+    #[arg(long, requires = "all")]
+    pub relocate: bool,
+
+    /// Keep the original next to each rewritten file, as NAME.jsonl + SUFFIX
+    /// (default `.bak`; an existing backup is never overwritten).
+    #[arg(
+        long,
+        value_name = "SUFFIX",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = ".bak"
+    )]
+    pub backup: Option<String>,
+
+    /// Carry lines that are not JSON objects through unchanged, where they
+    /// stand (pi would drop them); by default such a file is refused.
+    #[arg(long)]
+    pub keep_malformed: bool,
+
+    /// Draw new ids at random, as pi does, instead of the deterministic ids
+    /// the other tools show for the old file.
+    #[arg(long)]
+    pub random_ids: bool,
+
+    /// Print only errors (no warnings, no summary line).
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl Tool for Args {
+    const NAME: &'static str = "pi-migrate";
+    fn quiet(&self) -> bool {
+        self.quiet
+    }
+    fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
+        run(self, ctx)
+    }
+}
+
+/// `pi-migrate`: migrate what PATHs name; not found (exit 1) when a file
+/// failed, or `--check` found files to migrate (the messages are printed).
+pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+    if args.backup.as_deref() == Some("") {
+        return Err(Error::usage("--backup=SUFFIX needs a non-empty suffix"));
+    }
+    let mode = if args.in_place {
+        Mode::InPlace
+    } else if args.check {
+        Mode::Check
+    } else if args.dry_run {
+        Mode::DryRun
+    } else {
+        Mode::Stdout
+    };
+    // A PATH that names nothing may be a session-id prefix, looked up as
+    // the other tools look up SESSION.
+    let mut paths = Vec::with_capacity(args.paths.len());
+    for p in &args.paths {
+        if p.is_empty() || p == "-" || Path::new(p).symlink_metadata().is_ok() {
+            paths.push(p.clone());
+            continue;
+        }
+        match store::resolve_session(Some(p), None)? {
+            crate::session::Input::File(f) => paths.push(f.to_string_lossy().into_owned()),
+            crate::session::Input::Stdin => paths.push(p.clone()),
+        }
+    }
+    let req = Request {
+        paths,
+        mode,
+        all: args.all,
+        relocate: args.relocate,
+        backup: args.backup.clone(),
+        opts: MigrateOptions {
+            keep_malformed: args.keep_malformed,
+            random_ids: args.random_ids,
+        },
+    };
+    Ok(Exit::Found(migrate_paths(&req, ctx)?))
+}
+
+/// The tag in temporary file names: `.NAME.pi-migrate-tmp-PID-RAND`.
+pub const TEMP_TAG: &str = "pi-migrate";
+
+/// `log` for what `-q` does not silence: errors, and the summary of a
+/// batch in which a file failed.
+fn loud(log: Log) -> Log {
+    Log {
+        quiet: false,
+        ..log
+    }
+}
+
+/// What `pi-migrate` does with the files it finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Print the migrated session on stdout.
+    Stdout,
+    /// Rewrite each file atomically.
+    InPlace,
+    /// List the files that need migrating.
+    Check,
+    /// Say what would change.
+    DryRun,
+}
+
+/// The request, as the command line gives it.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub paths: Vec<String>,
+    pub mode: Mode,
+    pub all: bool,
+    pub relocate: bool,
+    /// Suffix of the backup kept next to each rewritten file.
+    pub backup: Option<String>,
+    pub opts: MigrateOptions,
+}
+
+/// Migrate what `req` names; `Ok(false)` means exit 1 with the messages
+/// already printed.
+///
+/// Standard output is taken only for one session: a batch's workers print
+/// each on their own.
+pub fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
+    let log = ctx.log;
+    if req.paths.iter().any(String::is_empty) {
+        return Err(Error::usage(
+            "an empty path argument: give a session file, a directory, or `-` for stdin",
+        ));
+    }
+    if req.paths.is_empty() && !req.all || req.paths.iter().any(|p| p == "-") {
+        if req.paths.len() > 1 || req.all {
+            return Err(Error::usage(
+                "`-` (stdin) cannot be combined with other paths",
+            ));
+        }
+        if req.mode == Mode::InPlace {
+            return Err(Error::usage(
+                "--in-place needs a file or directory, not stdin",
+            ));
+        }
+        if req.backup.is_some() {
+            return Err(Error::usage("--backup needs --in-place"));
+        }
+        let buf = crate::session::read_stdin("<stdin>")?;
+        return single(req, "<stdin>", &buf, log, ctx.out());
+    }
+    if req.backup.is_some() && req.mode != Mode::InPlace {
+        return Err(Error::usage("--backup needs --in-place"));
+    }
+    let batch = req.mode != Mode::Stdout;
+    let mut files = Vec::new();
+    let mut failed = 0usize;
+    let mut relocated = 0usize;
+    let mut roots: Vec<PathBuf> = req.paths.iter().map(PathBuf::from).collect();
+    // Whether a symbolic link to a file was found in a directory.
+    let mut links = false;
+    if req.all {
+        if req.relocate {
+            match relocate::relocate(req, log) {
+                Ok(n) => relocated = n,
+                Err(n) => failed += n,
+            }
+        }
+        let root = store::store_root();
+        if root.is_dir() {
+            roots.push(root);
+        } else {
+            log.warn(&Diagnostic::new(
+                &root.display().to_string(),
+                None,
+                "no sessions directory",
+            ));
+        }
+    }
+    for p in &roots {
+        let meta = std::fs::metadata(p).map_err(|e| Error::io(&p.display().to_string(), &e))?;
+        if meta.is_dir() {
+            if !batch {
+                return Err(Error::usage(format!(
+                    "{}: a directory needs --in-place, --check or --dry-run",
+                    p.display()
+                )));
+            }
+            let walk = store::session_files_under(p, |d, e| {
+                log.warn(&Diagnostic::new(
+                    &d.display().to_string(),
+                    None,
+                    crate::error::io_message(e),
+                ))
+            });
+            links |= walk.links;
+            files.extend(walk.files);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    if !batch {
+        if files.len() != 1 {
+            return Err(Error::usage(
+                "several files need --in-place, --check or --dry-run (stdout takes one session)",
+            ));
+        }
+        let name = files[0].display().to_string();
+        let f = std::fs::File::open(&files[0]).map_err(|e| Error::io(&name, &e))?;
+        let bytes = crate::session::read_stream(&mut &f, &name)?;
+        return single(req, &name, &bytes, log, ctx.out());
+    }
+    // The same file reached twice (by two arguments or a link) is done once.
+    // One directory walked without links cannot name a file twice.
+    if roots.len() > 1 || links {
+        let mut seen = HashSet::new();
+        files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
+    }
+    let (migrated, current, batch_failed) = batch::run_batch(req, &files, log);
+    failed += batch_failed;
+    let verb = match req.mode {
+        Mode::InPlace => "migrated",
+        Mode::Check => "need migrating",
+        _ => "would be migrated",
+    };
+    let moved = if relocated > 0 {
+        format!(", {relocated} relocated")
+    } else {
+        String::new()
+    };
+    // Said even with -q when a file failed.
+    let summary = if failed > 0 { loud(log) } else { log };
+    summary.note(&format!(
+        "{migrated} {verb}, {current} already current, {failed} failed{moved}"
+    ));
+    Ok(failed == 0 && !(req.mode == Mode::Check && migrated > 0))
+}
+
+/// One session (stdin or a file) in stdout/check/dry-run mode.
+fn single(req: &Request, name: &str, bytes: &[u8], log: Log, out: &mut impl Out) -> Result<bool> {
+    let outcome = migrate_bytes(name, bytes, req.opts)?;
+    match (&outcome, req.mode) {
+        (Outcome::Current, Mode::Stdout) => out.bytes(bytes)?,
+        (Outcome::Migrated { bytes, .. }, Mode::Stdout) => out.bytes(bytes)?,
+        (Outcome::Migrated { .. }, Mode::Check) => out.line(name.as_bytes())?,
+        (Outcome::Migrated { changes, .. }, Mode::DryRun) => {
+            out.text(format_args!("{name}: {}\n", changes.describe()))?
+        }
+        (Outcome::Current, Mode::DryRun) if !log.quiet => {
+            out.text(format_args!("{name}: already version {CURRENT_VERSION}\n"))?
+        }
+        _ => {}
+    }
+    out.done()?;
+    Ok(!(req.mode == Mode::Check && matches!(outcome, Outcome::Migrated { .. })))
+}

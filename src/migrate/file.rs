@@ -1,0 +1,431 @@
+//! A whole session file brought to version 3 in one pass over its lines
+//! ([`migrate_bytes`]): what it gives ([`Outcome`]), what changed
+//! ([`Changes`], in words for `--dry-run`), and whether a file is current
+//! from its first line alone.
+//!
+//! The migrated text is what pi's `migrateSessionEntries` gives (SPEC §8),
+//! except that ids are deterministic by default (the ones every read-only
+//! tool shows for the old file) and that every line needing no change,
+//! including lines pi would skip, keeps its bytes.
+
+use crate::entry::EntryType;
+use crate::error::{Error, Result};
+use crate::json::{scan, Object};
+use crate::migrate::{self, EntryMigration, CURRENT_VERSION};
+use crate::session::{is_blank, HeaderFields};
+use std::collections::HashSet;
+
+/// How one session is migrated.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MigrateOptions {
+    /// Carry lines that are not JSON objects through unchanged (else refuse).
+    pub keep_malformed: bool,
+    /// Draw ids the way pi does (random) instead of the deterministic ones.
+    pub random_ids: bool,
+}
+
+/// What migrating a session changes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changes {
+    pub from_version: u32,
+    pub ids_given: usize,
+    pub compactions_repointed: usize,
+    pub roles_renamed: usize,
+    pub malformed_kept: usize,
+    /// The byte order mark before the header was removed (pi 1.6 refuses
+    /// such a file).
+    pub bom_removed: bool,
+}
+
+impl Changes {
+    /// `version 1 -> 3: 27 entries given ids, 1 compaction re-pointed, 2 roles renamed`.
+    pub fn describe(&self) -> String {
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        if self.from_version >= CURRENT_VERSION {
+            return "byte order mark removed".to_string();
+        }
+        let mut s = format!("version {} -> {CURRENT_VERSION}", self.from_version);
+        let mut parts = Vec::new();
+        if self.from_version < 2 {
+            parts.push(plural(
+                self.ids_given,
+                "entry given an id",
+                "entries given ids",
+            ));
+            parts.push(plural(
+                self.compactions_repointed,
+                "compaction re-pointed",
+                "compactions re-pointed",
+            ));
+        }
+        parts.push(plural(self.roles_renamed, "role renamed", "roles renamed"));
+        if self.bom_removed {
+            parts.push("byte order mark removed".to_string());
+        }
+        if self.malformed_kept > 0 {
+            parts.push(plural(
+                self.malformed_kept,
+                "malformed line kept",
+                "malformed lines kept",
+            ));
+        }
+        s.push_str(": ");
+        s.push_str(&parts.join(", "));
+        s
+    }
+}
+
+/// The result of migrating one session's bytes.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Already version 3: nothing to do.
+    Current,
+    /// The migrated file text and what changed.
+    Migrated { bytes: Vec<u8>, changes: Changes },
+}
+
+/// Migrate the text of a session file. Refuses (with `FILE:LINE`) an empty
+/// file, a file without a header or whose first object is not one, a
+/// version newer than this tool knows, and (unless `keep_malformed`) a
+/// line that is not a JSON object.
+///
+/// One pass over the lines, each parsed once: the result (and each
+/// refusal) is what loading the file as a
+/// [`Session`](crate::session::Session) and migrating each of its lines
+/// gives, which the tests check against that construction.
+pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<Outcome> {
+    let mut out: Vec<u8> = Vec::new();
+    let mut changes = Changes::default();
+    // The session header, once found: (line, id, version).
+    let mut header: Option<(u64, String, u32)> = None;
+    // The first line that is not a JSON object (reported only once the
+    // header is known to be fine, as loading the file comes first).
+    let mut malformed: Option<(u64, String)> = None;
+    // Per entry (file order): whether it is a second header, and the id a
+    // version-1 migration gives it.
+    let mut is_session: Vec<bool> = Vec::new();
+    let mut ids: Vec<Option<u32>> = Vec::new();
+    let mut used: HashSet<u32> = HashSet::new();
+    let mut prev_id: Option<u32> = None;
+    // Compactions of version 1 pointing at a later entry (index, entry
+    // index, line, text range in `bytes`, range in `out`, id, parent).
+    let mut forward: Vec<Forward> = Vec::new();
+    let mut offset = 0usize;
+    let mut number = 0u64;
+    while offset < bytes.len() {
+        number += 1;
+        let end = memchr::memchr(b'\n', &bytes[offset..]).map_or(bytes.len(), |p| offset + p);
+        let mut start = offset;
+        if number == 1 && bytes[offset..end].starts_with(BOM) {
+            start += BOM.len();
+        }
+        let text = &bytes[start..end];
+        let next = end + 1;
+        let newline = end < bytes.len();
+        if is_blank(text) {
+            out.extend_from_slice(&bytes[offset..end.min(bytes.len())]);
+            if newline {
+                out.push(b'\n');
+            }
+            offset = next;
+            continue;
+        }
+        let obj = match Object::parse_line(text) {
+            Ok(Some(o)) => Some(o),
+            Ok(None) => {
+                // pi 1.6 takes a truthy value for its first entry, and
+                // refuses the file: no migration repairs that.
+                if header.is_none()
+                    && crate::json::js::truthy(crate::session::trim_json_space(text))
+                {
+                    return Err(Error::data(
+                        name,
+                        Some(number),
+                        crate::session::NOT_OBJECT_FIRST,
+                    ));
+                }
+                if malformed.is_none() {
+                    malformed = Some((number, "valid JSON but not an object".into()));
+                }
+                None
+            }
+            Err(e) => {
+                if malformed.is_none() {
+                    let what = if e.offset >= text.len() {
+                        format!("not valid JSON: {} (a torn or truncated line?)", e.what)
+                    } else {
+                        format!("not valid JSON ({e})")
+                    };
+                    malformed = Some((number, what));
+                }
+                None
+            }
+        };
+        let Some(obj) = obj else {
+            if !opts.keep_malformed && header.is_some() {
+                return Err(malformed_error(name, malformed));
+            }
+            changes.malformed_kept += 1;
+            out.extend_from_slice(&bytes[offset..end]);
+            if newline {
+                out.push(b'\n');
+            }
+            offset = next;
+            continue;
+        };
+        let Some((_, session_id, from)) = &header else {
+            let from = header_version(name, number, &obj)?;
+            // A byte order mark before the header: pi 1.6 refuses the
+            // file; the repair removes the mark and changes nothing else.
+            let bom = start > offset;
+            if from >= CURRENT_VERSION {
+                if bom {
+                    return Ok(Outcome::Migrated {
+                        bytes: bytes[start..].to_vec(),
+                        changes: Changes {
+                            from_version: from,
+                            bom_removed: true,
+                            ..Changes::default()
+                        },
+                    });
+                }
+                return Ok(Outcome::Current);
+            }
+            changes.bom_removed = bom;
+            if !opts.keep_malformed && malformed.is_some() {
+                return Err(malformed_error(name, malformed));
+            }
+            changes.from_version = from;
+            let id = obj.str("id").map(|c| c.into_owned()).unwrap_or_default();
+            header = Some((number, id, from));
+            out.reserve(bytes.len() + bytes.len() / 8 + 64);
+            migrate::migrate_header_into(&obj, &mut out);
+            if newline {
+                out.push(b'\n');
+            }
+            offset = next;
+            continue;
+        };
+        let from = *from;
+        let i = is_session.len();
+        let ty = match obj.str("type") {
+            Some(t) => EntryType::parse(&t),
+            None => EntryType::None,
+        };
+        let session = ty == EntryType::Session;
+        is_session.push(session);
+        let mut id = None;
+        if from < 2 {
+            if !session {
+                changes.ids_given += 1;
+                id = Some(if opts.random_ids {
+                    loop {
+                        let n = random_id();
+                        if used.insert(n) {
+                            break n;
+                        }
+                    }
+                } else {
+                    let mut attempt = 0;
+                    loop {
+                        let n = migrate::v1_id_number(session_id, number, attempt);
+                        if used.insert(n) {
+                            break n;
+                        }
+                        attempt += 1;
+                    }
+                });
+            }
+            ids.push(id);
+        }
+        let mut first_kept = migrate::FirstKept::None;
+        let mut pending = None;
+        if from < 2 && !session && ty == EntryType::Compaction {
+            if let Some(k) = migrate::first_kept_index(&obj) {
+                changes.compactions_repointed += 1;
+                // Whether a later target exists is known only at the end:
+                // written as if it does, mended then if not.
+                first_kept = migrate::v1_first_kept(
+                    k,
+                    i,
+                    usize::MAX,
+                    |j| is_session.get(j).copied().unwrap_or(false),
+                    |j| ids.get(j).copied().flatten().map(hex8),
+                );
+                if k.fract() == 0.0 && k >= 1.0 && (k - 1.0) > i as f64 {
+                    pending = Some(k);
+                }
+            }
+        }
+        if from < 3 && migrate::hook_message_role(&obj).is_some() {
+            changes.roles_renamed += 1;
+        }
+        let id_text = id.map(hex8);
+        let parent_text = if session { None } else { prev_id.map(hex8) };
+        let m = EntryMigration {
+            from_version: from,
+            id: id_text.as_deref(),
+            parent: parent_text.as_deref(),
+            first_kept,
+            is_session: session,
+        };
+        out.extend_from_slice(&bytes[offset..start]);
+        let at = out.len();
+        migrate::migrate_entry_into(&obj, &m, &mut out);
+        if let Some(k) = pending {
+            forward.push(Forward {
+                k,
+                entry: i,
+                text: start..end,
+                out: at..out.len(),
+                id,
+                parent: prev_id,
+            });
+        }
+        if from < 2 && !session {
+            prev_id = id;
+        }
+        if newline {
+            out.push(b'\n');
+        }
+        offset = next;
+    }
+    if header.is_none() {
+        let what = if number == 0 {
+            "empty input: not a session"
+        } else {
+            "no session header: not a session"
+        };
+        return Err(Error::request(name, what));
+    }
+    if !forward.is_empty() {
+        out = mend_forward(out, bytes, &forward, &is_session, &ids);
+    }
+    Ok(Outcome::Migrated {
+        bytes: out,
+        changes,
+    })
+}
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A version-1 compaction whose `firstKeptEntryIndex` names a later line:
+/// written as pi does when that line is an entry (`firstKeptEntryId`
+/// undefined), to be rewritten if the file turns out to end before it or
+/// it is a second header.
+struct Forward {
+    k: f64,
+    entry: usize,
+    text: std::ops::Range<usize>,
+    out: std::ops::Range<usize>,
+    id: Option<u32>,
+    parent: Option<u32>,
+}
+
+fn hex8(n: u32) -> String {
+    format!("{n:08x}")
+}
+
+/// An id as pi draws them: 8 random hex digits.
+fn random_id() -> u32 {
+    let u = uuid::Uuid::new_v4();
+    let b = u.as_bytes();
+    u32::from_be_bytes([b[0], b[1], b[2], b[3]])
+}
+
+/// The refusal of a line that is not a JSON object.
+fn malformed_error(name: &str, malformed: Option<(u64, String)>) -> Error {
+    let (line, why) = malformed.unwrap_or((0, "not a JSON object".into()));
+    Error::data(
+        name,
+        Some(line),
+        format!("{why}; pi would drop this line when migrating; file left as it is (--keep-malformed carries it through)"),
+    )
+}
+
+/// The version of the session header `obj` on line `line` (what loading a
+/// [`Session`](crate::session::Session) accepts, and none newer than this
+/// tool knows).
+fn header_version(name: &str, line: u64, obj: &Object<'_>) -> Result<u32> {
+    let h = HeaderFields::read(obj).map_err(|what| Error::data(name, Some(line), what))?;
+    match h.newer {
+        Some(v) => Err(Error::data(
+            name,
+            Some(line),
+            format!(
+                "session version {} is newer than this tool knows ({CURRENT_VERSION}); left as it is",
+                String::from_utf8_lossy(v)
+            ),
+        )),
+        None => Ok(h.version),
+    }
+}
+
+/// Rewrite the forward-pointing compactions whose target turned out not
+/// to be an entry (past the end, or a second header): pi leaves their
+/// `firstKeptEntryId` as it was.
+fn mend_forward(
+    out: Vec<u8>,
+    bytes: &[u8],
+    forward: &[Forward],
+    is_session: &[bool],
+    ids: &[Option<u32>],
+) -> Vec<u8> {
+    let count = is_session.len();
+    let mut mended = Vec::with_capacity(out.len() + 64);
+    let mut pos = 0;
+    for f in forward {
+        let fk = migrate::v1_first_kept(
+            f.k,
+            f.entry,
+            count,
+            |j| is_session.get(j).copied().unwrap_or(false),
+            |j| ids.get(j).copied().flatten().map(hex8),
+        );
+        if fk == migrate::FirstKept::Unset {
+            continue;
+        }
+        let Ok(Some(obj)) = Object::parse_line(&bytes[f.text.clone()]) else {
+            continue;
+        };
+        let id_text = f.id.map(hex8);
+        let parent_text = f.parent.map(hex8);
+        let m = EntryMigration {
+            from_version: 1,
+            id: id_text.as_deref(),
+            parent: parent_text.as_deref(),
+            first_kept: fk,
+            is_session: false,
+        };
+        mended.extend_from_slice(&out[pos..f.out.start]);
+        migrate::migrate_entry_into(&obj, &m, &mut mended);
+        pos = f.out.end;
+    }
+    mended.extend_from_slice(&out[pos..]);
+    mended
+}
+
+/// Whether the first line of a file is a version-3 session header: then
+/// the file is current and nothing more of it is read. Anything else (no
+/// header on the first line, an older or a newer version) is left to the
+/// full read, which says what it is.
+pub(crate) fn first_line_is_current(line: &[u8]) -> bool {
+    // A byte order mark first is not current: pi 1.6 refuses such a file.
+    let Ok(Some(obj)) = Object::parse_line(line) else {
+        return false;
+    };
+    if obj.str("type").as_deref() != Some("session") || obj.str("id").is_none() {
+        return false;
+    }
+    match obj.raw("version") {
+        Some(v) if scan::kind_of(v) == Some(scan::Kind::Number) => std::str::from_utf8(v)
+            .ok()
+            .and_then(|t| t.parse::<f64>().ok())
+            .is_some_and(|n| n == CURRENT_VERSION as f64),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests;
