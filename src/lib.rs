@@ -49,27 +49,20 @@ pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 #[cfg(unix)]
-pub mod gather;
+pub(crate) mod gather;
 pub mod index;
 mod io;
 pub mod json;
-/// Where sessions live: the old paths of what [`store`] holds.
-pub mod locate {
-    pub use crate::store::{
-        agent_dir, encode_cwd, expand_tilde, header_id, project_session_dir, resolve_path,
-        resolve_path_str, resolve_session, sessions_root,
-    };
-}
 pub mod migrate;
 pub mod path;
 pub mod refs;
-pub mod search;
+pub(crate) mod search;
 pub mod session;
 pub mod store;
-pub mod summary;
+pub(crate) mod summary;
 pub mod time;
 pub mod transcript;
 pub mod tree;
 pub mod width;
 mod width_tables;
-pub mod write;
+pub(crate) mod write;

@@ -358,14 +358,6 @@ fn walk_up(session: &Session, mut i: usize, up: u64, text: &str) -> Result<usize
     Ok(i)
 }
 
-/// Whether entry `i` is a user message (for tools that fork "before" one).
-pub fn is_user_message(session: &Session, i: usize) -> Result<bool> {
-    if session.entries[i].ty() != EntryType::Message {
-        return Ok(false);
-    }
-    Ok(crate::context::message_role(session, i)?.as_deref() == Some("user"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -136,11 +136,6 @@ impl TempFile {
         f.set_permissions(m.permissions())
     }
 
-    /// The temporary file's path.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// The open file, to write into.
     pub fn file(&mut self) -> &mut File {
         self.synced = false;
@@ -163,15 +158,6 @@ impl TempFile {
         self.file.sync_all()?;
         self.synced = true;
         Ok(())
-    }
-
-    /// Flush, then give the temporary file the target's name (replacing
-    /// it), then flush the directory.
-    pub fn commit_replace(mut self) -> io::Result<()> {
-        self.finish()?;
-        fs::rename(&self.path, &self.target)?;
-        self.path = PathBuf::new();
-        sync_dir(&dir_of(&self.target))
     }
 
     /// Flush (unless [`TempFile::sync`] already did), then give the
@@ -230,14 +216,6 @@ fn write_exclusive_direct(target: &Path, bytes: &[u8]) -> io::Result<()> {
     r
 }
 
-/// Replace `target` with `bytes` atomically, keeping its permissions.
-pub fn replace_file(target: &Path, tag: &str, bytes: &[u8]) -> io::Result<()> {
-    let like = fs::metadata(target).ok();
-    let mut t = TempFile::beside(target, tag, like.as_ref())?;
-    t.file().write_all(bytes)?;
-    t.commit_replace()
-}
-
 /// Create `target` holding `bytes`; fails with `AlreadyExists` when a file
 /// has that name. The file appears complete or not at all.
 pub fn create_new(target: &Path, tag: &str, bytes: &[u8]) -> io::Result<()> {
@@ -294,19 +272,6 @@ impl Snapshot {
             },
         }
     }
-}
-
-/// Read a whole file with the snapshot of what was read (an error if it
-/// changed meanwhile), but first hand its first line to `enough`: when that
-/// says true, the rest is not read (`Ok(None)`).
-/// A first line longer than 64 KiB is not looked at. Also returns the
-/// file's metadata.
-pub fn read_unless_first_line(
-    path: &Path,
-    enough: impl FnOnce(&[u8]) -> bool,
-) -> io::Result<Option<(Vec<u8>, Snapshot, Metadata)>> {
-    let f = File::open(path)?;
-    read_open_unless_first_line(&f, enough)
 }
 
 /// [`read_unless_first_line`] of a file already open (which the caller
@@ -424,29 +389,6 @@ fn read_spare(mut f: &File, v: &mut Vec<u8>, max: usize) -> io::Result<usize> {
     r
 }
 
-/// Whether `path` still holds exactly `bytes` with the same size, time and inode.
-pub fn unchanged(path: &Path, snap: &Snapshot, bytes: &[u8]) -> io::Result<bool> {
-    let m = fs::metadata(path)?;
-    if Snapshot::of(&m) != *snap {
-        return Ok(false);
-    }
-    let now = fs::read(path)?;
-    if now != bytes {
-        return Ok(false);
-    }
-    // Once more, cheaply: reading took time, and the caller renames next.
-    Ok(Snapshot::of(&fs::metadata(path)?) == *snap)
-}
-
-/// Remove temporary files of tool `tag` left beside `target` by runs that
-/// are no longer alive; returns the paths removed.
-pub fn remove_stray_temps(target: &Path, tag: &str) -> Vec<PathBuf> {
-    match target.file_name() {
-        Some(name) => remove_dead_temps(&dir_of(target), tag, Some(&name.to_string_lossy())),
-        None => Vec::new(),
-    }
-}
-
 /// Remove every temporary file of tool `tag` in `dir` (whatever its target)
 /// left by runs that are no longer alive; returns the paths removed. For
 /// tools that create new files under fresh names (pi-fork), whose next run
@@ -525,7 +467,10 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             fs::set_permissions(&f, fs::Permissions::from_mode(0o640)).unwrap();
         }
-        replace_file(&f, "t", b"new").unwrap();
+        let like = fs::metadata(&f).ok();
+        let mut t = TempFile::beside(&f, "t", like.as_ref()).unwrap();
+        t.file().write_all(b"new").unwrap();
+        t.commit_rename().unwrap();
         assert_eq!(fs::read(&f).unwrap(), b"new");
         #[cfg(unix)]
         {
@@ -551,7 +496,10 @@ mod tests {
         fs::write(&stray, b"").unwrap();
         let mine = d.join(format!(".a.jsonl.t-tmp-{}-abcd", std::process::id()));
         fs::write(&mine, b"").unwrap();
-        assert_eq!(remove_stray_temps(&f, "t"), vec![stray.clone()]);
+        assert_eq!(
+            remove_dead_temps(&d, "t", Some("a.jsonl")),
+            vec![stray.clone()]
+        );
         assert!(mine.exists());
         // Whatever the target's name, in a whole directory.
         let other = d.join(".2026-01-01_x.jsonl.t-tmp-999999999-ef01");

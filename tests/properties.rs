@@ -9,9 +9,9 @@
 
 use crate::common::{chain, header, lines, run, stderr, user_message, TempDir, H};
 use pi_session_tools::cmd::fork::branched_session;
-use pi_session_tools::cmd::migrate::{migrate_bytes, MigrateOptions, Outcome};
 use pi_session_tools::entry::EntryType;
 use pi_session_tools::json::{js, scan};
+use pi_session_tools::migrate::{migrate_bytes, MigrateOptions, Outcome};
 use pi_session_tools::path::{leaves, path_to};
 use pi_session_tools::session::{ReadOptions, Session};
 use proptest::prelude::*;

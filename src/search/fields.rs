@@ -54,13 +54,6 @@ impl<'a> Span<'a> {
     }
 }
 
-/// An entry's role for `--role` and the output: the message's role for a
-/// `message` entry (None when it has none), else the entry's type.
-pub fn role<'a>(obj: &Object<'a>) -> (Option<Cow<'a, str>>, Option<Cow<'a, str>>) {
-    let e = Entry::new(obj, false);
-    (e.ty, e.role)
-}
-
 /// A parsed entry line with its type, its message and the message's role.
 pub struct Entry<'o, 'a> {
     pub obj: &'o Object<'a>,
@@ -97,17 +90,6 @@ fn sub_object<'a>(o: &Object<'a>, key: &str, fast: bool) -> Option<Object<'a>> {
     }
     let r = o.get(key)?;
     (o.text[r.start] == b'{').then(|| crate::store::raw::object(o.text, r))
-}
-
-/// The searchable texts of an entry (a parsed line), in the order they are
-/// in the line. Images, keys, ids and signatures are never searched.
-pub fn texts<'a>(obj: &Object<'a>) -> Vec<Text<'a>> {
-    entry_texts(&Entry::new(obj, false))
-}
-
-/// [`texts`] of an [`Entry`].
-pub fn entry_texts<'a>(e: &Entry<'_, 'a>) -> Vec<Text<'a>> {
-    entry_spans(e).into_iter().map(Span::decode).collect()
 }
 
 /// The searchable texts of an [`Entry`], not yet decoded.
@@ -229,7 +211,10 @@ mod tests {
     fn texts_by_field() {
         let line = br#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm","thinkingSignature":"sig"},{"type":"text","text":"x\ny"},{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls"}}]}}"#;
         let o = Object::parse_line(line).unwrap().unwrap();
-        let t = texts(&o);
+        let t: Vec<Text<'_>> = entry_spans(&Entry::new(&o, false))
+            .into_iter()
+            .map(Span::decode)
+            .collect();
         let got: Vec<(&str, &str)> = t.iter().map(|t| (t.field, &*t.text)).collect();
         assert_eq!(
             got,

@@ -7,5 +7,5 @@ pub mod fields;
 pub mod pattern;
 pub mod tree_text;
 
-pub use fields::{entry_spans, entry_texts, role, texts, Entry, Span, SpanText, Text, FIELDS};
-pub use pattern::{json_escape, Matcher, PatternOptions};
+pub use fields::{entry_spans, Entry, SpanText, FIELDS};
+pub use pattern::{Matcher, PatternOptions};

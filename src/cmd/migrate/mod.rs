@@ -27,7 +27,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// The file-level migration, at the path it had when it lived here.
-pub use crate::migrate::{migrate_bytes, Changes, MigrateOptions, Outcome};
+use crate::migrate::{migrate_bytes, MigrateOptions, Outcome};
 
 const EXAMPLES: &str = concat!(
     "\
