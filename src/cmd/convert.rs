@@ -144,7 +144,7 @@ pub enum To {
 
 /// How to convert.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     /// Force the input kind (else detected from the first non-empty line).
     pub from: Option<From>,
     pub to: To,
@@ -157,7 +157,7 @@ pub struct Options {
 }
 
 /// Tell a session from a message stream by the first non-empty line.
-pub fn detect(name: &str, bytes: &[u8]) -> Result<From> {
+pub(crate) fn detect(name: &str, bytes: &[u8]) -> Result<From> {
     // A leading byte order mark is not part of the first line (pi trims it).
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
@@ -189,7 +189,7 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<From> {
 }
 
 /// The input: held in memory, or a session file read as it is needed.
-pub enum Data {
+pub(crate) enum Data {
     Bytes(Vec<u8>),
     /// A file: a session is read line by line (only the lines on the path
     /// are read twice), a message stream into memory.
@@ -198,7 +198,7 @@ pub enum Data {
 
 /// Tell a session file from a message file by its first non-empty line,
 /// without reading the rest.
-pub fn detect_file(name: &str, path: &std::path::Path) -> Result<From> {
+pub(crate) fn detect_file(name: &str, path: &std::path::Path) -> Result<From> {
     use std::io::BufRead;
     let f = std::fs::File::open(path).map_err(|e| Error::io(name, &e))?;
     let limit = crate::session::max_line();
@@ -228,7 +228,7 @@ pub fn detect_file(name: &str, path: &std::path::Path) -> Result<From> {
 }
 
 /// Convert the input held in `bytes` (named `name` in messages).
-pub fn convert_bytes(
+pub(crate) fn convert_bytes(
     name: &str,
     bytes: Vec<u8>,
     opts: &Options,
@@ -238,7 +238,7 @@ pub fn convert_bytes(
 }
 
 /// Convert the input (named `name` in messages).
-pub fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Write) -> Result<()> {
+pub(crate) fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Write) -> Result<()> {
     let from = match (opts.from, &data) {
         (Some(f), _) => f,
         (None, Data::Bytes(b)) => detect(name, b)?,

@@ -134,7 +134,7 @@ pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
 
 /// What to do.
 #[derive(Debug, Clone)]
-pub enum Action {
+pub(crate) enum Action {
     /// Label the entry REF with NAME.
     Set { reference: String, label: String },
     /// Remove the label of REF.
@@ -148,7 +148,7 @@ pub enum Action {
 }
 
 /// The line pi's `appendLabelChange(target, label)` writes (label None = cleared).
-pub fn label_entry(s: &Session, target: &str, label: Option<&str>) -> (String, Vec<u8>) {
+pub(crate) fn label_entry(s: &Session, target: &str, label: Option<&str>) -> (String, Vec<u8>) {
     let id = fresh_id(&s.index, &[]);
     let parent = leaf_parent(s);
     let label = label.map(crate::migrate::json_str);
@@ -163,7 +163,7 @@ pub fn label_entry(s: &Session, target: &str, label: Option<&str>) -> (String, V
 }
 
 /// The line pi's `appendSessionInfo(name)` writes.
-pub fn session_info_entry(s: &Session, name: &str) -> (String, Vec<u8>) {
+pub(crate) fn session_info_entry(s: &Session, name: &str) -> (String, Vec<u8>) {
     let id = fresh_id(&s.index, &[]);
     let parent = leaf_parent(s);
     let line = session_info_line(&id, parent.as_deref(), name);
@@ -173,7 +173,7 @@ pub fn session_info_entry(s: &Session, name: &str) -> (String, Vec<u8>) {
 /// Run `pi-label` on a session input. File input is locked while it is
 /// read and appended to; stdin input is echoed to stdout with the new line.
 /// `log` receives the reading warnings.
-pub fn apply(
+pub(crate) fn apply(
     input: Input,
     opts: ReadOptions,
     action: &Action,

@@ -113,7 +113,7 @@ pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
 }
 
 /// Print the path from the root to the entry `leaf` (a REF).
-pub fn write_path(
+pub(crate) fn write_path(
     s: &Session,
     leaf: &str,
     format: Format,
@@ -219,7 +219,7 @@ fn write_lines_as_they_are(s: &Session, path: &[usize], out: &mut impl Write) ->
 /// kept, so that leaves sharing ancestors (a fan-out of a million siblings,
 /// a long chain ending in many leaves) cost their own line, not their path,
 /// and the leaves' lines are read in file order.
-pub fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
+pub(crate) fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
     let n = s.entries.len();
     let mut memo = Memo {
         depth: vec![0; n],

@@ -228,12 +228,12 @@ pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
 }
 
 /// pi's reason for a replacement it refuses.
-pub const BAD_REPLACEMENT: &str =
+pub(crate) const BAD_REPLACEMENT: &str =
     "Context edit replacement must be null or contain string/array content";
 
 /// What to do.
 #[derive(Debug, Clone)]
-pub enum Action {
+pub(crate) enum Action {
     /// Replace the content the model sees of REF: `content` is JSON text
     /// (a string or an array; anything else is refused as pi refuses it).
     Replace { reference: String, content: Vec<u8> },
@@ -364,14 +364,14 @@ fn describe(s: &Session, i: usize) -> String {
 
 /// Canonical JSON text (`JSON.stringify(JSON.parse(text))`) of a value
 /// given on the command line.
-pub fn parse_json_arg(text: &str) -> std::result::Result<Vec<u8>, String> {
+pub(crate) fn parse_json_arg(text: &str) -> std::result::Result<Vec<u8>, String> {
     let bytes = text.as_bytes();
     let range = scan::validate(bytes).map_err(|e| format!("not valid JSON: {e}"))?;
     js::canonical_vec(bytes, range).map_err(|e| format!("not valid JSON: {e}"))
 }
 
 /// JSON text of a string.
-pub fn json_string(s: &str) -> Vec<u8> {
+pub(crate) fn json_string(s: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(s.len() + 2);
     js::write_str(&mut out, s);
     out
@@ -428,7 +428,7 @@ fn restore_content(s: &Session, target: usize) -> Result<Option<Vec<u8>>> {
 /// Run `pi-edit`. File input is locked while it is read and appended to;
 /// stdin input is echoed to stdout with the new lines. `log` receives the
 /// reading warnings and the tool's own.
-pub fn apply(
+pub(crate) fn apply(
     input: Input,
     opts: ReadOptions,
     action: &Action,
@@ -580,7 +580,7 @@ fn size(s: &Session, item: Item) -> Result<usize> {
 }
 
 /// `--list`: the edits in force on the active path, in context order.
-pub fn list(s: &Session, json: bool, out: &mut impl Write) -> Result<()> {
+pub(crate) fn list(s: &Session, json: bool, out: &mut impl Write) -> Result<()> {
     let Some(leaf) = s.index.leaf else {
         return out.done();
     };

@@ -19,7 +19,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The `customType` of the entry an in-place move without summary appends.
-pub const MOVE_CUSTOM_TYPE: &str = "pi-fork";
+pub(crate) const MOVE_CUSTOM_TYPE: &str = "pi-fork";
 
 /// A new session, ready to be written.
 #[derive(Debug, Clone)]
@@ -234,7 +234,11 @@ pub fn branched_session(
 
 /// pi's `forkFrom(source, cwd)`: every entry of the session, under a new
 /// header with the new cwd and `parentSession` = the source.
-pub fn fork_from(s: &Session, cwd: &str, parent_session: Option<&str>) -> Result<NewSession> {
+pub(crate) fn fork_from(
+    s: &Session,
+    cwd: &str,
+    parent_session: Option<&str>,
+) -> Result<NewSession> {
     let id = new_session_id();
     let timestamp = now_iso();
     let mut bytes = header(&id, &timestamp, &json_str(cwd), parent_session);
@@ -262,7 +266,7 @@ pub fn fork_from(s: &Session, cwd: &str, parent_session: Option<&str>) -> Result
 }
 
 /// Append pi's `appendSessionInfo(name)` entry to a new session.
-pub fn add_name(new: &mut NewSession, name: &str) {
+pub(crate) fn add_name(new: &mut NewSession, name: &str) {
     let id = random_id(|id| {
         let quoted = format!("\"id\":\"{id}\"");
         new.bytes
@@ -287,7 +291,7 @@ fn editor_text(content: Option<&[u8]>) -> String {
 /// Where `--before REF` leads: REF must be a user message (or, with
 /// `allow_custom`, a custom message); returns its parent (None for a root)
 /// and its text.
-pub fn before(s: &Session, i: usize, allow_custom: bool) -> Result<(Option<usize>, String)> {
+pub(crate) fn before(s: &Session, i: usize, allow_custom: bool) -> Result<(Option<usize>, String)> {
     let e = &s.entries[i];
     let line = s.line(i)?;
     let obj = s.object(&line, e.line())?;
@@ -344,7 +348,7 @@ fn not_a_user_message(s: &Session, i: usize, allow_custom: bool) -> Error {
 
 /// Write a new session: to stdout (`-`), to `file`, or into `dir` under
 /// pi's file name. Never overwrites. Returns the path written (None for stdout).
-pub fn write_new(
+pub(crate) fn write_new(
     new: &NewSession,
     file: Option<&Path>,
     dir: Option<&Path>,
@@ -389,7 +393,7 @@ pub fn write_new(
 
 /// What an in-place move appended.
 #[derive(Debug, Clone)]
-pub struct Moved {
+pub(crate) struct Moved {
     /// The new entry's id (the new leaf); None when nothing was written.
     pub id: Option<String>,
     pub old_leaf: Option<String>,
@@ -403,7 +407,7 @@ pub struct Moved {
 /// entry). The file is locked, read, and appended to in one write;
 /// `before` is called with what will be appended right before the write
 /// (an error from it stops the move with nothing written).
-pub fn move_in_place(
+pub(crate) fn move_in_place(
     path: &Path,
     opts: crate::session::ReadOptions,
     choose: impl FnOnce(&Session) -> Result<Option<usize>>,
@@ -478,6 +482,6 @@ pub fn move_in_place(
 }
 
 /// Resolve REF for `--at`.
-pub fn at(s: &Session, reference: &str) -> Result<usize> {
+pub(crate) fn at(s: &Session, reference: &str) -> Result<usize> {
     refs::resolve(s, reference)
 }

@@ -13,7 +13,8 @@
 
 mod build;
 
-pub use build::*;
+pub(crate) use build::*;
+pub use build::{branched_session, NewSession};
 
 use crate::cli::{Ctx, Exit, Out, SessionArgs, Tool};
 use crate::error::{Error, Result};

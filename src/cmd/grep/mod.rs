@@ -19,8 +19,8 @@ mod select;
 #[cfg(test)]
 mod tests;
 
-pub use search::search_sources;
-pub use select::{select, Source};
+pub(crate) use search::search_sources;
+pub(crate) use select::select;
 
 use crate::cli::{Ctx, Exit, Log, Tool};
 use crate::error::{Error, Result};
@@ -211,7 +211,7 @@ impl Tool for Args {
 
 /// `pi-grep`: search the sessions; found (exit 0) when a line matched and
 /// no session failed to be read.
-pub fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
+pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let mut files = a.args.clone();
     let patterns = if a.regexp.is_empty() {
         if files.is_empty() {
@@ -303,7 +303,7 @@ pub fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
 
 /// What is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// `PATH:ID:ROLE/FIELD: line` per matching line.
     Lines,
     /// Only the matched parts (`-o`).
@@ -318,7 +318,7 @@ pub enum Mode {
 
 /// Everything a search needs.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     pub matcher: Matcher,
     /// `--role`: message roles, or entry types for other entries.
     pub roles: Option<Vec<String>>,
@@ -346,14 +346,14 @@ pub struct Options {
 
 /// How a search went.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Status {
+pub(crate) struct Status {
     pub matched: bool,
     /// A session could not be read (not: was not a session).
     pub errors: bool,
 }
 
 /// Parse a `--since`/`--until` time (ISO 8601 as JavaScript's Date reads it).
-pub fn parse_time(s: &str) -> Result<f64> {
+pub(crate) fn parse_time(s: &str) -> Result<f64> {
     let t = crate::time::parse_iso(s.trim());
     if t.is_nan() {
         return Err(Error::usage(format!(

@@ -28,7 +28,7 @@ pub(super) struct FileOut {
 /// Search `sources` and print what was found to `out`, and to `err` (stderr)
 /// each session's warnings (unless `opts.log` is quiet) and error, before
 /// its matches and after those of the sessions before it.
-pub fn search_sources(
+pub(crate) fn search_sources(
     sources: &[Source],
     opts: &Options,
     out: &mut impl Write,

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// A session to search.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     File(PathBuf),
     Stdin,
 }
@@ -25,7 +25,7 @@ impl Source {
 /// The sessions named by the SESSION arguments: files, directories
 /// (every `*.jsonl` below them), `-` for stdin, or session-id prefixes; with
 /// none, this project's session directory, or with `all` every project's.
-pub fn select(
+pub(crate) fn select(
     args: &[String],
     all: bool,
     session_dir: Option<&Path>,

@@ -7,7 +7,7 @@ use crate::store::{self, Info};
 use std::path::Path;
 
 /// Keep the sessions the filters ask for.
-pub fn filter(req: &Request, infos: Vec<Info>) -> Vec<Info> {
+pub(crate) fn filter(req: &Request, infos: Vec<Info>) -> Vec<Info> {
     let cwd = req
         .cwd
         .as_ref()
@@ -43,7 +43,7 @@ pub fn filter(req: &Request, infos: Vec<Info>) -> Vec<Info> {
 }
 
 /// A `*` and `?` glob (`[...]` classes too), on whole strings.
-pub fn glob(pat: &str, s: &str) -> bool {
+pub(crate) fn glob(pat: &str, s: &str) -> bool {
     let p: Vec<char> = pat.chars().collect();
     let t: Vec<char> = s.chars().collect();
     // Iterative matching with one star back-track point.
@@ -106,7 +106,7 @@ fn class_or_char(p: &[char], c: char) -> Option<(bool, usize)> {
 }
 
 /// `--older-than` durations: `90d`, `12h`, `30m`, `45s`, `2w`.
-pub fn parse_duration(s: &str) -> Option<f64> {
+pub(crate) fn parse_duration(s: &str) -> Option<f64> {
     let s = s.trim();
     let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit() && c != '.')?);
     let n: f64 = num.parse().ok()?;
@@ -123,7 +123,7 @@ pub fn parse_duration(s: &str) -> Option<f64> {
 
 /// A date for `--since`/`--until`: an ISO date or date-time (UTC), or a
 /// duration before now (`7d`).
-pub fn parse_when(s: &str, now: f64) -> Result<f64> {
+pub(crate) fn parse_when(s: &str, now: f64) -> Result<f64> {
     if let Some(d) = parse_duration(s) {
         return Ok(now - d);
     }

@@ -7,7 +7,7 @@ use crate::store::{self, Info};
 use std::path::{Path, PathBuf};
 
 /// The sessions pi lists, in pi's order, and the files it skips.
-pub fn list(req: &Request) -> (Vec<Info>, Vec<store::Skip>, Vec<String>) {
+pub(crate) fn list(req: &Request) -> (Vec<Info>, Vec<store::Skip>, Vec<String>) {
     let mut problems = Vec::new();
     let session_dir = req.session_dir.clone().or_else(store::env_session_dir);
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));

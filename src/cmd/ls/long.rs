@@ -10,7 +10,7 @@ use std::path::Path;
 
 /// The extra fields of `-l`, from a full read of the file.
 #[derive(Debug, Clone, Default)]
-pub struct Long {
+pub(crate) struct Long {
     pub entries: u64,
     pub leaves: u64,
     pub branch_points: u64,
@@ -22,7 +22,7 @@ pub struct Long {
 }
 
 /// Read the `-l` fields of one session (a full read of the file).
-pub fn long_info(path: &Path) -> Result<Long> {
+pub(crate) fn long_info(path: &Path) -> Result<Long> {
     let s = Session::open(Input::File(path.to_path_buf()), ReadOptions::default())?;
     let n = s.entries.len();
     let mut children = vec![0u32; n];

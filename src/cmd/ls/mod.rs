@@ -11,9 +11,9 @@ mod long;
 mod text;
 mod tree;
 
-pub use filter::{filter, glob, parse_duration, parse_when};
-pub use list::list;
-pub use long::{long_info, Long};
+pub(crate) use filter::{filter, parse_duration, parse_when};
+pub(crate) use list::list;
+pub(crate) use long::{long_info, Long};
 
 use crate::cli::{Ctx, Exit, Log, Out, Tool};
 use crate::error::{escape_name, Diagnostic, Error, Result};
@@ -146,7 +146,7 @@ impl Tool for Args {
 }
 
 /// `pi-ls`: list the sessions asked for.
-pub fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
+pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_millis() as f64);
@@ -198,7 +198,7 @@ pub fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
 
 /// How to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     Text,
     Json,
     Nul,
@@ -206,7 +206,7 @@ pub enum Format {
 
 /// What to list and how.
 #[derive(Debug, Clone)]
-pub struct Request {
+pub(crate) struct Request {
     pub all: bool,
     pub session_dir: Option<PathBuf>,
     pub format: Format,
@@ -232,7 +232,7 @@ pub struct Request {
 }
 
 /// Run pi-ls: list, filter, print. Ok(false) when nothing was listed.
-pub fn print(req: &Request, out: &mut impl Write) -> Result<bool> {
+pub(crate) fn print(req: &Request, out: &mut impl Write) -> Result<bool> {
     let t0 = std::time::Instant::now();
     let (infos, skips, problems) = list(req);
     let log = req.log;

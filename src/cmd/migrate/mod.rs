@@ -176,7 +176,7 @@ pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
 }
 
 /// The tag in temporary file names: `.NAME.pi-migrate-tmp-PID-RAND`.
-pub const TEMP_TAG: &str = "pi-migrate";
+pub(crate) const TEMP_TAG: &str = "pi-migrate";
 
 /// `log` for what `-q` does not silence: errors, and the summary of a
 /// batch in which a file failed.
@@ -189,7 +189,7 @@ fn loud(log: Log) -> Log {
 
 /// What `pi-migrate` does with the files it finds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// Print the migrated session on stdout.
     Stdout,
     /// Rewrite each file atomically.
@@ -202,7 +202,7 @@ pub enum Mode {
 
 /// The request, as the command line gives it.
 #[derive(Debug, Clone)]
-pub struct Request {
+pub(crate) struct Request {
     pub paths: Vec<String>,
     pub mode: Mode,
     pub all: bool,
@@ -217,7 +217,7 @@ pub struct Request {
 ///
 /// Standard output is taken only for one session: a batch's workers print
 /// each on their own.
-pub fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
+pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
     let log = ctx.log;
     if req.paths.iter().any(String::is_empty) {
         return Err(Error::usage(

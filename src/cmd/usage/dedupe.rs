@@ -62,7 +62,7 @@ fn sources(files: &[FileUsage]) -> Vec<(String, usize)> {
 
 /// Drop the copies a fork made: keep each (source, id) once, in the file
 /// nearest the source.
-pub fn dedupe(files: &mut [FileUsage]) {
+pub(crate) fn dedupe(files: &mut [FileUsage]) {
     let src = sources(files);
     let mut order: Vec<usize> = (0..files.len()).collect();
     order.sort_by(|&a, &b| {

@@ -26,9 +26,9 @@ mod print;
 mod report;
 mod scan;
 
-pub use dedupe::dedupe;
-pub use report::{parse_date_bound, time_zone};
-pub use scan::{collect, scan_all, scan_bytes, scan_file, Amounts, FileUsage, Record, Source};
+pub(crate) use dedupe::dedupe;
+pub(crate) use report::{parse_date_bound, time_zone};
+pub(crate) use scan::{collect, scan_all, scan_file, Record};
 
 use crate::cli::{Ctx, Exit, Log, Tool};
 use crate::error::{escape_name, Error, Result};
@@ -203,7 +203,7 @@ pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
 
 /// Which report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Report {
+pub(crate) enum Report {
     Daily,
     Weekly,
     Monthly,
@@ -234,7 +234,7 @@ pub enum By {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Output {
+pub(crate) enum Output {
     Table,
     Json,
     Csv,
@@ -242,7 +242,7 @@ pub enum Output {
 
 /// Everything the binary asks for.
 #[derive(Debug, Clone)]
-pub struct Request {
+pub(crate) struct Request {
     pub report: Report,
     pub by: Option<By>,
     pub since: Option<String>,
@@ -261,7 +261,7 @@ pub struct Request {
 }
 
 /// Run the request; returns nothing, writes to `out`.
-pub fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
+pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
     let tz = time_zone(req.timezone.as_deref())?;
     let bound = |flag: &str, value: &Option<String>| {
         value

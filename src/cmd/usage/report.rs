@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 /// A `--since`/`--until` value as (first day, last day), "YYYY-MM-DD".
-pub fn parse_date_bound(s: &str) -> Option<(String, String)> {
+pub(crate) fn parse_date_bound(s: &str) -> Option<(String, String)> {
     let d: Vec<char> = s.chars().collect();
     let digits = |r: &[char]| r.iter().all(|c| c.is_ascii_digit());
     let (y, m, day) = match d.len() {
@@ -47,7 +47,7 @@ pub fn parse_date_bound(s: &str) -> Option<(String, String)> {
 }
 
 /// The time zone: an IANA name, or the system's.
-pub fn time_zone(name: Option<&str>) -> Result<jiff::tz::TimeZone> {
+pub(crate) fn time_zone(name: Option<&str>) -> Result<jiff::tz::TimeZone> {
     match name {
         Some(n) => jiff::tz::TimeZone::get(n).map_err(|e| {
             Error::usage(format!(

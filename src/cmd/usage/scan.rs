@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// Where a record came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Source {
+pub(crate) enum Source {
     Assistant,
     Usage,
     Compaction,
@@ -22,7 +22,7 @@ pub enum Source {
 
 /// The numbers of one usage object.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Amounts {
+pub(crate) struct Amounts {
     pub input: f64,
     pub output: f64,
     pub cache_read: f64,
@@ -52,7 +52,7 @@ impl Amounts {
 
 /// One counted usage object.
 #[derive(Clone, Debug)]
-pub struct Record {
+pub(crate) struct Record {
     pub time_ms: f64,
     pub line: u64,
     pub source: Source,
@@ -64,7 +64,7 @@ pub struct Record {
 
 /// What one file gave.
 #[derive(Debug, Default)]
-pub struct FileUsage {
+pub(crate) struct FileUsage {
     pub path: PathBuf,
     pub session_id: String,
     pub cwd: String,
@@ -172,7 +172,11 @@ pub(super) fn header_of(line: &[u8]) -> Option<(String, String, String, Option<S
 }
 
 /// Read one session file; Err(message) when it is not a session file.
-pub fn scan_file(path: &Path, with_tree: bool, log: Log) -> std::result::Result<FileUsage, String> {
+pub(crate) fn scan_file(
+    path: &Path,
+    with_tree: bool,
+    log: Log,
+) -> std::result::Result<FileUsage, String> {
     thread_local! {
         static BUF: std::cell::RefCell<(Vec<u8>, js::Checker)> =
             std::cell::RefCell::new((Vec::new(), js::Checker::new()));
@@ -190,16 +194,6 @@ pub fn scan_file(path: &Path, with_tree: bool, log: Log) -> std::result::Result<
         }
         r
     })
-}
-
-/// [`scan_file`] on bytes already read.
-pub fn scan_bytes(
-    path: &Path,
-    bytes: &[u8],
-    with_tree: bool,
-    log: Log,
-) -> std::result::Result<FileUsage, String> {
-    scan_bytes_with(path, bytes, with_tree, log, &mut js::Checker::new())
 }
 
 /// The lines that hold `"usage"` (every line with `with_tree`), with their
@@ -441,7 +435,7 @@ fn scan_bytes_with(
 /// Every `*.jsonl` file in `root` and in its subdirectories (one level, as
 /// pi lays them out), sorted; a `root` that cannot be read (but exists) is
 /// warned about.
-pub fn collect(root: &Path, log: Log) -> Vec<PathBuf> {
+pub(crate) fn collect(root: &Path, log: Log) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let rd = match std::fs::read_dir(root) {
         Ok(rd) => rd,
@@ -467,7 +461,7 @@ pub fn collect(root: &Path, log: Log) -> Vec<PathBuf> {
 
 /// Read files on every core; files that are not sessions are skipped with a
 /// warning.
-pub fn scan_all(files: &[PathBuf], with_tree: bool, log: Log) -> Vec<FileUsage> {
+pub(crate) fn scan_all(files: &[PathBuf], with_tree: bool, log: Log) -> Vec<FileUsage> {
     store::parallel_map(files, |p| match scan_file(p, with_tree, log) {
         Ok(fu) => Some(fu),
         Err(m) => {
