@@ -17,7 +17,7 @@ use std::path::Path;
 /// that has no newline yet (pi writes each line with one `appendFileSync`,
 /// which takes far less; a line still without newline after this long is
 /// torn for good: a crashed writer).
-pub const TORN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+const TORN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// An open session file, locked for appending.
 pub struct Appender {
@@ -234,7 +234,7 @@ pub fn session_info_line(id: &str, parent: Option<&[u8]>, name: &str) -> Vec<u8>
 }
 
 /// pi's `name.replace(/[\r\n]+/g, " ").trim()` (`appendSessionInfo`).
-pub fn session_name(name: &str) -> String {
+fn session_name(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     let mut in_break = false;
     for c in name.chars() {

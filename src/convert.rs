@@ -12,15 +12,15 @@ use crate::json::{Object, ObjectWriter};
 use std::ops::Range;
 
 /// pi's `COMPACTION_SUMMARY_PREFIX` (messages.js).
-pub const COMPACTION_SUMMARY_PREFIX: &str =
+const COMPACTION_SUMMARY_PREFIX: &str =
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
 /// pi's `COMPACTION_SUMMARY_SUFFIX`.
-pub const COMPACTION_SUMMARY_SUFFIX: &str = "\n</summary>";
+const COMPACTION_SUMMARY_SUFFIX: &str = "\n</summary>";
 /// pi's `BRANCH_SUMMARY_PREFIX`.
-pub const BRANCH_SUMMARY_PREFIX: &str =
+const BRANCH_SUMMARY_PREFIX: &str =
     "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
 /// pi's `BRANCH_SUMMARY_SUFFIX`.
-pub const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
+const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
 
 /// What `convertToLlm` does with one message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,7 +128,7 @@ fn user_message(content: &[u8], m: &Object<'_>) -> Result<Vec<u8>, ConvertError>
 }
 
 /// pi's `bashExecutionToText`, as the inside of a JSON string.
-pub fn bash_execution_text(m: &Object<'_>) -> Result<JsText, SyntaxError> {
+fn bash_execution_text(m: &Object<'_>) -> Result<JsText, SyntaxError> {
     let text = m.text;
     let mut t = JsText::default();
     t.push_str("Ran `");

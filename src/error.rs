@@ -3,9 +3,9 @@
 use std::fmt;
 
 /// Exit status when the data or the request cannot be honoured.
-pub const EXIT_FAILURE: i32 = 1;
+const EXIT_FAILURE: i32 = 1;
 /// Exit status for wrong usage (what clap uses too).
-pub const EXIT_USAGE: i32 = 2;
+const EXIT_USAGE: i32 = 2;
 
 /// A place in the input: `FILE:LINE` or just `FILE`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,13 +8,13 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
 
 /// A map keyed by entry id, with [`IdHash`].
-pub type IdMap<V> = HashMap<Id, V, IdHash>;
+type IdMap<V> = HashMap<Id, V, IdHash>;
 
 /// A cheap hasher for ids (most are a `u32`): a few multiplications
 /// instead of SipHash, keyed per process so that a crafted file cannot
 /// make its ids collide.
 #[derive(Clone, Copy, Debug)]
-pub struct IdHash {
+struct IdHash {
     seed: u64,
 }
 
@@ -37,7 +37,7 @@ impl BuildHasher for IdHash {
 }
 
 /// See [`IdHash`].
-pub struct IdHasher {
+struct IdHasher {
     h: u64,
 }
 
@@ -154,7 +154,7 @@ impl Labels {
 /// read from the entry it names, so every method takes the entries), the
 /// rare other ids in an [`IdMap`].
 #[derive(Debug, Default, Clone)]
-pub struct IdTable {
+struct IdTable {
     /// Linear probing; a slot is an entry index, empty when [`NONE`].
     /// Never fuller than 3/4 (so a probe always ends).
     slots: Vec<u32>,
@@ -248,11 +248,13 @@ impl IdTable {
         }
     }
 
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.hex + self.other.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
         self.len() == 0
     }
 

@@ -13,7 +13,7 @@ use crate::path;
 use crate::session::Session;
 
 /// Shortest id prefix accepted.
-pub const MIN_PREFIX: usize = 4;
+const MIN_PREFIX: usize = 4;
 
 /// A parsed reference: a base and a number of steps up.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -284,7 +284,7 @@ pub const MOVE_CUSTOM_TYPE: &str = "pi-fork";
 /// without counting them, so that `pi-fork --in-place --at leaf~1`
 /// repeated steps back one entry each time (its marker, the new leaf,
 /// would otherwise be the entry it steps back from).
-pub fn is_move_marker(session: &Session, i: usize) -> bool {
+fn is_move_marker(session: &Session, i: usize) -> bool {
     if session.entries[i].ty() != EntryType::Custom {
         return false;
     }

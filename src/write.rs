@@ -21,7 +21,7 @@ fn marker(tag: &str) -> String {
 }
 
 /// The temporary name for `target` (same directory, hidden, recognisable).
-pub fn temp_path(target: &Path, tag: &str) -> PathBuf {
+fn temp_path(target: &Path, tag: &str) -> PathBuf {
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -175,7 +175,7 @@ impl TempFile {
 
     /// Flush, then give the temporary file the target's name only if no
     /// file has it (`AlreadyExists` otherwise), then flush the directory.
-    pub fn commit_new(mut self) -> io::Result<()> {
+    fn commit_new(mut self) -> io::Result<()> {
         self.finish()?;
         match fs::hard_link(&self.path, &self.target) {
             Ok(()) => {

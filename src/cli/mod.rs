@@ -100,7 +100,7 @@ pub fn session_required(cmd: clap::Command) -> clap::Command {
 /// Parse the command line as clap does, but say a usage error in the voice
 /// of every other error, `TOOL: error: ...` (exit 2); `--help` and
 /// `--version` print as clap prints them.
-pub fn parse_args<A: Tool>(tool: &str) -> std::result::Result<A, ExitCode> {
+fn parse_args<A: Tool>(tool: &str) -> std::result::Result<A, ExitCode> {
     let parsed = command::<A>()
         .try_get_matches()
         .and_then(|m| A::from_arg_matches(&m));
@@ -133,7 +133,7 @@ fn usage_error_text(tool: &str, rendered: &str) -> String {
 /// complete-fish|complete-powershell` (first on the command line) prints
 /// the man page or a shell's completions from the same clap definitions as
 /// `--help`. The KIND asked for, if any (`--generate-man-page` is `man`).
-pub fn generate_requested() -> Option<String> {
+fn generate_requested() -> Option<String> {
     let mut argv = std::env::args_os().skip(1);
     let first = argv.next()?;
     if first == "--generate-man-page" {
@@ -153,7 +153,7 @@ pub fn generate_requested() -> Option<String> {
 }
 
 /// Print what `--generate KIND` asks for; the exit status.
-pub fn run_generate<A: Tool>(tool: &str, kind: &str) -> ExitCode {
+fn run_generate<A: Tool>(tool: &str, kind: &str) -> ExitCode {
     match generate::<A>(tool, kind, &mut io::stdout()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -164,7 +164,7 @@ pub fn run_generate<A: Tool>(tool: &str, kind: &str) -> ExitCode {
 }
 
 /// What `--generate` can print.
-pub const GENERATE_KINDS: [&str; 5] = [
+const GENERATE_KINDS: [&str; 5] = [
     "man",
     "complete-bash",
     "complete-zsh",
@@ -195,7 +195,7 @@ pub fn generate<A: Tool>(tool: &str, kind: &str, out: &mut impl Write) -> Result
 }
 
 /// Render the man page of a clap command.
-pub fn write_man_page<A: Tool>(out: &mut impl Write) -> io::Result<()> {
+fn write_man_page<A: Tool>(out: &mut impl Write) -> io::Result<()> {
     let cmd = command::<A>();
     clap_mangen::Man::new(cmd).render(out)
 }

@@ -100,7 +100,7 @@ impl ObjectEdit {
     }
 
     /// [`ObjectEdit::apply`], appending the edited text to `out`.
-    pub fn apply_into(mut self, obj: &Object<'_>, out: &mut Vec<u8>) {
+    fn apply_into(mut self, obj: &Object<'_>, out: &mut Vec<u8>) {
         let text = obj.text;
         self.replace.sort_by_key(|(r, _)| r.start);
         let close = obj.range.end - 1; // the closing brace

@@ -227,7 +227,7 @@ fn escape_bytes(b: &[u8]) -> String {
 
 /// `s` as JSON.stringify writes it inside a string (byte by byte: bytes of
 /// multi-byte characters are never escaped).
-pub fn json_escape(s: &[u8]) -> Vec<u8> {
+fn json_escape(s: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(s.len());
     for &b in s {
         match b {

@@ -36,7 +36,7 @@ fn ws(t: &[u8], mut p: usize) -> usize {
 }
 
 /// The index after the value that starts at `start`.
-pub fn value_end(t: &[u8], start: usize) -> usize {
+fn value_end(t: &[u8], start: usize) -> usize {
     let mut p = start;
     let mut depth = 0usize;
     loop {
