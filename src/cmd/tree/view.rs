@@ -280,6 +280,8 @@ impl<'s> View<'s> {
         Ok(out)
     }
 
+    /// The flat positions the data formats show: every entry, unless a
+    /// filter or a search is given.
     pub(super) fn display_positions(&self, opts: &Options) -> Result<Vec<usize>> {
         match (opts.filter, opts.search.as_deref()) {
             (None, None) => Ok((0..self.flat.len()).collect()),
