@@ -303,6 +303,10 @@ fn same_reading(s: &Session, q: &Session) {
         return;
     }
     use crate::cmd::tree::{render, Format, Options};
+    let quiet = crate::cli::Log {
+        tool: "fuzz",
+        quiet: true,
+    };
     let opts = Options {
         format: Format::Json,
         filter: None,
@@ -315,8 +319,8 @@ fn same_reading(s: &Session, q: &Session) {
     };
     let (mut a, mut b) = (Vec::new(), Vec::new());
     let (ra, rb) = (
-        render(s, &opts, &mut a, &mut |_| {}),
-        render(q, &opts, &mut b, &mut |_| {}),
+        render(s, &opts, &mut a, quiet),
+        render(q, &opts, &mut b, quiet),
     );
     assert_eq!(ra.is_ok(), rb.is_ok());
     assert_eq!(a, b, "pi-tree --json differs with lines read as canonical");
@@ -512,6 +516,10 @@ pub fn check_session(s: &Session, reference: &str) {
 
     // Every rendering runs; the JSON ones write valid JSON.
     use crate::cmd::tree::{render, Filter, Format, Options};
+    let quiet = crate::cli::Log {
+        tool: "fuzz",
+        quiet: true,
+    };
     for (format, filter) in [
         (Format::Json, None),
         (Format::Jsonl, None),
@@ -532,7 +540,7 @@ pub fn check_session(s: &Session, reference: &str) {
             out_fd: None,
         };
         let mut out = Vec::new();
-        let r = render(s, &opts, &mut out, &mut |_| {});
+        let r = render(s, &opts, &mut out, quiet);
         if format == Format::Json {
             r.expect("pi-tree --format json");
             let line = out.strip_suffix(b"\n").unwrap_or(&out);
@@ -559,7 +567,7 @@ pub fn check_session(s: &Session, reference: &str) {
         color: true,
         out_fd: None,
     };
-    let _ = render(s, &opts, &mut Vec::new(), &mut |_| {});
+    let _ = render(s, &opts, &mut Vec::new(), quiet);
 
     // Labels: JSON lines are JSON; each label is the last one set.
     let mut out = Vec::new();

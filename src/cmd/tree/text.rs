@@ -1,0 +1,200 @@
+//! pi's /tree rows as text: the gutters and connectors of the layout,
+//! `•` on the active path, `[label]`, the display text, cut to the width
+//! as pi cuts its rows, coloured or not.
+
+use super::pitext::{Seg, ACCENT, DIM, MUTED, WARNING};
+use super::view::View;
+use super::{Filter, Options};
+use crate::cli::Out;
+use crate::entry::{is_js_space, EntryType};
+use crate::error::{Error, Result};
+use std::io::Write;
+
+impl View<'_> {
+    /// The rows pi's /tree shows, as text.
+    pub(super) fn write_text(&self, opts: &Options, out: &mut impl Write) -> Result<()> {
+        if let Some(i) = self.no_message {
+            return Err(Error::data(
+                &self.s.name,
+                Some(self.s.entries[i].line()),
+                "a \"message\" entry without a message (pi 1.6's /tree fails on it: TypeError); --json, --format jsonl and --stats still read the file",
+            ));
+        }
+        let filter = opts.filter.unwrap_or(Filter::Default);
+        let vis = self.visible(filter, opts.search.as_deref(), true)?;
+        if vis.is_empty() {
+            // pi's list when nothing passes: "  No entries found", cut
+            // with "..." to pi's width (ours and its 2-column cursor).
+            let mut line = String::new();
+            let msg: Seg = ("No entries found".into(), Some(MUTED));
+            render_empty(&mut line, &msg, opts.width, opts.color);
+            return out.line(line.as_bytes());
+        }
+        // pi's render throws on some rows (a custom_message whose content is
+        // not text): find those before anything is written.
+        for &k in &vis {
+            let i = self.flat[k].0;
+            if self.s.entries[i].ty() == EntryType::CustomMessage {
+                self.summary(i)?;
+            }
+        }
+        let (visual, multiple_roots) = if self.tree.is_shared() {
+            self.visuals_shared(filter, opts.search.as_deref(), &vis)?
+        } else {
+            self.visuals(&vis)
+        };
+        let mut line = String::new();
+        for (v, &k) in vis.iter().enumerate() {
+            let i = self.flat[k].0;
+            let vi = &visual[v];
+            let display = if multiple_roots {
+                vi.indent.saturating_sub(1)
+            } else {
+                vi.indent
+            };
+            let connector = vi.show_connector && !vi.virtual_root_child;
+            let mut prefix = String::new();
+            for c in 0..display * 3 {
+                let (level, pos) = (c / 3, c % 3);
+                if let Some(&(_, show)) = vi.gutters.iter().find(|g| g.0 == level) {
+                    prefix.push(if pos == 0 && show { '│' } else { ' ' });
+                } else if connector && level + 1 == display {
+                    prefix.push(match pos {
+                        0 if vi.is_last => '└',
+                        0 => '├',
+                        1 => '─',
+                        _ => ' ',
+                    });
+                } else {
+                    prefix.push(' ');
+                }
+            }
+            let mut segs: Vec<Seg> = Vec::new();
+            if opts.ids {
+                segs.push((format!("{} ", self.s.entries.id_string(i)), Some(DIM)));
+            }
+            segs.push((prefix, Some(DIM)));
+            if self.active[i] {
+                segs.push(("• ".into(), Some(ACCENT)));
+            }
+            if let Some(l) = self.label_of(i) {
+                segs.push((format!("[{l}] "), Some(WARNING)));
+            }
+            segs.extend(self.summary(i)?);
+            line.clear();
+            render_line(&mut line, &segs, opts.width, opts.color);
+            out.line(line.as_bytes())?;
+        }
+        Ok(())
+    }
+}
+
+/// Write segments, cut to `width` columns without an ellipsis, as pi's
+/// rows are (`truncateToWidth(line, width, "")`, the columns counted by
+/// grapheme and East Asian width as pi-tui counts them, see
+/// [`crate::width`]); the trailing spaces pi's rows have are left out.
+fn render_line(out: &mut String, segs: &[Seg], width: Option<usize>, color: bool) {
+    // The length of the pieces joined, less the trailing white space.
+    let mut trimmed_len: usize = segs.iter().map(|(t, _)| t.len()).sum();
+    for (t, _) in segs.iter().rev() {
+        let kept = t.trim_end_matches(is_js_space).len();
+        trimmed_len -= t.len() - kept;
+        if kept > 0 {
+            break;
+        }
+    }
+    let mut written_bytes = 0;
+    let mut cols = 0;
+    let mut full = false;
+    let mut piece = String::new();
+    for (t, c) in segs {
+        piece.clear();
+        if let Some(widths) = simple_widths(t) {
+            // Each character is a grapheme of its own.
+            for (ch, w) in t.chars().zip(widths) {
+                if written_bytes + ch.len_utf8() > trimmed_len
+                    || width.is_some_and(|l| cols + w > l)
+                {
+                    full = true;
+                    break;
+                }
+                piece.push(ch);
+                written_bytes += ch.len_utf8();
+                cols += w;
+            }
+        } else {
+            for (g, w, _) in crate::width::pieces(t) {
+                if written_bytes + g.len() > trimmed_len || width.is_some_and(|l| cols + w > l) {
+                    full = true;
+                    break;
+                }
+                piece.push_str(g);
+                written_bytes += g.len();
+                cols += w;
+            }
+        }
+        if !piece.is_empty() {
+            match (color, c) {
+                (true, Some(code)) => {
+                    out.push_str("\x1b[");
+                    out.push_str(code);
+                    out.push('m');
+                    out.push_str(&piece);
+                    out.push_str("\x1b[0m");
+                }
+                _ => out.push_str(&piece),
+            }
+        }
+        if full {
+            break;
+        }
+    }
+}
+
+/// The columns of each character of `t` when every character of it is a
+/// grapheme cluster of its own whose width is known without segmenting:
+/// printable ASCII and the tree's own drawing characters (none of them
+/// joins a neighbour into a cluster). None for any other text, which
+/// [`crate::width::pieces`] walks.
+fn simple_widths(t: &str) -> Option<impl Iterator<Item = usize> + '_> {
+    const DRAWING: [char; 5] = ['│', '├', '└', '─', '•'];
+    let simple = |c: char| matches!(c, ' '..='~') || DRAWING.contains(&c);
+    if !t.bytes().all(|b| (b' '..=b'~').contains(&b)) && !t.chars().all(simple) {
+        return None;
+    }
+    static WIDTHS: std::sync::OnceLock<[usize; 5]> = std::sync::OnceLock::new();
+    let widths = WIDTHS
+        .get_or_init(|| DRAWING.map(|c| crate::width::grapheme_width(c.encode_utf8(&mut [0; 4]))));
+    Some(
+        t.chars()
+            .map(move |c| match DRAWING.iter().position(|&d| d == c) {
+                Some(k) => widths[k],
+                None => 1,
+            }),
+    )
+}
+
+/// pi's "No entries found" row: `truncateToWidth("  No entries found",
+/// width + 2)` (with "..."), less the two columns of the cursor.
+fn render_empty(out: &mut String, msg: &Seg, width: Option<usize>, color: bool) {
+    let text = match width {
+        Some(w) if msg.0.chars().count() > w => {
+            let pi_width = w + 2;
+            let full = format!("  {}", msg.0);
+            let pi_line: String = if pi_width <= 3 {
+                "...".chars().take(pi_width).collect()
+            } else {
+                let keep: String = full.chars().take(pi_width - 3).collect();
+                format!("{keep}...")
+            };
+            pi_line.chars().skip(2).collect()
+        }
+        _ => msg.0.clone(),
+    };
+    match (color, msg.1) {
+        (true, Some(code)) if !text.is_empty() => {
+            out.push_str(&format!("\x1b[{code}m{text}\x1b[0m"))
+        }
+        _ => out.push_str(&text),
+    }
+}

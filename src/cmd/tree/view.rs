@@ -1,0 +1,305 @@
+//! The display list of pi's /tree (`TreeSelectorComponent`'s `TreeList`):
+//! the tree flattened with the branch holding the active leaf first, the
+//! active path, and the rows a filter and a search let through.
+
+use super::pitext::{has_text_content, searchable, DisplayText, Seg};
+use super::{Filter, Options};
+use crate::entry::{is_js_space, EntryType, Id};
+use crate::error::Result;
+use crate::json::{js, Object};
+use crate::session::Session;
+use crate::tree::{Step, Tree};
+
+/// The flat display list, as `TreeList` holds it.
+pub(super) struct View<'s> {
+    pub(super) s: &'s Session,
+    pub(super) tree: Tree,
+    /// Nodes in flattenTree order, with their depth in the tree.
+    pub(super) flat: Vec<(usize, usize)>,
+    pub(super) active: Vec<bool>,
+    /// What [`View::visible`] needs of each message entry ([`msg_info`]),
+    /// found while the tool calls are: 0 where not known.
+    msg_info: Vec<u8>,
+    /// For [`View::object`].
+    checker: std::cell::RefCell<js::Checker>,
+    /// What the display text needs besides the entry (the tool calls).
+    text: DisplayText,
+    leaf: Option<usize>,
+    /// The tree with the active branch first (flattenTree's order).
+    pub(super) ordered: Tree,
+    /// The first `message` entry in the tree without a message: pi's
+    /// `/tree` fails on it (`entry.message.role`), so the text view does.
+    pub(super) no_message: Option<usize>,
+}
+
+/// [`msg_info`]: the role (`MSG_ROLE`: one of the `ROLE_` values).
+const MSG_ROLE: u8 = 3;
+const ROLE_USER: u8 = 1;
+const ROLE_ASSISTANT: u8 = 2;
+const ROLE_TOOL_RESULT: u8 = 3;
+/// An assistant message with text content (`hasTextContent`).
+const MSG_HAS_TEXT: u8 = 4;
+/// An assistant message whose `stopReason` is truthy and neither "stop"
+/// nor "toolUse".
+const MSG_BAD_STOP: u8 = 8;
+/// Set in [`View::msg_info`] where the rest is known.
+const MSG_KNOWN: u8 = 0x80;
+
+/// What the filters look at in a `message` entry (parsed as `obj`): its
+/// role (0 for any other role, and without a message or a role), and for
+/// an assistant message whether it has text and how it stopped.
+fn msg_info(obj: &Object<'_>) -> u8 {
+    let Some(m) = obj.object("message") else {
+        return 0;
+    };
+    match m.str("role").as_deref() {
+        Some("user") => ROLE_USER,
+        Some("toolResult") => ROLE_TOOL_RESULT,
+        Some("assistant") => {
+            let mut info = ROLE_ASSISTANT;
+            if m.get("content")
+                .is_some_and(|r| has_text_content(m.text, r))
+            {
+                info |= MSG_HAS_TEXT;
+            }
+            if m.raw("stopReason")
+                .is_some_and(|r| js::truthy(r) && r != b"\"stop\"" && r != b"\"toolUse\"")
+            {
+                info |= MSG_BAD_STOP;
+            }
+            info
+        }
+        _ => 0,
+    }
+}
+
+impl<'s> View<'s> {
+    pub(super) fn new(s: &'s Session, tree: Tree, leaf: Option<usize>) -> Result<View<'s>> {
+        let n = s.entries.len();
+        let leaf_id: Option<Id> = leaf.and_then(|l| s.entries.id(l));
+        // containsActive, post-order.
+        let mut has = vec![false; n];
+        tree.walk(|step| {
+            if let Step::Leave { node } = step {
+                // `entry.id === currentLeafId`: when the last entry has no
+                // id, pi's leaf is undefined, and so is every id-less entry's id.
+                let mine = match &leaf_id {
+                    Some(id) => s.entries.has_this_id(node, id),
+                    None => leaf.is_some() && s.entries.id(node).is_none(),
+                };
+                has[node] = mine || tree.children(node).iter().any(|&c| has[c as usize]);
+            }
+        });
+        let prioritize = |xs: &[usize]| -> Vec<usize> {
+            let mut v: Vec<usize> = xs.iter().copied().filter(|&c| has[c]).collect();
+            v.extend(xs.iter().copied().filter(|&c| !has[c]));
+            v
+        };
+        let ordered_tree = tree.reordered(prioritize(&tree.roots), |xs| {
+            let mut v: Vec<u32> = xs.iter().copied().filter(|&c| has[c as usize]).collect();
+            v.extend(xs.iter().copied().filter(|&c| !has[c as usize]));
+            v
+        });
+        let mut flat = Vec::new();
+        ordered_tree.walk(|step| {
+            if let Step::Enter { node, depth, .. } = step {
+                flat.push((node, depth));
+            }
+        });
+        // Active path: walk parent ids from the leaf through displayed entries.
+        let mut in_flat = vec![false; n];
+        for &(i, _) in &flat {
+            in_flat[i] = true;
+        }
+        let mut active = vec![false; n];
+        // `while (currentId)`: a falsy leaf id has no active path.
+        if let Some(id) = leaf_id.as_ref().filter(|id| id.truthy()) {
+            let mut cur = s.index.get(id);
+            let mut steps = 0;
+            while let Some(i) = cur {
+                if active[i] || steps > n {
+                    break;
+                }
+                active[i] = true;
+                steps += 1;
+                if !in_flat[i] {
+                    break;
+                }
+                cur = s.entries.parent_id(i).and_then(|p| s.index.get(&p));
+            }
+        }
+        let mut v = View {
+            s,
+            tree,
+            flat,
+            active,
+            msg_info: vec![0; n],
+            checker: std::cell::RefCell::new(js::Checker::new()),
+            text: DisplayText::new(),
+            leaf,
+            no_message: None,
+            ordered: ordered_tree,
+        };
+        for k in 0..v.flat.len() {
+            let i = v.flat[k].0;
+            if s.entries[i].ty() != EntryType::Message {
+                continue;
+            }
+            let line = s.line(i)?;
+            let Ok(obj) = v.object(&line, s.entries[i].line()) else {
+                continue;
+            };
+            if matches!(obj.raw("message"), None | Some(b"null")) && v.no_message.is_none() {
+                v.no_message = Some(i);
+            }
+            v.msg_info[i] = msg_info(&obj) | MSG_KNOWN;
+            if let Some(m) = obj.object("message") {
+                v.text.note(&m);
+            }
+        }
+        Ok(v)
+    }
+
+    /// [`Session::object`], the quick way first: a compact line's members
+    /// as [`js::Checker::valid_object`] finds them (the scanner's, in a
+    /// quicker pass), as the load reads it.
+    pub(super) fn object<'a>(&self, bytes: &'a [u8], line: u64) -> Result<Object<'a>> {
+        if let Ok(mut c) = self.checker.try_borrow_mut() {
+            if let Some(members) = c.valid_object(bytes) {
+                return Ok(Object {
+                    text: bytes,
+                    range: 0..bytes.len(),
+                    members: members.to_vec(),
+                });
+            }
+        }
+        self.s.object(bytes, line)
+    }
+
+    /// `entry.id === currentLeafId`.
+    pub(super) fn is_leaf(&self, i: usize) -> bool {
+        self.leaf.is_some_and(|l| {
+            if self.s.entries[l].has_id() {
+                self.s.entries.same_id(l, i)
+            } else {
+                // undefined === undefined
+                !self.s.entries[i].has_id()
+            }
+        })
+    }
+
+    fn id_of(&self, i: usize) -> Option<Id> {
+        self.s.entries.id(i)
+    }
+
+    pub(super) fn label_of(&self, i: usize) -> Option<&str> {
+        self.id_of(i)
+            .and_then(|id| self.s.index.labels.get(&id))
+            .map(|l| &*l.label)
+    }
+
+    /// The flat positions the filter and search let through.
+    pub(super) fn visible(
+        &self,
+        filter: Filter,
+        search: Option<&str>,
+        strict: bool,
+    ) -> Result<Vec<usize>> {
+        let tokens: Vec<String> = search
+            .map(|q| {
+                q.to_lowercase()
+                    .split(is_js_space)
+                    .filter(|t| !t.is_empty())
+                    .map(String::from)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        for (k, &(i, _)) in self.flat.iter().enumerate() {
+            if !strict && tokens.is_empty() {
+                out.push(k);
+                continue;
+            }
+            let e = &self.s.entries[i];
+            // pi 1.6 hides usage entries in every filter (they stay in
+            // the tree: only their rows go).
+            if strict && e.ty() == EntryType::Usage {
+                continue;
+            }
+            // A message's role and flags were found by `View::new`; without
+            // a search, the line need not be read again.
+            let known = self.msg_info[i];
+            let line;
+            let (obj, info) = if tokens.is_empty() && known & MSG_KNOWN != 0 {
+                (None, known)
+            } else {
+                line = self.s.line(i)?;
+                let obj = self.object(&line, e.line())?;
+                let info = if e.ty() == EntryType::Message {
+                    msg_info(&obj)
+                } else {
+                    0
+                };
+                (Some(obj), info)
+            };
+            let role = info & MSG_ROLE;
+            if strict && role == ROLE_ASSISTANT && !self.is_leaf(i) {
+                let has_text = info & MSG_HAS_TEXT != 0;
+                let bad = info & MSG_BAD_STOP != 0;
+                if !has_text && !bad {
+                    continue;
+                }
+            }
+            let settings = matches!(
+                e.ty(),
+                EntryType::Label
+                    | EntryType::ContextEdit
+                    | EntryType::Custom
+                    | EntryType::ModelChange
+                    | EntryType::ThinkingLevelChange
+                    | EntryType::SessionInfo
+            );
+            let pass = match filter {
+                Filter::UserOnly => role == ROLE_USER,
+                Filter::NoTools => !settings && role != ROLE_TOOL_RESULT,
+                Filter::LabeledOnly => self.label_of(i).is_some(),
+                Filter::All => true,
+                Filter::Default => !settings,
+            };
+            if strict && !pass {
+                continue;
+            }
+            if let Some(obj) = obj.filter(|_| !tokens.is_empty()) {
+                let text = searchable(e.ty(), self.label_of(i), &obj).to_lowercase();
+                if !tokens.iter().all(|t| text.contains(t.as_str())) {
+                    continue;
+                }
+            }
+            out.push(k);
+        }
+        Ok(out)
+    }
+
+    /// The flat positions the data formats show: every entry, unless a
+    /// filter or a search is given.
+    pub(super) fn display_positions(&self, opts: &Options) -> Result<Vec<usize>> {
+        match (opts.filter, opts.search.as_deref()) {
+            (None, None) => Ok((0..self.flat.len()).collect()),
+            (f, q) => self.visible(f.unwrap_or(Filter::All), q, f.is_some()),
+        }
+    }
+
+    /// `getEntryDisplayText(node)`, as coloured pieces.
+    pub(super) fn summary(&self, i: usize) -> Result<Vec<Seg>> {
+        let line = self.s.line(i)?;
+        let obj = self.object(&line, self.s.entries[i].line())?;
+        self.summary_of(i, &obj)
+    }
+
+    /// [`View::summary`] of entry `i`, parsed as `obj`.
+    pub(super) fn summary_of(&self, i: usize, obj: &Object<'_>) -> Result<Vec<Seg>> {
+        let ty = self.s.entries[i].ty();
+        self.text
+            .display(ty, obj, &self.s.name, self.s.entries[i].line())
+    }
+}
