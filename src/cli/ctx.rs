@@ -25,8 +25,28 @@ pub struct Log {
 impl Log {
     /// Say a problem that does not stop the tool.
     pub fn warn(&self, d: &Diagnostic) {
+        self.warn_to(&mut io::stderr().lock(), d);
+    }
+
+    /// [`Log::warn`] to `w` (a tool that orders its messages itself).
+    pub fn warn_to(&self, w: &mut dyn Write, d: &Diagnostic) {
         if !self.quiet {
-            eprintln!("{}: warning: {d}", self.tool);
+            let _ = writeln!(w, "{}: warning: {d}", self.tool);
+        }
+    }
+
+    /// An error that does not stop the tool (one file of many), to `w`:
+    /// `TOOL: error: ...`, quiet or not.
+    pub fn error_to(&self, w: &mut dyn Write, e: &dyn std::fmt::Display) {
+        let _ = writeln!(w, "{}: error: {e}", self.tool);
+    }
+
+    /// This log for what `-q` does not silence (errors, a failed batch's
+    /// summary).
+    pub fn loud(self) -> Log {
+        Log {
+            quiet: false,
+            ..self
         }
     }
 

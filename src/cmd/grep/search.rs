@@ -68,15 +68,12 @@ pub(crate) fn search_sources(
                 waiting.insert(i, r);
                 while let Some(r) = waiting.remove(&printed) {
                     printed += 1;
-                    let tool = opts.log.tool;
-                    if !opts.log.quiet {
-                        for w in &r.warnings {
-                            let _ = writeln!(err, "{tool}: warning: {w}");
-                        }
+                    for w in &r.warnings {
+                        opts.log.warn_to(err, w);
                     }
                     if let Some(e) = &r.error {
                         status.errors = true;
-                        let _ = writeln!(err, "{tool}: error: {e}");
+                        opts.log.error_to(err, e);
                     }
                     if r.matched {
                         status.matched = true;

@@ -6,7 +6,7 @@
 //! print their own lines (standard output is never held), through
 //! [`Progress`], which keeps a terminal's progress line out of their way.
 
-use super::{loud, Mode, Request, TEMP_TAG};
+use super::{Mode, Request, TEMP_TAG};
 use crate::cli::{Log, Out};
 use crate::error::{Diagnostic, Error, Result};
 use crate::migrate::{self, migrate_bytes, Outcome};
@@ -79,7 +79,7 @@ impl Progress {
 
     /// `TOOL: error: ...`, even when quiet.
     fn error(&self, e: impl std::fmt::Display) {
-        self.say(|| loud(self.log).note(&format!("error: {e}")))
+        self.say(|| self.log.loud().note(&format!("error: {e}")))
     }
 
     fn tick(&self) {

@@ -178,15 +178,6 @@ pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
 /// The tag in temporary file names: `.NAME.pi-migrate-tmp-PID-RAND`.
 pub(crate) const TEMP_TAG: &str = "pi-migrate";
 
-/// `log` for what `-q` does not silence: errors, and the summary of a
-/// batch in which a file failed.
-fn loud(log: Log) -> Log {
-    Log {
-        quiet: false,
-        ..log
-    }
-}
-
 /// What `pi-migrate` does with the files it finds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
@@ -321,7 +312,7 @@ pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
         String::new()
     };
     // Said even with -q when a file failed.
-    let summary = if failed > 0 { loud(log) } else { log };
+    let summary = if failed > 0 { log.loud() } else { log };
     summary.note(&format!(
         "{migrated} {verb}, {current} already current, {failed} failed{moved}"
     ));

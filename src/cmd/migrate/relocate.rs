@@ -3,7 +3,7 @@
 //! `sessions/--<encoded cwd>--/`, as pi's own one-time fix does.
 
 use super::batch::print_line;
-use super::{loud, Mode, Request};
+use super::{Mode, Request};
 use crate::cli::Log;
 use crate::error::Diagnostic;
 use crate::json::Object;
@@ -59,7 +59,7 @@ pub(super) fn relocate(req: &Request, log: Log) -> std::result::Result<usize, us
                 moved += 1;
             }
             Err(e) => {
-                loud(log).note(&format!(
+                log.loud().note(&format!(
                     "error: {name}: cannot move to {}: {}",
                     dest.display(),
                     crate::error::io_message(&e)
