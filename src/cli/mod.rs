@@ -199,3 +199,33 @@ fn write_man_page<A: Tool>(out: &mut impl Write) -> io::Result<()> {
     let cmd = command::<A>();
     clap_mangen::Man::new(cmd).render(out)
 }
+
+/// `impl Tool for Args` for a tool whose `run(&Args, &mut Ctx)` is its
+/// module's `run`: its name, where `-q` is, and (optionally) how its clap
+/// command is adjusted.
+///
+/// ```ignore
+/// crate::impl_tool!(Args, "pi-label", quiet = input.quiet, adjust = crate::cli::session_required);
+/// ```
+#[macro_export]
+macro_rules! impl_tool {
+    ($args:ty, $name:literal, quiet = $($q:ident).+ $(, adjust = $adjust:expr)? $(,)?) => {
+        impl $crate::cli::Tool for $args {
+            const NAME: &'static str = $name;
+            fn quiet(&self) -> bool {
+                self.$($q).+
+            }
+            $(
+                fn adjust(cmd: ::clap::Command) -> ::clap::Command {
+                    ($adjust)(cmd)
+                }
+            )?
+            fn run(
+                &self,
+                ctx: &mut $crate::cli::Ctx,
+            ) -> $crate::error::Result<$crate::cli::Exit> {
+                run(self, ctx)
+            }
+        }
+    };
+}

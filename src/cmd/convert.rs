@@ -1,7 +1,7 @@
 //! `pi-convert`: the messages the model sees (pi's `convertToLlm`), or a
 //! transcript people can read, from a session or a stream of messages.
 
-use crate::cli::{out_err, Ctx, Exit, Log, Out, SessionArgs, Tool};
+use crate::cli::{out_err, Ctx, Exit, Log, Out, SessionArgs};
 use crate::context::{self, Item};
 use crate::convert::{self, ConvertError, Converted};
 use crate::error::{Error, Result};
@@ -75,15 +75,7 @@ pub struct Args {
     pub include_hidden: bool,
 }
 
-impl Tool for Args {
-    const NAME: &'static str = "pi-convert";
-    fn quiet(&self) -> bool {
-        self.input.quiet
-    }
-    fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
-        run(self, ctx)
-    }
-}
+crate::impl_tool!(Args, "pi-convert", quiet = input.quiet);
 
 /// `pi-convert`: read SESSION (a session or a message stream), print it
 /// in the form asked for.
@@ -228,6 +220,7 @@ pub(crate) fn detect_file(name: &str, path: &std::path::Path) -> Result<From> {
 }
 
 /// Convert the input held in `bytes` (named `name` in messages).
+#[cfg(feature = "fuzzing")]
 pub(crate) fn convert_bytes(
     name: &str,
     bytes: Vec<u8>,

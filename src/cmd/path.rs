@@ -6,7 +6,7 @@
 //! send to the model, the whole context object, or the ids; or lists every
 //! leaf a user can go back to.
 
-use crate::cli::{Ctx, Exit, SessionArgs, Tool};
+use crate::cli::{Ctx, Exit, SessionArgs};
 use clap::Parser;
 
 use crate::cli::Out;
@@ -91,15 +91,7 @@ pub struct Args {
     pub leaves: bool,
 }
 
-impl Tool for Args {
-    const NAME: &'static str = "pi-path";
-    fn quiet(&self) -> bool {
-        self.input.quiet
-    }
-    fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
-        run(self, ctx)
-    }
-}
+crate::impl_tool!(Args, "pi-path", quiet = input.quiet);
 
 /// `pi-path`: read SESSION, print the path (or the leaves).
 pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {

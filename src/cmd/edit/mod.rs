@@ -5,7 +5,7 @@
 use crate::append::{context_edit_line, fresh_id, now_json, Appender};
 mod redact;
 
-use crate::cli::{Ctx, Exit, Log, Out, SessionArgs, Tool};
+use crate::cli::{Ctx, Exit, Log, Out, SessionArgs};
 use crate::context::{self, Item};
 use crate::entry::{EntryType, Id};
 use crate::error::{Diagnostic, Error, Result};
@@ -198,18 +198,12 @@ fn read_text(f: &std::path::Path, session: &str) -> Result<String, Error> {
     })
 }
 
-impl Tool for Args {
-    const NAME: &'static str = "pi-edit";
-    fn adjust(cmd: clap::Command) -> clap::Command {
-        crate::cli::session_required(cmd)
-    }
-    fn quiet(&self) -> bool {
-        self.input.quiet
-    }
-    fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
-        run(self, ctx)
-    }
-}
+crate::impl_tool!(
+    Args,
+    "pi-edit",
+    quiet = input.quiet,
+    adjust = crate::cli::session_required
+);
 
 /// `pi-edit`: append the context edits asked for, or list them.
 pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {

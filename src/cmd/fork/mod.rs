@@ -16,7 +16,7 @@ mod build;
 pub(crate) use build::*;
 pub use build::{branched_session, NewSession};
 
-use crate::cli::{Ctx, Exit, Out, SessionArgs, Tool};
+use crate::cli::{Ctx, Exit, Out, SessionArgs};
 use crate::error::{Error, Result};
 use crate::json::ObjectWriter;
 use crate::session::{Input, ReadOptions, Session};
@@ -133,23 +133,17 @@ pub struct Args {
     pub json: bool,
 }
 
-impl Tool for Args {
-    const NAME: &'static str = "pi-fork";
-    fn quiet(&self) -> bool {
-        self.input.quiet
-    }
-    fn adjust(cmd: clap::Command) -> clap::Command {
-        let cmd = crate::cli::session_required(cmd);
-        crate::cli::edit_arg(cmd, "session_dir", |a| {
-            a.help(
-                "Directory for the new session (default: SESSION's directory; with \
+crate::impl_tool!(Args, "pi-fork", quiet = input.quiet, adjust = adjust);
+
+/// SESSION is required; --session-dir is also where new sessions go.
+fn adjust(cmd: clap::Command) -> clap::Command {
+    let cmd = crate::cli::session_required(cmd);
+    crate::cli::edit_arg(cmd, "session_dir", |a| {
+        a.help(
+            "Directory for the new session (default: SESSION's directory; with \
 --cwd, that project's session directory); also where session-id prefixes are looked up",
-            )
-        })
-    }
-    fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
-        run(self, ctx)
-    }
+        )
+    })
 }
 
 /// `pi-fork`: write the new sessions (or append the in-place entry) and

@@ -15,7 +15,7 @@ pub(crate) use filter::{filter, parse_duration, parse_when};
 pub(crate) use list::list;
 pub(crate) use long::{long_info, Long};
 
-use crate::cli::{Ctx, Exit, Log, Out, Tool};
+use crate::cli::{Ctx, Exit, Log, Out};
 use crate::error::{escape_name, Diagnostic, Error, Result};
 use crate::store;
 use clap::Parser;
@@ -135,15 +135,7 @@ pub struct Args {
     pub quiet: bool,
 }
 
-impl Tool for Args {
-    const NAME: &'static str = "pi-ls";
-    fn quiet(&self) -> bool {
-        self.quiet
-    }
-    fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
-        run(self, ctx)
-    }
-}
+crate::impl_tool!(Args, "pi-ls", quiet = quiet);
 
 /// `pi-ls`: list the sessions asked for.
 pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {

@@ -18,7 +18,7 @@
 mod batch;
 mod relocate;
 
-use crate::cli::{Ctx, Exit, Log, Out, Tool};
+use crate::cli::{Ctx, Exit, Log, Out};
 use crate::error::{Diagnostic, Error, Result};
 use crate::migrate::CURRENT_VERSION;
 use crate::store;
@@ -123,15 +123,7 @@ pub struct Args {
     pub quiet: bool,
 }
 
-impl Tool for Args {
-    const NAME: &'static str = "pi-migrate";
-    fn quiet(&self) -> bool {
-        self.quiet
-    }
-    fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
-        run(self, ctx)
-    }
-}
+crate::impl_tool!(Args, "pi-migrate", quiet = quiet);
 
 /// `pi-migrate`: migrate what PATHs name; not found (exit 1) when a file
 /// failed, or `--check` found files to migrate (the messages are printed).

@@ -30,7 +30,7 @@ pub(crate) use dedupe::dedupe;
 pub(crate) use report::{parse_date_bound, time_zone};
 pub(crate) use scan::{collect, scan_all, scan_file, Record};
 
-use crate::cli::{Ctx, Exit, Log, Tool};
+use crate::cli::{Ctx, Exit, Log};
 use crate::error::{escape_name, Error, Result};
 use crate::store;
 use clap::Parser;
@@ -134,15 +134,7 @@ pub struct Args {
     pub quiet: bool,
 }
 
-impl Tool for Args {
-    const NAME: &'static str = "pi-usage";
-    fn quiet(&self) -> bool {
-        self.quiet
-    }
-    fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
-        run(self, ctx)
-    }
-}
+crate::impl_tool!(Args, "pi-usage", quiet = quiet);
 
 /// `pi-usage`: add up the usage of the sessions asked for and print the report.
 pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
