@@ -60,3 +60,19 @@ macro_rules! help_exit {
         "Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage."
     };
 }
+
+/// How the help of a tool that reads one session at a `--leaf` ends: what
+/// a REF is, the line limit, the exit statuses, [`exact_to_pi!`].
+#[macro_export]
+macro_rules! help_leaf_tool_footer {
+    () => {
+        concat!(
+            $crate::help_ref_leaf!(),
+            "\n\n",
+            $crate::help_max_line!(),
+            "\n",
+            $crate::help_exit!(),
+            $crate::exact_to_pi!()
+        )
+    };
+}

@@ -29,12 +29,7 @@ Examples:
   pi-convert 019a5c --to text               a session by id prefix, like pi --session
 
 ",
-    crate::help_ref_leaf!(),
-    "\n\n",
-    crate::help_max_line!(),
-    "\n",
-    crate::help_exit!(),
-    crate::exact_to_pi!()
+    crate::help_leaf_tool_footer!()
 );
 
 /// Exactly what the model sees, and transcripts people can read.

@@ -49,12 +49,7 @@ Examples:
   pi-path 019a5c                           a session by id prefix, like pi --session
 
 ",
-    crate::help_ref_leaf!(),
-    "\n\n",
-    crate::help_max_line!(),
-    "\n",
-    crate::help_exit!(),
-    crate::exact_to_pi!()
+    crate::help_leaf_tool_footer!()
 );
 
 /// The path from the root of a pi session to a leaf.
