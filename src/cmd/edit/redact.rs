@@ -160,21 +160,7 @@ impl Redactor<'_> {
     fn content(&mut self, text: &[u8], range: std::ops::Range<usize>) -> Vec<u8> {
         match scan::kind_of(&text[range.clone()]) {
             Some(scan::Kind::String) => self.string(text, range).0,
-            Some(scan::Kind::Array) => {
-                let mut out = vec![b'['];
-                for (k, e) in scan::elements(text, range)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .enumerate()
-                {
-                    if k > 0 {
-                        out.push(b',');
-                    }
-                    out.extend_from_slice(&self.block(text, e));
-                }
-                out.push(b']');
-                out
-            }
+            Some(scan::Kind::Array) => array(text, range, |e| self.block(text, e)),
             _ => text[range].to_vec(),
         }
     }
@@ -231,21 +217,7 @@ impl Redactor<'_> {
                     None => text[range].to_vec(),
                 }
             }
-            Some(scan::Kind::Array) => {
-                let mut out = vec![b'['];
-                for (k, e) in scan::elements(text, range)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .enumerate()
-                {
-                    if k > 0 {
-                        out.push(b',');
-                    }
-                    out.extend_from_slice(&self.value(text, e, depth + 1));
-                }
-                out.push(b']');
-                out
-            }
+            Some(scan::Kind::Array) => array(text, range, |e| self.value(text, e, depth + 1)),
             Some(scan::Kind::Object) => {
                 // Redacted keys may collide: the later member wins, as in
                 // JSON.parse, and keeps the first one's place.
@@ -273,4 +245,25 @@ impl Redactor<'_> {
             _ => text[range].to_vec(),
         }
     }
+}
+
+/// The JSON array at `range` with each element as `f` makes it.
+fn array(
+    text: &[u8],
+    range: std::ops::Range<usize>,
+    mut f: impl FnMut(std::ops::Range<usize>) -> Vec<u8>,
+) -> Vec<u8> {
+    let mut out = vec![b'['];
+    for (k, e) in scan::elements(text, range)
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+    {
+        if k > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(&f(e));
+    }
+    out.push(b']');
+    out
 }
