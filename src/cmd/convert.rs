@@ -70,7 +70,7 @@ pub struct Args {
     pub include_hidden: bool,
 }
 
-crate::impl_tool!(Args, "pi-convert", quiet = input.quiet);
+crate::impl_tool! { Args, "pi-convert", quiet = input.quiet }
 
 /// `pi-convert`: read SESSION (a session or a message stream), print it
 /// in the form asked for.

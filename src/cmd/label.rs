@@ -2,7 +2,7 @@
 //! appending the entries pi's `appendLabelChange` and `appendSessionInfo` write.
 
 use crate::append::{fresh_id, label_line, leaf_parent, now_json, session_info_line, Appender};
-use crate::cli::{Ctx, Exit, Log, Out, SessionArgs};
+use crate::cli::{session_required, Ctx, Exit, Log, Out, SessionArgs};
 use crate::error::{Error, Result};
 use crate::json::ObjectWriter;
 use crate::migrate::CURRENT_VERSION;
@@ -105,12 +105,7 @@ impl Args {
     }
 }
 
-crate::impl_tool!(
-    Args,
-    "pi-label",
-    quiet = input.quiet,
-    adjust = crate::cli::session_required
-);
+crate::impl_tool! { Args, "pi-label", quiet = input.quiet, adjust = session_required }
 
 /// `pi-label`: set, clear or list labels, or name the session.
 pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {

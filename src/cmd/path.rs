@@ -86,7 +86,7 @@ pub struct Args {
     pub leaves: bool,
 }
 
-crate::impl_tool!(Args, "pi-path", quiet = input.quiet);
+crate::impl_tool! { Args, "pi-path", quiet = input.quiet }
 
 /// `pi-path`: read SESSION, print the path (or the leaves).
 pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {

@@ -5,7 +5,7 @@
 use crate::append::{context_edit_line, fresh_id, now_json, Appender};
 mod redact;
 
-use crate::cli::{Ctx, Exit, Log, Out, SessionArgs};
+use crate::cli::{session_required, Ctx, Exit, Log, Out, SessionArgs};
 use crate::context::{self, Item};
 use crate::entry::{EntryType, Id};
 use crate::error::{Diagnostic, Error, Result};
@@ -198,12 +198,7 @@ fn read_text(f: &std::path::Path, session: &str) -> Result<String, Error> {
     })
 }
 
-crate::impl_tool!(
-    Args,
-    "pi-edit",
-    quiet = input.quiet,
-    adjust = crate::cli::session_required
-);
+crate::impl_tool! { Args, "pi-edit", quiet = input.quiet, adjust = session_required }
 
 /// `pi-edit`: append the context edits asked for, or list them.
 pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {

@@ -133,7 +133,7 @@ pub struct Args {
     pub json: bool,
 }
 
-crate::impl_tool!(Args, "pi-fork", quiet = input.quiet, adjust = adjust);
+crate::impl_tool! { Args, "pi-fork", quiet = input.quiet, adjust = adjust }
 
 /// SESSION is required; --session-dir is also where new sessions go.
 fn adjust(cmd: clap::Command) -> clap::Command {

@@ -135,7 +135,7 @@ pub struct Args {
     pub quiet: bool,
 }
 
-crate::impl_tool!(Args, "pi-ls", quiet = quiet);
+crate::impl_tool! { Args, "pi-ls", quiet = quiet }
 
 /// `pi-ls`: list the sessions asked for.
 pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {

@@ -123,7 +123,7 @@ pub struct Args {
     pub quiet: bool,
 }
 
-crate::impl_tool!(Args, "pi-migrate", quiet = quiet);
+crate::impl_tool! { Args, "pi-migrate", quiet = quiet }
 
 /// `pi-migrate`: migrate what PATHs name; not found (exit 1) when a file
 /// failed, or `--check` found files to migrate (the messages are printed).

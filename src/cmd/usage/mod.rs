@@ -134,7 +134,7 @@ pub struct Args {
     pub quiet: bool,
 }
 
-crate::impl_tool!(Args, "pi-usage", quiet = quiet);
+crate::impl_tool! { Args, "pi-usage", quiet = quiet }
 
 /// `pi-usage`: add up the usage of the sessions asked for and print the report.
 pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
