@@ -4,7 +4,7 @@
 //! Each file is read into memory once (so memory is bounded by the largest
 //! files being searched at the same time, one per thread, never by the
 //! store). A version-3 file is searched without loading it as a session:
-//! the prefilter ([`crate::search::Matcher::pre`]) finds the lines whose raw
+//! the prefilter (`search::Matcher::pre`) finds the lines whose raw
 //! bytes could hold a match, and only those are parsed and decoded. Older
 //! files, and `--active`, go through the session loader (for the ids
 //! `pi-migrate` will give, and for the path).
