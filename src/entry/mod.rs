@@ -148,6 +148,3 @@ pub struct LabelChange {
     /// The label it sets; None = cleared.
     pub label: Option<Box<str>>,
 }
-
-// Old names, until cmd/tree switches to js::string (issue 16).
-pub use crate::json::js::string::{is_space as is_js_space, trim as js_trim};

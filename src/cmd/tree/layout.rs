@@ -6,6 +6,7 @@ use super::view::View;
 use super::Filter;
 use crate::entry::Id;
 use crate::error::Result;
+use crate::json::js::string;
 use crate::tree::Step;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -399,7 +400,8 @@ impl View<'_> {
 
     /// The rows' layout when nodes are shared (duplicate ids): pi lays the
     /// whole tree out, then the filtered rows by id, once for the filter
-    /// and once more for a search.
+    /// and once more for a search (one with words: a query that is blank
+    /// to JavaScript's `trim()` keeps the rows the filter let through).
     pub(super) fn visuals_shared(
         &self,
         filter: Filter,
@@ -410,7 +412,7 @@ impl View<'_> {
         if rows.len() != self.flat.len() {
             return Ok(self.visuals(vis));
         }
-        if search.is_some_and(|q| !q.trim().is_empty()) {
+        if search.is_some_and(|q| !string::trim(q).is_empty()) {
             let first = self.visible(filter, None, true)?;
             self.recalculate(&first, &mut rows)?;
         }

@@ -12,15 +12,15 @@
 //! search), `layout` (its indentation, connectors and gutters),
 //! `text` (the rows as text), `jsonl` and `dot` (the data formats),
 //! `json` (`getTree()`, with `lines` where its lines come from),
-//! `stats`, `problems` (what every format checks and warns about
-//! first) and `pitext` (pi's display and searchable text).
+//! `stats` and `problems` (what every format checks and warns about
+//! first). pi's display and searchable text of an entry are
+//! [`crate::search::tree_text`]'s.
 
 mod dot;
 mod json;
 mod jsonl;
 mod layout;
 mod lines;
-mod pitext;
 mod problems;
 mod stats;
 mod text;

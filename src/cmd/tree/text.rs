@@ -2,12 +2,13 @@
 //! `•` on the active path, `[label]`, the display text, cut to the width
 //! as pi cuts its rows, coloured or not.
 
-use super::pitext::{Seg, ACCENT, DIM, MUTED, WARNING};
 use super::view::View;
 use super::{Filter, Options};
 use crate::cli::Out;
-use crate::entry::{is_js_space, EntryType};
+use crate::entry::EntryType;
 use crate::error::{Error, Result};
+use crate::json::js::string;
+use crate::search::tree_text::{Seg, ACCENT, DIM, MUTED, WARNING};
 use std::io::Write;
 
 impl View<'_> {
@@ -97,7 +98,7 @@ fn render_line(out: &mut String, segs: &[Seg], width: Option<usize>, color: bool
     // The length of the pieces joined, less the trailing white space.
     let mut trimmed_len: usize = segs.iter().map(|(t, _)| t.len()).sum();
     for (t, _) in segs.iter().rev() {
-        let kept = t.trim_end_matches(is_js_space).len();
+        let kept = t.trim_end_matches(string::is_space).len();
         trimmed_len -= t.len() - kept;
         if kept > 0 {
             break;

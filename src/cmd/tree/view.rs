@@ -2,11 +2,11 @@
 //! the tree flattened with the branch holding the active leaf first, the
 //! active path, and the rows a filter and a search let through.
 
-use super::pitext::{has_text_content, searchable, DisplayText, Seg};
 use super::{Filter, Options};
-use crate::entry::{is_js_space, EntryType, Id};
-use crate::error::Result;
+use crate::entry::{EntryType, Id};
+use crate::error::{Error, Result};
 use crate::json::{js, Object};
+use crate::search::tree_text::{has_text_content, searchable, Display, Query, Seg};
 use crate::session::Session;
 use crate::tree::{Step, Tree};
 
@@ -23,7 +23,7 @@ pub(super) struct View<'s> {
     /// For [`View::object`].
     checker: std::cell::RefCell<js::Checker>,
     /// What the display text needs besides the entry (the tool calls).
-    text: DisplayText,
+    text: Display,
     leaf: Option<usize>,
     /// The tree with the active branch first (flattenTree's order).
     pub(super) ordered: Tree,
@@ -135,7 +135,7 @@ impl<'s> View<'s> {
             active,
             msg_info: vec![0; n],
             checker: std::cell::RefCell::new(js::Checker::new()),
-            text: DisplayText::new(),
+            text: Display::new(),
             leaf,
             no_message: None,
             ordered: ordered_tree,
@@ -154,7 +154,7 @@ impl<'s> View<'s> {
             }
             v.msg_info[i] = msg_info(&obj) | MSG_KNOWN;
             if let Some(m) = obj.object("message") {
-                v.text.note(&m);
+                v.text.add_tool_calls(&m);
             }
         }
         Ok(v)
@@ -205,18 +205,10 @@ impl<'s> View<'s> {
         search: Option<&str>,
         strict: bool,
     ) -> Result<Vec<usize>> {
-        let tokens: Vec<String> = search
-            .map(|q| {
-                q.to_lowercase()
-                    .split(is_js_space)
-                    .filter(|t| !t.is_empty())
-                    .map(String::from)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let query = search.map(Query::new).unwrap_or_default();
         let mut out = Vec::new();
         for (k, &(i, _)) in self.flat.iter().enumerate() {
-            if !strict && tokens.is_empty() {
+            if !strict && query.is_empty() {
                 out.push(k);
                 continue;
             }
@@ -230,7 +222,7 @@ impl<'s> View<'s> {
             // a search, the line need not be read again.
             let known = self.msg_info[i];
             let line;
-            let (obj, info) = if tokens.is_empty() && known & MSG_KNOWN != 0 {
+            let (obj, info) = if query.is_empty() && known & MSG_KNOWN != 0 {
                 (None, known)
             } else {
                 line = self.s.line(i)?;
@@ -269,9 +261,8 @@ impl<'s> View<'s> {
             if strict && !pass {
                 continue;
             }
-            if let Some(obj) = obj.filter(|_| !tokens.is_empty()) {
-                let text = searchable(e.ty(), self.label_of(i), &obj).to_lowercase();
-                if !tokens.iter().all(|t| text.contains(t.as_str())) {
+            if let Some(obj) = obj.filter(|_| !query.is_empty()) {
+                if !query.matches(&searchable(e.ty(), self.label_of(i), &obj)) {
                     continue;
                 }
             }
@@ -298,8 +289,9 @@ impl<'s> View<'s> {
 
     /// [`View::summary`] of entry `i`, parsed as `obj`.
     pub(super) fn summary_of(&self, i: usize, obj: &Object<'_>) -> Result<Vec<Seg>> {
-        let ty = self.s.entries[i].ty();
+        let e = &self.s.entries[i];
         self.text
-            .display(ty, obj, &self.s.name, self.s.entries[i].line())
+            .text(e.ty(), obj)
+            .map_err(|why| Error::data(&self.s.name, Some(e.line()), why))
     }
 }
