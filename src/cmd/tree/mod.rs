@@ -14,7 +14,7 @@
 //! `json` (`getTree()`, with `lines` where its lines come from),
 //! `stats` and `problems` (what every format checks and warns about
 //! first). pi's display and searchable text of an entry are
-//! [`crate::search::tree_text`]'s.
+//! `search::tree_text`'s.
 
 mod dot;
 mod json;
@@ -28,7 +28,7 @@ mod view;
 
 pub use stats::write_stats;
 
-use crate::cli::{Ctx, Exit, Log, Out, SessionArgs, Tool};
+use crate::cli::{Ctx, Exit, Log, Out, SessionArgs};
 use crate::error::Result;
 use crate::refs;
 use crate::session::Session;
@@ -55,12 +55,7 @@ Examples:
                                           a session by id prefix, coloured in less
 
 ",
-    crate::help_ref_leaf!(),
-    "\n\n",
-    crate::help_max_line!(),
-    "\n",
-    crate::help_exit!(),
-    crate::exact_to_pi!()
+    crate::help_leaf_tool_footer!()
 );
 
 /// pi's /tree view of a session, from the shell.
@@ -122,15 +117,7 @@ pub struct Args {
     pub stats: bool,
 }
 
-impl Tool for Args {
-    const NAME: &'static str = "pi-tree";
-    fn quiet(&self) -> bool {
-        self.input.quiet
-    }
-    fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
-        run(self, ctx)
-    }
-}
+crate::impl_tool! { Args, "pi-tree", quiet = input.quiet }
 
 /// `pi-tree`: read SESSION, print its tree in the format asked for.
 pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
@@ -209,7 +196,7 @@ pub struct Options {
     pub color: bool,
     /// The file descriptor `out` writes to, when it is one (standard
     /// output): `--json` then has the kernel copy the entries' lines from
-    /// the session file to it (see [`crate::gather`]) instead of reading
+    /// the session file to it (see `gather.rs`) instead of reading
     /// them. `out` is flushed first.
     pub out_fd: Option<i32>,
 }

@@ -25,7 +25,7 @@ pub mod stringify;
 pub use check::{already_canonical, Checker};
 pub use escape::{decode_string, decode_utf16, write_raw_string, write_str, write_utf16};
 pub use number::{number_string, number_to_js, write_number, write_number_text};
-pub use string::{is_space_unit as is_js_space, string_value, string_value_or_empty, trim_utf16};
+pub use string::{string_value, string_value_or_empty, trim_utf16};
 pub use stringify::{canonical, canonical_long_way, canonical_vec, canonical_with, with_member};
 
 /// How deep [`canonical`] follows nested arrays and objects. JavaScript's own
