@@ -299,7 +299,7 @@ pub fn write_new_lines(
     lines: &[u8],
     out: &mut impl std::io::Write,
 ) -> Result<()> {
-    use crate::cli::Out;
+    use crate::io::Out;
     match appender {
         Some(a) => {
             out.announce(said)?;

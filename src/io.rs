@@ -1,13 +1,15 @@
 //! Reading a file at offsets: positioned reads (`pread`) that several
 //! readers can share on one open file, a read-ahead window for reading
-//! lines again by their offsets, and a reader of a byte range.
+//! lines again by their offsets, and a reader of a byte range; and
+//! writing output ([`Out`]) with errors that keep their kind.
 //!
 //! Every tool that reads a session file again after loading it (to print a
 //! line, to check that it has not changed, to find its last line) reads
 //! through these.
 
+use crate::error::{Error, Result};
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 
 /// One positioned read of `f` into `buf` from `offset` (`pread`: the file's
 /// own position is not used, so readers can share the file); the number of
@@ -128,6 +130,57 @@ impl Read for At<'_> {
         self.pos += n as u64;
         Ok(n)
     }
+}
+
+/// Writing output: every error is the tool's `<stdout>` error, and keeps
+/// its [`io::ErrorKind`] (a closed pipe is matched by kind). For any
+/// writer, so that the library's writers serve a `Vec<u8>` as well.
+pub trait Out: Write {
+    /// Write all of `b`.
+    fn bytes(&mut self, b: &[u8]) -> Result<()> {
+        self.write_all(b).map_err(out_err)
+    }
+
+    /// Write `b` and a line feed.
+    fn line(&mut self, b: &[u8]) -> Result<()> {
+        self.write_all(b)
+            .and_then(|()| self.write_all(b"\n"))
+            .map_err(out_err)
+    }
+
+    /// Formatted text (`write!`), as [`Out::bytes`].
+    fn text(&mut self, args: std::fmt::Arguments<'_>) -> Result<()> {
+        self.write_fmt(args).map_err(out_err)
+    }
+
+    /// Flush what is buffered.
+    fn done(&mut self) -> Result<()> {
+        self.flush().map_err(out_err)
+    }
+
+    /// Write and flush what a writing tool prints about a change before it
+    /// makes the change, so that an output that fails (a full disk,
+    /// `> /dev/full`) stops the tool with every file as it was. A reader
+    /// that has gone (a closed pipe) does not stop it: nobody reads the
+    /// output, and the change is still made.
+    fn announce(&mut self, b: &[u8]) -> Result<()> {
+        match self.write_all(b).and_then(|()| self.flush()) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            Err(e) => {
+                let mut err = out_err(e);
+                err.diag.message.push_str(": nothing was changed");
+                Err(err)
+            }
+        }
+    }
+}
+
+impl<W: Write + ?Sized> Out for W {}
+
+/// Turn an output error into the tool's error ([`Error::output`]).
+pub fn out_err(e: io::Error) -> Error {
+    Error::output(e)
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! Ctx) -> Result<Exit>`. A [`Ctx`] holds the tool's name, whether it is
 //! quiet, its standard output, and the one way to warn.
 
-use crate::error::{Diagnostic, Error, Result};
+use crate::error::{Diagnostic, Result};
+use crate::io::Out;
 use std::io::{self, Write};
 
 /// What a tool's run ends with, besides an error.
@@ -143,55 +144,4 @@ impl Ctx {
             None
         }
     }
-}
-
-/// Writing output: every error is the tool's `<stdout>` error, and keeps
-/// its [`io::ErrorKind`] (a closed pipe is matched by kind). For any
-/// writer, so that the library's writers serve a `Vec<u8>` as well.
-pub trait Out: Write {
-    /// Write all of `b`.
-    fn bytes(&mut self, b: &[u8]) -> Result<()> {
-        self.write_all(b).map_err(out_err)
-    }
-
-    /// Write `b` and a line feed.
-    fn line(&mut self, b: &[u8]) -> Result<()> {
-        self.write_all(b)
-            .and_then(|()| self.write_all(b"\n"))
-            .map_err(out_err)
-    }
-
-    /// Formatted text (`write!`), as [`Out::bytes`].
-    fn text(&mut self, args: std::fmt::Arguments<'_>) -> Result<()> {
-        self.write_fmt(args).map_err(out_err)
-    }
-
-    /// Flush what is buffered.
-    fn done(&mut self) -> Result<()> {
-        self.flush().map_err(out_err)
-    }
-
-    /// Write and flush what a writing tool prints about a change before it
-    /// makes the change, so that an output that fails (a full disk,
-    /// `> /dev/full`) stops the tool with every file as it was. A reader
-    /// that has gone (a closed pipe) does not stop it: nobody reads the
-    /// output, and the change is still made.
-    fn announce(&mut self, b: &[u8]) -> Result<()> {
-        match self.write_all(b).and_then(|()| self.flush()) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-            Err(e) => {
-                let mut err = out_err(e);
-                err.diag.message.push_str(": nothing was changed");
-                Err(err)
-            }
-        }
-    }
-}
-
-impl<W: Write + ?Sized> Out for W {}
-
-/// Turn an output error into the tool's error ([`Error::output`]).
-pub fn out_err(e: io::Error) -> Error {
-    Error::output(e)
 }

@@ -6,8 +6,9 @@ mod args;
 mod ctx;
 pub mod help;
 
+pub use crate::io::{out_err, Out};
 pub use args::{use_color, ColorWhen, SessionArgs};
-pub use ctx::{out_err, Ctx, Exit, Log, Out, Stdout};
+pub use ctx::{Ctx, Exit, Log, Stdout};
 pub use help::PI_RELEASE;
 
 use crate::error::{Error, Result};

@@ -8,11 +8,12 @@
 //! tool shows for the old file) and that every line needing no change,
 //! including lines pi would skip, keeps its bytes.
 
+use super::header::HeaderFields;
 use crate::entry::EntryType;
 use crate::error::{Error, Result};
+use crate::json::js::string::is_blank;
 use crate::json::{scan, Object};
 use crate::migrate::{self, EntryMigration, CURRENT_VERSION};
-use crate::session::{is_blank, HeaderFields};
 use std::collections::HashSet;
 
 /// How one session is migrated.
@@ -136,14 +137,8 @@ pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<O
             Ok(None) => {
                 // pi 1.6 takes a truthy value for its first entry, and
                 // refuses the file: no migration repairs that.
-                if header.is_none()
-                    && crate::json::js::truthy(crate::session::trim_json_space(text))
-                {
-                    return Err(Error::data(
-                        name,
-                        Some(number),
-                        crate::session::NOT_OBJECT_FIRST,
-                    ));
+                if header.is_none() && crate::json::js::truthy(crate::json::scan::trim_ws(text)) {
+                    return Err(Error::data(name, Some(number), super::NOT_OBJECT_FIRST));
                 }
                 if malformed.is_none() {
                     malformed = Some((number, "valid JSON but not an object".into()));

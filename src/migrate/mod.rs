@@ -13,6 +13,7 @@
 
 mod entry;
 mod file;
+mod header;
 
 /// The version pi writes today.
 pub const CURRENT_VERSION: u32 = 3;
@@ -24,3 +25,5 @@ pub use entry::{
 };
 pub(crate) use file::first_line_is_current;
 pub use file::{migrate_bytes, Changes, MigrateOptions, Outcome};
+pub(crate) use header::HeaderFields;
+pub use header::NOT_OBJECT_FIRST;

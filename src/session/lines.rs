@@ -3,7 +3,6 @@
 //! [`max_line`] bytes long, and what pi skips as blank.
 
 use crate::error::{Error, Result};
-use crate::json::js::string::is_space;
 use std::fs::File;
 use std::io::Read;
 
@@ -107,22 +106,7 @@ pub(super) fn for_each_line_read(
     }
 }
 
-/// Whether pi skips the line as blank (`!line.trim()`).
-pub fn is_blank(bytes: &[u8]) -> bool {
-    match bytes
-        .iter()
-        .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c))
-    {
-        None => return true,
-        // Any other ASCII character is not white space.
-        Some(&b) if b < 0x80 => return false,
-        Some(_) => {}
-    }
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s.chars().all(is_space),
-        Err(_) => false,
-    }
-}
+pub use crate::json::js::string::is_blank;
 
 /// `bytes` without JSON white space on either side.
 pub(crate) use crate::json::scan::trim_ws as trim_json_space;

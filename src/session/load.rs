@@ -3,7 +3,6 @@
 //! does), and what it makes of them once the input ends: a [`Session`]
 //! with its index (version-1 files given their ids first).
 
-use super::header::HeaderFields;
 use super::lines::{for_each_line_in, is_blank, trim_json_space, RawLine, LINE_TOO_LONG};
 use super::{Backing, Header, Input, ReadOptions, Session};
 use crate::entry::{unknown_type, Entries, EntryType, Extra, Id, Parent};
@@ -11,13 +10,10 @@ use crate::error::{Diagnostic, Error, Location, Result};
 use crate::index::Index;
 use crate::json::{js, Object};
 use crate::migrate::{self, CURRENT_VERSION};
+use crate::migrate::{HeaderFields, NOT_OBJECT_FIRST};
 use std::sync::Arc;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
-
-/// A value that is not an object before the header: pi's first entry.
-pub const NOT_OBJECT_FIRST: &str =
-    "the first entry is not a session header (a JSON value that is not an object; pi refuses such a file)";
 
 /// Why a file whose first line is a byte order mark and JSON is refused
 /// (`pi-migrate -i` removes the mark).

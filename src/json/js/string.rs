@@ -333,6 +333,23 @@ fn surrogate_escape(six: &[u8]) -> Option<u16> {
     u16::from_str_radix(hex, 16).ok()
 }
 
+/// Whether pi skips the line as blank (`!line.trim()`).
+pub fn is_blank(bytes: &[u8]) -> bool {
+    match bytes
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c))
+    {
+        None => return true,
+        // Any other ASCII character is not white space.
+        Some(&b) if b < 0x80 => return false,
+        Some(_) => {}
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.chars().all(is_space),
+        Err(_) => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,8 +2,8 @@
 //! `pi-migrate`): its id and the version pi takes it for, converting a
 //! `version` that is not a number as JavaScript does.
 
+use super::CURRENT_VERSION;
 use crate::json::{js, scan, Object};
-use crate::migrate::CURRENT_VERSION;
 use std::borrow::Cow;
 
 /// What a session header line says, as loading reads it (and `pi-migrate`).
@@ -112,3 +112,7 @@ impl<'a> HeaderFields<'a> {
         })
     }
 }
+
+/// A value that is not an object before the header: pi's first entry.
+pub const NOT_OBJECT_FIRST: &str =
+    "the first entry is not a session header (a JSON value that is not an object; pi refuses such a file)";
