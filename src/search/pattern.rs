@@ -21,7 +21,7 @@ pub struct Matcher {
     /// match must start (or end) with, and the escapes that could hide one
     /// (`\uXXXX` of a character JSON.stringify does not escape, `\/`).
     /// None when the pattern has no such literals (every line is decoded).
-    pub pre: Option<regex::bytes::Regex>,
+    pre: Option<regex::bytes::Regex>,
     /// Whether every match of `re` in a text lies within one of its lines
     /// and is a match of that line: the pattern cannot match a line break
     /// and asserts nothing but word boundaries (the break is no word

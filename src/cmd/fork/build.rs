@@ -31,7 +31,7 @@ pub struct NewSession {
     pub leaf: Option<String>,
     /// pi's `leafId` once it opens it, as JSON text (`null` when it holds
     /// only a header; None: `undefined`, a last entry without an id).
-    pub leaf_json: Option<Vec<u8>>,
+    leaf_json: Option<Vec<u8>>,
     pub bytes: Vec<u8>,
 }
 
