@@ -109,9 +109,9 @@ crate::impl_tool! { Args, "pi-label", quiet = input.quiet, adjust = session_requ
 
 /// `pi-label`: set, clear or list labels, or name the session.
 pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
-    let action = args.action()?;
+    let (action, input) = (args.action()?, args.input.input()?);
     apply(
-        args.input.input()?,
+        input,
         args.input.read_options(),
         &action,
         ctx.log,

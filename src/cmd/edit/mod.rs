@@ -205,9 +205,9 @@ pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     if args.input.session.as_deref() == Some("") {
         return Err(Error::usage("an empty SESSION names no session"));
     }
-    let action = args.action()?;
+    let (action, input) = (args.action()?, args.input.input()?);
     apply(
-        args.input.input()?,
+        input,
         args.input.read_options(),
         &action,
         ctx.log,
