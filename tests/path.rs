@@ -372,3 +372,37 @@ fn leaves_keep_ids_that_are_not_strings_as_their_json_values() {
         assert!(ids.iter().any(|i| i == want), "{want} not in {ids:?}");
     }
 }
+
+/// What was printed before an error reaches the reader before the error
+/// does (one stream for both: `2>&1`).
+#[cfg(unix)]
+#[test]
+fn output_before_an_error_comes_first() {
+    let dir = TempDir::new("path-order");
+    let f = dir.path().join("cycle.jsonl");
+    std::fs::write(
+        &f,
+        concat!(
+            r#"{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#,
+            "\n",
+            r#"{"type":"message","id":"aaaa1111","parentId":"bbbb2222","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"a"}}"#,
+            "\n",
+            r#"{"type":"message","id":"bbbb2222","parentId":"aaaa1111","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"b"}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("\"$0\" --header \"$1\" 2>&1")
+        .arg(bin("pi-path"))
+        .arg(&f)
+        .output()
+        .unwrap();
+    let both = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = both.lines().collect();
+    assert_eq!(lines.len(), 2, "{both}");
+    assert!(lines[0].starts_with(r#"{"type":"session""#), "{both}");
+    assert!(lines[1].starts_with("pi-path: error: "), "{both}");
+    assert!(lines[1].contains("parentId cycle"), "{both}");
+}

@@ -71,6 +71,9 @@ pub fn main<A: Tool>() -> ExitCode {
         Ok(Exit::Found(false)) => ExitCode::FAILURE,
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
+            // What was printed before the error goes out before it, as the
+            // error stops the output there.
+            let _ = ctx.finish();
             eprintln!("{tool}: error: {e}");
             ExitCode::from(A::error_status(&e))
         }
