@@ -16,10 +16,15 @@ console.log(s.length);
 JS
 describe
 export PI_CODING_AGENT_DIR=$STORE
+# pi-ls keeps what each file held (the cache): the rows without --no-cache
+# are the runs after the first, which read only the files that changed.
+export PI_SESSION_TOOLS_CACHE_DIR=$STORE.cache
+rm -rf "$PI_SESSION_TOOLS_CACHE_DIR"
 warm
 hyperfine -N -w 1 -r "$RUNS" --export-json /tmp/bench-ls.json \
   -n "pi-ls --all --json" "$BIN/pi-ls --all --json -q" \
   -n "pi-ls --all" "$BIN/pi-ls --all -q" \
+  -n "pi-ls --all --json --no-cache" "$BIN/pi-ls --all --json -q --no-cache" \
   -n "find | xargs head -c 512" "sh -c \"find $STORE/sessions -name '*.jsonl' | xargs head -c 512 >/dev/null\"" \
   -n "pi listAll()" "$NODE $STORE/listall.mjs" >/dev/null
 echo "| command | median | ÷ pi-ls --all --json |"

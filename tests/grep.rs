@@ -435,6 +435,8 @@ fn readme_examples_run() {
             .args(["-o", "pipefail", "-c", cmd])
             .current_dir(&cwd)
             .env("HOME", t.path())
+            .env_remove("XDG_CACHE_HOME")
+            .env_remove("PI_SESSION_TOOLS_CACHE_DIR")
             .env("PATH", &path)
             .env_remove("PI_CODING_AGENT_DIR")
             .env_remove("PI_CODING_AGENT_SESSION_DIR")

@@ -364,3 +364,84 @@ fn other_tools_take_what_pi_ls_prints() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stdout(&o).contains("v1-001.jsonl"), "{}", stdout(&o));
 }
+
+/// The cache of what each file held (`PI_SESSION_TOOLS_CACHE_DIR`): a run
+/// from it prints what a full read prints; a file that grew is read again;
+/// a damaged cache is ignored and rewritten; `--no-cache` and
+/// `PI_SESSION_TOOLS_CACHE=off` neither read nor write it.
+#[test]
+fn the_cache_changes_nothing_but_the_time() {
+    let (t, agent, proj, _) = install();
+    let cache = t.path().join("cache");
+    let ls = |args: &[&str], env: &[(&str, &str)]| {
+        let o = run_with("pi-ls", args, None, |c| {
+            c.current_dir(&proj)
+                .env("PI_CODING_AGENT_DIR", &agent)
+                .env("HOME", CONFORMANCE_HOME)
+                .env("PI_SESSION_TOOLS_CACHE_DIR", &cache)
+                .stdin(Stdio::null());
+            for (k, v) in env {
+                c.env(k, v);
+            }
+        });
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let cached = || std::fs::read_dir(&cache).map_or(0, |d| d.count());
+    let full = ls(&["--all", "--json", "--no-cache"], &[]);
+    assert_eq!(cached(), 0, "--no-cache wrote a cache");
+    assert_eq!(
+        ls(&["--all", "--json"], &[("PI_SESSION_TOOLS_CACHE", "off")]),
+        full
+    );
+    assert_eq!(cached(), 0, "PI_SESSION_TOOLS_CACHE=off wrote a cache");
+    assert_eq!(ls(&["--all", "--json"], &[]), full, "first run");
+    assert_eq!(cached(), 1);
+    assert_eq!(ls(&["--all", "--json"], &[]), full, "from the cache");
+    // One session grows (pi appends): its count and activity time follow.
+    let first: serde_json::Value = parse(full.lines().next().unwrap());
+    let path = PathBuf::from(first["path"].as_str().unwrap());
+    let count = first["messageCount"].as_u64().unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    std::io::Write::write_all(
+        &mut f,
+        br#"{"type":"message","id":"c0ffee01","parentId":null,"timestamp":"2030-01-01T00:00:00.000Z","message":{"role":"user","content":"later","timestamp":1893456000000}}
+"#,
+    )
+    .unwrap();
+    drop(f);
+    let grown = ls(&["--all", "--json"], &[]);
+    assert_eq!(grown, ls(&["--all", "--json", "--no-cache"], &[]));
+    let now: serde_json::Value = parse(grown.lines().next().unwrap());
+    assert_eq!(now["path"], first["path"]);
+    assert_eq!(now["messageCount"].as_u64(), Some(count + 1));
+    assert_ne!(grown, full);
+    // A damaged cache is ignored, and rewritten.
+    let file = std::fs::read_dir(&cache)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut bytes = std::fs::read(&file).unwrap();
+    let n = bytes.len();
+    bytes.truncate(n / 2);
+    bytes[40] ^= 0xff;
+    std::fs::write(&file, &bytes).unwrap();
+    assert_eq!(ls(&["--all", "--json"], &[]), grown, "from a damaged cache");
+    assert!(std::fs::read(&file)
+        .unwrap()
+        .starts_with(b"pi-session-tools ls cache"));
+    assert_eq!(
+        ls(&["--all", "--json"], &[]),
+        grown,
+        "from the rewritten cache"
+    );
+    // This project's listing (another root) has a cache of its own.
+    let here = ls(&["--json"], &[]);
+    assert_eq!(here, ls(&["--json", "--no-cache"], &[]));
+    assert_eq!(cached(), 2);
+}

@@ -337,6 +337,8 @@ fn run_suite(what: &str, prelude: &str, examples: &[Example]) -> Vec<String> {
         .current_dir(&work)
         .env("PATH", path_with_tools())
         .env("HOME", &home)
+        .env_remove("XDG_CACHE_HOME")
+        .env_remove("PI_SESSION_TOOLS_CACHE_DIR")
         .env("TMPDIR", &tmp.0)
         .env_remove("PI_CODING_AGENT_DIR")
         .env_remove("PI_CODING_AGENT_SESSION_DIR")

@@ -141,6 +141,34 @@ pub fn read_all(cands: &[Candidate]) -> Vec<Outcome> {
     })
 }
 
+/// [`read_all`], with what `cache` still knows taken from it: each
+/// outcome, and whether the file was read.
+pub fn read_all_cached(cands: &[Candidate], cache: &mut super::Cache) -> Vec<(Outcome, bool)> {
+    let hits: Vec<Option<Info>> = cands
+        .iter()
+        .map(|c| cache.take(&c.path, c.meta.as_ref()))
+        .collect();
+    let misses: Vec<&Candidate> = cands
+        .iter()
+        .zip(&hits)
+        .filter(|(_, h)| h.is_none())
+        .map(|(c, _)| c)
+        .collect();
+    let mut read = parallel_map(&misses, |c| {
+        BUF.with(|b| {
+            let (b, checker) = &mut *b.borrow_mut();
+            session_info_with(&c.path, c.meta.clone(), b, checker)
+        })
+    })
+    .into_iter();
+    hits.into_iter()
+        .map(|h| match h {
+            Some(info) => (Ok(info), false),
+            None => (read.next().expect("one outcome per file read"), true),
+        })
+        .collect()
+}
+
 thread_local! {
     static BUF: std::cell::RefCell<(Vec<u8>, js::Checker)> =
         std::cell::RefCell::new((Vec::new(), js::Checker::new()));

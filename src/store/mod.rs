@@ -18,12 +18,14 @@
 //!   ([`parallel_map`]).
 
 mod build;
+mod cache;
 mod dirs;
 mod find;
 mod info;
 mod parallel;
 pub mod raw;
 
+pub use cache::{Cache, CACHE_DIR_ENV, CACHE_ENV};
 pub use dirs::{
     agent_dir, encode_cwd, env_session_dir, expand_tilde, node_join, node_normalize,
     node_path_string, project_session_dir, resolve_path, resolve_path_str, sessions_root,
@@ -34,6 +36,7 @@ pub use find::{
     resolve_session, session_files_in, session_files_under, Candidate, Walk,
 };
 pub use info::{
-    read_all, session_info, session_info_with, sort_infos, write_date, Info, Outcome, Skip,
+    read_all, read_all_cached, session_info, session_info_with, sort_infos, write_date, Info,
+    Outcome, Skip,
 };
 pub use parallel::parallel_map;

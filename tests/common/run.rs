@@ -51,8 +51,15 @@ pub fn command(tool: &str, args: &[&str]) -> Command {
     let mut cmd = Command::new(bin(tool));
     cmd.args(args)
         .env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR");
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        .env("PI_SESSION_TOOLS_CACHE_DIR", test_cache_dir());
     cmd
+}
+
+/// Where the tools keep their cache (pi-ls) while the tests run: never the
+/// user's own.
+pub fn test_cache_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("pst-test-cache-{}", std::process::id()))
 }
 
 /// Run a tool with args and optional stdin.

@@ -13,14 +13,18 @@ pub(crate) fn list(req: &Request) -> (Vec<Info>, Vec<store::Skip>, Vec<String>) 
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let resolved_cwd = store::resolve_path(&cwd);
     let cands;
+    let root;
     let mut filter_cwd = false;
     if req.all {
-        cands = match &session_dir {
-            Some(d) => store::dir_candidates(&normalize_dir(d), &mut problems),
+        (cands, root) = match &session_dir {
+            Some(d) => {
+                let d = normalize_dir(d);
+                (store::dir_candidates(&d, &mut problems), d)
+            }
             None => {
                 // getSessionsDir(): join(getAgentDir(), "sessions"), not resolved.
-                let root = store::node_join(&store::agent_dir(), "sessions");
-                store::all_candidates(&root, &mut problems)
+                let r = store::node_join(&store::agent_dir(), "sessions");
+                (store::all_candidates(&r, &mut problems), r)
             }
         };
     } else {
@@ -34,15 +38,31 @@ pub(crate) fn list(req: &Request) -> (Vec<Info>, Vec<store::Skip>, Vec<String>) 
             None => default,
         };
         cands = store::dir_candidates(&dir, &mut problems);
+        root = dir;
     }
     let mut infos = Vec::new();
     let mut skips = Vec::new();
-    for o in store::read_all(&cands) {
+    let mut cache = store::Cache::open(&store::resolve_path(&root), req.cache);
+    let mut listed = Vec::new();
+    let mut any_read = false;
+    for (c, (o, read)) in cands.iter().zip(store::read_all_cached(&cands, &mut cache)) {
+        // A skipped file is not kept: reading it again says why again.
+        any_read |= read && o.is_ok();
         match o {
-            Ok(i) => infos.push(i),
+            Ok(i) => {
+                listed.push(c);
+                infos.push(i)
+            }
             Err(s) => skips.push(s),
         }
     }
+    cache.save(
+        any_read,
+        listed
+            .iter()
+            .zip(&infos)
+            .map(|(c, i)| (c.path.as_path(), c.meta.as_ref(), i)),
+    );
     if filter_cwd {
         let want = resolved_cwd.to_string_lossy().into_owned();
         infos.retain(|i| {

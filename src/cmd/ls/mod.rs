@@ -54,6 +54,12 @@ warning naming the file; --verbose adds the line and a summary.
 Directories: --session-dir DIR, else $PI_CODING_AGENT_SESSION_DIR (listed as
 pi lists them: only DIR itself, this project's sessions in it unless --all),
 else $PI_CODING_AGENT_DIR/sessions (~/.pi/agent/sessions).
+The cache: what each file held is kept for the next run, and a file whose
+device, inode, size, modification and change times are unchanged is not read
+again (pi only appends). One file per listed directory in
+$PI_SESSION_TOOLS_CACHE_DIR, else $XDG_CACHE_HOME/pi-session-tools, else
+~/.cache/pi-session-tools; --no-cache or PI_SESSION_TOOLS_CACHE=off reads every
+file and neither reads nor writes it.
 Exit status: 0 listed (an empty listing too), 1 an error, 2 wrong usage.",
     crate::exact_to_pi!()
 );
@@ -130,6 +136,12 @@ pub struct Args {
     #[arg(short, long)]
     pub verbose: bool,
 
+    /// Read every file, and neither read nor write the cache of what each
+    /// file held when last listed (see the man page; also
+    /// PI_SESSION_TOOLS_CACHE=off).
+    #[arg(long)]
+    pub no_cache: bool,
+
     /// Do not print warnings.
     #[arg(short, long, conflicts_with = "verbose")]
     pub quiet: bool,
@@ -178,6 +190,7 @@ pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
         cwd: a.cwd.clone(),
         name: a.name.clone(),
         verbose: a.verbose,
+        cache: !a.no_cache,
         log: ctx.log,
         width: a.width.or_else(|| ctx.terminal_width()),
         relative: tty,
@@ -212,6 +225,8 @@ pub(crate) struct Request {
     pub cwd: Option<PathBuf>,
     pub name: Option<String>,
     pub verbose: bool,
+    /// Take unchanged files' infos from the cache, and keep this run's.
+    pub cache: bool,
     /// Where warnings go.
     pub log: Log,
     /// Text: the terminal's columns (None: no cutting).
