@@ -45,6 +45,7 @@ impl View<'_> {
             self.visuals(&vis)
         };
         let mut line = String::new();
+        let mut gutter_at: Vec<Option<bool>> = Vec::new();
         for (v, &k) in vis.iter().enumerate() {
             let i = self.flat[k].0;
             let vi = &visual[v];
@@ -55,9 +56,18 @@ impl View<'_> {
             };
             let connector = vi.show_connector && !vi.virtual_root_child;
             let mut prefix = String::new();
+            // The first gutter at each level (as a search of the list from its
+            // start finds it), looked up once per level, not once per column.
+            gutter_at.clear();
+            gutter_at.resize(display, None);
+            for &(level, show) in vi.gutters.iter() {
+                if let Some(slot @ None) = gutter_at.get_mut(level) {
+                    *slot = Some(show);
+                }
+            }
             for c in 0..display * 3 {
                 let (level, pos) = (c / 3, c % 3);
-                if let Some(&(_, show)) = vi.gutters.iter().find(|g| g.0 == level) {
+                if let Some(show) = gutter_at[level] {
                     prefix.push(if pos == 0 && show { '│' } else { ' ' });
                 } else if connector && level + 1 == display {
                     prefix.push(match pos {
