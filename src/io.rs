@@ -138,24 +138,24 @@ impl Read for At<'_> {
 pub trait Out: Write {
     /// Write all of `b`.
     fn bytes(&mut self, b: &[u8]) -> Result<()> {
-        self.write_all(b).map_err(out_err)
+        self.write_all(b).map_err(Error::output)
     }
 
     /// Write `b` and a line feed.
     fn line(&mut self, b: &[u8]) -> Result<()> {
         self.write_all(b)
             .and_then(|()| self.write_all(b"\n"))
-            .map_err(out_err)
+            .map_err(Error::output)
     }
 
     /// Formatted text (`write!`), as [`Out::bytes`].
     fn text(&mut self, args: std::fmt::Arguments<'_>) -> Result<()> {
-        self.write_fmt(args).map_err(out_err)
+        self.write_fmt(args).map_err(Error::output)
     }
 
     /// Flush what is buffered.
     fn done(&mut self) -> Result<()> {
-        self.flush().map_err(out_err)
+        self.flush().map_err(Error::output)
     }
 
     /// Write and flush what a writing tool prints about a change before it
@@ -168,7 +168,7 @@ pub trait Out: Write {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
             Err(e) => {
-                let mut err = out_err(e);
+                let mut err = Error::output(e);
                 err.diag.message.push_str(": nothing was changed");
                 Err(err)
             }
@@ -177,11 +177,6 @@ pub trait Out: Write {
 }
 
 impl<W: Write + ?Sized> Out for W {}
-
-/// Turn an output error into the tool's error ([`Error::output`]).
-pub fn out_err(e: io::Error) -> Error {
-    Error::output(e)
-}
 
 #[cfg(test)]
 mod tests {

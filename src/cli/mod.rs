@@ -6,7 +6,7 @@ mod args;
 mod ctx;
 pub mod help;
 
-pub use crate::io::{out_err, Out};
+pub use crate::io::Out;
 pub use args::{use_color, ColorWhen, SessionArgs};
 pub use ctx::{Ctx, Exit, Log, Stdout};
 pub use help::PI_RELEASE;
@@ -180,7 +180,7 @@ const GENERATE_KINDS: [&str; 5] = [
 pub fn generate<A: Tool>(tool: &str, kind: &str, out: &mut impl Write) -> Result<()> {
     use clap_complete::Shell;
     let shell = match kind {
-        "man" => return write_man_page::<A>(out).map_err(out_err),
+        "man" => return write_man_page::<A>(out).map_err(Error::output),
         "complete-bash" => Shell::Bash,
         "complete-zsh" => Shell::Zsh,
         "complete-fish" => Shell::Fish,
@@ -195,7 +195,7 @@ pub fn generate<A: Tool>(tool: &str, kind: &str, out: &mut impl Write) -> Result
     let mut cmd = command::<A>();
     let mut buf = Vec::new();
     clap_complete::generate(shell, &mut cmd, tool, &mut buf);
-    out.write_all(&buf).map_err(out_err)
+    out.write_all(&buf).map_err(Error::output)
 }
 
 /// Render the man page of a clap command.

@@ -1,7 +1,7 @@
 //! `pi-convert`: the messages the model sees (pi's `convertToLlm`), or a
 //! transcript people can read, from a session or a stream of messages.
 
-use crate::cli::{out_err, Ctx, Exit, Log, Out, SessionArgs};
+use crate::cli::{Ctx, Exit, Log, Out, SessionArgs};
 use crate::context::{self, Item};
 use crate::convert::{self, ConvertError, Converted};
 use crate::error::{Error, Result};
@@ -293,7 +293,7 @@ pub(crate) fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Wr
                     include_hidden: opts.include_hidden,
                 },
             )?;
-            transcript::write(format, &meta, &turns, &mut buf).map_err(out_err)?;
+            transcript::write(format, &meta, &turns, &mut buf).map_err(Error::output)?;
         }
     }
     out.bytes(&buf)?;

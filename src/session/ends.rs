@@ -2,9 +2,7 @@
 //! entry read backwards from the end, for tools that need no more before
 //! they append to it (`pi-label`).
 
-use super::lines::{
-    for_each_line_read, is_blank, max_line, too_long_words, trim_json_space, LINE_TOO_LONG,
-};
+use super::lines::{for_each_line_read, is_blank, max_line, too_long_words, LINE_TOO_LONG};
 use super::load::Loader;
 use super::{Header, ReadOptions};
 use crate::entry::{Entries, Entry, EntryType, Id};
@@ -54,7 +52,7 @@ pub fn last_entry(file: &File, name: &str, from: u64) -> Result<Option<(Entry, O
                 // A truthy value that is not an object is an entry too.
                 let obj = match Object::parse_line(bytes) {
                     Ok(Some(obj)) => Some(obj),
-                    Ok(None) if js::truthy(trim_json_space(bytes)) => Some(Object {
+                    Ok(None) if js::truthy(crate::json::scan::trim_ws(bytes)) => Some(Object {
                         text: bytes,
                         range: 0..bytes.len(),
                         members: Vec::new(),

@@ -108,9 +108,6 @@ pub(super) fn for_each_line_read(
 
 pub use crate::json::js::string::is_blank;
 
-/// `bytes` without JSON white space on either side.
-pub(crate) use crate::json::scan::trim_ws as trim_json_space;
-
 /// An entry's line too long for its length to be kept (4 GiB or more).
 pub(super) const LINE_TOO_LONG: &str = "a line of 4 GiB or more: longer than this tool reads";
 

@@ -20,7 +20,6 @@ pub use crate::io::read_at_most;
 pub(crate) use crate::io::shrunk;
 pub use crate::migrate::NOT_OBJECT_FIRST;
 pub use ends::{last_entry, read_header};
-pub(crate) use lines::trim_json_space;
 pub use lines::{
     check_line_lengths, is_blank, line_too_long, max_line, max_line_from_env, parse_max_line,
     read_stdin, read_stream, DEFAULT_MAX_LINE, MAX_LINE_ENV,

@@ -5,8 +5,8 @@
 //! wrote is read by its quotes and brackets alone ([`super::raw`]).
 
 use super::raw;
+use crate::json::scan::trim_ws;
 use crate::json::{js, scan, Object};
-use crate::session::trim_json_space;
 use crate::time::js_date_ms;
 
 pub(super) struct HeaderInfo {
@@ -92,7 +92,7 @@ impl State {
                 Err(_) => return Step::Go,
                 Ok(Some(x)) => x,
                 Ok(None) => {
-                    let v = trim_json_space(line);
+                    let v = trim_ws(line);
                     if js::truthy(v) && self.header.is_none() {
                         self.not_session = true;
                     }

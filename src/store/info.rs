@@ -161,10 +161,17 @@ pub fn read_all_cached(cands: &[Candidate], cache: &mut super::Cache) -> Vec<(Ou
         })
     })
     .into_iter();
-    hits.into_iter()
-        .map(|h| match h {
+    // parallel_map gives one outcome per miss, in order; a file it did
+    // not answer for would be read here.
+    cands
+        .iter()
+        .zip(hits)
+        .map(|(c, h)| match h {
             Some(info) => (Ok(info), false),
-            None => (read.next().expect("one outcome per file read"), true),
+            None => match read.next() {
+                Some(o) => (o, true),
+                None => (session_info(&c.path, c.meta.clone(), &mut Vec::new()), true),
+            },
         })
         .collect()
 }
