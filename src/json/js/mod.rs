@@ -22,9 +22,9 @@ pub mod number;
 pub mod string;
 pub mod stringify;
 
-pub use check::{already_canonical, Checker};
-pub use escape::{decode_string, decode_utf16, write_raw_string, write_str, write_utf16};
-pub use number::{number_string, number_to_js, write_number, write_number_text};
+pub use check::Checker;
+pub use escape::{decode_string, decode_utf16, write_str, write_utf16};
+pub use number::{number_string, number_to_js, write_number};
 pub use string::{string_value, string_value_or_empty, trim_utf16};
 pub use stringify::{canonical, canonical_long_way, canonical_vec, canonical_with, with_member};
 
