@@ -444,4 +444,19 @@ fn the_cache_changes_nothing_but_the_time() {
     let here = ls(&["--json"], &[]);
     assert_eq!(here, ls(&["--json", "--no-cache"], &[]));
     assert_eq!(cached(), 2);
+    // ... that holds its sessions (they are stat'd for the key even where
+    // the directory listing took no stat), and is not written again.
+    let mut files: Vec<_> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.retain(|f| f != &file);
+    let held = std::fs::read(&files[0]).unwrap();
+    assert!(held.len() > 100, "this project's cache holds nothing");
+    let stamp = std::fs::metadata(&files[0]).unwrap().modified().unwrap();
+    assert_eq!(ls(&["--json"], &[]), here);
+    assert_eq!(
+        std::fs::metadata(&files[0]).unwrap().modified().unwrap(),
+        stamp
+    );
 }

@@ -131,19 +131,14 @@ pub fn sort_infos(infos: &mut [Info]) {
     });
 }
 
-/// Read every candidate as pi's `buildSessionInfo` does, in parallel.
-pub fn read_all(cands: &[Candidate]) -> Vec<Outcome> {
-    parallel_map(cands, |c| {
-        BUF.with(|b| {
-            let (b, checker) = &mut *b.borrow_mut();
-            session_info_with(&c.path, c.meta.clone(), b, checker)
-        })
-    })
-}
-
-/// [`read_all`], with what `cache` still knows taken from it: each
-/// outcome, and whether the file was read.
-pub fn read_all_cached(cands: &[Candidate], cache: &mut super::Cache) -> Vec<(Outcome, bool)> {
+/// Read every candidate as pi's `buildSessionInfo` does, in parallel,
+/// with what `cache` still knows taken from it instead: each outcome, and
+/// whether the file was read. A candidate not yet stat'd is stat'd here
+/// (the cache's key; the reader would take the same stat).
+pub fn read_all_cached(cands: &mut [Candidate], cache: &mut super::Cache) -> Vec<(Outcome, bool)> {
+    for c in cands.iter_mut().filter(|c| c.meta.is_none()) {
+        c.meta = std::fs::metadata(&c.path).ok();
+    }
     let hits: Vec<Option<Info>> = cands
         .iter()
         .map(|c| cache.take(&c.path, c.meta.as_ref()))
@@ -161,17 +156,11 @@ pub fn read_all_cached(cands: &[Candidate], cache: &mut super::Cache) -> Vec<(Ou
         })
     })
     .into_iter();
-    // parallel_map gives one outcome per miss, in order; a file it did
-    // not answer for would be read here.
-    cands
-        .iter()
-        .zip(hits)
-        .map(|(c, h)| match h {
+    hits.into_iter()
+        .map(|h| match h {
             Some(info) => (Ok(info), false),
-            None => match read.next() {
-                Some(o) => (o, true),
-                None => (session_info(&c.path, c.meta.clone(), &mut Vec::new()), true),
-            },
+            // parallel_map: one result per item, in order.
+            None => (read.next().expect("one outcome per file read"), true),
         })
         .collect()
 }

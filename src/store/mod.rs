@@ -12,7 +12,7 @@
 //!   and `listAll` read, in pi's order ([`dir_candidates`],
 //!   [`all_candidates`]).
 //! - `info`: pi's `SessionInfo` of each file ([`session_info`],
-//!   [`read_all`], [`sort_infos`]), built line by line in `build`, the
+//!   [`read_all_cached`], [`sort_infos`]), built line by line in `build`, the
 //!   lines pi wrote read by their quotes and brackets alone ([`raw`]).
 //! - `parallel`: a function over many items on every core
 //!   ([`parallel_map`]).
@@ -36,7 +36,6 @@ pub use find::{
     resolve_session, session_files_in, session_files_under, Candidate, Walk,
 };
 pub use info::{
-    read_all, read_all_cached, session_info, session_info_with, sort_infos, write_date, Info,
-    Outcome, Skip,
+    read_all_cached, session_info, session_info_with, sort_infos, write_date, Info, Outcome, Skip,
 };
 pub use parallel::parallel_map;

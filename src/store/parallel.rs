@@ -5,7 +5,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// `f` over `items` on every core (plain threads), results in item order.
+/// `f` over `items` on every core (plain threads): exactly one result per
+/// item, in item order (a panic in `f` is the caller's, as in a loop).
 pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())

@@ -12,7 +12,7 @@ pub(crate) fn list(req: &Request) -> (Vec<Info>, Vec<store::Skip>, Vec<String>) 
     let session_dir = req.session_dir.clone().or_else(store::env_session_dir);
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let resolved_cwd = store::resolve_path(&cwd);
-    let cands;
+    let mut cands;
     let root;
     let mut filter_cwd = false;
     if req.all {
@@ -45,7 +45,8 @@ pub(crate) fn list(req: &Request) -> (Vec<Info>, Vec<store::Skip>, Vec<String>) 
     let mut cache = store::Cache::open(&store::resolve_path(&root), req.cache);
     let mut listed = Vec::new();
     let mut any_read = false;
-    for (c, (o, read)) in cands.iter().zip(store::read_all_cached(&cands, &mut cache)) {
+    let outcomes = store::read_all_cached(&mut cands, &mut cache);
+    for (c, (o, read)) in cands.iter().zip(outcomes) {
         // A skipped file is not kept: reading it again says why again.
         any_read |= read && o.is_ok();
         match o {
