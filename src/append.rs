@@ -70,7 +70,7 @@ impl Appender {
                 Ok(m) => {
                     let mut last = [0u8; 1];
                     matches!(
-                        crate::session::read_at_most(&self.file, &mut last, m.len() - 1),
+                        crate::io::read_at_most(&self.file, &mut last, m.len() - 1),
                         Ok(1) if last[0] == b'\n'
                     )
                 }
@@ -166,7 +166,7 @@ fn fresh_line(file: &File, line: &[u8]) -> std::io::Result<Vec<u8>> {
     let mut buf = Vec::with_capacity(line.len() + 2);
     if len > 0 {
         let mut last = [0u8; 1];
-        if crate::session::read_at_most(file, &mut last, len - 1)? != 1 {
+        if crate::io::read_at_most(file, &mut last, len - 1)? != 1 {
             return Err(std::io::ErrorKind::UnexpectedEof.into());
         }
         if last[0] != b'\n' {

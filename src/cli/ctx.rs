@@ -101,19 +101,6 @@ impl Ctx {
         }
     }
 
-    pub fn tool(&self) -> &'static str {
-        self.log.tool
-    }
-
-    pub fn quiet(&self) -> bool {
-        self.log.quiet
-    }
-
-    /// See [`Log::warn`].
-    pub fn warn(&self, d: &Diagnostic) {
-        self.log.warn(d)
-    }
-
     /// Standard output's file descriptor (None when it is closed: the
     /// output then takes writes and drops them, as Rust's standard output
     /// does).

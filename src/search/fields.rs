@@ -69,7 +69,7 @@ impl<'o, 'a> Entry<'o, 'a> {
     pub fn new(obj: &'o Object<'a>, fast: bool) -> Self {
         let ty = obj.str("type");
         let message = match ty.as_deref() {
-            Some("message") => sub_object(obj, "message", fast),
+            Some("message") => crate::store::raw::sub_object(obj, "message", fast),
             _ => None,
         };
         let role = message.as_ref().and_then(|m| m.str("role"));
@@ -81,15 +81,6 @@ impl<'o, 'a> Entry<'o, 'a> {
             fast,
         }
     }
-}
-
-/// `o[key]` when it is an object.
-fn sub_object<'a>(o: &Object<'a>, key: &str, fast: bool) -> Option<Object<'a>> {
-    if !fast {
-        return o.object(key);
-    }
-    let r = o.get(key)?;
-    (o.text[r.start] == b'{').then(|| crate::store::raw::object(o.text, r))
 }
 
 /// The searchable texts of an [`Entry`], not yet decoded.

@@ -2,12 +2,13 @@
 //! entry read backwards from the end, for tools that need no more before
 //! they append to it (`pi-label`).
 
-use super::lines::{for_each_line_read, is_blank, max_line, too_long_words, LINE_TOO_LONG};
+use super::lines::{for_each_line_read, max_line, too_long_words, LINE_TOO_LONG};
 use super::load::Loader;
 use super::{Header, ReadOptions};
 use crate::entry::{Entries, Entry, EntryType, Id};
 use crate::error::{Diagnostic, Error, Result};
 use crate::io::read_at_most;
+use crate::json::js::string::is_blank;
 use crate::json::{js, Object};
 use std::fs::File;
 

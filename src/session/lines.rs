@@ -106,8 +106,6 @@ pub(super) fn for_each_line_read(
     }
 }
 
-pub use crate::json::js::string::is_blank;
-
 /// An entry's line too long for its length to be kept (4 GiB or more).
 pub(super) const LINE_TOO_LONG: &str = "a line of 4 GiB or more: longer than this tool reads";
 

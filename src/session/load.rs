@@ -3,11 +3,12 @@
 //! does), and what it makes of them once the input ends: a [`Session`]
 //! with its index (version-1 files given their ids first).
 
-use super::lines::{for_each_line_in, is_blank, RawLine, LINE_TOO_LONG};
+use super::lines::{for_each_line_in, RawLine, LINE_TOO_LONG};
 use super::{Backing, Header, Input, ReadOptions, Session};
 use crate::entry::{unknown_type, Entries, EntryType, Extra, Id, Parent};
 use crate::error::{Diagnostic, Error, Location, Result};
 use crate::index::Index;
+use crate::json::js::string::is_blank;
 use crate::json::scan::trim_ws;
 use crate::json::{js, Object};
 use crate::migrate::{self, CURRENT_VERSION};

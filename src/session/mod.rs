@@ -16,13 +16,12 @@ mod lines;
 mod load;
 mod parallel;
 
-pub use crate::io::read_at_most;
 pub(crate) use crate::io::shrunk;
 pub use crate::migrate::NOT_OBJECT_FIRST;
 pub use ends::{last_entry, read_header};
 pub use lines::{
-    check_line_lengths, is_blank, line_too_long, max_line, max_line_from_env, parse_max_line,
-    read_stdin, read_stream, DEFAULT_MAX_LINE, MAX_LINE_ENV,
+    check_line_lengths, line_too_long, max_line, max_line_from_env, parse_max_line, read_stdin,
+    read_stream, DEFAULT_MAX_LINE, MAX_LINE_ENV,
 };
 pub use load::BOM_REFUSED;
 

@@ -201,14 +201,11 @@ impl<'a> Reader<'a> {
     }
 
     fn opt(&mut self) -> Option<Option<&'a [u8]>> {
-        let n = self.u64()?;
-        if n == u64::MAX {
+        if self.0.get(..8) == Some(&u64::MAX.to_le_bytes()[..]) {
+            self.0 = &self.0[8..];
             return Some(None);
         }
-        let n = usize::try_from(n).ok()?;
-        let (h, t) = self.0.split_at_checked(n)?;
-        self.0 = t;
-        Some(Some(h))
+        self.bytes().map(Some)
     }
 }
 

@@ -125,6 +125,20 @@ pub fn object(t: &[u8], range: Range<usize>) -> crate::json::Object<'_> {
     }
 }
 
+/// `o[key]` when it is an object; `fast`: `o`'s text is known to be valid
+/// JSON, so the object is found by its quotes and brackets alone.
+pub fn sub_object<'a>(
+    o: &crate::json::Object<'a>,
+    key: &str,
+    fast: bool,
+) -> Option<crate::json::Object<'a>> {
+    if !fast {
+        return o.object(key);
+    }
+    let r = o.get(key)?;
+    (o.text[r.start] == b'{').then(|| object(o.text, r))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -326,7 +326,7 @@ impl Searcher<'_> {
                 }
                 Ok(None) => {}
                 Err(e) => {
-                    if !crate::session::is_blank(line) {
+                    if !crate::json::js::string::is_blank(line) {
                         self.fo.warnings.push(Diagnostic::new(
                             self.name,
                             Some(line_no),

@@ -271,16 +271,6 @@ fn split_message(
     Some((em, s..e, mm))
 }
 
-/// `o[key]` when it is an object; `fast`: `o`'s text is known to be valid
-/// (see [`crate::store::raw`]).
-fn sub_object<'a>(o: &Object<'a>, key: &str, fast: bool) -> Option<Object<'a>> {
-    if !fast {
-        return o.object(key);
-    }
-    let r = o.get(key)?;
-    (o.text[r.start] == b'{').then(|| crate::store::raw::object(o.text, r))
-}
-
 fn scan_bytes_with(
     path: &Path,
     bytes: &[u8],
@@ -313,7 +303,7 @@ fn scan_bytes_with(
     let mut prev_id: Option<String> = None;
     let mut skel: Vec<u8> = Vec::new();
     usage_lines(bytes, with_tree, |line_no, line, has_usage| {
-        if crate::session::is_blank(line) {
+        if crate::json::js::string::is_blank(line) {
             return;
         }
         // A line pi wrote (compact) is validated in one quick pass: the
@@ -374,7 +364,9 @@ fn scan_bytes_with(
         }
         let ty = obj.str("type");
         let (source, holder) = match ty.as_deref() {
-            Some("message") => match message.or_else(|| sub_object(&obj, "message", fast)) {
+            Some("message") => match message
+                .or_else(|| crate::store::raw::sub_object(&obj, "message", fast))
+            {
                 Some(m) if m.str("role").as_deref() == Some("assistant") => (Source::Assistant, m),
                 _ => return,
             },
@@ -383,7 +375,7 @@ fn scan_bytes_with(
             Some("branch_summary") => (Source::BranchSummary, obj.clone()),
             _ => return,
         };
-        let Some(usage) = sub_object(&holder, "usage", fast) else {
+        let Some(usage) = crate::store::raw::sub_object(&holder, "usage", fast) else {
             if holder.raw("usage").is_some_and(|r| r != b"null") {
                 warn(line_no, "usage is not an object; not counted");
             }
