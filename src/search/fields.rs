@@ -2,6 +2,7 @@
 //! it comes from (`--in`), found in the line without decoding the rest.
 
 use crate::json::{js, scan, Object};
+use crate::store::raw::{self, Strings};
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -55,21 +56,23 @@ impl<'a> Span<'a> {
 }
 
 /// A parsed entry line with its type, its message and the message's role.
-pub struct Entry<'o, 'a> {
+pub struct Entry<'o, 'a, 'm> {
     pub obj: &'o Object<'a>,
     pub ty: Option<Cow<'a, str>>,
     pub message: Option<Object<'a>>,
     pub role: Option<Cow<'a, str>>,
-    /// The line is known to be valid JSON: objects are found by their
-    /// quotes and brackets alone (see [`crate::store::raw`]).
-    fast: bool,
+    /// Some when the line is known to be valid JSON: objects are found by
+    /// their quotes and brackets alone, strings skipped so (see
+    /// [`crate::store::raw`]).
+    strings: Option<Strings<'m>>,
 }
 
-impl<'o, 'a> Entry<'o, 'a> {
-    pub fn new(obj: &'o Object<'a>, fast: bool) -> Self {
+impl<'o, 'a, 'm> Entry<'o, 'a, 'm> {
+    pub fn new(obj: &'o Object<'a>, strings: Option<Strings<'m>>) -> Self {
         let ty = obj.str("type");
-        let message = match ty.as_deref() {
-            Some("message") => crate::store::raw::sub_object(obj, "message", fast),
+        let message = match (ty.as_deref(), strings) {
+            (Some("message"), Some(s)) => raw::sub_object_by(obj, "message", s),
+            (Some("message"), None) => obj.object("message"),
             _ => None,
         };
         let role = message.as_ref().and_then(|m| m.str("role"));
@@ -78,15 +81,15 @@ impl<'o, 'a> Entry<'o, 'a> {
             ty,
             message,
             role,
-            fast,
+            strings,
         }
     }
 }
 
 /// The searchable texts of an [`Entry`], not yet decoded.
-pub fn entry_spans<'a>(e: &Entry<'_, 'a>) -> Vec<Span<'a>> {
+pub fn entry_spans<'a>(e: &Entry<'_, 'a, '_>) -> Vec<Span<'a>> {
     let obj = e.obj;
-    let fast = e.fast;
+    let fast = e.strings;
     let mut out = Vec::new();
     let push = |out: &mut Vec<Span<'a>>, field, o: &Object<'a>, key| {
         if let Some(r) = o.get(key) {
@@ -146,7 +149,12 @@ pub fn entry_spans<'a>(e: &Entry<'_, 'a>) -> Vec<Span<'a>> {
 }
 
 /// `content` as a string, or its `text` blocks.
-fn content<'a>(out: &mut Vec<Span<'a>>, o: &Object<'a>, field: &'static str, fast: bool) {
+fn content<'a>(
+    out: &mut Vec<Span<'a>>,
+    o: &Object<'a>,
+    field: &'static str,
+    fast: Option<Strings<'_>>,
+) {
     let Some(r) = o.get("content") else {
         return;
     };
@@ -172,18 +180,18 @@ fn content<'a>(out: &mut Vec<Span<'a>>, o: &Object<'a>, field: &'static str, fas
 }
 
 /// The objects in the array `key`.
-fn blocks<'a>(o: &Object<'a>, key: &str, fast: bool) -> Vec<Object<'a>> {
+fn blocks<'a>(o: &Object<'a>, key: &str, fast: Option<Strings<'_>>) -> Vec<Object<'a>> {
     let Some(r) = o.get(key) else {
         return Vec::new();
     };
     if o.text[r.start] != b'[' {
         return Vec::new();
     }
-    if fast {
-        return crate::store::raw::elements(o.text, r)
+    if let Some(s) = fast {
+        return raw::elements_by(o.text, r, s)
             .into_iter()
             .filter(|el| o.text[el.start] == b'{')
-            .map(|el| crate::store::raw::object(o.text, el))
+            .map(|el| raw::object_by(o.text, el, s))
             .collect();
     }
     scan::elements(o.text, r)
@@ -202,7 +210,7 @@ mod tests {
     fn texts_by_field() {
         let line = br#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm","thinkingSignature":"sig"},{"type":"text","text":"x\ny"},{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls"}}]}}"#;
         let o = Object::parse_line(line).unwrap().unwrap();
-        let t: Vec<Text<'_>> = entry_spans(&Entry::new(&o, false))
+        let t: Vec<Text<'_>> = entry_spans(&Entry::new(&o, None))
             .into_iter()
             .map(Span::decode)
             .collect();

@@ -8,4 +8,4 @@ pub mod pattern;
 pub mod tree_text;
 
 pub use fields::{entry_spans, Entry, SpanText, FIELDS};
-pub use pattern::{Matcher, PatternOptions};
+pub use pattern::{Literals, Matcher, PatternOptions};

@@ -16,22 +16,125 @@ pub struct PatternOptions {
 #[derive(Debug, Clone)]
 pub struct Matcher {
     pub re: regex::Regex,
-    /// Matches every place in the raw JSON where a match of `re` in the
+    /// Finds every place in the raw JSON where a match of `re` in the
     /// decoded text could start: the JSON-escaped form of each literal a
     /// match must start (or end) with, and the escapes that could hide one
     /// (`\uXXXX` of a character JSON.stringify does not escape, `\/`).
     /// None when the pattern has no such literals (every line is decoded).
-    pre: Option<regex::bytes::Regex>,
+    pre: Option<Prefilter>,
     /// Whether every match of `re` in a text lies within one of its lines
     /// and is a match of that line: the pattern cannot match a line break
     /// and asserts nothing but word boundaries (the break is no word
     /// character, as the line's edge is not). Then a text is searched
     /// whole, match to match, instead of line by line.
     pub whole: bool,
-    /// The pattern, or `\u`, on the raw bytes of a JSON string, when a
-    /// match there is a match of the decoded text and the other way round
-    /// (see `raw_safe`); a `\u` hit means "decode this string".
-    pub raw: Option<regex::bytes::Regex>,
+    /// The pattern on the raw bytes of a JSON string, when a match there
+    /// is a match of the decoded text and the other way round, as long as
+    /// the string holds no `\u` escape (see `raw_safe`).
+    pub raw: Option<Literals>,
+}
+
+/// A search for literals (or a regex) in bytes: `memchr`'s `memmem` for
+/// one literal whose case matters (a rare-byte search, several times
+/// quicker than a regex's), else the regex crate.
+#[derive(Debug, Clone)]
+pub enum Literals {
+    One(Box<memchr::memmem::Finder<'static>>),
+    Regex(regex::bytes::Regex),
+}
+
+impl Literals {
+    /// The first match in `hay[from..]`, as a range of `hay`.
+    #[inline]
+    pub fn find_at(&self, hay: &[u8], from: usize) -> Option<std::ops::Range<usize>> {
+        match self {
+            Literals::One(f) => {
+                let s = from + f.find(hay.get(from..)?)?;
+                Some(s..s + f.needle().len())
+            }
+            Literals::Regex(r) => r.find_at(hay, from).map(|m| m.range()),
+        }
+    }
+}
+
+/// The prefilter (see [`Matcher::pre`]): the escaped literals, and which
+/// escapes could hide one.
+#[derive(Debug, Clone)]
+struct Prefilter {
+    lits: Literals,
+    /// Every `\u` escape could hide a literal (one holds a control
+    /// character, which may be written `\u00XX`); else only those of a
+    /// character that is not a control character.
+    any_u: bool,
+    /// `\/` could hide one (a literal holds `/`).
+    slash: bool,
+}
+
+/// The prefilter's hits in one haystack, in order: each of its searches
+/// (the literals, `\u`, `\/`) runs once over the haystack, not once per
+/// call (a search for an escape the file lacks would otherwise read to the
+/// end of the file at every call).
+pub struct Candidates<'m, 'h> {
+    pre: Option<&'m Prefilter>,
+    hay: &'h [u8],
+    /// For each search: not run yet (None), or its first hit at or after
+    /// where it was last run (Some(None): no hit left).
+    next: [Option<Option<usize>>; 3],
+}
+
+const U_ESCAPE: &[u8] = b"\\u";
+const SLASH_ESCAPE: &[u8] = b"\\/";
+
+impl Candidates<'_, '_> {
+    /// Where in `hay[from..]` the next place is that could hold a match
+    /// (`Some(from)` when there is no prefilter). `from` must not go back.
+    pub fn next_from(&mut self, from: usize) -> Option<usize> {
+        let Some(p) = self.pre else {
+            return (from < self.hay.len()).then_some(from);
+        };
+        let hay = self.hay;
+        let mut best: Option<usize> = None;
+        for (k, next) in self.next.iter_mut().enumerate() {
+            if k == 2 && !p.slash {
+                continue;
+            }
+            let hit = match *next {
+                Some(None) => None,
+                Some(Some(h)) if h >= from => Some(h),
+                _ => {
+                    let rest = hay.get(from..).unwrap_or_default();
+                    let h = match k {
+                        0 => p.lits.find_at(hay, from).map(|r| r.start),
+                        1 => next_u_escape(hay, from, p.any_u),
+                        _ => memchr::memmem::find(rest, SLASH_ESCAPE).map(|i| from + i),
+                    };
+                    *next = Some(h);
+                    h
+                }
+            };
+            if let Some(h) = hit {
+                best = Some(best.map_or(h, |b| b.min(h)));
+            }
+        }
+        best
+    }
+}
+
+/// The next `\u` escape in `hay[from..]` that could hide a literal: any
+/// (`any`), or one of a character that is not a control character (not
+/// `\u000X` or `\u001X`).
+fn next_u_escape(hay: &[u8], mut from: usize, any: bool) -> Option<usize> {
+    let f = memchr::memmem::Finder::new(U_ESCAPE);
+    while let Some(i) = f.find(hay.get(from..)?) {
+        let p = from + i;
+        let h = hay.get(p + 2..).unwrap_or_default();
+        let control = matches!(h, [b'0', b'0', b'0' | b'1', ..]);
+        if any || !control {
+            return Some(p);
+        }
+        from = p + 2;
+    }
+    None
 }
 
 impl Matcher {
@@ -53,23 +156,25 @@ impl Matcher {
             .build()
             .map_err(|e| e.to_string())?;
         let pre = prefilter(&pat, o.ignore_case);
-        let whole = regex_syntax::ParserBuilder::new()
+        let hir = regex_syntax::ParserBuilder::new()
             .case_insensitive(o.ignore_case)
             .build()
             .parse(&pat)
-            .is_ok_and(|h| line_local(&h));
-        let safe = regex_syntax::ParserBuilder::new()
-            .case_insensitive(o.ignore_case)
-            .build()
-            .parse(&pat)
-            .is_ok_and(|h| raw_safe(&h));
-        let raw = match safe {
-            true => regex::bytes::RegexBuilder::new(&format!("(?:{pat})|(?-i:\\\\u)"))
-                .case_insensitive(o.ignore_case)
-                .size_limit(64 << 20)
-                .build()
-                .ok(),
-            false => None,
+            .ok();
+        let whole = hir.as_ref().is_some_and(line_local);
+        let raw = match hir.as_ref().filter(|h| raw_safe(h)) {
+            Some(h) => match (h.kind(), o.ignore_case) {
+                (regex_syntax::hir::HirKind::Literal(l), false) => Some(Literals::One(Box::new(
+                    memchr::memmem::Finder::new(&l.0[..]).into_owned(),
+                ))),
+                _ => regex::bytes::RegexBuilder::new(&pat)
+                    .case_insensitive(o.ignore_case)
+                    .size_limit(64 << 20)
+                    .build()
+                    .ok()
+                    .map(Literals::Regex),
+            },
+            None => None,
         };
         Ok(Matcher {
             re,
@@ -79,20 +184,19 @@ impl Matcher {
         })
     }
 
-    /// Where in `hay[from..]` (raw JSON) the next place is that could hold a
-    /// match; `Some(from)` when there is no prefilter.
-    #[inline]
-    pub fn next_candidate(&self, hay: &[u8], from: usize) -> Option<usize> {
-        match &self.pre {
-            None => (from < hay.len()).then_some(from),
-            Some(p) => p.find_at(hay, from).map(|m| m.start()),
+    /// The places in `hay` (raw JSON) that could hold a match, in order.
+    pub fn candidates<'m, 'h>(&'m self, hay: &'h [u8]) -> Candidates<'m, 'h> {
+        Candidates {
+            pre: self.pre.as_ref(),
+            hay,
+            next: [None; 3],
         }
     }
 
     /// Whether a raw line could hold a match.
     #[inline]
     pub fn may_match(&self, raw: &[u8]) -> bool {
-        self.pre.as_ref().is_none_or(|p| p.is_match(raw))
+        self.candidates(raw).next_from(0).is_some()
     }
 }
 
@@ -168,7 +272,7 @@ fn raw_safe(h: &regex_syntax::hir::Hir) -> bool {
 }
 
 /// The prefilter for `pat` (see [`Matcher::pre`]).
-fn prefilter(pat: &str, ignore_case: bool) -> Option<regex::bytes::Regex> {
+fn prefilter(pat: &str, ignore_case: bool) -> Option<Prefilter> {
     // The literals as written: with -i the prefilter itself ignores case
     // (Unicode's simple case folding, as the pattern does), rather than
     // listing every case variant of them.
@@ -192,24 +296,30 @@ fn prefilter(pat: &str, ignore_case: bool) -> Option<regex::bytes::Regex> {
         })
         // The longer the shortest literal, the fewer false hits.
         .max_by_key(|lits| lits.iter().map(Vec::len).min().unwrap_or(0))?;
-    let mut alts: Vec<String> = lits.iter().map(|l| escape_bytes(&json_escape(l))).collect();
-    alts.sort();
-    alts.dedup();
-    if lits.iter().any(|l| l.iter().any(|&b| b < 0x20)) {
+    let escaped: Vec<Vec<u8>> = lits.iter().map(|l| json_escape(l)).collect();
+    let lits_search = match (&escaped[..], ignore_case) {
+        ([one], false) => {
+            Literals::One(Box::new(memchr::memmem::Finder::new(&one[..]).into_owned()))
+        }
+        _ => {
+            let mut alts: Vec<String> = escaped.iter().map(|l| escape_bytes(l)).collect();
+            alts.sort();
+            alts.dedup();
+            Literals::Regex(
+                regex::bytes::RegexBuilder::new(&alts.join("|"))
+                    .case_insensitive(ignore_case)
+                    .build()
+                    .ok()?,
+            )
+        }
+    };
+    Some(Prefilter {
+        lits: lits_search,
         // A control character may be written \u00XX in either case, or
         // (non-canonically) \u000a for \n.
-        alts.push(r"(?-u:\x5Cu)".into());
-    } else {
-        // \u escapes of anything but a control character.
-        alts.push(r"(?-u:\x5Cu(?:[^0]|0[^0]|00[^01]))".into());
-    }
-    if lits.iter().any(|l| l.contains(&b'/')) {
-        alts.push(r"(?-u:\x5C/)".into());
-    }
-    regex::bytes::RegexBuilder::new(&alts.join("|"))
-        .case_insensitive(ignore_case)
-        .build()
-        .ok()
+        any_u: lits.iter().any(|l| l.iter().any(|&b| b < 0x20)),
+        slash: lits.iter().any(|l| l.contains(&b'/')),
+    })
 }
 
 /// Bytes as a regex that matches them: characters escaped, bytes that are
@@ -365,6 +475,31 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The candidates of a haystack, in order, are the places one regex of
+    /// all the searches (the literals, `\u` of no control character or any
+    /// `\u`, `\/`) finds (the expected places are Python's `re` with that
+    /// regex).
+    #[test]
+    fn candidates_are_every_search_in_order() {
+        let hay = br#"{"a":"x\u001b session \u00e9 a\/b \/ session"}{"b":"\u0041"}"#;
+        for (p, ic, want) in [
+            ("session", false, vec![14, 22, 37, 52]),
+            ("a/b", false, vec![22, 30, 34, 52]),
+            ("\x1b", false, vec![7, 22, 52]),
+            ("SESSION", true, vec![14, 22, 37, 52]),
+        ] {
+            let x = m(p, ic);
+            let mut c = x.candidates(hay);
+            let mut got = Vec::new();
+            let mut from = 0;
+            while let Some(h) = c.next_from(from) {
+                got.push(h);
+                from = h + 1;
+            }
+            assert_eq!(got, want, "{p}");
         }
     }
 }

@@ -12,6 +12,7 @@ use crate::error::{Diagnostic, Result};
 use crate::json::{js, Object};
 use crate::search;
 use crate::session::{ReadOptions, Session};
+use crate::store::raw::Strings;
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -36,8 +37,13 @@ pub(crate) fn search_sources(
 ) -> Result<Status> {
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
+
     let threads = opts.threads.clamp(1, sources.len().max(1));
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, FileOut)>();
+    // Of many files, a thread takes `chunk` at a time and sends their
+    // results together: a message per file cost more in wake-ups than a
+    // small file's search.
+    let chunk = if sources.len() >= threads * 64 { 8 } else { 1 };
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<(usize, FileOut)>>();
     let mut status = Status::default();
     std::thread::scope(|scope| -> Result<()> {
         for _ in 0..threads {
@@ -50,10 +56,18 @@ pub(crate) fn search_sources(
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(src) = sources.get(i) else { break };
-                let r = search_source(src, &opts);
-                if tx.send((i, r)).is_err() {
+                let from = next.fetch_add(chunk, Ordering::Relaxed);
+                let Some(these) = sources.get(from..) else {
+                    break;
+                };
+                let mut results = Vec::with_capacity(chunk);
+                for (k, src) in these.iter().take(chunk).enumerate() {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    results.push((from + k, search_source(src, &opts)));
+                }
+                if results.is_empty() || tx.send(results).is_err() {
                     break;
                 }
             });
@@ -64,7 +78,7 @@ pub(crate) fn search_sources(
         let mut printed = 0usize;
         let mut any_printed = false;
         let result = (|| -> Result<()> {
-            for (i, r) in rx.iter() {
+            for (i, r) in rx.iter().flatten() {
                 waiting.insert(i, r);
                 while let Some(r) = waiting.remove(&printed) {
                     printed += 1;
@@ -98,10 +112,15 @@ pub(crate) fn search_sources(
     Ok(status)
 }
 
-fn read_source(src: &Source) -> std::io::Result<(Vec<u8>, Option<std::time::SystemTime>)> {
+/// Read `src` into `b` (emptied first; a buffer kept between files, so
+/// that its pages are not faulted in afresh for every file).
+fn read_source(
+    src: &Source,
+    mut b: Vec<u8>,
+) -> std::io::Result<(Vec<u8>, Option<std::time::SystemTime>)> {
+    b.clear();
     match src {
         Source::Stdin => {
-            let mut b = Vec::new();
             std::io::stdin().lock().read_to_end(&mut b)?;
             Ok((b, None))
         }
@@ -111,7 +130,7 @@ fn read_source(src: &Source) -> std::io::Result<(Vec<u8>, Option<std::time::Syst
             if meta.is_dir() {
                 return Err(std::io::Error::other("is a directory"));
             }
-            let mut b = Vec::with_capacity(meta.len().min(1 << 30) as usize);
+            b.reserve(meta.len().min(1 << 30) as usize);
             f.read_to_end(&mut b)?;
             Ok((b, meta.modified().ok()))
         }
@@ -121,7 +140,11 @@ fn read_source(src: &Source) -> std::io::Result<(Vec<u8>, Option<std::time::Syst
 thread_local! {
     static CHECKER: std::cell::RefCell<crate::json::js::Checker> =
         std::cell::RefCell::new(crate::json::js::Checker::new());
+    static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
+
+/// A buffer kept between files is let go beyond this size.
+const KEEP_BUFFER: usize = 64 << 20;
 
 /// A session's error as the warning that it is skipped (in part).
 fn skipped(e: crate::error::Error, what: &str) -> Diagnostic {
@@ -134,7 +157,8 @@ fn skipped(e: crate::error::Error, what: &str) -> Diagnostic {
 pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
     let name = src.name();
     let mut fo = FileOut::default();
-    let (bytes, mtime) = match read_source(src) {
+    let buffer = BUFFER.with(|b| std::mem::take(&mut *b.borrow_mut()));
+    let (bytes, mtime) = match read_source(src, buffer) {
         Ok(b) => b,
         Err(e) => {
             fo.error = Some(Diagnostic::new(&name, None, crate::error::io_message(&e)));
@@ -168,10 +192,13 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
             .and_then(|h| h.str("id"))
             .map(|c| c.into_owned())
             .unwrap_or_default();
-        if !s.in_time(&bytes, h, mtime) {
-            return fo;
+        if s.in_time(&bytes, h, mtime) {
+            s.stream(&bytes, first_end);
         }
-        s.stream(&bytes, first_end);
+        drop(header);
+        if bytes.capacity() <= KEEP_BUFFER {
+            BUFFER.with(|b| *b.borrow_mut() = bytes);
+        }
     } else {
         drop(header);
         // Not a current session (or not a session at all: the loader says
@@ -295,8 +322,12 @@ impl Searcher<'_> {
         let mut pos = header_end + 1;
         let mut counted_to = pos.min(bytes.len());
         let mut line_no = 2u64;
+        let opts = self.opts;
+        let mut candidates = opts.matcher.candidates(bytes);
+        // Out of `self` while its marks of a line are in use.
+        let mut checker = std::mem::take(&mut self.checker);
         while pos < bytes.len() && !self.done {
-            let Some(c) = self.opts.matcher.next_candidate(bytes, pos) else {
+            let Some(c) = candidates.next_from(pos) else {
                 break;
             };
             let start = memchr::memrchr(b'\n', &bytes[pos..c]).map_or(pos, |i| pos + i + 1);
@@ -307,8 +338,8 @@ impl Searcher<'_> {
             // A line pi wrote (compact) is validated in one quick pass and
             // its objects are then found by their quotes and brackets
             // alone; any other line the long way.
-            let quick = self.checker.valid_object(line).map(<[_]>::to_vec);
-            let fast = quick.is_some();
+            let quick = checker.valid_object(line).map(<[_]>::to_vec);
+            let marks = quick.as_ref().map(|_| checker.marks());
             let parsed = match quick {
                 Some(members) => Ok(Some(Object {
                     text: line,
@@ -321,7 +352,7 @@ impl Searcher<'_> {
                 Ok(Some(o)) => {
                     if o.str("type").as_deref() != Some("session") {
                         let id = o.str("id").map(|c| c.into_owned());
-                        self.entry(&o, line_no, id.as_deref(), fast);
+                        self.entry(&o, line_no, id.as_deref(), marks);
                     }
                 }
                 Ok(None) => {}
@@ -337,6 +368,7 @@ impl Searcher<'_> {
             }
             pos = end + 1;
         }
+        self.checker = checker;
     }
 
     /// A session through the loader (old versions, `--active`).
@@ -366,14 +398,21 @@ impl Searcher<'_> {
                 continue;
             };
             let id = s.entries.id(i).map(|_| s.entries.id_string(i));
-            self.entry(&o, e.line(), id.as_deref(), false);
+            self.entry(&o, e.line(), id.as_deref(), None);
         }
         Ok(())
     }
 
-    /// Search one entry.
-    fn entry(&mut self, o: &Object<'_>, line_no: u64, id: Option<&str>, fast: bool) {
-        let e = search::Entry::new(o, fast);
+    /// Search one entry; `marks`: the checker's of its line (`o.text`),
+    /// when it took the line.
+    fn entry(
+        &mut self,
+        o: &Object<'_>,
+        line_no: u64,
+        id: Option<&str>,
+        marks: Option<js::Marks<'_>>,
+    ) {
+        let e = search::Entry::new(o, marks.map(Strings::Marks));
         let (ty, role) = (&e.ty, &e.role);
         let who = role.as_deref().or(ty.as_deref()).unwrap_or("?").to_string();
         if let Some(roles) = &self.opts.roles {
@@ -409,7 +448,16 @@ impl Searcher<'_> {
             if let (Some(raw), search::SpanText::Raw(text, r), false) =
                 (&self.opts.matcher.raw, &t.text, ctx)
             {
-                if self.raw_text(&info, &text[r.start + 1..r.end - 1], raw) {
+                let s = &text[r.start + 1..r.end - 1];
+                let done = match marks {
+                    Some(m) => {
+                        let base = r.start + 1;
+                        let escapes = m.escapes(base, r.end - 1).map(|i| i - base);
+                        self.raw_text(&info, s, raw, escapes)
+                    }
+                    None => self.raw_text(&info, s, raw, memchr_escapes(s)),
+                };
+                if done {
                     continue;
                 }
             }
@@ -479,48 +527,58 @@ impl Searcher<'_> {
 
     /// Search the raw bytes of a JSON string (without its quotes) with
     /// [`search::Matcher::raw`]; false, having done nothing, when it holds a `\u`
-    /// escape (then the decoded text is searched). Text lines end at the
+    /// escape (then the decoded text is searched: one `memmem` over the
+    /// string first, quicker than looking for `\u` beside the pattern). Text lines end at the
     /// `\n` escapes, found by walking the backslashes from the start (so
     /// that `\\n` is no line break), which also tells whether a match
     /// starts on the letter of an escape (no match: `\nothing` is a break
     /// and "othing").
-    fn raw_text(&mut self, info: &Info<'_>, s: &[u8], raw: &regex::bytes::Regex) -> bool {
+    fn raw_text(
+        &mut self,
+        info: &Info<'_>,
+        s: &[u8],
+        raw: &search::Literals,
+        escapes: impl Iterator<Item = usize>,
+    ) -> bool {
+        if memchr::memmem::find(s, b"\\u").is_some() {
+            return false;
+        }
         // (text line, its raw start, its raw end) of each matching line
         let mut hits: Vec<(usize, usize, usize)> = Vec::new();
-        // q: a place no escape straddles; k, ls: the line at q, its start
-        let (mut q, mut k, mut ls, mut at) = (0usize, 0usize, 0usize, 0usize);
+        let mut escapes = escapes.peekable();
+        // k, ls: the text line at the escapes taken so far, its start
+        let (mut k, mut ls, mut at) = (0usize, 0usize, 0usize);
         while at <= s.len() {
             let Some(m) = raw.find_at(s, at) else { break };
-            if s[m.start()] == b'\\' {
-                return false; // `\u`
-            }
-            let p = m.start();
-            while let Some(i) = memchr::memchr(b'\\', &s[q..p]).map(|i| q + i) {
+            let p = m.start;
+            // the escapes before the match: line breaks, and whether the
+            // match starts on an escape's letter
+            let mut in_escape = false;
+            while let Some(&i) = escapes.peek() {
+                if i >= p {
+                    break;
+                }
+                escapes.next();
                 if s.get(i + 1) == Some(&b'n') {
                     k += 1;
                     ls = i + 2;
                 }
-                q = i + 2;
+                in_escape = i + 1 == p;
             }
-            if q > p {
+            if in_escape {
                 at = p + 1;
                 continue;
             }
-            let mut le = s.len();
-            while let Some(i) = memchr::memchr(b'\\', &s[q..]).map(|i| q + i) {
-                q = i + 2;
-                if s.get(i + 1) == Some(&b'n') {
-                    le = i;
-                    break;
-                }
-            }
+            let le = escapes
+                .by_ref()
+                .find(|&i| s.get(i + 1) == Some(&b'n'))
+                .unwrap_or(s.len());
             hits.push((k, ls, le));
             if le >= s.len() {
                 break;
             }
             k += 1;
             ls = le + 2;
-            q = ls;
             at = ls;
         }
         let decode = !matches!(self.opts.mode, Mode::Count | Mode::Files);
@@ -542,4 +600,16 @@ impl Searcher<'_> {
         }
         true
     }
+}
+
+/// The backslashes of the JSON string text `s` (without its quotes) that
+/// start an escape, in order, found by `memchr` (where there are no
+/// checker's marks).
+fn memchr_escapes(s: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let mut q = 0usize;
+    std::iter::from_fn(move || {
+        let i = q + memchr::memchr(b'\\', s.get(q..)?)?;
+        q = i + 2;
+        Some(i)
+    })
 }

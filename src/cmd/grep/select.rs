@@ -84,15 +84,21 @@ fn jsonl_in(dir: &Path, depth: usize, files: &mut Vec<PathBuf>, warnings: &mut V
             return;
         }
     };
-    let mut here: Vec<PathBuf> = rd.flatten().map(|d| d.path()).collect();
-    here.sort();
+    // The kind from the directory entry (no stat), but a link's from what
+    // it names.
+    let mut here: Vec<(PathBuf, Option<std::fs::FileType>)> = rd
+        .flatten()
+        .map(|d| (d.path(), d.file_type().ok().filter(|t| !t.is_symlink())))
+        .collect();
+    here.sort_by(|a, b| a.0.cmp(&b.0));
     let mut subs = Vec::new();
-    for p in here {
-        if p.is_dir() {
+    for (p, kind) in here {
+        let kind = kind.or_else(|| std::fs::metadata(&p).ok().map(|m| m.file_type()));
+        if kind.is_some_and(|k| k.is_dir()) {
             if depth > 0 {
                 subs.push(p);
             }
-        } else if p.extension().is_some_and(|e| e == "jsonl") && p.is_file() {
+        } else if p.extension().is_some_and(|e| e == "jsonl") && kind.is_some_and(|k| k.is_file()) {
             files.push(p);
         }
     }

@@ -19,7 +19,19 @@ fn raw_search_is_the_decoded_search() {
         "line1\nline2 nothing\nline3 nothing nothing\n\nnothing",
         "",
         "\n\nnothing\n",
+        // a break, then "othing": the escape's letter is no "n"
+        "a break before\nothing",
     ];
+    // and long texts, whose escapes and matches cross the checker's
+    // 64-byte blocks
+    let long = [
+        "ab\tnothing\n\"q\"\\".repeat(30),
+        format!("{}nothing\n{}nothing", "\\".repeat(63), "x\"".repeat(40)),
+    ];
+    let texts: Vec<&str> = texts
+        .into_iter()
+        .chain(long.iter().map(String::as_str))
+        .collect();
     let mut file = String::from(
         r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/x"}"#,
     );

@@ -82,6 +82,17 @@ impl Checker {
         (v.first() == Some(&b'{') && self.check::<false>(v)).then_some(&self.members[..])
     }
 
+    /// Where the text the last call took (a yes from
+    /// [`Checker::valid_object`] or [`Checker::object`]) has its string
+    /// quotes and backslashes, so that its values and escapes are found from
+    /// bits rather than read again; meaningless after a "no".
+    pub fn marks(&self) -> Marks<'_> {
+        Marks {
+            quotes: &self.quotes,
+            blocks: &self.blocks,
+        }
+    }
+
     /// [`Checker::is_canonical`] without the UTF-8 check (with `CANONICAL`
     /// false: only valid, compact JSON).
     fn check<const CANONICAL: bool>(&mut self, v: &[u8]) -> bool {
@@ -333,6 +344,87 @@ fn escaped_bits(backslash: u64, carry: &mut u64) -> u64 {
     let escaped = code ^ (backslash | *carry);
     *carry = (code & backslash) >> 63;
     escaped
+}
+
+/// A valid, compact JSON text's quotes and backslashes, as
+/// [`Checker::marks`] gives them: one bit a byte, 64 bytes a word.
+#[derive(Debug, Clone, Copy)]
+pub struct Marks<'c> {
+    quotes: &'c [u64],
+    blocks: &'c [scan::Classes],
+}
+
+impl Marks<'_> {
+    /// The index after the string whose opening quote is at `open` (the
+    /// text's length when the marks say there is no closing quote, which
+    /// they do not for a text they were made from).
+    #[inline]
+    pub fn string_end(&self, open: usize) -> usize {
+        string_end(self.quotes, open).unwrap_or(self.quotes.len() * 64)
+    }
+
+    /// The backslashes in `from..to` that start an escape, in order, when
+    /// `from` is not the second byte of an escape (inside a string: just
+    /// after its opening quote, or after an escape's last byte).
+    pub fn escapes(&self, from: usize, to: usize) -> Escapes<'_> {
+        let w = from / 64;
+        let first = self.blocks.get(w).map_or(0, |c| c.backslash) & (!0u64 << (from % 64));
+        let mut e = Escapes {
+            blocks: self.blocks,
+            to,
+            w,
+            carry: 0,
+            bits: 0,
+        };
+        e.bits = e.starts(first);
+        e
+    }
+}
+
+/// The escapes of a span, in order (see [`Marks::escapes`]).
+pub struct Escapes<'c> {
+    blocks: &'c [scan::Classes],
+    to: usize,
+    /// The block `bits` is of.
+    w: usize,
+    /// Whether the next block's first byte is escaped.
+    carry: u64,
+    /// The escapes of block `w` not yet taken.
+    bits: u64,
+}
+
+impl Escapes<'_> {
+    /// The backslashes of one block's `backslash` bits that start an escape
+    /// (not escaped themselves), `carry` updated for the next block.
+    #[inline]
+    fn starts(&mut self, backslash: u64) -> u64 {
+        let escaped = escaped_bits(backslash, &mut self.carry);
+        backslash & !escaped
+    }
+}
+
+impl Iterator for Escapes<'_> {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        loop {
+            if self.bits != 0 {
+                let p = self.w * 64 + self.bits.trailing_zeros() as usize;
+                if p >= self.to {
+                    (self.bits, self.to) = (0, 0);
+                    return None;
+                }
+                self.bits &= self.bits - 1;
+                return Some(p);
+            }
+            self.w += 1;
+            if self.w * 64 >= self.to {
+                return None;
+            }
+            let b = self.blocks.get(self.w)?.backslash;
+            self.bits = self.starts(b);
+        }
+    }
 }
 
 /// The end of the string at `v[start]` (a `"`): after the next quote bit.
@@ -670,6 +762,60 @@ mod tests {
                 }
                 assert_eq!(got, want, "{b:064b}");
                 assert_eq!(carry, u64::from(pending));
+            }
+        }
+    }
+
+    /// The escapes the marks give for any span of a string are those a
+    /// byte-by-byte walk from the span's start finds, across blocks.
+    #[test]
+    fn marks_give_the_escapes_of_a_span() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let pieces: [&[u8]; 6] = [b"\\n", b"\\\\", b"\\\"", b"ab", b"\\t", b"\\u00e9"];
+        for _ in 0..2_000 {
+            let mut v = b"{\"k\":\"".to_vec();
+            for _ in 0..next() % 80 {
+                v.extend_from_slice(pieces[(next() % 6) as usize]);
+            }
+            v.extend_from_slice(b"\"}");
+            let mut c = Checker::new();
+            assert!(
+                c.valid_object(&v).is_some(),
+                "{}",
+                String::from_utf8_lossy(&v)
+            );
+            let end = v.len() - 2;
+            // a span starts after the opening quote or after an escape
+            let mut starts = vec![6];
+            let mut i = 6;
+            let mut all = Vec::new();
+            while i < end {
+                if v[i] == b'\\' {
+                    all.push(i);
+                    i += if v[i + 1] == b'u' { 6 } else { 2 };
+                    starts.push(i);
+                } else {
+                    i += 1;
+                    if v[i - 1] != b'\\' {
+                        starts.push(i);
+                    }
+                }
+            }
+            for &from in &starts {
+                let to = from + (next() as usize % (end - from + 1));
+                let want: Vec<usize> = all
+                    .iter()
+                    .copied()
+                    .filter(|&e| e >= from && e < to)
+                    .collect();
+                let got: Vec<usize> = c.marks().escapes(from, to).collect();
+                assert_eq!(got, want, "{} {from}..{to}", String::from_utf8_lossy(&v));
             }
         }
     }

@@ -22,7 +22,7 @@ pub mod number;
 pub mod string;
 pub mod stringify;
 
-pub use check::Checker;
+pub use check::{Checker, Escapes, Marks};
 pub use escape::{decode_string, decode_utf16, write_str, write_utf16};
 pub use number::{number_string, number_to_js, write_number};
 pub use string::{string_value, string_value_or_empty, trim_utf16};
