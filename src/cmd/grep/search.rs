@@ -112,28 +112,119 @@ pub(crate) fn search_sources(
     Ok(status)
 }
 
-/// Read `src` into `b` (emptied first; a buffer kept between files, so
-/// that its pages are not faulted in afresh for every file).
-fn read_source(
-    src: &Source,
-    mut b: Vec<u8>,
-) -> std::io::Result<(Vec<u8>, Option<std::time::SystemTime>)> {
-    b.clear();
-    match src {
-        Source::Stdin => {
-            std::io::stdin().lock().read_to_end(&mut b)?;
-            Ok((b, None))
-        }
-        Source::File(p) => {
-            let mut f = std::fs::File::open(p)?;
-            let meta = f.metadata()?;
-            if meta.is_dir() {
-                return Err(std::io::Error::other("is a directory"));
+/// A session's bytes as they are read: all of stdin at once, a file a
+/// chunk at a time (so that each chunk is searched while the processor's
+/// cache still holds it, and memory is bounded by the longest line, not
+/// the file).
+struct Reading {
+    file: Option<std::fs::File>,
+    /// `buf[..filled]` has been read and not let go; the rest is room,
+    /// zeroed once, when the buffer grew.
+    buf: Vec<u8>,
+    filled: usize,
+    eof: bool,
+    mtime: Option<std::time::SystemTime>,
+}
+
+/// Bytes read from a file at a time.
+const READ_CHUNK: usize = 128 << 10;
+
+impl Reading {
+    /// Start reading `src` into `buf` (a buffer kept between files, so that
+    /// its pages are not faulted in afresh for every file).
+    fn open(src: &Source, mut buf: Vec<u8>) -> std::io::Result<Reading> {
+        match src {
+            Source::Stdin => {
+                buf.clear();
+                std::io::stdin().lock().read_to_end(&mut buf)?;
+                Ok(Reading {
+                    file: None,
+                    filled: buf.len(),
+                    buf,
+                    eof: true,
+                    mtime: None,
+                })
             }
-            b.reserve(meta.len().min(1 << 30) as usize);
-            f.read_to_end(&mut b)?;
-            Ok((b, meta.modified().ok()))
+            Source::File(p) => {
+                let f = std::fs::File::open(p)?;
+                let meta = f.metadata()?;
+                if meta.is_dir() {
+                    return Err(std::io::Error::other("is a directory"));
+                }
+                Ok(Reading {
+                    file: Some(f),
+                    buf,
+                    filled: 0,
+                    eof: false,
+                    mtime: meta.modified().ok(),
+                })
+            }
         }
+    }
+
+    /// What has been read and not let go.
+    fn bytes(&self) -> &[u8] {
+        &self.buf[..self.filled]
+    }
+
+    /// Read the next chunk onto the end of what was read (nothing at the
+    /// end of the file): one `read` of up to [`READ_CHUNK`] bytes
+    /// (`read_to_end` would start again from small reads at every chunk).
+    fn more(&mut self) -> std::io::Result<()> {
+        let Some(f) = &mut self.file else {
+            self.eof = true;
+            return Ok(());
+        };
+        if self.buf.len() - self.filled < READ_CHUNK {
+            let grown = (self.buf.len() * 2).max(self.filled + READ_CHUNK);
+            self.buf.resize(grown, 0);
+        }
+        let room = &mut self.buf[self.filled..self.filled + READ_CHUNK];
+        let n = loop {
+            match f.read(room) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                r => break r?,
+            }
+        };
+        self.filled += n;
+        self.eof = n == 0;
+        Ok(())
+    }
+
+    /// Read all the rest.
+    fn rest(&mut self) -> std::io::Result<()> {
+        while !self.eof {
+            self.more()?;
+        }
+        Ok(())
+    }
+
+    /// Let go of the first `n` bytes read.
+    fn consume(&mut self, n: usize) {
+        self.buf.copy_within(n..self.filled, 0);
+        self.filled -= n;
+    }
+
+    /// Read until a whole first line has been read (or the file ends);
+    /// where it ends.
+    fn first_line(&mut self) -> std::io::Result<usize> {
+        let mut from = 0;
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', &self.bytes()[from..]) {
+                return Ok(from + i);
+            }
+            from = self.filled;
+            if self.eof {
+                return Ok(self.filled);
+            }
+            self.more()?;
+        }
+    }
+
+    /// What was read, and the buffer.
+    fn into_bytes(mut self) -> Vec<u8> {
+        self.buf.truncate(self.filled);
+        self.buf
     }
 }
 
@@ -158,24 +249,7 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
     let name = src.name();
     let mut fo = FileOut::default();
     let buffer = BUFFER.with(|b| std::mem::take(&mut *b.borrow_mut()));
-    let (bytes, mtime) = match read_source(src, buffer) {
-        Ok(b) => b,
-        Err(e) => {
-            fo.error = Some(Diagnostic::new(&name, None, crate::error::io_message(&e)));
-            return fo;
-        }
-    };
-    let first_end = memchr::memchr(b'\n', &bytes).unwrap_or(bytes.len());
-    let header = Object::parse_line(&bytes[..first_end]).ok().flatten();
-    let is_header = header
-        .as_ref()
-        .is_some_and(|h| h.str("type").as_deref() == Some("session"));
-    let current = header.as_ref().is_some_and(|h| {
-        h.raw("version")
-            .and_then(|v| std::str::from_utf8(v).ok())
-            .and_then(|v| v.parse::<f64>().ok())
-            .is_some_and(|v| v >= 3.0)
-    });
+    let mut checker = CHECKER.with(|c| std::mem::take(&mut *c.borrow_mut()));
     let mut s = Searcher {
         opts,
         name: &name,
@@ -184,54 +258,24 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
         count: 0,
         done: false,
         last_ctx: None,
-        checker: CHECKER.with(|c| std::mem::take(&mut *c.borrow_mut())),
+        checker: std::mem::take(&mut checker),
     };
-    if current && is_header && !opts.active {
-        let h = header.as_ref();
-        s.session_id = h
-            .and_then(|h| h.str("id"))
-            .map(|c| c.into_owned())
-            .unwrap_or_default();
-        if s.in_time(&bytes, h, mtime) {
-            s.stream(&bytes, first_end);
-        }
-        drop(header);
-        if bytes.capacity() <= KEEP_BUFFER {
-            BUFFER.with(|b| *b.borrow_mut() = bytes);
-        }
-    } else {
-        drop(header);
-        // Not a current session (or not a session at all: the loader says
-        // what is wrong with its start).
-        let session = match Session::from_bytes(&name, bytes, ReadOptions::default()) {
-            Ok(x) => x,
-            Err(e) => {
-                s.fo.warnings.push(skipped(e, "; skipped"));
-                return fo;
-            }
-        };
-        s.session_id = session.header.id.clone();
-        for w in &session.warnings {
-            // Every old file says so; a search need not.
-            if !w.to_string().contains("read as version 3 in memory") {
-                s.fo.warnings.push(w.clone());
-            }
-        }
-        let mem = session.memory().unwrap_or_default();
-        let hb = session.raw_header().ok();
-        let h = hb
-            .as_deref()
-            .and_then(|b| Object::parse_line(b).ok().flatten());
-        if !s.in_time(mem, h.as_ref(), mtime) {
-            return fo;
-        }
-        if let Err(e) = s.loaded(&session) {
-            s.fo.warnings.push(skipped(e, "; skipped the rest"));
-        }
-    }
+    let read = Reading::open(src, buffer).and_then(|r| s.search(r));
     let checker = std::mem::take(&mut s.checker);
     CHECKER.with(|c| *c.borrow_mut() = checker);
     let count = s.count;
+    match read {
+        Ok(Some(buf)) if buf.capacity() <= KEEP_BUFFER => {
+            BUFFER.with(|b| *b.borrow_mut() = buf);
+        }
+        Ok(_) => {}
+        Err(e) => {
+            // what was found before the error is not printed
+            fo.out.clear();
+            fo.error = Some(Diagnostic::new(&name, None, crate::error::io_message(&e)));
+            return fo;
+        }
+    }
     if opts.mode == Mode::Count && count > 0 {
         fo.out = format!("{name}:{count}\n").into_bytes();
     }
@@ -254,13 +298,104 @@ pub(super) struct Searcher<'a> {
 }
 
 impl Searcher<'_> {
+    /// Search what `r` reads; the buffer back, to be kept for the next
+    /// file (None when the loader took it).
+    fn search(&mut self, mut r: Reading) -> std::io::Result<Option<Vec<u8>>> {
+        let opts = self.opts;
+        let first_end = r.first_line()?;
+        let (is_header, current, id, header_time) = {
+            let header = Object::parse_line(&r.bytes()[..first_end]).ok().flatten();
+            let h = header.as_ref();
+            (
+                h.is_some_and(|h| h.str("type").as_deref() == Some("session")),
+                h.is_some_and(|h| {
+                    h.raw("version")
+                        .and_then(|v| std::str::from_utf8(v).ok())
+                        .and_then(|v| v.parse::<f64>().ok())
+                        .is_some_and(|v| v >= 3.0)
+                }),
+                h.and_then(|h| h.str("id")).map(|c| c.into_owned()),
+                h.and_then(|h| h.str("timestamp")).map(|c| c.into_owned()),
+            )
+        };
+        if !(current && is_header && !opts.active) {
+            // Not a current session (or not a session at all: the loader
+            // says what is wrong with its start).
+            r.rest()?;
+            let mtime = r.mtime;
+            self.load(r.into_bytes(), mtime);
+            return Ok(None);
+        }
+        self.session_id = id.unwrap_or_default();
+        let mut line_no = 2u64;
+        if opts.since.is_some() || opts.until.is_some() {
+            // the activity time is the whole file's
+            r.rest()?;
+            if self.in_time(r.bytes(), header_time.as_deref(), r.mtime) {
+                self.stream(r.bytes(), first_end + 1, &mut line_no);
+            }
+            return Ok(Some(r.buf));
+        }
+        let mut pos = first_end + 1;
+        loop {
+            // the whole lines read so far (all of it at the end)
+            let end = match r.eof {
+                true => Some(r.filled),
+                false => memchr::memrchr(b'\n', r.bytes().get(pos..).unwrap_or_default())
+                    .map(|i| pos + i + 1),
+            };
+            if let Some(end) = end {
+                if end > pos {
+                    self.stream(&r.bytes()[..end], pos, &mut line_no);
+                }
+                pos = end;
+            }
+            if r.eof || self.done {
+                return Ok(Some(r.buf));
+            }
+            r.consume(pos.min(r.filled));
+            pos = 0;
+            r.more()?;
+        }
+    }
+
+    /// An older session, or `--active`: through the session loader.
+    fn load(&mut self, bytes: Vec<u8>, mtime: Option<std::time::SystemTime>) {
+        let session = match Session::from_bytes(self.name, bytes, ReadOptions::default()) {
+            Ok(x) => x,
+            Err(e) => {
+                self.fo.warnings.push(skipped(e, "; skipped"));
+                return;
+            }
+        };
+        self.session_id = session.header.id.clone();
+        for w in &session.warnings {
+            // Every old file says so; a search need not.
+            if !w.to_string().contains("read as version 3 in memory") {
+                self.fo.warnings.push(w.clone());
+            }
+        }
+        let mem = session.memory().unwrap_or_default();
+        let hb = session.raw_header().ok();
+        let h = hb
+            .as_deref()
+            .and_then(|b| Object::parse_line(b).ok().flatten());
+        let header_time = h.as_ref().and_then(|h| h.str("timestamp"));
+        if !self.in_time(mem, header_time.as_deref(), mtime) {
+            return;
+        }
+        if let Err(e) = self.loaded(&session) {
+            self.fo.warnings.push(skipped(e, "; skipped the rest"));
+        }
+    }
+
     /// Whether pi's activity time of the session is within --since/--until
     /// (pi's session list: the latest user or assistant message's
     /// timestamp, else the header's, else the file's modification time).
     fn in_time(
         &self,
         bytes: &[u8],
-        header: Option<&Object<'_>>,
+        header_time: Option<&str>,
         mtime: Option<std::time::SystemTime>,
     ) -> bool {
         if self.opts.since.is_none() && self.opts.until.is_none() {
@@ -302,9 +437,7 @@ impl Searcher<'_> {
         let t = match last.filter(|&t| t > 0.0) {
             Some(t) => t,
             None => {
-                let h = header
-                    .and_then(|h| h.str("timestamp"))
-                    .map_or(f64::NAN, |s| crate::time::parse_iso(&s));
+                let h = header_time.map_or(f64::NAN, crate::time::parse_iso);
                 if !h.is_nan() {
                     h
                 } else {
@@ -317,11 +450,13 @@ impl Searcher<'_> {
         self.opts.since.is_none_or(|s| t >= s) && self.opts.until.is_none_or(|u| t < u)
     }
 
-    /// A version-3 file, from its raw bytes.
-    fn stream(&mut self, bytes: &[u8], header_end: usize) {
-        let mut pos = header_end + 1;
+    /// The lines of a version-3 file in `bytes[from..]` (which ends at a
+    /// line's end, or the file's), from its raw bytes; `line_no` is the
+    /// number of the line at `from`, and is left the number of the line
+    /// after `bytes`.
+    fn stream(&mut self, bytes: &[u8], from: usize, line_no: &mut u64) {
+        let mut pos = from;
         let mut counted_to = pos.min(bytes.len());
-        let mut line_no = 2u64;
         let opts = self.opts;
         let mut candidates = opts.matcher.candidates(bytes);
         // Out of `self` while its marks of a line are in use.
@@ -332,7 +467,7 @@ impl Searcher<'_> {
             };
             let start = memchr::memrchr(b'\n', &bytes[pos..c]).map_or(pos, |i| pos + i + 1);
             let end = memchr::memchr(b'\n', &bytes[c..]).map_or(bytes.len(), |i| c + i);
-            line_no += memchr::memchr_iter(b'\n', &bytes[counted_to..start]).count() as u64;
+            *line_no += memchr::memchr_iter(b'\n', &bytes[counted_to..start]).count() as u64;
             counted_to = start;
             let line = &bytes[start..end];
             // A line pi wrote (compact) is validated in one quick pass and
@@ -352,7 +487,7 @@ impl Searcher<'_> {
                 Ok(Some(o)) => {
                     if o.str("type").as_deref() != Some("session") {
                         let id = o.str("id").map(|c| c.into_owned());
-                        self.entry(&o, line_no, id.as_deref(), marks);
+                        self.entry(&o, *line_no, id.as_deref(), marks);
                     }
                 }
                 Ok(None) => {}
@@ -360,7 +495,7 @@ impl Searcher<'_> {
                     if !crate::json::js::string::is_blank(line) {
                         self.fo.warnings.push(Diagnostic::new(
                             self.name,
-                            Some(line_no),
+                            Some(*line_no),
                             format!("not valid JSON ({e}); skipped, as pi does"),
                         ));
                     }
@@ -369,6 +504,8 @@ impl Searcher<'_> {
             pos = end + 1;
         }
         self.checker = checker;
+        *line_no +=
+            memchr::memchr_iter(b'\n', &bytes[counted_to.min(bytes.len())..]).count() as u64;
     }
 
     /// A session through the loader (old versions, `--active`).
