@@ -22,12 +22,17 @@ impl View<'_> {
         );
         let n = self.s.entries.len();
         let mut printed = vec![false; n];
+        let mut src = self.lines();
         for &k in &shown {
             let i = self.flat[k].0;
             if std::mem::replace(&mut printed[i], true) {
                 continue;
             }
-            let text: String = self.summary(i)?.into_iter().map(|(t, _)| t).collect();
+            let text: String = self
+                .summary(&mut *src, i)?
+                .into_iter()
+                .map(|(t, _)| t)
+                .collect();
             let mut label = String::new();
             if let Some(l) = self.label_of(i) {
                 label.push('[');

@@ -33,10 +33,11 @@ impl View<'_> {
         }
         // pi's render throws on some rows (a custom_message whose content is
         // not text): find those before anything is written.
+        let mut src = self.lines();
         for &k in &vis {
             let i = self.flat[k].0;
             if self.s.entries[i].ty() == EntryType::CustomMessage {
-                self.summary(i)?;
+                self.summary(&mut *src, i)?;
             }
         }
         let (visual, multiple_roots) = if self.tree.is_shared() {
@@ -91,7 +92,7 @@ impl View<'_> {
             if let Some(l) = self.label_of(i) {
                 segs.push((format!("[{l}] "), Some(WARNING)));
             }
-            segs.extend(self.summary(i)?);
+            segs.extend(self.summary(&mut *src, i)?);
             line.clear();
             render_line(&mut line, &segs, opts.width, opts.color);
             out.line(line.as_bytes())?;
