@@ -2,9 +2,10 @@
 //! id, parent, depth, children, label, whether it is on the active path,
 //! type, role and display text).
 
+use super::batches;
+use super::lines::LineSource;
 use super::view::View;
 use super::Options;
-use crate::cli::Out;
 use crate::entry::{EntryType, Id, Parent};
 use crate::error::Result;
 use crate::json::{js, Object};
@@ -13,85 +14,91 @@ use std::io::Write;
 impl View<'_> {
     /// One JSON line per shown entry, in display order.
     pub(super) fn write_jsonl(&self, opts: &Options, out: &mut impl Write) -> Result<()> {
-        let mut buf = Vec::new();
+        let shown = self.display_positions(opts)?;
         let mut src = self.lines();
-        for k in self.display_positions(opts)? {
-            let (i, depth) = self.flat[k];
-            let line = src.line(i)?;
-            // A message whose id, parent and role the load and the first
-            // pass know as plain strings: its line is not parsed again.
-            let quick = self
-                .message_only(&line, i)
-                .zip(self.quick_role(i))
-                .filter(|_| {
-                    quick_id(self.s.entries.id(i)) && quick_parent(&self.s.entries.parent(i))
-                });
-            let parsed;
-            let obj = match &quick {
-                Some((m, _)) => m,
-                None => {
-                    parsed = self.object(&line, self.s.entries[i].line())?;
-                    &parsed
-                }
-            };
-            buf.clear();
-            buf.extend_from_slice(b"{\"id\":");
-            match quick {
-                Some(_) => write_id(&mut buf, self.s.entries.id(i)),
-                None => raw_or_null(&mut buf, obj, "id"),
+        batches::write_rows(
+            self.s,
+            self.file(),
+            &mut *src,
+            shown.len(),
+            out,
+            |v, buf, src| self.jsonl_row(buf, src, shown[v]),
+        )
+    }
+
+    /// The line of flat position `k`, added to `buf`.
+    fn jsonl_row(&self, buf: &mut Vec<u8>, src: &mut dyn LineSource, k: usize) -> Result<()> {
+        let (i, depth) = self.flat[k];
+        let line = src.line(i)?;
+        // A message whose id, parent and role the load and the first
+        // pass know as plain strings: its line is not parsed again.
+        let quick = self
+            .message_only(&line, i)
+            .zip(self.quick_role(i))
+            .filter(|_| quick_id(self.s.entries.id(i)) && quick_parent(&self.s.entries.parent(i)));
+        let parsed;
+        let obj = match &quick {
+            Some((m, _)) => m,
+            None => {
+                parsed = self.object(&line, self.s.entries[i].line())?;
+                &parsed
             }
-            buf.extend_from_slice(b",\"parentId\":");
-            match (&quick, self.s.entries.parent(i)) {
-                (Some(_), Parent::Id(id)) => write_id(&mut buf, Some(id)),
-                (Some(_), _) => buf.extend_from_slice(b"null"),
-                (None, _) => raw_or_null(&mut buf, obj, "parentId"),
+        };
+        buf.extend_from_slice(b"{\"id\":");
+        match quick {
+            Some(_) => write_id(buf, self.s.entries.id(i)),
+            None => raw_or_null(buf, obj, "id"),
+        }
+        buf.extend_from_slice(b",\"parentId\":");
+        match (&quick, self.s.entries.parent(i)) {
+            (Some(_), Parent::Id(id)) => write_id(buf, Some(id)),
+            (Some(_), _) => buf.extend_from_slice(b"null"),
+            (None, _) => raw_or_null(buf, obj, "parentId"),
+        }
+        buf.extend_from_slice(b",\"depth\":");
+        buf.extend_from_slice(depth.to_string().as_bytes());
+        buf.extend_from_slice(b",\"children\":[");
+        for (c, &child) in self.tree.children(i).iter().enumerate() {
+            if c > 0 {
+                buf.push(b',');
             }
-            buf.extend_from_slice(b",\"depth\":");
-            buf.extend_from_slice(depth.to_string().as_bytes());
-            buf.extend_from_slice(b",\"children\":[");
-            for (c, &child) in self.tree.children(i).iter().enumerate() {
-                if c > 0 {
-                    buf.push(b',');
-                }
-                // The child's id as its JSON value (a number stays a number).
-                write_id(&mut buf, self.s.entries.id(child as usize));
+            // The child's id as its JSON value (a number stays a number).
+            write_id(buf, self.s.entries.id(child as usize));
+        }
+        buf.push(b']');
+        if let Some(l) = self.label_of(i) {
+            buf.extend_from_slice(b",\"label\":");
+            js::write_str(buf, l);
+        }
+        buf.extend_from_slice(b",\"active\":");
+        buf.extend_from_slice(if self.active[i] { b"true" } else { b"false" });
+        buf.extend_from_slice(b",\"type\":");
+        match &quick {
+            Some((_, role)) => {
+                buf.extend_from_slice(b"\"message\",\"role\":");
+                buf.extend_from_slice(role);
             }
-            buf.push(b']');
-            if let Some(l) = self.label_of(i) {
-                buf.extend_from_slice(b",\"label\":");
-                js::write_str(&mut buf, l);
-            }
-            buf.extend_from_slice(b",\"active\":");
-            buf.extend_from_slice(if self.active[i] { b"true" } else { b"false" });
-            buf.extend_from_slice(b",\"type\":");
-            match &quick {
-                Some((_, role)) => {
-                    buf.extend_from_slice(b"\"message\",\"role\":");
-                    buf.extend_from_slice(role);
-                }
-                None => {
-                    raw_or_null(&mut buf, obj, "type");
-                    if let Some(m) = obj
-                        .object("message")
-                        .filter(|_| self.s.entries[i].ty() == EntryType::Message)
-                    {
-                        if let Ok(Some(r)) = m.canonical("role") {
-                            buf.extend_from_slice(b",\"role\":");
-                            buf.extend_from_slice(&r);
-                        }
+            None => {
+                raw_or_null(buf, obj, "type");
+                if let Some(m) = obj
+                    .object("message")
+                    .filter(|_| self.s.entries[i].ty() == EntryType::Message)
+                {
+                    if let Ok(Some(r)) = m.canonical("role") {
+                        buf.extend_from_slice(b",\"role\":");
+                        buf.extend_from_slice(&r);
                     }
                 }
             }
-            buf.extend_from_slice(b",\"text\":");
-            let text: String = self
-                .summary_of(i, obj)?
-                .into_iter()
-                .map(|(t, _)| t)
-                .collect();
-            js::write_str(&mut buf, &text);
-            buf.extend_from_slice(b"}\n");
-            out.bytes(&buf)?;
         }
+        buf.extend_from_slice(b",\"text\":");
+        let text: String = self
+            .summary_of(i, obj)?
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect();
+        write_str(buf, &text);
+        buf.extend_from_slice(b"}\n");
         Ok(())
     }
 }
@@ -109,7 +116,7 @@ fn quick_parent(p: &Parent) -> bool {
 }
 
 /// An id as its JSON value (a number stays a number; `null` for none).
-fn write_id(buf: &mut Vec<u8>, id: Option<Id>) {
+pub(crate) fn write_id(buf: &mut Vec<u8>, id: Option<Id>) {
     match id {
         Some(Id::Hex8(n)) => {
             buf.push(b'"');
@@ -122,6 +129,20 @@ fn write_id(buf: &mut Vec<u8>, id: Option<Id>) {
         }
         Some(id) => buf.extend_from_slice(id.to_json().as_bytes()),
         None => buf.extend_from_slice(b"null"),
+    }
+}
+
+/// `JSON.stringify(s)`, a string of printable ASCII without `"` or `\\`
+/// copied as it is.
+pub(crate) fn write_str(buf: &mut Vec<u8>, s: &str) {
+    if s.bytes()
+        .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\')
+    {
+        buf.push(b'"');
+        buf.extend_from_slice(s.as_bytes());
+        buf.push(b'"');
+    } else {
+        js::write_str(buf, s);
     }
 }
 

@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::json::js::string;
 use crate::tree::Step;
 use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// One visible line: a flat position and its visual structure.
 #[derive(Clone, Default)]
@@ -17,7 +17,7 @@ pub(super) struct Visual {
     pub(super) indent: usize,
     pub(super) show_connector: bool,
     pub(super) is_last: bool,
-    pub(super) gutters: Rc<Vec<(usize, bool)>>,
+    pub(super) gutters: Arc<Vec<(usize, bool)>>,
     pub(super) virtual_root_child: bool,
 }
 
@@ -31,10 +31,10 @@ fn child_layout(
     show_connector: bool,
     virtual_root_child: bool,
     is_last: bool,
-    gutters: &Rc<Vec<(usize, bool)>>,
+    gutters: &Arc<Vec<(usize, bool)>>,
     multiple_children: bool,
     multiple_roots: bool,
-) -> (usize, Rc<Vec<(usize, bool)>>) {
+) -> (usize, Arc<Vec<(usize, bool)>>) {
     let child_indent = if multiple_children || (just_branched && indent > 0) {
         indent + 1
     } else {
@@ -48,7 +48,7 @@ fn child_layout(
     let child_gutters = if show_connector && !virtual_root_child {
         let mut g = (**gutters).clone();
         g.push((display.saturating_sub(1), !is_last));
-        Rc::new(g)
+        Arc::new(g)
     } else {
         gutters.clone()
     };
@@ -137,9 +137,17 @@ impl View<'_> {
         }
         drop(fill);
         let multiple_roots = roots.len() > 1;
-        type Frame = (usize, usize, bool, bool, bool, Rc<Vec<(usize, bool)>>, bool);
+        type Frame = (
+            usize,
+            usize,
+            bool,
+            bool,
+            bool,
+            Arc<Vec<(usize, bool)>>,
+            bool,
+        );
         let mut stack: Vec<Frame> = Vec::new();
-        let empty = Rc::new(Vec::new());
+        let empty = Arc::new(Vec::new());
         for (r, &root) in roots.iter().enumerate().rev() {
             let last = r == roots.len() - 1;
             stack.push((
@@ -203,13 +211,13 @@ impl View<'_> {
         struct Occ {
             child_indent: usize,
             multiple: bool,
-            child_gutters: Rc<Vec<(usize, bool)>>,
+            child_gutters: Arc<Vec<(usize, bool)>>,
             children: usize,
             k: usize,
         }
         let roots = self.ordered.roots.len();
         let mr = roots > 1;
-        let empty = Rc::new(Vec::new());
+        let empty = Arc::new(Vec::new());
         let mut out = Vec::with_capacity(self.flat.len());
         let mut stack: Vec<Occ> = Vec::new();
         let mut root_k = 0;
@@ -324,7 +332,7 @@ impl View<'_> {
             bool,
             bool,
             bool,
-            Rc<Vec<(usize, bool)>>,
+            Arc<Vec<(usize, bool)>>,
             bool,
         );
         let last_places = |list: &[Option<Id>]| -> Vec<(usize, Option<Id>)> {
@@ -338,7 +346,7 @@ impl View<'_> {
             v
         };
         let mut stack: Vec<Frame> = Vec::new();
-        let empty = Rc::new(Vec::new());
+        let empty = Arc::new(Vec::new());
         for (c, id) in last_places(&roots).into_iter().rev() {
             stack.push((
                 id,

@@ -2,7 +2,8 @@
 //! the tree flattened with the branch holding the active leaf first, the
 //! active path, and the rows a filter and a search let through.
 
-use super::lines::{FileLines, LineSource, SessionLines};
+use super::batches;
+use super::lines::{line_source, LineSource};
 use super::{Filter, Options};
 use crate::entry::{EntryType, Id};
 use crate::error::{Error, Result};
@@ -11,6 +12,7 @@ use crate::search::tree_text::{has_text_content, searchable, Display, Query, Seg
 use crate::session::Session;
 use crate::tree::{Step, Tree};
 use std::fs::File;
+use std::ops::Range;
 
 /// The flat display list, as `TreeList` holds it.
 pub(super) struct View<'s> {
@@ -28,7 +30,7 @@ pub(super) struct View<'s> {
     /// The session file opened again ([`View::lines`]).
     file: Option<File>,
     /// For [`View::object`].
-    checker: std::cell::RefCell<js::Checker>,
+    checker: std::sync::Mutex<js::Checker>,
     /// What the display text needs besides the entry (the tool calls).
     text: Display,
     leaf: Option<usize>,
@@ -85,6 +87,67 @@ fn msg_info_of(m: Option<&Object<'_>>) -> u8 {
     }
 }
 
+/// [`msg_info`]: the entry has no message, or a null one (pi's `/tree`
+/// fails on it); only in [`First::Found`].
+const MSG_NONE: u8 = 0x40;
+
+/// What the quick pass finds of an entry of the display list.
+enum First {
+    /// Not a message.
+    Skip,
+    /// A line the quick read does not take: the plain way.
+    Again,
+    /// Its [`msg_info`] (with [`MSG_NONE`]), [`message_at`], and whether it
+    /// may hold tool calls.
+    Found {
+        info: u8,
+        at: (u32, u32),
+        calls: bool,
+    },
+}
+
+/// The quick pass's look at entry `i`: a compact line's members as
+/// [`js::Checker::valid_object`] finds them (no fallback: the plain way
+/// is taken on the main thread).
+fn first_look(
+    c: &mut js::Checker,
+    s: &Session,
+    i: usize,
+    src: &mut dyn LineSource,
+) -> Result<First> {
+    if s.entries[i].ty() != EntryType::Message {
+        return Ok(First::Skip);
+    }
+    let line = src.line(i)?;
+    let Some(members) = c.valid_object(&line) else {
+        return Ok(First::Again);
+    };
+    let obj = Object {
+        text: &line,
+        range: 0..line.len(),
+        members: members.to_vec(),
+    };
+    let m = obj.object("message");
+    let mut info = msg_info_of(m.as_ref());
+    if matches!(obj.raw("message"), None | Some(b"null")) {
+        info |= MSG_NONE;
+    }
+    // A tool call's block says `"type":"toolCall"`, or spells it with a
+    // `\u` escape.
+    let calls = info & MSG_ROLE == ROLE_ASSISTANT
+        && m.as_ref().and_then(|m| m.raw("content")).is_some_and(|c| {
+            c.first() == Some(&b'[')
+                && (memchr::memmem::find(c, b"toolCall").is_some()
+                    || memchr::memmem::find(c, b"\\u").is_some())
+        });
+    let at = if m.is_some() {
+        message_at(&obj)
+    } else {
+        (0, 0)
+    };
+    Ok(First::Found { info, at, calls })
+}
+
 /// The key `"message"` as a compact line holds it, and the colon.
 const MESSAGE_KEY: &[u8] = b"\"message\":";
 
@@ -124,15 +187,6 @@ fn quick_object<'a>(
             members: members.to_vec(),
         }),
         None => s.object(bytes, line),
-    }
-}
-
-/// The lines of `s` from `file` (the session file opened again, see
-/// [`super::lines::reopen`]) or, without one, through the session.
-fn line_source<'a>(s: &'a Session, file: Option<&'a File>) -> Box<dyn LineSource + 'a> {
-    match file {
-        Some(f) => Box::new(FileLines::new(f, &s.entries, &s.name)),
-        None => Box::new(SessionLines(s)),
     }
 }
 
@@ -200,30 +254,58 @@ impl<'s> View<'s> {
         let mut msg_at = vec![(0, 0); n];
         let mut text = Display::new();
         let mut no_message = None;
-        {
-            let mut src = line_source(s, file.as_ref());
-            for &(i, _) in &flat {
-                if s.entries[i].ty() != EntryType::Message {
-                    continue;
-                }
-                let line = src.line(i)?;
-                let Ok(obj) = quick_object(&mut checker, s, &line, s.entries[i].line()) else {
-                    continue;
-                };
-                if matches!(obj.raw("message"), None | Some(b"null")) && no_message.is_none() {
-                    no_message = Some(i);
-                }
-                let m = obj.object("message");
-                let info = msg_info_of(m.as_ref());
-                msg_info[i] = info | MSG_KNOWN;
-                if let Some(m) = m {
-                    if info & MSG_ROLE == ROLE_ASSISTANT {
-                        text.add_tool_calls(&m);
+        // The quick pass (on two threads for a large file); the lines it
+        // does not take, and those that may hold tool calls (added to
+        // `text` in display order), again here in display order.
+        let mut again: Vec<usize> = Vec::new();
+        let mut src = line_source(s, file.as_ref());
+        let quick = |r: Range<usize>, src: &mut dyn LineSource| -> Result<Vec<First>> {
+            let mut c = js::Checker::new();
+            r.map(|k| first_look(&mut c, s, flat[k].0, src)).collect()
+        };
+        let mut k = 0;
+        batches::in_order(s, file.as_ref(), &mut *src, flat.len(), quick, |found| {
+            for f in found {
+                let i = flat[k].0;
+                match f {
+                    First::Skip => {}
+                    First::Again => again.push(k),
+                    First::Found { info, at, calls } => {
+                        msg_info[i] = (info & !MSG_NONE) | MSG_KNOWN;
+                        msg_at[i] = at;
+                        if info & MSG_NONE != 0 && no_message.is_none() {
+                            no_message = Some(k);
+                        }
+                        if calls {
+                            again.push(k);
+                        }
                     }
-                    msg_at[i] = message_at(&obj);
                 }
+                k += 1;
+            }
+            Ok(())
+        })?;
+        for k in again {
+            let i = flat[k].0;
+            let line = src.line(i)?;
+            let Ok(obj) = quick_object(&mut checker, s, &line, s.entries[i].line()) else {
+                continue;
+            };
+            if msg_info[i] & MSG_KNOWN == 0 {
+                if matches!(obj.raw("message"), None | Some(b"null"))
+                    && no_message.is_none_or(|first| first > k)
+                {
+                    no_message = Some(k);
+                }
+                msg_info[i] = msg_info_of(obj.object("message").as_ref()) | MSG_KNOWN;
+                msg_at[i] = message_at(&obj);
+            }
+            if let Some(m) = obj.object("message") {
+                text.add_tool_calls(&m);
             }
         }
+        drop(src);
+        let no_message = no_message.map(|k| flat[k].0);
         Ok(View {
             s,
             tree,
@@ -231,7 +313,7 @@ impl<'s> View<'s> {
             active,
             msg_info,
             msg_at,
-            checker: std::cell::RefCell::new(checker),
+            checker: std::sync::Mutex::new(checker),
             text,
             leaf,
             no_message,
@@ -246,11 +328,16 @@ impl<'s> View<'s> {
         line_source(self.s, self.file.as_ref())
     }
 
+    /// The session file opened again, if it could be.
+    pub(super) fn file(&self) -> Option<&File> {
+        self.file.as_ref()
+    }
+
     /// [`Session::object`], the quick way first: a compact line's members
     /// as [`js::Checker::valid_object`] finds them (the scanner's, in a
     /// quicker pass), as the load reads it.
     pub(super) fn object<'a>(&self, bytes: &'a [u8], line: u64) -> Result<Object<'a>> {
-        match self.checker.try_borrow_mut() {
+        match self.checker.try_lock() {
             Ok(mut c) => quick_object(&mut c, self.s, bytes, line),
             Err(_) => self.s.object(bytes, line),
         }
