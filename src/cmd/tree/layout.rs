@@ -11,13 +11,16 @@ use crate::tree::Step;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+/// The gutters of a row: (level, shown), shared by rows.
+pub(super) type Gutters = Arc<Vec<(usize, bool)>>;
+
 /// One visible line: a flat position and its visual structure.
 #[derive(Clone, Default)]
 pub(super) struct Visual {
     pub(super) indent: usize,
     pub(super) show_connector: bool,
     pub(super) is_last: bool,
-    pub(super) gutters: Arc<Vec<(usize, bool)>>,
+    pub(super) gutters: Gutters,
     pub(super) virtual_root_child: bool,
 }
 
@@ -31,10 +34,10 @@ fn child_layout(
     show_connector: bool,
     virtual_root_child: bool,
     is_last: bool,
-    gutters: &Arc<Vec<(usize, bool)>>,
+    gutters: &Gutters,
     multiple_children: bool,
     multiple_roots: bool,
-) -> (usize, Arc<Vec<(usize, bool)>>) {
+) -> (usize, Gutters) {
     let child_indent = if multiple_children || (just_branched && indent > 0) {
         indent + 1
     } else {
@@ -137,15 +140,7 @@ impl View<'_> {
         }
         drop(fill);
         let multiple_roots = roots.len() > 1;
-        type Frame = (
-            usize,
-            usize,
-            bool,
-            bool,
-            bool,
-            Arc<Vec<(usize, bool)>>,
-            bool,
-        );
+        type Frame = (usize, usize, bool, bool, bool, Gutters, bool);
         let mut stack: Vec<Frame> = Vec::new();
         let empty = Arc::new(Vec::new());
         for (r, &root) in roots.iter().enumerate().rev() {
@@ -211,7 +206,7 @@ impl View<'_> {
         struct Occ {
             child_indent: usize,
             multiple: bool,
-            child_gutters: Arc<Vec<(usize, bool)>>,
+            child_gutters: Gutters,
             children: usize,
             k: usize,
         }
@@ -326,15 +321,7 @@ impl View<'_> {
         // ends with what its last pop wrote, and that pop comes from its
         // ancestor's last pop, at its last place in the ancestor's list;
         // so each id is laid out once, from there.
-        type Frame = (
-            Option<Id>,
-            usize,
-            bool,
-            bool,
-            bool,
-            Arc<Vec<(usize, bool)>>,
-            bool,
-        );
+        type Frame = (Option<Id>, usize, bool, bool, bool, Gutters, bool);
         let last_places = |list: &[Option<Id>]| -> Vec<(usize, Option<Id>)> {
             let mut last: HashMap<&Option<Id>, usize> = HashMap::new();
             for (c, id) in list.iter().enumerate() {
