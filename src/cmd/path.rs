@@ -10,10 +10,11 @@ use crate::cli::{Ctx, Exit, SessionArgs};
 use clap::Parser;
 
 use crate::cli::Out;
+use crate::cmd::tree::{write_id, write_str};
 use crate::context::{self, message_json};
 use crate::entry::EntryType;
 use crate::error::Result;
-use crate::json::{js, Object, ObjectWriter};
+use crate::json::{js, Object};
 use crate::migrate::CURRENT_VERSION;
 use crate::path::path_to;
 use crate::refs;
@@ -215,37 +216,42 @@ pub(crate) fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
         chain: Vec::new(),
         checker: js::Checker::new(),
     };
+    let file = crate::cmd::tree::lines::reopen(s);
+    let mut src = crate::cmd::tree::lines::line_source(s, file.as_ref());
+    let mut row = Vec::new();
     for i in crate::path::leaves(s) {
         let e = &s.entries[i];
         let depth = memo.depth(s, i)?;
-        let line = s.line(i)?;
+        let line = src.line(i)?;
         let obj = memo.object(s, &line, e.line())?;
-        let mut w = ObjectWriter::new();
+        // As an `ObjectWriter` writes it, the keys known to need no escape.
+        row.clear();
+        row.extend_from_slice(b"{\"id\":");
         // The id as its JSON value (a number stays a number; "" without one).
         match s.entries.id(i) {
-            Some(id) => w.raw("id", Some(id.to_json().as_bytes())),
-            None => w.str("id", ""),
+            Some(id) => write_id(&mut row, Some(id)),
+            None => row.extend_from_slice(b"\"\""),
         };
         // Whole numbers, which JavaScript prints as their digits.
-        w.raw("line", Some(e.line().to_string().as_bytes()));
-        w.raw(
-            "timestamp",
-            obj.canonical("timestamp").ok().flatten().as_deref(),
-        );
-        w.raw("depth", Some(depth.to_string().as_bytes()));
+        row.extend_from_slice(b",\"line\":");
+        row.extend_from_slice(e.line().to_string().as_bytes());
+        if let Some(t) = obj.canonical("timestamp").ok().flatten() {
+            row.extend_from_slice(b",\"timestamp\":");
+            row.extend_from_slice(&t);
+        }
+        row.extend_from_slice(b",\"depth\":");
+        row.extend_from_slice(depth.to_string().as_bytes());
         if let Some(id) = s.entries.id(i) {
             if let Some(l) = s.index.labels.get(&id) {
-                w.raw("label", Some(&s.label_value(l)?));
+                row.extend_from_slice(b",\"label\":");
+                row.extend_from_slice(&s.label_value(l)?);
             }
         }
-        w.raw(
-            "current",
-            Some(if s.index.leaf == Some(i) {
-                b"true"
-            } else {
-                b"false"
-            }),
-        );
+        row.extend_from_slice(if s.index.leaf == Some(i) {
+            b",\"current\":true"
+        } else {
+            b",\"current\":false"
+        });
         let own = user_text(s, i, &obj);
         let last_user = match &own {
             Some(found) => found.as_deref(),
@@ -257,11 +263,13 @@ pub(crate) fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
                 memo.text(k)
             }
         };
+        row.extend_from_slice(b",\"lastUser\":");
         match last_user {
-            Some(t) => w.str("lastUser", t),
-            None => w.raw("lastUser", Some(b"null")),
+            Some(t) => write_str(&mut row, t),
+            None => row.extend_from_slice(b"null"),
         };
-        out.line(&w.finish())?;
+        row.push(b'}');
+        out.line(&row)?;
     }
     out.done()
 }

@@ -32,10 +32,9 @@ use crate::io::Window;
 use crate::json::Object;
 use crate::migrate::{self, EntryMigration, CURRENT_VERSION};
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Where a session comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,8 +77,10 @@ pub struct Header {
 
 /// Where the bytes of a session are, to be read again.
 enum Backing {
-    /// A file, read again through a small read-ahead window.
-    File(File, RefCell<Window>),
+    /// A file, read again through a small read-ahead window (behind a
+    /// lock, so that a session can be shared by threads: `pi-tree` renders
+    /// rows on two).
+    File(File, Mutex<Window>),
     Memory(Vec<u8>),
 }
 
@@ -147,7 +148,7 @@ impl Session {
                 } else {
                     let loader = parallel::load_file(&file, meta.len(), &name, opts)?;
                     let window = Window::new(WINDOW_MIN, WINDOW_MAX);
-                    (loader, Backing::File(file, RefCell::new(window)))
+                    (loader, Backing::File(file, Mutex::new(window)))
                 }
             }
         };
@@ -188,8 +189,8 @@ impl Session {
             Backing::Memory(b) => Ok(Cow::Borrowed(&b[offset as usize..(offset + len) as usize])),
             Backing::File(f, window) => {
                 let mut w = window
-                    .try_borrow_mut()
-                    .map_err(|_| Error::request(&self.name, "re-entrant read"))?;
+                    .lock()
+                    .map_err(|_| Error::request(&self.name, "a reader thread failed"))?;
                 let buf = w
                     .read(f, offset, len as usize)
                     .map_err(|e| Error::io(&self.name, &e))?;

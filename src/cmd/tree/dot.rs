@@ -1,12 +1,15 @@
 //! `pi-tree --format dot`: the tree as a Graphviz digraph, the active path
 //! in bold, labelled entries with a double border.
 
+use super::batches;
+use super::lines::LineSource;
 use super::view::View;
 use super::Options;
 use crate::cli::Out;
 use crate::error::Result;
 use crate::tree::Step;
 use std::io::Write;
+use std::ops::Range;
 
 impl View<'_> {
     /// The shown entries as a Graphviz digraph, each linked to its nearest
@@ -21,39 +24,27 @@ impl View<'_> {
             "digraph session {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n",
         );
         let n = self.s.entries.len();
+        // Each entry's node once, rendered in batches (nothing is written
+        // when one fails).
         let mut printed = vec![false; n];
-        for &k in &shown {
-            let i = self.flat[k].0;
-            if std::mem::replace(&mut printed[i], true) {
-                continue;
-            }
-            let text: String = self.summary(i)?.into_iter().map(|(t, _)| t).collect();
-            let mut label = String::new();
-            if let Some(l) = self.label_of(i) {
-                label.push('[');
-                label.push_str(&cut_chars(l, 60));
-                label.push_str("] ");
-            }
-            label.push_str(&cut_chars(&text, 60));
-            w.push_str("  n");
-            w.push_str(&i.to_string());
-            w.push_str(" [label=\"");
-            dot_escape_into(&mut w, &cut_chars(&label, DOT_MAX_CHARS));
-            w.push_str("\", tooltip=\"");
-            dot_escape_into(
-                &mut w,
-                &cut_chars(&self.s.entries.id_string(i), DOT_MAX_CHARS),
-            );
-            w.push('"');
-            if self.active[i] {
-                w.push_str(", style=\"bold,filled\", fillcolor=\"#dbeafe\", color=\"#1d4ed8\"");
-            }
-            if self.label_of(i).is_some() {
-                w.push_str(", peripheries=2");
-            }
-            w.push_str("];\n");
-        }
+        let nodes: Vec<usize> = shown
+            .iter()
+            .map(|&k| self.flat[k].0)
+            .filter(|&i| !std::mem::replace(&mut printed[i], true))
+            .collect();
         drop(printed);
+        let mut src = self.lines();
+        let batch = |r: Range<usize>, src: &mut dyn LineSource| -> Result<String> {
+            let mut w = String::new();
+            for &i in &nodes[r] {
+                self.dot_node(&mut w, src, i)?;
+            }
+            Ok(w)
+        };
+        batches::in_order(self.s, self.file(), &mut *src, nodes.len(), batch, |b| {
+            w.push_str(&b);
+            Ok(())
+        })?;
         // Edges: each shown entry to its nearest shown ancestor in the tree
         // (its parent where the walk first enters it).
         const NO: u32 = u32::MAX;
@@ -99,6 +90,33 @@ impl View<'_> {
         }
         w.push_str("}\n");
         out.bytes(w.as_bytes())
+    }
+
+    /// The node of entry `i`, added to `w`.
+    fn dot_node(&self, w: &mut String, src: &mut dyn LineSource, i: usize) -> Result<()> {
+        let text: String = self.summary(src, i)?.into_iter().map(|(t, _)| t).collect();
+        let mut label = String::new();
+        if let Some(l) = self.label_of(i) {
+            label.push('[');
+            label.push_str(&cut_chars(l, 60));
+            label.push_str("] ");
+        }
+        label.push_str(&cut_chars(&text, 60));
+        w.push_str("  n");
+        w.push_str(&i.to_string());
+        w.push_str(" [label=\"");
+        dot_escape_into(w, &cut_chars(&label, DOT_MAX_CHARS));
+        w.push_str("\", tooltip=\"");
+        dot_escape_into(w, &cut_chars(&self.s.entries.id_string(i), DOT_MAX_CHARS));
+        w.push('"');
+        if self.active[i] {
+            w.push_str(", style=\"bold,filled\", fillcolor=\"#dbeafe\", color=\"#1d4ed8\"");
+        }
+        if self.label_of(i).is_some() {
+            w.push_str(", peripheries=2");
+        }
+        w.push_str("];\n");
+        Ok(())
     }
 }
 

@@ -9,7 +9,10 @@ use crate::error::Result;
 use crate::json::js::string;
 use crate::tree::Step;
 use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
+use std::sync::Arc;
+
+/// The gutters of a row: (level, shown), shared by rows.
+pub(super) type Gutters = Arc<Vec<(usize, bool)>>;
 
 /// One visible line: a flat position and its visual structure.
 #[derive(Clone, Default)]
@@ -17,7 +20,7 @@ pub(super) struct Visual {
     pub(super) indent: usize,
     pub(super) show_connector: bool,
     pub(super) is_last: bool,
-    pub(super) gutters: Rc<Vec<(usize, bool)>>,
+    pub(super) gutters: Gutters,
     pub(super) virtual_root_child: bool,
 }
 
@@ -31,10 +34,10 @@ fn child_layout(
     show_connector: bool,
     virtual_root_child: bool,
     is_last: bool,
-    gutters: &Rc<Vec<(usize, bool)>>,
+    gutters: &Gutters,
     multiple_children: bool,
     multiple_roots: bool,
-) -> (usize, Rc<Vec<(usize, bool)>>) {
+) -> (usize, Gutters) {
     let child_indent = if multiple_children || (just_branched && indent > 0) {
         indent + 1
     } else {
@@ -48,7 +51,7 @@ fn child_layout(
     let child_gutters = if show_connector && !virtual_root_child {
         let mut g = (**gutters).clone();
         g.push((display.saturating_sub(1), !is_last));
-        Rc::new(g)
+        Arc::new(g)
     } else {
         gutters.clone()
     };
@@ -137,9 +140,9 @@ impl View<'_> {
         }
         drop(fill);
         let multiple_roots = roots.len() > 1;
-        type Frame = (usize, usize, bool, bool, bool, Rc<Vec<(usize, bool)>>, bool);
+        type Frame = (usize, usize, bool, bool, bool, Gutters, bool);
         let mut stack: Vec<Frame> = Vec::new();
-        let empty = Rc::new(Vec::new());
+        let empty = Arc::new(Vec::new());
         for (r, &root) in roots.iter().enumerate().rev() {
             let last = r == roots.len() - 1;
             stack.push((
@@ -203,13 +206,13 @@ impl View<'_> {
         struct Occ {
             child_indent: usize,
             multiple: bool,
-            child_gutters: Rc<Vec<(usize, bool)>>,
+            child_gutters: Gutters,
             children: usize,
             k: usize,
         }
         let roots = self.ordered.roots.len();
         let mr = roots > 1;
-        let empty = Rc::new(Vec::new());
+        let empty = Arc::new(Vec::new());
         let mut out = Vec::with_capacity(self.flat.len());
         let mut stack: Vec<Occ> = Vec::new();
         let mut root_k = 0;
@@ -318,15 +321,7 @@ impl View<'_> {
         // ends with what its last pop wrote, and that pop comes from its
         // ancestor's last pop, at its last place in the ancestor's list;
         // so each id is laid out once, from there.
-        type Frame = (
-            Option<Id>,
-            usize,
-            bool,
-            bool,
-            bool,
-            Rc<Vec<(usize, bool)>>,
-            bool,
-        );
+        type Frame = (Option<Id>, usize, bool, bool, bool, Gutters, bool);
         let last_places = |list: &[Option<Id>]| -> Vec<(usize, Option<Id>)> {
             let mut last: HashMap<&Option<Id>, usize> = HashMap::new();
             for (c, id) in list.iter().enumerate() {
@@ -338,7 +333,7 @@ impl View<'_> {
             v
         };
         let mut stack: Vec<Frame> = Vec::new();
-        let empty = Rc::new(Vec::new());
+        let empty = Arc::new(Vec::new());
         for (c, id) in last_places(&roots).into_iter().rev() {
             stack.push((
                 id,

@@ -1,6 +1,6 @@
-//! Where `--json` gets the lines of the entries it prints: through the
-//! session, or straight from the session file opened again (read through
-//! a window, lent without a copy).
+//! Where `pi-tree` (and `pi-path --leaves`) get the lines of the entries
+//! they print: through the session, or straight from the session file
+//! opened again (read through a window, lent without a copy).
 
 use crate::entry::Entry;
 use crate::error::{Error, Result};
@@ -10,12 +10,12 @@ use std::borrow::Cow;
 use std::fs::File;
 
 /// Where rendering gets the bytes of entry `i` as pi holds them.
-pub(super) trait LineSource {
+pub(crate) trait LineSource {
     fn line(&mut self, i: usize) -> Result<Cow<'_, [u8]>>;
 }
 
 /// Through the session (stdin, an old version to migrate).
-pub(super) struct SessionLines<'s>(pub(super) &'s Session);
+pub(crate) struct SessionLines<'s>(pub(crate) &'s Session);
 
 impl LineSource for SessionLines<'_> {
     fn line(&mut self, i: usize) -> Result<Cow<'_, [u8]>> {
@@ -27,7 +27,7 @@ impl LineSource for SessionLines<'_> {
 /// with the header the session was read with (pi only appends to it; a
 /// line the load did not prove canonical is checked again as JSON when
 /// printed).
-pub(super) fn reopen(s: &Session) -> Option<File> {
+pub(crate) fn reopen(s: &Session) -> Option<File> {
     if s.version() < crate::migrate::CURRENT_VERSION || s.memory().is_some() {
         return None;
     }
@@ -44,10 +44,19 @@ pub(super) fn reopen(s: &Session) -> Option<File> {
     (got == header.len() && buf == header[..]).then_some(f)
 }
 
+/// The lines of `s` from `file` (the session file opened again, see
+/// [`reopen`]) or, without one, through the session.
+pub(crate) fn line_source<'a>(s: &'a Session, file: Option<&'a File>) -> Box<dyn LineSource + 'a> {
+    match file {
+        Some(f) => Box::new(FileLines::new(f, &s.entries, &s.name)),
+        None => Box::new(SessionLines(s)),
+    }
+}
+
 /// Lines read straight from the file through a window of
 /// [`FileLines::WINDOW`] bytes (the tree's order is mostly file order),
 /// lent without a copy.
-pub(super) struct FileLines<'a> {
+pub(crate) struct FileLines<'a> {
     file: &'a File,
     entries: &'a [Entry],
     name: &'a str,
@@ -58,7 +67,7 @@ impl<'a> FileLines<'a> {
     /// One size: the window neither grows nor shrinks.
     const WINDOW: usize = 64 << 10;
 
-    pub(super) fn new(file: &'a File, entries: &'a [Entry], name: &'a str) -> Self {
+    pub(crate) fn new(file: &'a File, entries: &'a [Entry], name: &'a str) -> Self {
         FileLines {
             file,
             entries,

@@ -16,16 +16,18 @@
 //! first). pi's display and searchable text of an entry are
 //! `search::tree_text`'s.
 
+mod batches;
 mod dot;
 mod json;
 mod jsonl;
 mod layout;
-mod lines;
+pub(crate) mod lines;
 mod problems;
 mod stats;
 mod text;
 mod view;
 
+pub(crate) use jsonl::{write_id, write_str};
 pub use stats::write_stats;
 
 use crate::cli::{Ctx, Exit, Log, Out, SessionArgs};

@@ -2,6 +2,9 @@
 //! `•` on the active path, `[label]`, the display text, cut to the width
 //! as pi cuts its rows, coloured or not.
 
+use super::batches;
+use super::layout::Visual;
+use super::lines::LineSource;
 use super::view::View;
 use super::{Filter, Options};
 use crate::cli::Out;
@@ -33,10 +36,11 @@ impl View<'_> {
         }
         // pi's render throws on some rows (a custom_message whose content is
         // not text): find those before anything is written.
+        let mut src = self.lines();
         for &k in &vis {
             let i = self.flat[k].0;
             if self.s.entries[i].ty() == EntryType::CustomMessage {
-                self.summary(i)?;
+                self.summary(&mut *src, i)?;
             }
         }
         let (visual, multiple_roots) = if self.tree.is_shared() {
@@ -44,58 +48,74 @@ impl View<'_> {
         } else {
             self.visuals(&vis)
         };
-        let mut line = String::new();
-        let mut gutter_at: Vec<Option<bool>> = Vec::new();
-        for (v, &k) in vis.iter().enumerate() {
-            let i = self.flat[k].0;
-            let vi = &visual[v];
-            let display = if multiple_roots {
-                vi.indent.saturating_sub(1)
-            } else {
-                vi.indent
-            };
-            let connector = vi.show_connector && !vi.virtual_root_child;
-            let mut prefix = String::new();
-            // The first gutter at each level (as a search of the list from its
-            // start finds it), looked up once per level, not once per column.
-            gutter_at.clear();
-            gutter_at.resize(display, None);
-            for &(level, show) in vi.gutters.iter() {
-                if let Some(slot @ None) = gutter_at.get_mut(level) {
-                    *slot = Some(show);
-                }
+        batches::write_rows(
+            self.s,
+            self.file(),
+            &mut *src,
+            vis.len(),
+            out,
+            |v, buf, src| {
+                let i = self.flat[vis[v]].0;
+                self.text_row(buf, src, i, &visual[v], multiple_roots, opts)?;
+                buf.push(b'\n');
+                Ok(())
+            },
+        )
+    }
+
+    /// The row of entry `i` (its visual structure `vi`), added to `out`.
+    fn text_row(
+        &self,
+        out: &mut Vec<u8>,
+        src: &mut dyn LineSource,
+        i: usize,
+        vi: &Visual,
+        multiple_roots: bool,
+        opts: &Options,
+    ) -> Result<()> {
+        let display = if multiple_roots {
+            vi.indent.saturating_sub(1)
+        } else {
+            vi.indent
+        };
+        let connector = vi.show_connector && !vi.virtual_root_child;
+        let mut prefix = String::new();
+        // The first gutter at each level (as a search of the list from its
+        // start finds it), looked up once per level, not once per column.
+        let mut gutter_at = vec![None; display];
+        for &(level, show) in vi.gutters.iter() {
+            if let Some(slot @ None) = gutter_at.get_mut(level) {
+                *slot = Some(show);
             }
-            for c in 0..display * 3 {
-                let (level, pos) = (c / 3, c % 3);
-                if let Some(show) = gutter_at[level] {
-                    prefix.push(if pos == 0 && show { '│' } else { ' ' });
-                } else if connector && level + 1 == display {
-                    prefix.push(match pos {
-                        0 if vi.is_last => '└',
-                        0 => '├',
-                        1 => '─',
-                        _ => ' ',
-                    });
-                } else {
-                    prefix.push(' ');
-                }
-            }
-            let mut segs: Vec<Seg> = Vec::new();
-            if opts.ids {
-                segs.push((format!("{} ", self.s.entries.id_string(i)), Some(DIM)));
-            }
-            segs.push((prefix, Some(DIM)));
-            if self.active[i] {
-                segs.push(("• ".into(), Some(ACCENT)));
-            }
-            if let Some(l) = self.label_of(i) {
-                segs.push((format!("[{l}] "), Some(WARNING)));
-            }
-            segs.extend(self.summary(i)?);
-            line.clear();
-            render_line(&mut line, &segs, opts.width, opts.color);
-            out.line(line.as_bytes())?;
         }
+        for c in 0..display * 3 {
+            let (level, pos) = (c / 3, c % 3);
+            if let Some(show) = gutter_at[level] {
+                prefix.push(if pos == 0 && show { '│' } else { ' ' });
+            } else if connector && level + 1 == display {
+                prefix.push(match pos {
+                    0 if vi.is_last => '└',
+                    0 => '├',
+                    1 => '─',
+                    _ => ' ',
+                });
+            } else {
+                prefix.push(' ');
+            }
+        }
+        let mut segs: Vec<Seg> = Vec::new();
+        if opts.ids {
+            segs.push((format!("{} ", self.s.entries.id_string(i)), Some(DIM)));
+        }
+        segs.push((prefix, Some(DIM)));
+        if self.active[i] {
+            segs.push(("• ".into(), Some(ACCENT)));
+        }
+        if let Some(l) = self.label_of(i) {
+            segs.push((format!("[{l}] "), Some(WARNING)));
+        }
+        segs.extend(self.summary(src, i)?);
+        render_line(out, &segs, opts.width, opts.color);
         Ok(())
     }
 }
@@ -104,7 +124,7 @@ impl View<'_> {
 /// rows are (`truncateToWidth(line, width, "")`, the columns counted by
 /// grapheme and East Asian width as pi-tui counts them, see
 /// [`crate::width`]); the trailing spaces pi's rows have are left out.
-fn render_line(out: &mut String, segs: &[Seg], width: Option<usize>, color: bool) {
+fn render_line(out: &mut Vec<u8>, segs: &[Seg], width: Option<usize>, color: bool) {
     // The length of the pieces joined, less the trailing white space.
     let mut trimmed_len: usize = segs.iter().map(|(t, _)| t.len()).sum();
     for (t, _) in segs.iter().rev() {
@@ -117,9 +137,9 @@ fn render_line(out: &mut String, segs: &[Seg], width: Option<usize>, color: bool
     let mut written_bytes = 0;
     let mut cols = 0;
     let mut full = false;
-    let mut piece = String::new();
     for (t, c) in segs {
-        piece.clear();
+        // How much of `t` goes in: `end` bytes.
+        let mut end = 0;
         if let Some(widths) = simple_widths(t) {
             // Each character is a grapheme of its own.
             for (ch, w) in t.chars().zip(widths) {
@@ -129,7 +149,7 @@ fn render_line(out: &mut String, segs: &[Seg], width: Option<usize>, color: bool
                     full = true;
                     break;
                 }
-                piece.push(ch);
+                end += ch.len_utf8();
                 written_bytes += ch.len_utf8();
                 cols += w;
             }
@@ -139,21 +159,22 @@ fn render_line(out: &mut String, segs: &[Seg], width: Option<usize>, color: bool
                     full = true;
                     break;
                 }
-                piece.push_str(g);
+                end += g.len();
                 written_bytes += g.len();
                 cols += w;
             }
         }
+        let piece = &t.as_bytes()[..end];
         if !piece.is_empty() {
             match (color, c) {
                 (true, Some(code)) => {
-                    out.push_str("\x1b[");
-                    out.push_str(code);
-                    out.push('m');
-                    out.push_str(&piece);
-                    out.push_str("\x1b[0m");
+                    out.extend_from_slice(b"\x1b[");
+                    out.extend_from_slice(code.as_bytes());
+                    out.push(b'm');
+                    out.extend_from_slice(piece);
+                    out.extend_from_slice(b"\x1b[0m");
                 }
-                _ => out.push_str(&piece),
+                _ => out.extend_from_slice(piece),
             }
         }
         if full {

@@ -2,6 +2,8 @@
 //! the tree flattened with the branch holding the active leaf first, the
 //! active path, and the rows a filter and a search let through.
 
+use super::batches;
+use super::lines::{line_source, LineSource};
 use super::{Filter, Options};
 use crate::entry::{EntryType, Id};
 use crate::error::{Error, Result};
@@ -9,6 +11,8 @@ use crate::json::{js, Object};
 use crate::search::tree_text::{has_text_content, searchable, Display, Query, Seg};
 use crate::session::Session;
 use crate::tree::{Step, Tree};
+use std::fs::File;
+use std::ops::Range;
 
 /// The flat display list, as `TreeList` holds it.
 pub(super) struct View<'s> {
@@ -20,8 +24,13 @@ pub(super) struct View<'s> {
     /// What [`View::visible`] needs of each message entry ([`msg_info`]),
     /// found while the tool calls are: 0 where not known.
     msg_info: Vec<u8>,
+    /// Where each message entry's `message` object stands in its line
+    /// ([`message_at`]; (0, 0): not known).
+    msg_at: Vec<(u32, u32)>,
+    /// The session file opened again ([`View::lines`]).
+    file: Option<File>,
     /// For [`View::object`].
-    checker: std::cell::RefCell<js::Checker>,
+    checker: std::sync::Mutex<js::Checker>,
     /// What the display text needs besides the entry (the tool calls).
     text: Display,
     leaf: Option<usize>,
@@ -49,7 +58,12 @@ const MSG_KNOWN: u8 = 0x80;
 /// role (0 for any other role, and without a message or a role), and for
 /// an assistant message whether it has text and how it stopped.
 fn msg_info(obj: &Object<'_>) -> u8 {
-    let Some(m) = obj.object("message") else {
+    msg_info_of(obj.object("message").as_ref())
+}
+
+/// [`msg_info`] of the entry's `message` object `m` (None: none).
+fn msg_info_of(m: Option<&Object<'_>>) -> u8 {
+    let Some(m) = m else {
         return 0;
     };
     match m.str("role").as_deref() {
@@ -70,6 +84,109 @@ fn msg_info(obj: &Object<'_>) -> u8 {
             info
         }
         _ => 0,
+    }
+}
+
+/// [`msg_info`]: the entry has no message, or a null one (pi's `/tree`
+/// fails on it); only in [`First::Found`].
+const MSG_NONE: u8 = 0x40;
+
+/// What the quick pass finds of an entry of the display list.
+enum First {
+    /// Not a message.
+    Skip,
+    /// A line the quick read does not take: the plain way.
+    Again,
+    /// Its [`msg_info`] (with [`MSG_NONE`]), [`message_at`], and whether it
+    /// may hold tool calls.
+    Found {
+        info: u8,
+        at: (u32, u32),
+        calls: bool,
+    },
+}
+
+/// The quick pass's look at entry `i`: a compact line's members as
+/// [`js::Checker::valid_object`] finds them (no fallback: the plain way
+/// is taken on the main thread).
+fn first_look(
+    c: &mut js::Checker,
+    s: &Session,
+    i: usize,
+    src: &mut dyn LineSource,
+) -> Result<First> {
+    if s.entries[i].ty() != EntryType::Message {
+        return Ok(First::Skip);
+    }
+    let line = src.line(i)?;
+    let Some(members) = c.valid_object(&line) else {
+        return Ok(First::Again);
+    };
+    let obj = Object {
+        text: &line,
+        range: 0..line.len(),
+        members: members.to_vec(),
+    };
+    let m = obj.object("message");
+    let mut info = msg_info_of(m.as_ref());
+    if matches!(obj.raw("message"), None | Some(b"null")) {
+        info |= MSG_NONE;
+    }
+    // A tool call's block says `"type":"toolCall"`, or spells it with a
+    // `\u` escape.
+    let calls = info & MSG_ROLE == ROLE_ASSISTANT
+        && m.as_ref().and_then(|m| m.raw("content")).is_some_and(|c| {
+            c.first() == Some(&b'[')
+                && (memchr::memmem::find(c, b"toolCall").is_some()
+                    || memchr::memmem::find(c, b"\\u").is_some())
+        });
+    let at = if m.is_some() {
+        message_at(&obj)
+    } else {
+        (0, 0)
+    };
+    Ok(First::Found { info, at, calls })
+}
+
+/// The key `"message"` as a compact line holds it, and the colon.
+const MESSAGE_KEY: &[u8] = b"\"message\":";
+
+/// Where the `message` member (the last one, as `JSON.parse` keeps) of
+/// the entry `obj` holds its value, when its key is written plainly and
+/// the value follows the colon; (0, 0) otherwise.
+fn message_at(obj: &Object<'_>) -> (u32, u32) {
+    let Some(m) = obj
+        .members
+        .iter()
+        .rev()
+        .find(|m| crate::json::key_is(obj.text, &m.key, "message"))
+    else {
+        return (0, 0);
+    };
+    let plain = m.value.start == m.key.end + 1
+        && obj.text.get(m.key.start..m.value.start) == Some(MESSAGE_KEY);
+    match (u32::try_from(m.value.start), u32::try_from(m.value.end)) {
+        (Ok(a), Ok(b)) if plain => (a, b),
+        _ => (0, 0),
+    }
+}
+
+/// [`Session::object`], the quick way first: a compact line's members as
+/// [`js::Checker::valid_object`] finds them (the scanner's, in a quicker
+/// pass), as the load reads it.
+fn quick_object<'a>(
+    checker: &mut js::Checker,
+    s: &Session,
+    bytes: &'a [u8],
+    line: u64,
+) -> Result<Object<'a>> {
+    match checker.valid_object(bytes) {
+        Some(members) => Ok(Object {
+            text: bytes,
+            range: 0..bytes.len(),
+            members: members.to_vec(),
+        }),
+        None => s.object(bytes, line),
     }
 }
 
@@ -128,52 +245,116 @@ impl<'s> View<'s> {
                 cur = s.entries.parent_id(i).and_then(|p| s.index.get(&p));
             }
         }
-        let mut v = View {
+        // The first pass over the messages: the filters' roles and flags,
+        // the tool calls, and where each message object stands in its
+        // line (so that its row reads the message alone, not the line).
+        let file = super::lines::reopen(s);
+        let mut checker = js::Checker::new();
+        let mut msg_info = vec![0; n];
+        let mut msg_at = vec![(0, 0); n];
+        let mut text = Display::new();
+        let mut no_message = None;
+        // The quick pass (on two threads for a large file); the lines it
+        // does not take, and those that may hold tool calls (added to
+        // `text` in display order), again here in display order.
+        let mut again: Vec<usize> = Vec::new();
+        let mut src = line_source(s, file.as_ref());
+        let quick = |r: Range<usize>, src: &mut dyn LineSource| -> Result<Vec<First>> {
+            let mut c = js::Checker::new();
+            r.map(|k| first_look(&mut c, s, flat[k].0, src)).collect()
+        };
+        let mut k = 0;
+        batches::in_order(s, file.as_ref(), &mut *src, flat.len(), quick, |found| {
+            for f in found {
+                let i = flat[k].0;
+                match f {
+                    First::Skip => {}
+                    First::Again => again.push(k),
+                    First::Found { info, at, calls } => {
+                        msg_info[i] = (info & !MSG_NONE) | MSG_KNOWN;
+                        msg_at[i] = at;
+                        if info & MSG_NONE != 0 && no_message.is_none() {
+                            no_message = Some(k);
+                        }
+                        if calls {
+                            again.push(k);
+                        }
+                    }
+                }
+                k += 1;
+            }
+            Ok(())
+        })?;
+        for k in again {
+            let i = flat[k].0;
+            let line = src.line(i)?;
+            let Ok(obj) = quick_object(&mut checker, s, &line, s.entries[i].line()) else {
+                continue;
+            };
+            if msg_info[i] & MSG_KNOWN == 0 {
+                if matches!(obj.raw("message"), None | Some(b"null"))
+                    && no_message.is_none_or(|first| first > k)
+                {
+                    no_message = Some(k);
+                }
+                msg_info[i] = msg_info_of(obj.object("message").as_ref()) | MSG_KNOWN;
+                msg_at[i] = message_at(&obj);
+            }
+            if let Some(m) = obj.object("message") {
+                text.add_tool_calls(&m);
+            }
+        }
+        drop(src);
+        let no_message = no_message.map(|k| flat[k].0);
+        Ok(View {
             s,
             tree,
             flat,
             active,
-            msg_info: vec![0; n],
-            checker: std::cell::RefCell::new(js::Checker::new()),
-            text: Display::new(),
+            msg_info,
+            msg_at,
+            checker: std::sync::Mutex::new(checker),
+            text,
             leaf,
-            no_message: None,
+            no_message,
             ordered: ordered_tree,
-        };
-        for k in 0..v.flat.len() {
-            let i = v.flat[k].0;
-            if s.entries[i].ty() != EntryType::Message {
-                continue;
-            }
-            let line = s.line(i)?;
-            let Ok(obj) = v.object(&line, s.entries[i].line()) else {
-                continue;
-            };
-            if matches!(obj.raw("message"), None | Some(b"null")) && v.no_message.is_none() {
-                v.no_message = Some(i);
-            }
-            v.msg_info[i] = msg_info(&obj) | MSG_KNOWN;
-            if let Some(m) = obj.object("message") {
-                v.text.add_tool_calls(&m);
-            }
-        }
-        Ok(v)
+            file,
+        })
+    }
+
+    /// Where rows read their lines: the session file opened again (its
+    /// lines lent from a window, no copy), or the session.
+    pub(super) fn lines(&self) -> Box<dyn LineSource + '_> {
+        line_source(self.s, self.file.as_ref())
+    }
+
+    /// The session file opened again, if it could be.
+    pub(super) fn file(&self) -> Option<&File> {
+        self.file.as_ref()
     }
 
     /// [`Session::object`], the quick way first: a compact line's members
     /// as [`js::Checker::valid_object`] finds them (the scanner's, in a
     /// quicker pass), as the load reads it.
     pub(super) fn object<'a>(&self, bytes: &'a [u8], line: u64) -> Result<Object<'a>> {
-        if let Ok(mut c) = self.checker.try_borrow_mut() {
-            if let Some(members) = c.valid_object(bytes) {
-                return Ok(Object {
-                    text: bytes,
-                    range: 0..bytes.len(),
-                    members: members.to_vec(),
-                });
-            }
+        match self.checker.try_lock() {
+            Ok(mut c) => quick_object(&mut c, self.s, bytes, line),
+            Err(_) => self.s.object(bytes, line),
         }
-        self.s.object(bytes, line)
+    }
+
+    /// The JSON text of message entry `i`'s role, when the first pass
+    /// found it to be one the filters know (`"user"`, `"assistant"`,
+    /// `"toolResult"`).
+    pub(super) fn quick_role(&self, i: usize) -> Option<&'static [u8]> {
+        let info = self.msg_info[i];
+        match info & MSG_ROLE {
+            _ if info & MSG_KNOWN == 0 || self.s.entries[i].ty() != EntryType::Message => None,
+            ROLE_USER => Some(b"\"user\""),
+            ROLE_ASSISTANT => Some(b"\"assistant\""),
+            ROLE_TOOL_RESULT => Some(b"\"toolResult\""),
+            _ => None,
+        }
     }
 
     /// `entry.id === currentLeafId`.
@@ -280,11 +461,37 @@ impl<'s> View<'s> {
         }
     }
 
-    /// `getEntryDisplayText(node)`, as coloured pieces.
-    pub(super) fn summary(&self, i: usize) -> Result<Vec<Seg>> {
-        let line = self.s.line(i)?;
-        let obj = self.object(&line, self.s.entries[i].line())?;
-        self.summary_of(i, &obj)
+    /// `getEntryDisplayText(node)`, as coloured pieces, its line read from
+    /// `src` ([`View::lines`]).
+    pub(super) fn summary(&self, src: &mut dyn LineSource, i: usize) -> Result<Vec<Seg>> {
+        let line = src.line(i)?;
+        match self.message_only(&line, i) {
+            Some(obj) => self.summary_of(i, &obj),
+            None => {
+                let obj = self.object(&line, self.s.entries[i].line())?;
+                self.summary_of(i, &obj)
+            }
+        }
+    }
+
+    /// Entry `i` (its `line`) as an object of one member, its message,
+    /// where the first pass found it (all a message's row shows): the line
+    /// is not parsed again.
+    pub(super) fn message_only<'a>(&self, line: &'a [u8], i: usize) -> Option<Object<'a>> {
+        let (start, end) = self.msg_at[i];
+        let (start, end) = (start as usize, end as usize);
+        let key = start.checked_sub(MESSAGE_KEY.len())?..start - 1;
+        let found = line.get(key.start..start) == Some(MESSAGE_KEY)
+            && line.get(start) == Some(&b'{')
+            && end <= line.len();
+        found.then(|| Object {
+            text: line,
+            range: 0..line.len(),
+            members: vec![crate::json::scan::Member {
+                key,
+                value: start..end,
+            }],
+        })
     }
 
     /// [`View::summary`] of entry `i`, parsed as `obj`.
