@@ -448,3 +448,68 @@ fn readme_examples_run() {
     }
     assert!(ran >= 6, "only {ran} examples ran");
 }
+
+/// A file is read a chunk at a time (128 KB): lines longer than a chunk,
+/// matches at a chunk's edges, a bad line and a last line without a line
+/// break give what the whole file read at once gives (`--since` reads it
+/// whole), and every match lands on its own line's number.
+#[test]
+fn lines_across_read_chunks() {
+    let t = TempDir::new("grep-chunks");
+    let mut file = String::from(
+        r#"{"type":"session","version":3,"id":"sess-chunk","timestamp":"2026-11-02T10:00:00.000Z","cwd":"/p"}"#,
+    );
+    file.push('\n');
+    let mut want = Vec::new();
+    let mut line = 1u64;
+    let mut parent = "null".to_string();
+    for i in 0..400u64 {
+        line += 1;
+        // sizes from a few bytes to three chunks, the needle at the start,
+        // the end or nowhere
+        let size = (i * 7919) % (400 << 10);
+        let filler = "x\\ty ".repeat((size / 5) as usize);
+        let text = match i % 3 {
+            0 => format!("needle {filler}"),
+            1 => format!("{filler} needle"),
+            _ => filler,
+        };
+        if i % 3 != 2 {
+            want.push(line);
+        }
+        let id = format!("{i:08x}");
+        file.push_str(&format!(
+            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-11-02T10:00:01.000Z","message":{{"role":"user","content":"{text}","timestamp":1}}}}"#
+        ));
+        file.push('\n');
+        parent = format!("\"{id}\"");
+        if i == 200 {
+            line += 1;
+            file.push_str("{\"type\":\"message\",\"id\":\"bad needle\n");
+        }
+    }
+    // the last line has no line break
+    line += 1;
+    want.push(line);
+    file.push_str(&format!(
+        r#"{{"type":"message","id":"last0001","parentId":{parent},"timestamp":"2026-11-02T10:00:02.000Z","message":{{"role":"user","content":"last needle","timestamp":2}}}}"#
+    ));
+    let f = t.write("s.jsonl", file.as_bytes());
+    let f = f.to_str().unwrap();
+    let chunked = grep_in(&t.0, &["--json", "needle", f]);
+    let whole = grep_in(&t.0, &["--json", "--since", "1970-01-01", "needle", f]);
+    assert_eq!(chunked.status.code(), Some(0));
+    assert_eq!(chunked.stdout, whole.stdout);
+    assert_eq!(chunked.stderr, whole.stderr);
+    let err = String::from_utf8_lossy(&chunked.stderr);
+    assert!(err.contains(&format!("{f}:203: not valid JSON")), "{err}");
+    let lines: Vec<u64> = String::from_utf8_lossy(&chunked.stdout)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["line"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(lines, want);
+}

@@ -1,13 +1,14 @@
 //! `pi-grep`: search the decoded text of many sessions, in parallel, and
 //! name the entry each match is in.
 //!
-//! Each file is read into memory once (so memory is bounded by the largest
-//! files being searched at the same time, one per thread, never by the
-//! store). A version-3 file is searched without loading it as a session:
-//! the prefilter (`search::Matcher::pre`) finds the lines whose raw
+//! A version-3 file is read 128 KB at a time and searched without loading
+//! it as a session (so memory is bounded by the longest lines being
+//! searched at the same time, one per thread, never by the files or the
+//! store): the prefilter (`search::Matcher::pre`) finds the lines whose raw
 //! bytes could hold a match, and only those are parsed and decoded. Older
 //! files, and `--active`, go through the session loader (for the ids
-//! `pi-migrate` will give, and for the path).
+//! `pi-migrate` will give, and for the path), as do `--since`/`--until`
+//! (the activity time is the whole file's), and are read whole.
 //!
 //! Here the command and its options; the work in `select` (which
 //! sessions), `search` (searching them, in parallel) and `print` (what a
