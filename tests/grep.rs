@@ -513,3 +513,34 @@ fn lines_across_read_chunks() {
         .collect();
     assert_eq!(lines, want);
 }
+
+/// No line is held beyond the loader's limit: a file of NULs, or a session
+/// with a line longer than PI_SESSION_TOOLS_MAX_LINE, is an error naming
+/// FILE:LINE (exit 2), without reading the rest into memory.
+#[test]
+fn a_line_beyond_the_limit_is_an_error() {
+    let t = TempDir::new("grep-long");
+    let zeros = t.write("zeros.jsonl", &vec![0u8; 300_000]);
+    let mut long = SESSION.lines().next().unwrap().to_string();
+    long.push('\n');
+    long.push_str(&format!(
+        r#"{{"type":"message","id":"long0001","parentId":null,"timestamp":"2026-11-02T10:00:01.000Z","message":{{"role":"user","content":"{}","timestamp":1}}}}"#,
+        "a".repeat(200_000)
+    ));
+    long.push_str("\n{\"type\":\"label\",\"id\":\"y\",\"parentId\":null,\"label\":\"zzz\"}\n");
+    let long = t.write("long.jsonl", long.as_bytes());
+    for (f, line) in [(&zeros, 1), (&long, 2)] {
+        let f = f.to_str().unwrap();
+        let o = run_with("pi-grep", &["zzz", f], None, |c| {
+            c.env("PI_SESSION_TOOLS_MAX_LINE", "64K")
+                .stdin(Stdio::null());
+        });
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("{f}:{line}: line longer than 65536 bytes")),
+            "{err}"
+        );
+        assert!(o.stdout.is_empty());
+    }
+}

@@ -206,16 +206,19 @@ impl Reading {
     }
 
     /// Read until a whole first line has been read (or the file ends);
-    /// where it ends.
-    fn first_line(&mut self) -> std::io::Result<usize> {
+    /// where it ends (None: beyond `limit` bytes).
+    fn first_line(&mut self, limit: u64) -> std::io::Result<Option<usize>> {
         let mut from = 0;
         loop {
             if let Some(i) = memchr::memchr(b'\n', &self.bytes()[from..]) {
-                return Ok(from + i);
+                return Ok(Some(from + i));
             }
             from = self.filled;
             if self.eof {
-                return Ok(self.filled);
+                return Ok(Some(self.filled));
+            }
+            if self.filled as u64 > limit {
+                return Ok(None);
             }
             self.more()?;
         }
@@ -260,7 +263,9 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
         last_ctx: None,
         checker: std::mem::take(&mut checker),
     };
-    let read = Reading::open(src, buffer).and_then(|r| s.search(r));
+    let read = Reading::open(src, buffer)
+        .map_err(|e| Diagnostic::new(&name, None, crate::error::io_message(&e)))
+        .and_then(|r| s.search(r));
     let checker = std::mem::take(&mut s.checker);
     CHECKER.with(|c| *c.borrow_mut() = checker);
     let count = s.count;
@@ -272,7 +277,7 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
         Err(e) => {
             // what was found before the error is not printed
             fo.out.clear();
-            fo.error = Some(Diagnostic::new(&name, None, crate::error::io_message(&e)));
+            fo.error = Some(e);
             return fo;
         }
     }
@@ -300,9 +305,18 @@ pub(super) struct Searcher<'a> {
 impl Searcher<'_> {
     /// Search what `r` reads; the buffer back, to be kept for the next
     /// file (None when the loader took it).
-    fn search(&mut self, mut r: Reading) -> std::io::Result<Option<Vec<u8>>> {
+    fn search(&mut self, mut r: Reading) -> Result<Option<Vec<u8>>, Diagnostic> {
         let opts = self.opts;
-        let first_end = r.first_line()?;
+        let name = self.name;
+        let io = |e: std::io::Error| Diagnostic::new(name, None, crate::error::io_message(&e));
+        // no line is held beyond the limit the loader sets (a file of NULs,
+        // `/dev/zero`)
+        let limit = crate::session::max_line();
+        let too_long = |line: u64| crate::session::line_too_long(name, line, limit).diag;
+        let first_end = r
+            .first_line(limit)
+            .map_err(io)?
+            .ok_or_else(|| too_long(1))?;
         let (is_header, current, id, header_time) = {
             let header = Object::parse_line(&r.bytes()[..first_end]).ok().flatten();
             let h = header.as_ref();
@@ -321,7 +335,7 @@ impl Searcher<'_> {
         if !(current && is_header && !opts.active) {
             // Not a current session (or not a session at all: the loader
             // says what is wrong with its start).
-            r.rest()?;
+            r.rest().map_err(io)?;
             let mtime = r.mtime;
             self.load(r.into_bytes(), mtime);
             return Ok(None);
@@ -330,7 +344,7 @@ impl Searcher<'_> {
         let mut line_no = 2u64;
         if opts.since.is_some() || opts.until.is_some() {
             // the activity time is the whole file's
-            r.rest()?;
+            r.rest().map_err(io)?;
             if self.in_time(r.bytes(), header_time.as_deref(), r.mtime) {
                 self.stream(r.bytes(), first_end + 1, &mut line_no);
             }
@@ -355,7 +369,10 @@ impl Searcher<'_> {
             }
             r.consume(pos.min(r.filled));
             pos = 0;
-            r.more()?;
+            if r.filled as u64 > limit {
+                return Err(too_long(line_no));
+            }
+            r.more().map_err(io)?;
         }
     }
 
