@@ -70,26 +70,7 @@ fn raw_search_is_the_decoded_search() {
                     },
                 )
                 .unwrap();
-                let opts = |matcher: Matcher| Options {
-                    matcher,
-                    roles: None,
-                    fields: None,
-                    active: false,
-                    since: None,
-                    until: None,
-                    mode,
-                    max_count: None,
-                    before: 0,
-                    after: 0,
-                    color: false,
-                    heading: false,
-                    null: false,
-                    log: crate::cli::Log {
-                        tool: "pi-grep",
-                        quiet: true,
-                    },
-                    threads: 1,
-                };
+                let opts = |matcher: Matcher| options(matcher, mode);
                 let mut slow = matcher.clone();
                 slow.raw = None;
                 slow.whole = false;
@@ -105,4 +86,110 @@ fn raw_search_is_the_decoded_search() {
         }
     }
     let _ = std::fs::remove_file(&path);
+}
+
+/// Random texts and patterns: the raw search (and the whole-text search)
+/// gives what the line-by-line search of the decoded text gives, in every
+/// mode, for strings long enough to cross the checker's 64-byte blocks and
+/// with the escapes JSON.stringify writes and some it does not.
+#[test]
+fn raw_search_is_the_decoded_search_on_random_texts() {
+    let mut seed = 0x853c_49e6_748f_ea9bu64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let pieces = [
+        "ab", "needle", "need", "le", "eedle", "\n", "\"", "\\", "\t", "é", "\u{1b}", "/", " ",
+        "x", "日本", "\r\n",
+    ];
+    let patterns = [
+        "needle", "le", r"e\\", "ab", "é", "x[a-z]+", "need|ab", "日",
+    ];
+    let path = std::env::temp_dir().join(format!("pi-grep-rnd-{}.jsonl", std::process::id()));
+    for round in 0..600 {
+        let mut file = String::from(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/x"}"#,
+        );
+        file.push('\n');
+        for e in 0..(next() % 6 + 1) {
+            let mut text = String::new();
+            for _ in 0..next() % 60 {
+                text.push_str(pieces[(next() % pieces.len() as u64) as usize]);
+            }
+            let mut j = Vec::new();
+            js::write_str(&mut j, &text);
+            let mut j = String::from_utf8(j).unwrap();
+            match next() % 5 {
+                // escapes JSON.stringify does not write
+                0 => j = j.replacen('a', "\\u0061", 1),
+                1 => j = j.replace('/', "\\/"),
+                _ => {}
+            }
+            let line = match next() % 3 {
+                0 => format!(
+                    r#"{{"type":"message","id":"e{e}","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{{"role":"user","content":{j},"timestamp":1}}}}"#
+                ),
+                1 => format!(
+                    r#"{{"type":"message","id":"e{e}","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{{"role":"assistant","content":[{{"type":"thinking","thinking":{j}}},{{"type":"text","text":{j}}}],"timestamp":1}}}}"#
+                ),
+                _ => format!(
+                    r#"{{"type":"branch_summary","id":"e{e}","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","fromId":"x","summary":{j}}}"#
+                ),
+            };
+            file.push_str(&line);
+            file.push('\n');
+        }
+        std::fs::write(&path, &file).unwrap();
+        let src = Source::File(path.clone());
+        let pat = patterns[round % patterns.len()];
+        let ic = next() % 2 == 0;
+        for mode in [Mode::Count, Mode::Lines, Mode::Only, Mode::Json] {
+            let matcher = Matcher::new(
+                &[pat.to_string()],
+                search::PatternOptions {
+                    ignore_case: ic,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            let mut slow = matcher.clone();
+            slow.raw = None;
+            slow.whole = false;
+            let a = search_source(&src, &options(matcher, mode));
+            let b = search_source(&src, &options(slow, mode));
+            assert_eq!(
+                String::from_utf8_lossy(&a.out),
+                String::from_utf8_lossy(&b.out),
+                "{pat} {ic} {mode:?}\n{file}"
+            );
+        }
+    }
+    let _ = std::fs::remove_file(&path);
+}
+
+/// A search's options: `matcher` in `mode`, nothing else narrowed.
+fn options(matcher: Matcher, mode: Mode) -> Options {
+    Options {
+        matcher,
+        roles: None,
+        fields: None,
+        active: false,
+        since: None,
+        until: None,
+        mode,
+        max_count: None,
+        before: 0,
+        after: 0,
+        color: false,
+        heading: false,
+        null: false,
+        log: crate::cli::Log {
+            tool: "pi-grep",
+            quiet: true,
+        },
+        threads: 1,
+    }
 }
