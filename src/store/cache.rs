@@ -1,24 +1,25 @@
-//! What pi lists of each file, kept between runs: a file whose device,
+//! What a tool found in each file, kept between runs: a file whose device,
 //! inode, size, modification and change times are what they were is not
 //! read again. pi's files only grow (every write appends), so a session
 //! that changed has a new size or time and is read again; one that did
-//! not gives the same `SessionInfo` it gave then. The change time cannot
-//! be set back by a program, so a file rewritten to the same size with its
-//! old modification time is still read again.
+//! not gives what it gave then. The change time cannot be set back by a
+//! program, so a file rewritten to the same size with its old modification
+//! time is still read again.
 //!
-//! One file per listed root, `ls-<hash of the root>.bin` in
+//! One file per tool and root, `<kind>-<hash of the root>.bin` (`ls` for
+//! pi-ls's `SessionInfo`s, `usage` for pi-usage's records) in
 //! `$PI_SESSION_TOOLS_CACHE_DIR`, else `$XDG_CACHE_HOME/pi-session-tools`,
-//! else `~/.cache/pi-session-tools`; `PI_SESSION_TOOLS_CACHE=off` (or
-//! `pi-ls --no-cache`) neither reads nor writes it. It is written whole,
+//! else `~/.cache/pi-session-tools`; `PI_SESSION_TOOLS_CACHE=off` (or a
+//! tool's `--no-cache`) neither reads nor writes it. It is written whole,
 //! atomically (a temporary file renamed over it), and only when something
 //! changed; one that cannot be read or decoded is ignored (and rewritten).
+//! [`FileCache`] holds the frame (keys, the file, its path and key per
+//! entry); what a tool keeps of a file is its [`Cached`] encoding.
 
 use super::info::Info;
 use std::collections::HashMap;
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
-
-const MAGIC: &[u8] = b"pi-session-tools ls cache 1\n";
 
 /// The environment variable that turns the cache off (`off`, `0`, `no`).
 pub const CACHE_ENV: &str = "PI_SESSION_TOOLS_CACHE";
@@ -27,11 +28,12 @@ pub const CACHE_DIR_ENV: &str = "PI_SESSION_TOOLS_CACHE_DIR";
 
 /// What identifies one state of a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Key([u64; 7]);
+pub struct Key([u64; 7]);
 
 impl Key {
+    /// The key of a file with this metadata.
     #[cfg(unix)]
-    fn of(m: &Metadata) -> Key {
+    pub fn of(m: &Metadata) -> Key {
         use std::os::unix::fs::MetadataExt;
         Key([
             m.dev(),
@@ -44,8 +46,9 @@ impl Key {
         ])
     }
 
+    /// The key of a file with this metadata.
     #[cfg(not(unix))]
-    fn of(m: &Metadata) -> Key {
+    pub fn of(m: &Metadata) -> Key {
         let t = |t: std::io::Result<std::time::SystemTime>| {
             t.ok()
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
@@ -55,21 +58,48 @@ impl Key {
     }
 }
 
-/// The infos of one root's files, as the last run found them.
-#[derive(Default)]
-pub struct Cache {
-    file: Option<PathBuf>,
-    old: HashMap<PathBuf, (Key, Info)>,
+/// What a tool keeps of one file in its cache.
+pub trait Cached: Sized {
+    /// The cache's name (`ls`, `usage`): its file's prefix and its magic line.
+    const KIND: &'static str;
+    /// Add what is kept of the file (after its path and key).
+    fn encode(&self, out: &mut Vec<u8>);
+    /// What [`Cached::encode`] wrote for the file at `path`; None when it
+    /// is damaged.
+    fn decode(path: &Path, r: &mut Reader<'_>) -> Option<Self>;
 }
 
-impl Cache {
+/// What one root's files gave, as the last run found them.
+pub struct FileCache<V> {
+    file: Option<PathBuf>,
+    old: HashMap<PathBuf, (Key, V)>,
+}
+
+impl<V> Default for FileCache<V> {
+    fn default() -> Self {
+        FileCache {
+            file: None,
+            old: HashMap::new(),
+        }
+    }
+}
+
+/// pi-ls's cache: the `SessionInfo` of each file.
+pub type Cache = FileCache<Info>;
+
+fn magic<V: Cached>() -> Vec<u8> {
+    format!("pi-session-tools {} cache 1\n", V::KIND).into_bytes()
+}
+
+impl<V: Cached> FileCache<V> {
     /// The cache of `root` (empty, and never written, when it is off).
-    pub fn open(root: &Path, enabled: bool) -> Cache {
+    pub fn open(root: &Path, enabled: bool) -> FileCache<V> {
         let Some(dir) = cache_dir().filter(|_| enabled && cache_enabled()) else {
-            return Cache::default();
+            return FileCache::default();
         };
         let name = format!(
-            "ls-{}.bin",
+            "{}-{}.bin",
+            V::KIND,
             &sha1_smol::Sha1::from(root.as_os_str().as_encoded_bytes())
                 .digest()
                 .to_string()[..16]
@@ -79,41 +109,43 @@ impl Cache {
             .ok()
             .and_then(|b| decode(&b))
             .unwrap_or_default();
-        Cache {
+        FileCache {
             file: Some(file),
             old,
         }
     }
 
-    /// The info of `path` as last listed, when the file is as it was then
+    /// What `path` gave when last read, when the file is as it was then
     /// (taken out: each file is asked for once).
-    pub fn take(&mut self, path: &Path, meta: Option<&Metadata>) -> Option<Info> {
+    pub fn take(&mut self, path: &Path, meta: Option<&Metadata>) -> Option<V> {
         let key = Key::of(meta?);
         match self.old.remove(path) {
-            Some((k, info)) if k == key => Some(info),
+            Some((k, v)) if k == key => Some(v),
             _ => None,
         }
     }
 
-    /// Write what this run listed, unless it is what the cache held: no
+    /// Write what this run found, unless it is what the cache held: no
     /// file was read (`read` false) and none is gone.
     pub fn save<'a>(
         self,
         read: bool,
-        listed: impl Iterator<Item = (&'a Path, Option<&'a Metadata>, &'a Info)>,
-    ) {
+        listed: impl Iterator<Item = (&'a Path, Option<&'a Metadata>, &'a V)>,
+    ) where
+        V: 'a,
+    {
         let Some(file) = self.file else { return };
         if !read && self.old.is_empty() {
             return;
         }
         drop(self.old);
-        let mut out = MAGIC.to_vec();
-        for (p, m, i) in listed {
+        let mut out = magic::<V>();
+        for (p, m, v) in listed {
             if let Some(m) = m {
-                encode(&mut out, p, &Key::of(m), i);
+                encode_entry(&mut out, p, &Key::of(m), v);
             }
         }
-        let _ = write_atomically(&file, &out);
+        let _ = write_atomically(&file, &format!("pi-{}", V::KIND), &out);
     }
 }
 
@@ -132,29 +164,32 @@ fn cache_dir() -> Option<PathBuf> {
         .or_else(|| var("HOME").map(|h| h.join(".cache").join("pi-session-tools")))
 }
 
-fn write_atomically(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+fn write_atomically(file: &Path, tag: &str, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let dir = file.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let mut t = crate::write::TempFile::beside(file, "pi-ls", None)?;
+    let mut t = crate::write::TempFile::beside(file, tag, None)?;
     t.file().write_all(bytes)?;
     t.commit_rename()
 }
 
-// The encoding: the magic line, then per file the path, the key and the
-// info's fields, each length-prefixed (u64 little-endian). Decoding checks
+// The encoding: the magic line, then per file the path, the key and what
+// the tool keeps, each length-prefixed (u64 little-endian). Decoding checks
 // every length: a damaged file decodes to nothing.
 
-fn put_u64(out: &mut Vec<u8>, v: u64) {
+/// Add a number (8 bytes, little-endian).
+pub fn put_u64(out: &mut Vec<u8>, v: u64) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
-fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+/// Add bytes, after their length.
+pub fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     put_u64(out, b.len() as u64);
     out.extend_from_slice(b);
 }
 
-fn put_opt(out: &mut Vec<u8>, b: Option<&[u8]>) {
+/// Add bytes or their absence ([`Reader::opt`]).
+pub fn put_opt(out: &mut Vec<u8>, b: Option<&[u8]>) {
     match b {
         None => put_u64(out, u64::MAX),
         Some(b) => put_bytes(out, b),
@@ -165,11 +200,27 @@ fn utf16_bytes(v: &[u16]) -> Vec<u8> {
     v.iter().flat_map(|u| u.to_le_bytes()).collect()
 }
 
-fn encode(out: &mut Vec<u8>, path: &Path, key: &Key, i: &Info) {
+fn encode_entry<V: Cached>(out: &mut Vec<u8>, path: &Path, key: &Key, v: &V) {
     put_bytes(out, path.as_os_str().as_encoded_bytes());
     for k in key.0 {
         put_u64(out, k);
     }
+    v.encode(out);
+}
+
+impl Cached for Info {
+    const KIND: &'static str = "ls";
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        encode_info(out, self);
+    }
+
+    fn decode(path: &Path, r: &mut Reader<'_>) -> Option<Info> {
+        decode_info(path, r)
+    }
+}
+
+fn encode_info(out: &mut Vec<u8>, i: &Info) {
     put_opt(out, i.id_json.as_deref());
     put_bytes(out, i.id.as_bytes());
     put_bytes(out, &utf16_bytes(&i.cwd));
@@ -184,23 +235,37 @@ fn encode(out: &mut Vec<u8>, path: &Path, key: &Key, i: &Info) {
     put_u64(out, u64::from(i.version));
 }
 
-struct Reader<'a>(&'a [u8]);
+/// Reads what `put_*` wrote, every length checked.
+pub struct Reader<'a>(&'a [u8]);
 
 impl<'a> Reader<'a> {
-    fn u64(&mut self) -> Option<u64> {
+    /// A reader of `b`.
+    pub fn new(b: &'a [u8]) -> Reader<'a> {
+        Reader(b)
+    }
+
+    /// Whether everything was read.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// A number ([`put_u64`]).
+    pub fn u64(&mut self) -> Option<u64> {
         let (h, t) = self.0.split_at_checked(8)?;
         self.0 = t;
         Some(u64::from_le_bytes(h.try_into().ok()?))
     }
 
-    fn bytes(&mut self) -> Option<&'a [u8]> {
+    /// Bytes ([`put_bytes`]).
+    pub fn bytes(&mut self) -> Option<&'a [u8]> {
         let n = usize::try_from(self.u64()?).ok()?;
         let (h, t) = self.0.split_at_checked(n)?;
         self.0 = t;
         Some(h)
     }
 
-    fn opt(&mut self) -> Option<Option<&'a [u8]>> {
+    /// Bytes or their absence ([`put_opt`]).
+    pub fn opt(&mut self) -> Option<Option<&'a [u8]>> {
         if self.0.get(..8) == Some(&u64::MAX.to_le_bytes()[..]) {
             self.0 = &self.0[8..];
             return Some(None);
@@ -229,8 +294,8 @@ fn path_of(b: &[u8]) -> Option<PathBuf> {
     }
 }
 
-fn decode(b: &[u8]) -> Option<HashMap<PathBuf, (Key, Info)>> {
-    let mut r = Reader(b.strip_prefix(MAGIC)?);
+fn decode<V: Cached>(b: &[u8]) -> Option<HashMap<PathBuf, (Key, V)>> {
+    let mut r = Reader(b.strip_prefix(&magic::<V>()[..])?);
     let mut map = HashMap::new();
     while !r.0.is_empty() {
         let path = path_of(r.bytes()?)?;
@@ -238,42 +303,46 @@ fn decode(b: &[u8]) -> Option<HashMap<PathBuf, (Key, Info)>> {
         for k in &mut key {
             *k = r.u64()?;
         }
-        let id_json = r.opt()?.map(<[u8]>::to_vec);
-        let id = String::from_utf8(r.bytes()?.to_vec()).ok()?;
-        let cwd = utf16(r.bytes()?)?;
-        let name = match r.opt()? {
-            Some(b) => Some(utf16(b)?),
-            None => None,
-        };
-        let parent_json = r.opt()?.map(<[u8]>::to_vec);
-        let parent = match r.opt()? {
-            Some(b) => Some(String::from_utf8(b.to_vec()).ok()?),
-            None => None,
-        };
-        let created = f64::from_bits(r.u64()?);
-        let modified = f64::from_bits(r.u64()?);
-        let message_count = r.u64()?;
-        let first_message = utf16(r.bytes()?)?;
-        let bytes = r.u64()?;
-        let version = u32::try_from(r.u64()?).ok()?;
-        let info = Info {
-            path: path.clone(),
-            id_json,
-            id,
-            cwd,
-            name,
-            parent_json,
-            parent,
-            created,
-            modified,
-            message_count,
-            first_message,
-            bytes,
-            version,
-        };
-        map.insert(path, (Key(key), info));
+        let v = V::decode(&path, &mut r)?;
+        map.insert(path, (Key(key), v));
     }
     Some(map)
+}
+
+fn decode_info(path: &Path, r: &mut Reader<'_>) -> Option<Info> {
+    let id_json = r.opt()?.map(<[u8]>::to_vec);
+    let id = String::from_utf8(r.bytes()?.to_vec()).ok()?;
+    let cwd = utf16(r.bytes()?)?;
+    let name = match r.opt()? {
+        Some(b) => Some(utf16(b)?),
+        None => None,
+    };
+    let parent_json = r.opt()?.map(<[u8]>::to_vec);
+    let parent = match r.opt()? {
+        Some(b) => Some(String::from_utf8(b.to_vec()).ok()?),
+        None => None,
+    };
+    let created = f64::from_bits(r.u64()?);
+    let modified = f64::from_bits(r.u64()?);
+    let message_count = r.u64()?;
+    let first_message = utf16(r.bytes()?)?;
+    let bytes = r.u64()?;
+    let version = u32::try_from(r.u64()?).ok()?;
+    Some(Info {
+        path: path.to_path_buf(),
+        id_json,
+        id,
+        cwd,
+        name,
+        parent_json,
+        parent,
+        created,
+        modified,
+        message_count,
+        first_message,
+        bytes,
+        version,
+    })
 }
 
 #[cfg(test)]
@@ -300,11 +369,12 @@ mod tests {
 
     #[test]
     fn what_is_written_reads_back_and_damage_reads_as_nothing() {
-        let mut out = MAGIC.to_vec();
+        let mut out = magic::<Info>();
+        assert_eq!(out, b"pi-session-tools ls cache 1\n");
         let k = Key([1, 2, 3, 4, 5, 6, 7]);
-        encode(&mut out, Path::new("/a.jsonl"), &k, &info("/a.jsonl"));
-        encode(&mut out, Path::new("/b.jsonl"), &k, &info("/b.jsonl"));
-        let m = decode(&out).unwrap();
+        encode_entry(&mut out, Path::new("/a.jsonl"), &k, &info("/a.jsonl"));
+        encode_entry(&mut out, Path::new("/b.jsonl"), &k, &info("/b.jsonl"));
+        let m = decode::<Info>(&out).unwrap();
         assert_eq!(m.len(), 2);
         let (key, i) = &m[Path::new("/b.jsonl")];
         assert_eq!(*key, k);
@@ -316,12 +386,12 @@ mod tests {
         assert_eq!(i.modified.to_bits(), f64::NAN.to_bits());
         // Every cut and every flipped length is refused or decodes, never panics.
         for n in 0..out.len() {
-            let _ = decode(&out[..n]);
+            let _ = decode::<Info>(&out[..n]);
             let mut bad = out.clone();
             bad[n] ^= 0xff;
-            let _ = decode(&bad);
+            let _ = decode::<Info>(&bad);
         }
-        assert!(decode(&out[..out.len() - 1]).is_none());
-        assert!(decode(b"something else").is_none());
+        assert!(decode::<Info>(&out[..out.len() - 1]).is_none());
+        assert!(decode::<Info>(b"something else").is_none());
     }
 }

@@ -86,8 +86,10 @@ pub(crate) fn dedupe(files: &mut [FileUsage]) {
             HashSet::with_capacity_and_hasher(total, QuickHash);
         for &i in &order {
             let key = key_no[src[i].0.as_str()];
-            for (k, r) in files[i].records.iter().enumerate() {
-                if !r.id.is_empty() && !seen.insert((key, r.id.as_str())) {
+            let f = &files[i];
+            for (k, r) in f.records.iter().enumerate() {
+                let id = f.id(r);
+                if !id.is_empty() && !seen.insert((key, id)) {
                     keep[i][k] = false;
                 }
             }

@@ -17,10 +17,12 @@
 //! line order); numbers are printed as `JSON.stringify` prints them.
 //!
 //! Here the command and its request; the work in `scan` (reading the
-//! `usage` objects of the files), `dedupe` (each counted once across
+//! `usage` objects of the files), `cache` (the files read through the
+//! cache of what each gave, their warnings said in file order), `dedupe` (each counted once across
 //! forks), `report` (grouping into rows, days in a time zone) and `print`
 //! (JSON, CSV, the table).
 
+mod cache;
 mod dedupe;
 mod print;
 mod report;
@@ -28,7 +30,7 @@ mod scan;
 
 pub(crate) use dedupe::dedupe;
 pub(crate) use report::{parse_date_bound, time_zone};
-pub(crate) use scan::{collect, scan_all, scan_file, Record};
+pub(crate) use scan::{collect, scan_file, Record};
 
 use crate::cli::{Ctx, Exit, Log};
 use crate::error::{escape_name, Error, Result};
@@ -61,6 +63,14 @@ Cost is pi's recorded cost.total, never re-priced. Days are local days in
 ccusage's field names (inputTokens, outputTokens, cacheCreationTokens,
 cacheReadTokens, totalTokens, totalCost) plus cost, costBreakdown, modelsUsed
 and source (how many records of each kind).
+
+The cache: what each session file gave is kept for the next run, and a file
+whose device, inode, size, modification and change times are unchanged is not
+read again (pi only appends to its files); its warnings are said again as
+they were. One file per sessions root (or --cwd project) in
+$PI_SESSION_TOOLS_CACHE_DIR, else $XDG_CACHE_HOME/pi-session-tools, else
+~/.cache/pi-session-tools; --no-cache or PI_SESSION_TOOLS_CACHE=off reads
+every file and neither reads nor writes it.
 
 ",
     crate::help_exit!(),
@@ -129,6 +139,11 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub width: Option<usize>,
 
+    /// Read every file, and neither read nor write the cache of what each
+    /// file gave when last counted (also PI_SESSION_TOOLS_CACHE=off).
+    #[arg(long)]
+    pub no_cache: bool,
+
     /// Do not print warnings.
     #[arg(short, long)]
     pub quiet: bool,
@@ -185,6 +200,7 @@ pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         breakdown: args.breakdown,
         roots,
         file,
+        cache: !args.no_cache,
         log: ctx.log,
         color: crate::cli::use_color(args.color),
         width: args.width.or_else(|| ctx.terminal_width()),
@@ -246,6 +262,8 @@ pub(crate) struct Request {
     pub roots: Vec<PathBuf>,
     /// Or count just this file.
     pub file: Option<PathBuf>,
+    /// Take unchanged files from the cache, and keep this run's.
+    pub cache: bool,
     /// Where warnings go.
     pub log: Log,
     pub color: bool,
@@ -274,8 +292,11 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
         return Err(Error::usage("--by branch needs one SESSION"));
     }
     let mut files = match &req.file {
-        Some(f) => match scan_file(f, branch, req.log) {
-            Ok(fu) => vec![fu],
+        Some(f) => match scan_file(f, branch) {
+            Ok(fu) => {
+                fu.say_warnings(req.log);
+                vec![fu]
+            }
             Err(m) => return Err(Error::data(&escape_name(&f.to_string_lossy()), None, m)),
         },
         None => {
@@ -285,7 +306,7 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
             }
             paths.sort();
             paths.dedup();
-            scan_all(&paths, false, req.log)
+            cache::read_files(&req.roots, &paths, req.cache, req.log)
         }
     };
     if req.file.is_none() {
@@ -324,8 +345,8 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
         report::group_rows(req, &files, &recs)
     };
     let mut total = report::Group::default();
-    for (_, r, _) in &recs {
-        total.add(r);
+    for (fi, r, _) in &recs {
+        total.add(r, files[*fi].model(r));
     }
     if branch {
         total.own = Some(total.amounts);

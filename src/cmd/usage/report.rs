@@ -110,15 +110,16 @@ pub(super) struct Group {
 }
 
 impl Group {
-    pub(super) fn add(&mut self, r: &Record) {
+    /// Count `r`, of the model `model`.
+    pub(super) fn add(&mut self, r: &Record, model: &str) {
         if self.n == 0 {
             self.first_ms = r.time_ms;
             self.last_ms = r.time_ms;
         }
         self.n += 1;
         self.amounts.add(&r.amounts);
-        if !self.models.contains(&r.model) {
-            self.models.insert(r.model.clone());
+        if !self.models.contains(model) {
+            self.models.insert(model.to_string());
         }
         *self.sources.entry(r.source).or_insert(0) += 1;
         if r.time_ms < self.first_ms {
@@ -177,21 +178,21 @@ pub(super) fn group_rows(
     let mut index: HashMap<Key, usize> = HashMap::new();
     let mut last: Option<(usize, Option<jiff::civil::Date>, usize)> = None;
     for (fi, r, date) in recs.iter() {
+        let f = &files[*fi];
         if let Some((lfi, ldate, gi)) = last {
             let same = match req.report {
                 Report::Session | Report::Project => lfi == *fi,
                 _ => ldate == *date,
             } && match req.by {
-                Some(By::Model) => groups[gi].0.last().is_some_and(|k| k.1 == r.model),
-                Some(By::Provider) => groups[gi].0.last().is_some_and(|k| k.1 == r.provider),
+                Some(By::Model) => groups[gi].0.last().is_some_and(|k| k.1 == f.model(r)),
+                Some(By::Provider) => groups[gi].0.last().is_some_and(|k| k.1 == f.provider(r)),
                 _ => true,
             };
             if same {
-                groups[gi].1.add(r);
+                groups[gi].1.add(r, f.model(r));
                 continue;
             }
         }
-        let f = &files[*fi];
         let mut key = match req.report {
             Report::Session => vec![
                 ("sessionId", f.session_id.clone()),
@@ -208,8 +209,8 @@ pub(super) fn group_rows(
             rep => vec![period_key(rep, *date)],
         };
         match req.by {
-            Some(By::Model) => key.push(("model", r.model.clone())),
-            Some(By::Provider) => key.push(("provider", r.provider.clone())),
+            Some(By::Model) => key.push(("model", f.model(r).to_string())),
+            Some(By::Provider) => key.push(("provider", f.provider(r).to_string())),
             _ => {}
         }
         let gi = match index.get(&key) {
@@ -227,7 +228,7 @@ pub(super) fn group_rows(
                 ("cwd", f.cwd.clone()),
             ];
         }
-        g.add(r);
+        g.add(r, f.model(r));
         last = Some((*fi, *date, gi));
     }
     drop(index);
@@ -268,7 +269,7 @@ pub(super) fn branch_rows(
     }
     let mut by_id: HashMap<&str, Vec<&Record>> = HashMap::new();
     for (_, r, _) in recs {
-        by_id.entry(r.id.as_str()).or_default().push(r);
+        by_id.entry(f.id(r)).or_default().push(r);
     }
     let mut claimed: HashSet<usize> = HashSet::new();
     let mut rows = Vec::new();
@@ -300,7 +301,7 @@ pub(super) fn branch_rows(
             }
         }
         for r in list {
-            g.add(r);
+            g.add(r, f.model(r));
         }
         g.own = Some(own);
         rows.push(Row {

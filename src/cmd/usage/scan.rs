@@ -50,16 +50,17 @@ impl Amounts {
     }
 }
 
-/// One counted usage object.
+/// One counted usage object, compact: its names are indices into its
+/// file's [`FileUsage::names`], its entry id a span of [`FileUsage::ids`].
 #[derive(Clone, Debug)]
 pub(crate) struct Record {
     pub time_ms: f64,
     pub line: u64,
-    pub source: Source,
-    pub provider: String,
-    pub model: String,
-    pub id: String,
     pub amounts: Amounts,
+    pub id: (usize, usize),
+    pub model: u32,
+    pub provider: u32,
+    pub source: Source,
 }
 
 /// What one file gave.
@@ -71,8 +72,60 @@ pub(crate) struct FileUsage {
     pub header_time: String,
     pub parent_session: Option<String>,
     pub records: Vec<Record>,
+    /// The model and provider names of the records, each once.
+    pub names: Vec<String>,
+    /// The records' entry ids, one after the other.
+    pub ids: String,
+    /// The warnings reading the file gave (line, message), in line order:
+    /// said once the files are read, in file order (again when the file
+    /// comes from the cache).
+    pub warnings: Vec<(u64, String)>,
     /// (id, parentId) of every entry, in file order (only for --by branch).
     pub tree: Vec<(String, Option<String>)>,
+}
+
+impl FileUsage {
+    /// The record's model.
+    pub fn model(&self, r: &Record) -> &str {
+        self.name(r.model)
+    }
+
+    /// The record's provider.
+    pub fn provider(&self, r: &Record) -> &str {
+        self.name(r.provider)
+    }
+
+    fn name(&self, i: u32) -> &str {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| self.names.get(i))
+            .map_or("", String::as_str)
+    }
+
+    /// The record's entry id ("" when it has none).
+    pub fn id(&self, r: &Record) -> &str {
+        self.ids.get(r.id.0..r.id.1).unwrap_or_default()
+    }
+
+    /// The index of `name` in `names`, added when new.
+    fn intern(&mut self, name: &str) -> u32 {
+        let i = match self.names.iter().position(|n| n == name) {
+            Some(i) => i,
+            None => {
+                self.names.push(name.to_string());
+                self.names.len() - 1
+            }
+        };
+        u32::try_from(i).unwrap_or(u32::MAX)
+    }
+
+    /// Say the warnings reading the file gave.
+    pub fn say_warnings(&self, log: Log) {
+        let name = self.path.to_string_lossy();
+        for (line, what) in &self.warnings {
+            log.warn(&Diagnostic::new(&name, Some(*line), what.as_str()));
+        }
+    }
 }
 
 fn number_field(
@@ -172,11 +225,7 @@ pub(super) fn header_of(line: &[u8]) -> Option<(String, String, String, Option<S
 }
 
 /// Read one session file; Err(message) when it is not a session file.
-pub(crate) fn scan_file(
-    path: &Path,
-    with_tree: bool,
-    log: Log,
-) -> std::result::Result<FileUsage, String> {
+pub(crate) fn scan_file(path: &Path, with_tree: bool) -> std::result::Result<FileUsage, String> {
     thread_local! {
         static BUF: std::cell::RefCell<(Vec<u8>, js::Checker)> =
             std::cell::RefCell::new((Vec::new(), js::Checker::new()));
@@ -187,7 +236,7 @@ pub(crate) fn scan_file(
         std::fs::File::open(path)
             .and_then(|mut f| f.read_to_end(buf))
             .map_err(|e| crate::error::io_message(&e))?;
-        let r = scan_bytes_with(path, buf, with_tree, log, checker);
+        let r = scan_bytes_with(path, buf, with_tree, checker);
         if buf.capacity() > 64 << 20 {
             // keep no more than a usual file's worth between files
             *buf = Vec::new();
@@ -275,11 +324,10 @@ fn scan_bytes_with(
     path: &Path,
     bytes: &[u8],
     with_tree: bool,
-    log: Log,
     checker: &mut js::Checker,
 ) -> std::result::Result<FileUsage, String> {
-    let name = path.to_string_lossy();
-    let warn = |line_no: u64, what: &str| log.warn(&Diagnostic::new(&name, Some(line_no), what));
+    let mut warnings: Vec<(u64, String)> = Vec::new();
+    let mut warn = |line_no: u64, what: &str| warnings.push((line_no, what.to_string()));
     let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
     if first.starts_with(b"\xEF\xBB\xBF") {
         return Err("starts with a byte order mark; pi refuses such a file".into());
@@ -405,22 +453,21 @@ fn scan_bytes_with(
         } else {
             time_ms
         };
+        let provider = fu.intern(&holder.str("provider").unwrap_or_default());
+        let model = fu.intern(&holder.str("model").unwrap_or_default());
+        let start = fu.ids.len();
+        fu.ids.push_str(&id);
         fu.records.push(Record {
             time_ms,
             line: line_no,
-            source,
-            provider: holder
-                .str("provider")
-                .map(|s| s.into_owned())
-                .unwrap_or_default(),
-            model: holder
-                .str("model")
-                .map(|s| s.into_owned())
-                .unwrap_or_default(),
-            id,
             amounts,
+            id: (start, fu.ids.len()),
+            model,
+            provider,
+            source,
         });
     });
+    fu.warnings = warnings;
     Ok(fu)
 }
 
@@ -451,18 +498,11 @@ pub(crate) fn collect(root: &Path, log: Log) -> Vec<PathBuf> {
     out
 }
 
-/// Read files on every core; files that are not sessions are skipped with a
-/// warning.
-pub(crate) fn scan_all(files: &[PathBuf], with_tree: bool, log: Log) -> Vec<FileUsage> {
-    store::parallel_map(files, |p| match scan_file(p, with_tree, log) {
-        Ok(fu) => Some(fu),
-        Err(m) => {
-            let name = p.to_string_lossy();
-            log.warn(&Diagnostic::new(&name, None, format!("{m}; skipped")));
-            None
-        }
-    })
-    .into_iter()
-    .flatten()
-    .collect()
+/// Read files on every core: what each gave, or why it is not a session
+/// file.
+pub(crate) fn scan_all(
+    files: &[&Path],
+    with_tree: bool,
+) -> Vec<std::result::Result<FileUsage, String>> {
+    store::parallel_map(files, |p| scan_file(p, with_tree))
 }
