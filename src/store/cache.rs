@@ -18,6 +18,7 @@
 
 use super::info::Info;
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 
@@ -72,7 +73,9 @@ pub trait Cached: Sized {
 /// What one root's files gave, as the last run found them.
 pub struct FileCache<V> {
     file: Option<PathBuf>,
-    old: HashMap<PathBuf, (Key, V)>,
+    /// By the path's bytes (quicker to hash and compare than a `Path`'s
+    /// components; each run names a file as the last did).
+    old: HashMap<OsString, (Key, V)>,
 }
 
 impl<V> Default for FileCache<V> {
@@ -105,10 +108,7 @@ impl<V: Cached> FileCache<V> {
                 .to_string()[..16]
         );
         let file = dir.join(name);
-        let old = std::fs::read(&file)
-            .ok()
-            .and_then(|b| decode(&b))
-            .unwrap_or_default();
+        let old = read_cache(&file).unwrap_or_default();
         FileCache {
             file: Some(file),
             old,
@@ -119,7 +119,7 @@ impl<V: Cached> FileCache<V> {
     /// (taken out: each file is asked for once).
     pub fn take(&mut self, path: &Path, meta: Option<&Metadata>) -> Option<V> {
         let key = Key::of(meta?);
-        match self.old.remove(path) {
+        match self.old.remove(path.as_os_str()) {
             Some((k, v)) if k == key => Some(v),
             _ => None,
         }
@@ -139,13 +139,18 @@ impl<V: Cached> FileCache<V> {
             return;
         }
         drop(self.old);
-        let mut out = magic::<V>();
-        for (p, m, v) in listed {
-            if let Some(m) = m {
-                encode_entry(&mut out, p, &Key::of(m), v);
+        let _ = write_atomically(&file, &format!("pi-{}", V::KIND), |w| {
+            w.write_all(&magic::<V>())?;
+            let mut out = Vec::new();
+            for (p, m, v) in listed {
+                if let Some(m) = m {
+                    out.clear();
+                    encode_entry(&mut out, p, &Key::of(m), v);
+                    w.write_all(&out)?;
+                }
             }
-        }
-        let _ = write_atomically(&file, &format!("pi-{}", V::KIND), &out);
+            Ok(())
+        });
     }
 }
 
@@ -164,13 +169,80 @@ fn cache_dir() -> Option<PathBuf> {
         .or_else(|| var("HOME").map(|h| h.join(".cache").join("pi-session-tools")))
 }
 
-fn write_atomically(file: &Path, tag: &str, bytes: &[u8]) -> std::io::Result<()> {
+/// Write `file` through a temporary file renamed over it, buffered.
+fn write_atomically(
+    file: &Path,
+    tag: &str,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     use std::io::Write;
     let dir = file.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut t = crate::write::TempFile::beside(file, tag, None)?;
-    t.file().write_all(bytes)?;
+    {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, t.file());
+        write(&mut w)?;
+        w.flush()?;
+    }
     t.commit_rename()
+}
+
+/// The cache in `file`, read a piece at a time (never all of it in memory
+/// at once as well as what it decodes to): None when it cannot be read or
+/// is damaged.
+fn read_cache<V: Cached>(file: &Path) -> Option<HashMap<OsString, (Key, V)>> {
+    use std::io::Read;
+    const PIECE: usize = 1 << 20;
+    let mut f = std::fs::File::open(file).ok()?;
+    let mut buf: Vec<u8> = Vec::new();
+    let mut eof = false;
+    // Read at least `want` more bytes (fewer at the end of the file).
+    let mut more = |buf: &mut Vec<u8>, want: usize| -> Option<bool> {
+        let start = buf.len();
+        buf.reserve(want);
+        while buf.len() - start < want {
+            let n = f
+                .by_ref()
+                .take((want - (buf.len() - start)) as u64)
+                .read_to_end(buf)
+                .ok()?;
+            if n == 0 {
+                return Some(true);
+            }
+        }
+        Some(false)
+    };
+    let magic = magic::<V>();
+    eof |= more(&mut buf, PIECE.max(magic.len()))?;
+    if !buf.starts_with(&magic) {
+        return None;
+    }
+    let mut pos = magic.len();
+    let mut map = HashMap::new();
+    loop {
+        if pos == buf.len() {
+            if eof {
+                return Some(map);
+            }
+        } else {
+            let mut r = Reader(&buf[pos..]);
+            if let Some((path, key, v)) = decode_entry::<V>(&mut r) {
+                pos = buf.len() - r.0.len();
+                map.insert(path, (key, v));
+                continue;
+            }
+            if eof {
+                return None;
+            }
+        }
+        // An entry cut by the piece's end: keep its start, read on (at
+        // least as much as is kept, so that a big entry is decoded in
+        // O(its size) attempts' worth of work).
+        buf.drain(..pos);
+        pos = 0;
+        let want = PIECE.max(buf.len());
+        eof |= more(&mut buf, want)?;
+    }
 }
 
 // The encoding: the magic line, then per file the path, the key and what
@@ -249,6 +321,11 @@ impl<'a> Reader<'a> {
         self.0.is_empty()
     }
 
+    /// How many bytes are left.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
     /// A number ([`put_u64`]).
     pub fn u64(&mut self) -> Option<u64> {
         let (h, t) = self.0.split_at_checked(8)?;
@@ -294,17 +371,23 @@ fn path_of(b: &[u8]) -> Option<PathBuf> {
     }
 }
 
-fn decode<V: Cached>(b: &[u8]) -> Option<HashMap<PathBuf, (Key, V)>> {
+fn decode_entry<V: Cached>(r: &mut Reader<'_>) -> Option<(OsString, Key, V)> {
+    let path = path_of(r.bytes()?)?;
+    let mut key = [0u64; 7];
+    for k in &mut key {
+        *k = r.u64()?;
+    }
+    let v = V::decode(&path, r)?;
+    Some((path.into_os_string(), Key(key), v))
+}
+
+#[cfg(test)]
+fn decode<V: Cached>(b: &[u8]) -> Option<HashMap<OsString, (Key, V)>> {
     let mut r = Reader(b.strip_prefix(&magic::<V>()[..])?);
     let mut map = HashMap::new();
     while !r.0.is_empty() {
-        let path = path_of(r.bytes()?)?;
-        let mut key = [0u64; 7];
-        for k in &mut key {
-            *k = r.u64()?;
-        }
-        let v = V::decode(&path, &mut r)?;
-        map.insert(path, (Key(key), v));
+        let (path, key, v) = decode_entry(&mut r)?;
+        map.insert(path, (key, v));
     }
     Some(map)
 }
@@ -376,7 +459,7 @@ mod tests {
         encode_entry(&mut out, Path::new("/b.jsonl"), &k, &info("/b.jsonl"));
         let m = decode::<Info>(&out).unwrap();
         assert_eq!(m.len(), 2);
-        let (key, i) = &m[Path::new("/b.jsonl")];
+        let (key, i) = &m[Path::new("/b.jsonl").as_os_str()];
         assert_eq!(*key, k);
         let mut a = Vec::new();
         let mut b = Vec::new();
@@ -393,5 +476,34 @@ mod tests {
         }
         assert!(decode::<Info>(&out[..out.len() - 1]).is_none());
         assert!(decode::<Info>(b"something else").is_none());
+    }
+
+    #[test]
+    fn a_cache_read_a_piece_at_a_time_reads_as_a_whole() {
+        let mut out = magic::<Info>();
+        let k = Key([1, 2, 3, 4, 5, 6, 7]);
+        for n in 0..400 {
+            let p = format!("/s/{n}.jsonl");
+            let mut i = info(&p);
+            // entries of every size, some bigger than a piece
+            i.first_message = vec![u16::from(b'x'); (n * n * 7) % 1_500_000];
+            encode_entry(&mut out, Path::new(&p), &k, &i);
+        }
+        assert!(out.len() > 4 << 20);
+        let file = std::env::temp_dir().join(format!("pst-cache-test-{}", std::process::id()));
+        std::fs::write(&file, &out).unwrap();
+        let whole = decode::<Info>(&out).unwrap();
+        let read = read_cache::<Info>(&file).unwrap();
+        assert_eq!(read.len(), whole.len());
+        for (p, (_, i)) in &whole {
+            assert_eq!(read[p].1.first_message, i.first_message);
+        }
+        std::fs::write(&file, &out[..out.len() - 3]).unwrap();
+        assert!(read_cache::<Info>(&file).is_none(), "a cut cache");
+        std::fs::write(&file, &out[..5]).unwrap();
+        assert!(read_cache::<Info>(&file).is_none(), "a cut magic");
+        std::fs::write(&file, magic::<Info>()).unwrap();
+        assert_eq!(read_cache::<Info>(&file).map(|m| m.len()), Some(0));
+        let _ = std::fs::remove_file(&file);
     }
 }

@@ -25,12 +25,13 @@
 mod cache;
 mod dedupe;
 mod print;
+mod record;
 mod report;
 mod scan;
 
 pub(crate) use dedupe::dedupe;
 pub(crate) use report::{parse_date_bound, time_zone};
-pub(crate) use scan::{collect, scan_file, Record};
+pub(crate) use scan::{collect, scan_file};
 
 use crate::cli::{Ctx, Exit, Log};
 use crate::error::{escape_name, Error, Result};
@@ -304,40 +305,49 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
             for r in &req.roots {
                 paths.extend(collect(r, req.log));
             }
-            paths.sort();
-            paths.dedup();
+            paths.sort_by(|a, b| a.0.cmp(&b.0));
+            paths.dedup_by(|a, b| a.0 == b.0);
             cache::read_files(&req.roots, &paths, req.cache, req.log)
         }
     };
     if req.file.is_none() {
         dedupe(&mut files);
     }
-    // Every record with its file, in time order (then file, line order).
-    let mut recs: Vec<(usize, &Record, Option<jiff::civil::Date>)> =
+    // Every record with its file, in time order (then file, line order:
+    // the order they are taken in here).
+    let mut recs: Vec<report::Rec<'_>> =
         Vec::with_capacity(files.iter().map(|f| f.records.len()).sum());
     let mut days = report::DayCache::default();
+    let bounded = since.is_some() || until.is_some();
+    // the last day's verdict (records come day by day)
+    let mut last_day: Option<(jiff::civil::Date, bool)> = None;
+    let mut within = |d: jiff::civil::Date| match last_day {
+        Some((l, ok)) if l == d => ok,
+        _ => {
+            let ds = d.strftime("%Y-%m-%d").to_string();
+            let ok = !(since.as_ref().is_some_and(|s| &ds < s)
+                || until.as_ref().is_some_and(|u| &ds > u));
+            last_day = Some((d, ok));
+            ok
+        }
+    };
     for (fi, f) in files.iter().enumerate() {
         for r in &f.records {
             let date = days.date(r.time_ms, &tz);
-            if let Some(d) = date {
-                let ds = d.strftime("%Y-%m-%d").to_string();
-                if since.as_ref().is_some_and(|s| &ds < s)
-                    || until.as_ref().is_some_and(|u| &ds > u)
-                {
-                    continue;
-                }
-            } else if since.is_some() || until.is_some() {
+            if bounded && !date.is_some_and(&mut within) {
                 continue;
             }
-            recs.push((fi, r, date));
+            // (as many records as fit in memory: far below 2³²)
+            let at = u32::try_from(recs.len()).unwrap_or(u32::MAX);
+            let fi = u32::try_from(fi).unwrap_or(u32::MAX);
+            recs.push(report::Rec { fi, at, r, date });
         }
     }
     recs.sort_by(|a, b| {
-        a.1.time_ms
-            .partial_cmp(&b.1.time_ms)
+        a.r.time_ms
+            .partial_cmp(&b.r.time_ms)
             .unwrap_or(std::cmp::Ordering::Equal)
-            .then(a.0.cmp(&b.0))
-            .then(a.1.line.cmp(&b.1.line))
+            .then(a.at.cmp(&b.at))
     });
     let rows = if branch {
         report::branch_rows(&files[0], &recs)
@@ -345,8 +355,8 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
         report::group_rows(req, &files, &recs)
     };
     let mut total = report::Group::default();
-    for (fi, r, _) in &recs {
-        total.add(r, files[*fi].model(r));
+    for &report::Rec { fi, r, .. } in &recs {
+        total.add(&files[fi as usize], r);
     }
     if branch {
         total.own = Some(total.amounts);

@@ -110,14 +110,15 @@ pub(super) struct Group {
 }
 
 impl Group {
-    /// Count `r`, of the model `model`.
-    pub(super) fn add(&mut self, r: &Record, model: &str) {
+    /// Count `r`, a record of `f`.
+    pub(super) fn add(&mut self, f: &FileUsage, r: &Record) {
+        let model = f.model(r);
         if self.n == 0 {
             self.first_ms = r.time_ms;
             self.last_ms = r.time_ms;
         }
         self.n += 1;
-        self.amounts.add(&r.amounts);
+        self.amounts.add(&f.amounts(r));
         if !self.models.contains(model) {
             self.models.insert(model.to_string());
         }
@@ -129,6 +130,16 @@ impl Group {
             self.last_ms = r.time_ms;
         }
     }
+}
+
+/// A record to count: its file (an index), its place in the order the
+/// files' records were taken (file, then line), its local day.
+#[derive(Clone, Copy)]
+pub(super) struct Rec<'a> {
+    pub(super) fi: u32,
+    pub(super) at: u32,
+    pub(super) r: &'a Record,
+    pub(super) date: Option<jiff::civil::Date>,
 }
 
 /// A row of the report: its key (the columns that name it) and its sums.
@@ -166,30 +177,27 @@ fn period_key(report: Report, date: Option<jiff::civil::Date>) -> (&'static str,
     }
 }
 
-pub(super) fn group_rows(
-    req: &Request,
-    files: &[FileUsage],
-    recs: &[(usize, &Record, Option<jiff::civil::Date>)],
-) -> Vec<Row> {
+pub(super) fn group_rows(req: &Request, files: &[FileUsage], recs: &[Rec<'_>]) -> Vec<Row> {
     type Key = Vec<(&'static str, String)>;
     // Groups in the order they are first seen (session rows are ordered by
     // first activity, others by key); consecutive records mostly share one.
     let mut groups: Vec<(Key, Group)> = Vec::new();
     let mut index: HashMap<Key, usize> = HashMap::new();
     let mut last: Option<(usize, Option<jiff::civil::Date>, usize)> = None;
-    for (fi, r, date) in recs.iter() {
-        let f = &files[*fi];
+    for &Rec { fi, r, date, .. } in recs {
+        let fi = fi as usize;
+        let f = &files[fi];
         if let Some((lfi, ldate, gi)) = last {
             let same = match req.report {
-                Report::Session | Report::Project => lfi == *fi,
-                _ => ldate == *date,
+                Report::Session | Report::Project => lfi == fi,
+                _ => ldate == date,
             } && match req.by {
                 Some(By::Model) => groups[gi].0.last().is_some_and(|k| k.1 == f.model(r)),
                 Some(By::Provider) => groups[gi].0.last().is_some_and(|k| k.1 == f.provider(r)),
                 _ => true,
             };
             if same {
-                groups[gi].1.add(r, f.model(r));
+                groups[gi].1.add(f, r);
                 continue;
             }
         }
@@ -206,7 +214,7 @@ pub(super) fn group_rows(
                     f.cwd.clone()
                 },
             )],
-            rep => vec![period_key(rep, *date)],
+            rep => vec![period_key(rep, date)],
         };
         match req.by {
             Some(By::Model) => key.push(("model", f.model(r).to_string())),
@@ -228,8 +236,8 @@ pub(super) fn group_rows(
                 ("cwd", f.cwd.clone()),
             ];
         }
-        g.add(r, f.model(r));
-        last = Some((*fi, *date, gi));
+        g.add(f, r);
+        last = Some((fi, date, gi));
     }
     drop(index);
     // groups are in the order first seen; the others go by key
@@ -251,10 +259,7 @@ pub(super) fn group_rows(
     rows
 }
 
-pub(super) fn branch_rows(
-    f: &FileUsage,
-    recs: &[(usize, &Record, Option<jiff::civil::Date>)],
-) -> Vec<Row> {
+pub(super) fn branch_rows(f: &FileUsage, recs: &[Rec<'_>]) -> Vec<Row> {
     let mut index: HashMap<&str, usize> = HashMap::new();
     for (i, (id, _)) in f.tree.iter().enumerate() {
         index.insert(id.as_str(), i);
@@ -268,7 +273,7 @@ pub(super) fn branch_rows(
         }
     }
     let mut by_id: HashMap<&str, Vec<&Record>> = HashMap::new();
-    for (_, r, _) in recs {
+    for &Rec { r, .. } in recs {
         by_id.entry(f.id(r)).or_default().push(r);
     }
     let mut claimed: HashSet<usize> = HashSet::new();
@@ -295,13 +300,13 @@ pub(super) fn branch_rows(
                 for r in rs {
                     list.push(r);
                     if fresh {
-                        own.add(&r.amounts);
+                        own.add(&f.amounts(r));
                     }
                 }
             }
         }
         for r in list {
-            g.add(r, f.model(r));
+            g.add(f, r);
         }
         g.own = Some(own);
         rows.push(Row {

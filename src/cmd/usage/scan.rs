@@ -3,130 +3,15 @@
 //! as written), the header of each file, and the files under the roots
 //! asked for, read on every core.
 
+pub(crate) use super::record::{Amounts, FileUsage, Record, Source};
 use crate::cli::Log;
 use crate::error::Diagnostic;
 use crate::json::{js, Object};
 use crate::store;
+use std::fs::Metadata;
 use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-
-/// Where a record came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Source {
-    Assistant,
-    Usage,
-    Compaction,
-    BranchSummary,
-}
-
-/// The numbers of one usage object.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct Amounts {
-    pub input: f64,
-    pub output: f64,
-    pub cache_read: f64,
-    pub cache_write: f64,
-    pub total_tokens: f64,
-    pub cost_input: f64,
-    pub cost_output: f64,
-    pub cost_cache_read: f64,
-    pub cost_cache_write: f64,
-    pub cost: f64,
-}
-
-impl Amounts {
-    pub(super) fn add(&mut self, o: &Amounts) {
-        self.input += o.input;
-        self.output += o.output;
-        self.cache_read += o.cache_read;
-        self.cache_write += o.cache_write;
-        self.total_tokens += o.total_tokens;
-        self.cost_input += o.cost_input;
-        self.cost_output += o.cost_output;
-        self.cost_cache_read += o.cost_cache_read;
-        self.cost_cache_write += o.cost_cache_write;
-        self.cost += o.cost;
-    }
-}
-
-/// One counted usage object, compact: its names are indices into its
-/// file's [`FileUsage::names`], its entry id a span of [`FileUsage::ids`].
-#[derive(Clone, Debug)]
-pub(crate) struct Record {
-    pub time_ms: f64,
-    pub line: u64,
-    pub amounts: Amounts,
-    pub id: (usize, usize),
-    pub model: u32,
-    pub provider: u32,
-    pub source: Source,
-}
-
-/// What one file gave.
-#[derive(Debug, Default)]
-pub(crate) struct FileUsage {
-    pub path: PathBuf,
-    pub session_id: String,
-    pub cwd: String,
-    pub header_time: String,
-    pub parent_session: Option<String>,
-    pub records: Vec<Record>,
-    /// The model and provider names of the records, each once.
-    pub names: Vec<String>,
-    /// The records' entry ids, one after the other.
-    pub ids: String,
-    /// The warnings reading the file gave (line, message), in line order:
-    /// said once the files are read, in file order (again when the file
-    /// comes from the cache).
-    pub warnings: Vec<(u64, String)>,
-    /// (id, parentId) of every entry, in file order (only for --by branch).
-    pub tree: Vec<(String, Option<String>)>,
-}
-
-impl FileUsage {
-    /// The record's model.
-    pub fn model(&self, r: &Record) -> &str {
-        self.name(r.model)
-    }
-
-    /// The record's provider.
-    pub fn provider(&self, r: &Record) -> &str {
-        self.name(r.provider)
-    }
-
-    fn name(&self, i: u32) -> &str {
-        usize::try_from(i)
-            .ok()
-            .and_then(|i| self.names.get(i))
-            .map_or("", String::as_str)
-    }
-
-    /// The record's entry id ("" when it has none).
-    pub fn id(&self, r: &Record) -> &str {
-        self.ids.get(r.id.0..r.id.1).unwrap_or_default()
-    }
-
-    /// The index of `name` in `names`, added when new.
-    fn intern(&mut self, name: &str) -> u32 {
-        let i = match self.names.iter().position(|n| n == name) {
-            Some(i) => i,
-            None => {
-                self.names.push(name.to_string());
-                self.names.len() - 1
-            }
-        };
-        u32::try_from(i).unwrap_or(u32::MAX)
-    }
-
-    /// Say the warnings reading the file gave.
-    pub fn say_warnings(&self, log: Log) {
-        let name = self.path.to_string_lossy();
-        for (line, what) in &self.warnings {
-            log.warn(&Diagnostic::new(&name, Some(*line), what.as_str()));
-        }
-    }
-}
 
 fn number_field(
     obj: &Object<'_>,
@@ -340,14 +225,12 @@ fn scan_bytes_with(
         .flatten()
         .and_then(|o| o.raw("version").map(|v| v.to_vec()));
     let v1 = version.is_none();
-    let mut fu = FileUsage {
-        path: path.to_path_buf(),
-        session_id,
-        cwd,
-        header_time,
-        parent_session,
-        ..Default::default()
-    };
+    let mut fu = FileUsage::default();
+    fu.path = path.to_path_buf();
+    fu.session_id = session_id;
+    fu.cwd = cwd;
+    fu.header_time = header_time;
+    fu.parent_session = parent_session;
     let mut prev_id: Option<String> = None;
     let mut skel: Vec<u8> = Vec::new();
     usage_lines(bytes, with_tree, |line_no, line, has_usage| {
@@ -453,28 +336,26 @@ fn scan_bytes_with(
         } else {
             time_ms
         };
-        let provider = fu.intern(&holder.str("provider").unwrap_or_default());
-        let model = fu.intern(&holder.str("model").unwrap_or_default());
-        let start = fu.ids.len();
-        fu.ids.push_str(&id);
-        fu.records.push(Record {
+        fu.push(
             time_ms,
-            line: line_no,
-            amounts,
-            id: (start, fu.ids.len()),
-            model,
-            provider,
+            &amounts,
+            &id,
+            &holder.str("model").unwrap_or_default(),
+            &holder.str("provider").unwrap_or_default(),
             source,
-        });
+        );
     });
     fu.warnings = warnings;
+    // kept until every file is read: no room to spare
+    fu.shrink();
     Ok(fu)
 }
 
 /// Every `*.jsonl` file in `root` and in its subdirectories (one level, as
-/// pi lays them out), sorted; a `root` that cannot be read (but exists) is
-/// warned about.
-pub(crate) fn collect(root: &Path, log: Log) -> Vec<PathBuf> {
+/// pi lays them out), sorted, with its metadata (the one stat each takes,
+/// links followed); a `root` that cannot be read (but exists) is warned
+/// about.
+pub(crate) fn collect(root: &Path, log: Log) -> Vec<(PathBuf, Metadata)> {
     let mut out = Vec::new();
     let rd = match std::fs::read_dir(root) {
         Ok(rd) => rd,
@@ -486,15 +367,30 @@ pub(crate) fn collect(root: &Path, log: Log) -> Vec<PathBuf> {
             return out;
         }
     };
+    let session = |p: PathBuf, m: Metadata, out: &mut Vec<(PathBuf, Metadata)>| {
+        if m.is_file() && p.extension().is_some_and(|x| x == "jsonl") {
+            out.push((p, m));
+        }
+    };
     for ent in rd.flatten() {
         let p = ent.path();
-        if p.is_dir() {
-            out.extend(store::session_files_in(&p));
-        } else if p.extension().is_some_and(|x| x == "jsonl") && p.is_file() {
-            out.push(p);
+        let Ok(m) = std::fs::metadata(&p) else {
+            continue;
+        };
+        if m.is_dir() {
+            for sub in std::fs::read_dir(&p).into_iter().flatten().flatten() {
+                let q = sub.path();
+                if q.extension().is_some_and(|x| x == "jsonl") {
+                    if let Ok(m) = std::fs::metadata(&q) {
+                        session(q, m, &mut out);
+                    }
+                }
+            }
+        } else {
+            session(p, m, &mut out);
         }
     }
-    out.sort();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
 
