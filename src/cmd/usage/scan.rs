@@ -29,10 +29,15 @@ fn number_field(
         }
         Some(raw) => match raw.first() {
             Some(b'-' | b'0'..=b'9') => {
-                let n: f64 = std::str::from_utf8(raw)
-                    .ok()
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(f64::NAN);
+                let n: f64 = if raw.len() <= 15 && raw.iter().all(u8::is_ascii_digit) {
+                    // a whole number below 10¹⁵: exact, as parsing gives it
+                    raw.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')) as f64
+                } else {
+                    std::str::from_utf8(raw)
+                        .ok()
+                        .and_then(|s| s.parse().ok())
+                        .unwrap_or(f64::NAN)
+                };
                 if !n.is_finite() {
                     problems.push(format!(
                         "{path}{key} is {} (too large for a number); counted as 0",
@@ -130,33 +135,62 @@ pub(crate) fn scan_file(path: &Path, with_tree: bool) -> std::result::Result<Fil
     })
 }
 
-/// The lines that hold `"usage"` (every line with `with_tree`), with their
-/// numbers: one `memmem` search over the file, the line around each hit,
-/// and the line ends counted between hits.
-fn usage_lines<'b>(bytes: &'b [u8], with_tree: bool, mut f: impl FnMut(u64, &'b [u8], bool)) {
+/// The lines that hold `"usage"` (every line with `with_tree`), with the
+/// offset each starts at: one `memmem` search over the file, the line
+/// around each hit.
+fn usage_lines<'b>(bytes: &'b [u8], with_tree: bool, mut f: impl FnMut(usize, &'b [u8], bool)) {
     let first_end = memchr::memchr(b'\n', bytes).map_or(bytes.len(), |i| i + 1);
+    let finder = memchr::memmem::Finder::new(b"\"usage\"");
     if with_tree {
-        let finder = memchr::memmem::Finder::new(b"\"usage\"");
-        for (i, line) in bytes[first_end..].split(|&b| b == b'\n').enumerate() {
-            f(i as u64 + 2, line, finder.find(line).is_some());
+        let mut start = first_end;
+        for line in bytes[first_end..].split(|&b| b == b'\n') {
+            f(start, line, finder.find(line).is_some());
+            start += line.len() + 1;
         }
         return;
     }
-    let mut line_no = 1u64;
-    let mut counted = first_end.min(bytes.len());
-    let mut pos = counted;
-    let finder = memchr::memmem::Finder::new(b"\"usage\"");
+    let mut pos = first_end.min(bytes.len());
     while let Some(h) = finder.find(&bytes[pos..]) {
         let h = pos + h;
         let start = memchr::memrchr(b'\n', &bytes[pos..h]).map_or(pos, |i| pos + i + 1);
         let end = memchr::memchr(b'\n', &bytes[h..]).map_or(bytes.len(), |i| h + i);
-        line_no += 1 + memchr::memchr_iter(b'\n', &bytes[counted..start]).count() as u64;
-        counted = (end + 1).min(bytes.len());
-        f(line_no, &bytes[start..end], true);
+        f(start, &bytes[start..end], true);
         if end >= bytes.len() {
             break;
         }
         pos = end + 1;
+    }
+}
+
+/// Line numbers, counted only when one is asked for (a warning, a version
+/// 1 id): the line ends before an offset, counted on from the last offset
+/// asked for (offsets are asked for in file order).
+struct LineNumbers<'b> {
+    bytes: &'b [u8],
+    counted: std::cell::Cell<usize>,
+    ends: std::cell::Cell<u64>,
+}
+
+impl<'b> LineNumbers<'b> {
+    fn new(bytes: &'b [u8]) -> Self {
+        LineNumbers {
+            bytes,
+            counted: 0.into(),
+            ends: 0.into(),
+        }
+    }
+
+    /// The number of the line that starts at `start`.
+    fn at(&self, start: usize) -> u64 {
+        let start = start.min(self.bytes.len());
+        if start < self.counted.get() {
+            self.counted.set(0);
+            self.ends.set(0);
+        }
+        let more = memchr::memchr_iter(b'\n', &self.bytes[self.counted.get()..start]).count();
+        self.ends.set(self.ends.get() + more as u64);
+        self.counted.set(start);
+        self.ends.get() + 1
     }
 }
 
@@ -233,10 +267,12 @@ fn scan_bytes_with(
     fu.parent_session = parent_session;
     let mut prev_id: Option<String> = None;
     let mut skel: Vec<u8> = Vec::new();
-    usage_lines(bytes, with_tree, |line_no, line, has_usage| {
+    let lines = LineNumbers::new(bytes);
+    usage_lines(bytes, with_tree, |start, line, has_usage| {
         if crate::json::js::string::is_blank(line) {
             return;
         }
+        let line_no = || lines.at(start);
         // A line pi wrote (compact) is validated in one quick pass: the
         // entry with its message cut out, then the message, which gives its
         // members at once; or the line, whose objects are then found by
@@ -270,14 +306,14 @@ fn scan_bytes_with(
                 Ok(Some(o)) => o,
                 Ok(None) | Err(_) => {
                     if has_usage {
-                        warn(line_no, "not a JSON object; skipped, as pi does");
+                        warn(line_no(), "not a JSON object; skipped, as pi does");
                     }
                     return;
                 }
             },
         };
         let id = if v1 {
-            crate::migrate::v1_id(&fu.session_id, line_no, 0)
+            crate::migrate::v1_id(&fu.session_id, line_no(), 0)
         } else {
             obj.str("id").map(|s| s.into_owned()).unwrap_or_default()
         };
@@ -308,14 +344,14 @@ fn scan_bytes_with(
         };
         let Some(usage) = crate::store::raw::sub_object(&holder, "usage", fast) else {
             if holder.raw("usage").is_some_and(|r| r != b"null") {
-                warn(line_no, "usage is not an object; not counted");
+                warn(line_no(), "usage is not an object; not counted");
             }
             return;
         };
         let mut problems = Vec::new();
         let amounts = amounts_of(&usage, &mut problems);
         for p in problems {
-            warn(line_no, &p);
+            warn(line_no(), &p);
         }
         let time_ms = obj
             .raw("timestamp")
@@ -328,7 +364,10 @@ fn scan_bytes_with(
                 .map(crate::time::js_date_ms)
                 .unwrap_or(f64::NAN);
             if t.is_nan() {
-                warn(line_no, "no usable timestamp; dated by the session header");
+                warn(
+                    line_no(),
+                    "no usable timestamp; dated by the session header",
+                );
                 crate::time::parse_iso(&fu.header_time)
             } else {
                 t
@@ -401,4 +440,47 @@ pub(crate) fn scan_all(
     with_tree: bool,
 ) -> Vec<std::result::Result<FileUsage, String>> {
     store::parallel_map(files, |p| scan_file(p, with_tree))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Warnings name the line they are about, past lines without usage,
+    /// blank lines and a last line without its end, read for the usage
+    /// alone or for the tree.
+    #[test]
+    fn warnings_name_their_lines() {
+        let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-03-01T00:00:00.000Z","cwd":"/p"}"#;
+        let bad = |id: &str| {
+            format!(
+                r#"{{"type":"message","id":"{id}","parentId":null,"timestamp":"2026-03-01T10:00:00.000Z","message":{{"role":"assistant","usage":{{"output":1}}}}}}"#
+            )
+        };
+        let plain = r#"{"type":"message","id":"u","parentId":null,"timestamp":"2026-03-01T10:00:00.000Z","message":{"role":"user","content":"x\ny"}}"#;
+        let text = [
+            header.to_string(),
+            plain.into(),
+            bad("a"),
+            String::new(),
+            plain.into(),
+            plain.into(),
+            bad("b"),
+            "{not json \"usage\"".into(),
+            plain.into(),
+            bad("c"),
+        ]
+        .join("\n");
+        for tree in [false, true] {
+            let fu = scan_bytes_with(
+                Path::new("f"),
+                text.as_bytes(),
+                tree,
+                &mut js::Checker::new(),
+            )
+            .unwrap();
+            let lines: Vec<u64> = fu.warnings.iter().map(|w| w.0).collect();
+            assert_eq!(lines, [3, 3, 7, 7, 8, 10, 10], "{:?}", fu.warnings);
+        }
+    }
 }
