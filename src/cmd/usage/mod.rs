@@ -340,12 +340,18 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
             // (as many records as fit in memory: far below 2³²)
             let at = u32::try_from(recs.len()).unwrap_or(u32::MAX);
             let fi = u32::try_from(fi).unwrap_or(u32::MAX);
-            recs.push(report::Rec { fi, at, r, date });
+            recs.push(report::Rec {
+                time_ms: r.time_ms,
+                fi,
+                at,
+                r,
+                date,
+            });
         }
     }
     recs.sort_by(|a, b| {
-        a.r.time_ms
-            .partial_cmp(&b.r.time_ms)
+        a.time_ms
+            .partial_cmp(&b.time_ms)
             .unwrap_or(std::cmp::Ordering::Equal)
             .then(a.at.cmp(&b.at))
     });

@@ -5,7 +5,7 @@
 use super::scan::{Amounts, FileUsage, Record, Source};
 use super::{By, Report, Request};
 use crate::error::{Error, Result};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 /// A `--since`/`--until` value as (first day, last day), "YYYY-MM-DD".
@@ -99,7 +99,8 @@ impl DayCache {
 pub(super) struct Group {
     pub(super) amounts: Amounts,
     pub(super) models: BTreeSet<String>,
-    pub(super) sources: BTreeMap<Source, u64>,
+    /// records of each source (by `Source as usize`)
+    sources: [u64; 4],
     pub(super) first_ms: f64,
     pub(super) last_ms: f64,
     /// session rows: header fields
@@ -107,22 +108,37 @@ pub(super) struct Group {
     /// --by branch: the cost of the entries on no earlier leaf's path
     pub(super) own: Option<Amounts>,
     n: u64,
+    /// the last model counted, by its address and length (in its file's
+    /// names, which outlive the group)
+    last_model: Option<(usize, usize)>,
 }
 
 impl Group {
+    /// How many records of `s` were counted.
+    pub(super) fn count(&self, s: Source) -> u64 {
+        self.sources[s as usize]
+    }
+
     /// Count `r`, a record of `f`.
     pub(super) fn add(&mut self, f: &FileUsage, r: &Record) {
         let model = f.model(r);
+        // (a run of records mostly has one model: the last one is known)
+        let same = self
+            .last_model
+            .is_some_and(|(p, n)| p == model.as_ptr() as usize && n == model.len());
+        if !same {
+            if !self.models.contains(model) {
+                self.models.insert(model.to_string());
+            }
+            self.last_model = Some((model.as_ptr() as usize, model.len()));
+        }
         if self.n == 0 {
             self.first_ms = r.time_ms;
             self.last_ms = r.time_ms;
         }
         self.n += 1;
         self.amounts.add(&f.amounts(r));
-        if !self.models.contains(model) {
-            self.models.insert(model.to_string());
-        }
-        *self.sources.entry(r.source).or_insert(0) += 1;
+        self.sources[r.source as usize] += 1;
         if r.time_ms < self.first_ms {
             self.first_ms = r.time_ms;
         }
@@ -136,6 +152,8 @@ impl Group {
 /// files' records were taken (file, then line), its local day.
 #[derive(Clone, Copy)]
 pub(super) struct Rec<'a> {
+    /// the record's time (here for the sort, which reads it most)
+    pub(super) time_ms: f64,
     pub(super) fi: u32,
     pub(super) at: u32,
     pub(super) r: &'a Record,

@@ -411,13 +411,15 @@ pub(crate) fn collect(root: &Path, log: Log) -> Vec<(PathBuf, Metadata)> {
             out.push((p, m));
         }
     };
-    for ent in rd.flatten() {
-        let p = ent.path();
-        let Ok(m) = std::fs::metadata(&p) else {
-            continue;
+    // the projects' directories listed and their files stat'd on every core
+    let entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    for found in store::parallel_map(&entries, |p| {
+        let mut out = Vec::new();
+        let Ok(m) = std::fs::metadata(p) else {
+            return out;
         };
         if m.is_dir() {
-            for sub in std::fs::read_dir(&p).into_iter().flatten().flatten() {
+            for sub in std::fs::read_dir(p).into_iter().flatten().flatten() {
                 let q = sub.path();
                 if q.extension().is_some_and(|x| x == "jsonl") {
                     if let Ok(m) = std::fs::metadata(&q) {
@@ -426,8 +428,11 @@ pub(crate) fn collect(root: &Path, log: Log) -> Vec<(PathBuf, Metadata)> {
                 }
             }
         } else {
-            session(p, m, &mut out);
+            session(p.clone(), m, &mut out);
         }
+        out
+    }) {
+        out.extend(found);
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
