@@ -355,6 +355,111 @@ fn hostile_usage_fields() {
     assert_eq!(rows[0]["cost"], 3.0);
 }
 
+/// The cache of what each file gave (`PI_SESSION_TOOLS_CACHE_DIR`): a run
+/// from it prints what a full read prints, warnings too, in the same
+/// order; a file that grew is read again; a damaged cache is ignored and
+/// rewritten; `--no-cache` and `PI_SESSION_TOOLS_CACHE=off` neither read
+/// nor write it, and an unchanged store does not rewrite it.
+#[test]
+fn the_cache_changes_nothing_but_the_time() {
+    let s = Store::new("usage-cache");
+    let nan = r#"{"input":"NaN","output":1,"cost":{"total":1}}"#;
+    let title = format!(
+        r#"{{"type":"usage","id":"x1","parentId":"a2","timestamp":"2026-03-02T10:00:03.000Z","kind":"title","provider":"p","model":"m3","usage":{}}}"#,
+        usage(10, 0.25)
+    );
+    let first = paid("a1", None, "2026-03-01T10:00:01.000Z", 1.5);
+    let src = [
+        header("src", MARCH, "/p", None),
+        first.clone(),
+        assistant("a2", Some("a1"), "2026-03-01T11:00:00.000Z", "m2", nan),
+        title,
+    ];
+    let a = s.file("--p--", "a.jsonl", &src);
+    // a fork, with a usage that has no input
+    let fork = [
+        header("fork1", MARCH, "/q", Some(&a)),
+        first,
+        assistant(
+            "b1",
+            Some("a1"),
+            "2026-03-02T10:00:01.000Z",
+            "m",
+            r#"{"output":1}"#,
+        ),
+    ];
+    s.file("--q--", "b.jsonl", &fork);
+    s.file("--q--", "c.jsonl", &["not a session".to_string()]);
+    let cache = s.agent().join("cache");
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let o = run_with("pi-usage", args, None, |c| {
+            c.env("PI_CODING_AGENT_DIR", s.agent())
+                .env("NO_COLOR", "1")
+                .env("PI_SESSION_TOOLS_CACHE_DIR", &cache)
+                .stdin(Stdio::null());
+            for (k, v) in env {
+                c.env(k, v);
+            }
+        });
+        assert!(o.status.success(), "{}", stderr(&o));
+        (stdout(&o), stderr(&o))
+    };
+    let cached = || std::fs::read_dir(&cache).map_or(0, |d| d.count());
+    let args = ["session", "--by", "model", "--json", "--breakdown"];
+    let full = run(&[&args[..], &["--no-cache"]].concat(), &[]);
+    assert_eq!(full.1.matches("warning").count(), 4, "{}", full.1);
+    assert_eq!(cached(), 0, "--no-cache wrote a cache");
+    assert_eq!(run(&args, &[("PI_SESSION_TOOLS_CACHE", "off")]), full);
+    assert_eq!(cached(), 0, "PI_SESSION_TOOLS_CACHE=off wrote a cache");
+    assert_eq!(run(&args, &[]), full, "first run");
+    assert_eq!(cached(), 1);
+    let file = std::fs::read_dir(&cache)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .next()
+        .unwrap();
+    let stamp = std::fs::metadata(&file).unwrap().modified().unwrap();
+    assert!(
+        std::fs::metadata(&file).unwrap().len() > 500,
+        "the cache holds nothing"
+    );
+    assert_eq!(run(&args, &[]), full, "from the cache");
+    for other in [
+        &["daily"][..],
+        &["monthly", "--csv"],
+        &["project", "--by", "provider"],
+    ] {
+        assert_eq!(
+            run(other, &[]),
+            run(&[other, &["--no-cache"]].concat(), &[])
+        );
+    }
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().modified().unwrap(),
+        stamp,
+        "an unchanged store rewrote the cache"
+    );
+    // One session grows (pi appends): it is read again.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&a).unwrap();
+    let more = paid("a3", Some("x1"), "2026-03-03T10:00:00.000Z", 8.0) + "\n";
+    std::io::Write::write_all(&mut f, more.as_bytes()).unwrap();
+    drop(f);
+    let grown = run(&args, &[]);
+    assert_ne!(grown, full);
+    assert_eq!(grown, run(&[&args[..], &["--no-cache"]].concat(), &[]));
+    // A damaged cache is ignored, and rewritten.
+    let mut bytes = std::fs::read(&file).unwrap();
+    let n = bytes.len();
+    bytes[n / 2..].fill(0xee);
+    std::fs::write(&file, &bytes).unwrap();
+    assert_eq!(run(&args, &[]), grown, "from a damaged cache");
+    assert!(std::fs::read(&file)
+        .unwrap()
+        .starts_with(b"pi-session-tools usage cache 1\n"));
+    assert_eq!(run(&args, &[]), grown, "from the rewritten cache");
+}
+
 /// The README's examples run.
 #[test]
 fn readme_examples_run() {

@@ -1,24 +1,26 @@
-//! What pi lists of each file, kept between runs: a file whose device,
+//! What a tool found in each file, kept between runs: a file whose device,
 //! inode, size, modification and change times are what they were is not
 //! read again. pi's files only grow (every write appends), so a session
 //! that changed has a new size or time and is read again; one that did
-//! not gives the same `SessionInfo` it gave then. The change time cannot
-//! be set back by a program, so a file rewritten to the same size with its
-//! old modification time is still read again.
+//! not gives what it gave then. The change time cannot be set back by a
+//! program, so a file rewritten to the same size with its old modification
+//! time is still read again.
 //!
-//! One file per listed root, `ls-<hash of the root>.bin` in
+//! One file per tool and root, `<kind>-<hash of the root>.bin` (`ls` for
+//! pi-ls's `SessionInfo`s, `usage` for pi-usage's records) in
 //! `$PI_SESSION_TOOLS_CACHE_DIR`, else `$XDG_CACHE_HOME/pi-session-tools`,
-//! else `~/.cache/pi-session-tools`; `PI_SESSION_TOOLS_CACHE=off` (or
-//! `pi-ls --no-cache`) neither reads nor writes it. It is written whole,
+//! else `~/.cache/pi-session-tools`; `PI_SESSION_TOOLS_CACHE=off` (or a
+//! tool's `--no-cache`) neither reads nor writes it. It is written whole,
 //! atomically (a temporary file renamed over it), and only when something
 //! changed; one that cannot be read or decoded is ignored (and rewritten).
+//! [`FileCache`] holds the frame (keys, the file, its path and key per
+//! entry); what a tool keeps of a file is its [`Cached`] encoding.
 
 use super::info::Info;
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
-
-const MAGIC: &[u8] = b"pi-session-tools ls cache 1\n";
 
 /// The environment variable that turns the cache off (`off`, `0`, `no`).
 pub const CACHE_ENV: &str = "PI_SESSION_TOOLS_CACHE";
@@ -27,11 +29,12 @@ pub const CACHE_DIR_ENV: &str = "PI_SESSION_TOOLS_CACHE_DIR";
 
 /// What identifies one state of a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Key([u64; 7]);
+pub struct Key([u64; 7]);
 
 impl Key {
+    /// The key of a file with this metadata.
     #[cfg(unix)]
-    fn of(m: &Metadata) -> Key {
+    pub fn of(m: &Metadata) -> Key {
         use std::os::unix::fs::MetadataExt;
         Key([
             m.dev(),
@@ -44,8 +47,9 @@ impl Key {
         ])
     }
 
+    /// The key of a file with this metadata.
     #[cfg(not(unix))]
-    fn of(m: &Metadata) -> Key {
+    pub fn of(m: &Metadata) -> Key {
         let t = |t: std::io::Result<std::time::SystemTime>| {
             t.ok()
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
@@ -55,65 +59,98 @@ impl Key {
     }
 }
 
-/// The infos of one root's files, as the last run found them.
-#[derive(Default)]
-pub struct Cache {
-    file: Option<PathBuf>,
-    old: HashMap<PathBuf, (Key, Info)>,
+/// What a tool keeps of one file in its cache.
+pub trait Cached: Sized {
+    /// The cache's name (`ls`, `usage`): its file's prefix and its magic line.
+    const KIND: &'static str;
+    /// Add what is kept of the file (after its path and key).
+    fn encode(&self, out: &mut Vec<u8>);
+    /// What [`Cached::encode`] wrote for the file at `path`; None when it
+    /// is damaged.
+    fn decode(path: &Path, r: &mut Reader<'_>) -> Option<Self>;
 }
 
-impl Cache {
+/// What one root's files gave, as the last run found them.
+pub struct FileCache<V> {
+    file: Option<PathBuf>,
+    /// By the path's bytes (quicker to hash and compare than a `Path`'s
+    /// components; each run names a file as the last did).
+    old: HashMap<OsString, (Key, V)>,
+}
+
+impl<V> Default for FileCache<V> {
+    fn default() -> Self {
+        FileCache {
+            file: None,
+            old: HashMap::new(),
+        }
+    }
+}
+
+/// pi-ls's cache: the `SessionInfo` of each file.
+pub type Cache = FileCache<Info>;
+
+fn magic<V: Cached>() -> Vec<u8> {
+    format!("pi-session-tools {} cache 1\n", V::KIND).into_bytes()
+}
+
+impl<V: Cached> FileCache<V> {
     /// The cache of `root` (empty, and never written, when it is off).
-    pub fn open(root: &Path, enabled: bool) -> Cache {
+    pub fn open(root: &Path, enabled: bool) -> FileCache<V> {
         let Some(dir) = cache_dir().filter(|_| enabled && cache_enabled()) else {
-            return Cache::default();
+            return FileCache::default();
         };
         let name = format!(
-            "ls-{}.bin",
+            "{}-{}.bin",
+            V::KIND,
             &sha1_smol::Sha1::from(root.as_os_str().as_encoded_bytes())
                 .digest()
                 .to_string()[..16]
         );
         let file = dir.join(name);
-        let old = std::fs::read(&file)
-            .ok()
-            .and_then(|b| decode(&b))
-            .unwrap_or_default();
-        Cache {
+        let old = read_cache(&file).unwrap_or_default();
+        FileCache {
             file: Some(file),
             old,
         }
     }
 
-    /// The info of `path` as last listed, when the file is as it was then
+    /// What `path` gave when last read, when the file is as it was then
     /// (taken out: each file is asked for once).
-    pub fn take(&mut self, path: &Path, meta: Option<&Metadata>) -> Option<Info> {
+    pub fn take(&mut self, path: &Path, meta: Option<&Metadata>) -> Option<V> {
         let key = Key::of(meta?);
-        match self.old.remove(path) {
-            Some((k, info)) if k == key => Some(info),
+        match self.old.remove(path.as_os_str()) {
+            Some((k, v)) if k == key => Some(v),
             _ => None,
         }
     }
 
-    /// Write what this run listed, unless it is what the cache held: no
+    /// Write what this run found, unless it is what the cache held: no
     /// file was read (`read` false) and none is gone.
     pub fn save<'a>(
         self,
         read: bool,
-        listed: impl Iterator<Item = (&'a Path, Option<&'a Metadata>, &'a Info)>,
-    ) {
+        listed: impl Iterator<Item = (&'a Path, Option<&'a Metadata>, &'a V)>,
+    ) where
+        V: 'a,
+    {
         let Some(file) = self.file else { return };
         if !read && self.old.is_empty() {
             return;
         }
         drop(self.old);
-        let mut out = MAGIC.to_vec();
-        for (p, m, i) in listed {
-            if let Some(m) = m {
-                encode(&mut out, p, &Key::of(m), i);
+        let _ = write_atomically(&file, &format!("pi-{}", V::KIND), |w| {
+            w.write_all(&magic::<V>())?;
+            let mut out = Vec::new();
+            for (p, m, v) in listed {
+                if let Some(m) = m {
+                    out.clear();
+                    encode_entry(&mut out, p, &Key::of(m), v);
+                    w.write_all(&out)?;
+                }
             }
-        }
-        let _ = write_atomically(&file, &out);
+            Ok(())
+        });
     }
 }
 
@@ -132,29 +169,99 @@ fn cache_dir() -> Option<PathBuf> {
         .or_else(|| var("HOME").map(|h| h.join(".cache").join("pi-session-tools")))
 }
 
-fn write_atomically(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Write `file` through a temporary file renamed over it, buffered.
+fn write_atomically(
+    file: &Path,
+    tag: &str,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     use std::io::Write;
     let dir = file.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let mut t = crate::write::TempFile::beside(file, "pi-ls", None)?;
-    t.file().write_all(bytes)?;
+    let mut t = crate::write::TempFile::beside(file, tag, None)?;
+    {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, t.file());
+        write(&mut w)?;
+        w.flush()?;
+    }
     t.commit_rename()
 }
 
-// The encoding: the magic line, then per file the path, the key and the
-// info's fields, each length-prefixed (u64 little-endian). Decoding checks
+/// The cache in `file`, read a piece at a time (never all of it in memory
+/// at once as well as what it decodes to): None when it cannot be read or
+/// is damaged.
+fn read_cache<V: Cached>(file: &Path) -> Option<HashMap<OsString, (Key, V)>> {
+    use std::io::Read;
+    const PIECE: usize = 1 << 20;
+    let mut f = std::fs::File::open(file).ok()?;
+    let mut buf: Vec<u8> = Vec::new();
+    let mut eof = false;
+    // Read at least `want` more bytes (fewer at the end of the file).
+    let mut more = |buf: &mut Vec<u8>, want: usize| -> Option<bool> {
+        let start = buf.len();
+        buf.reserve(want);
+        while buf.len() - start < want {
+            let n = f
+                .by_ref()
+                .take((want - (buf.len() - start)) as u64)
+                .read_to_end(buf)
+                .ok()?;
+            if n == 0 {
+                return Some(true);
+            }
+        }
+        Some(false)
+    };
+    let magic = magic::<V>();
+    eof |= more(&mut buf, PIECE.max(magic.len()))?;
+    if !buf.starts_with(&magic) {
+        return None;
+    }
+    let mut pos = magic.len();
+    let mut map = HashMap::new();
+    loop {
+        if pos == buf.len() {
+            if eof {
+                return Some(map);
+            }
+        } else {
+            let mut r = Reader(&buf[pos..]);
+            if let Some((path, key, v)) = decode_entry::<V>(&mut r) {
+                pos = buf.len() - r.0.len();
+                map.insert(path, (key, v));
+                continue;
+            }
+            if eof {
+                return None;
+            }
+        }
+        // An entry cut by the piece's end: keep its start, read on (at
+        // least as much as is kept, so that a big entry is decoded in
+        // O(its size) attempts' worth of work).
+        buf.drain(..pos);
+        pos = 0;
+        let want = PIECE.max(buf.len());
+        eof |= more(&mut buf, want)?;
+    }
+}
+
+// The encoding: the magic line, then per file the path, the key and what
+// the tool keeps, each length-prefixed (u64 little-endian). Decoding checks
 // every length: a damaged file decodes to nothing.
 
-fn put_u64(out: &mut Vec<u8>, v: u64) {
+/// Add a number (8 bytes, little-endian).
+pub fn put_u64(out: &mut Vec<u8>, v: u64) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
-fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+/// Add bytes, after their length.
+pub fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     put_u64(out, b.len() as u64);
     out.extend_from_slice(b);
 }
 
-fn put_opt(out: &mut Vec<u8>, b: Option<&[u8]>) {
+/// Add bytes or their absence ([`Reader::opt`]).
+pub fn put_opt(out: &mut Vec<u8>, b: Option<&[u8]>) {
     match b {
         None => put_u64(out, u64::MAX),
         Some(b) => put_bytes(out, b),
@@ -165,11 +272,27 @@ fn utf16_bytes(v: &[u16]) -> Vec<u8> {
     v.iter().flat_map(|u| u.to_le_bytes()).collect()
 }
 
-fn encode(out: &mut Vec<u8>, path: &Path, key: &Key, i: &Info) {
+fn encode_entry<V: Cached>(out: &mut Vec<u8>, path: &Path, key: &Key, v: &V) {
     put_bytes(out, path.as_os_str().as_encoded_bytes());
     for k in key.0 {
         put_u64(out, k);
     }
+    v.encode(out);
+}
+
+impl Cached for Info {
+    const KIND: &'static str = "ls";
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        encode_info(out, self);
+    }
+
+    fn decode(path: &Path, r: &mut Reader<'_>) -> Option<Info> {
+        decode_info(path, r)
+    }
+}
+
+fn encode_info(out: &mut Vec<u8>, i: &Info) {
     put_opt(out, i.id_json.as_deref());
     put_bytes(out, i.id.as_bytes());
     put_bytes(out, &utf16_bytes(&i.cwd));
@@ -184,23 +307,42 @@ fn encode(out: &mut Vec<u8>, path: &Path, key: &Key, i: &Info) {
     put_u64(out, u64::from(i.version));
 }
 
-struct Reader<'a>(&'a [u8]);
+/// Reads what `put_*` wrote, every length checked.
+pub struct Reader<'a>(&'a [u8]);
 
 impl<'a> Reader<'a> {
-    fn u64(&mut self) -> Option<u64> {
+    /// A reader of `b`.
+    pub fn new(b: &'a [u8]) -> Reader<'a> {
+        Reader(b)
+    }
+
+    /// Whether everything was read.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// How many bytes are left.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// A number ([`put_u64`]).
+    pub fn u64(&mut self) -> Option<u64> {
         let (h, t) = self.0.split_at_checked(8)?;
         self.0 = t;
         Some(u64::from_le_bytes(h.try_into().ok()?))
     }
 
-    fn bytes(&mut self) -> Option<&'a [u8]> {
+    /// Bytes ([`put_bytes`]).
+    pub fn bytes(&mut self) -> Option<&'a [u8]> {
         let n = usize::try_from(self.u64()?).ok()?;
         let (h, t) = self.0.split_at_checked(n)?;
         self.0 = t;
         Some(h)
     }
 
-    fn opt(&mut self) -> Option<Option<&'a [u8]>> {
+    /// Bytes or their absence ([`put_opt`]).
+    pub fn opt(&mut self) -> Option<Option<&'a [u8]>> {
         if self.0.get(..8) == Some(&u64::MAX.to_le_bytes()[..]) {
             self.0 = &self.0[8..];
             return Some(None);
@@ -229,51 +371,61 @@ fn path_of(b: &[u8]) -> Option<PathBuf> {
     }
 }
 
-fn decode(b: &[u8]) -> Option<HashMap<PathBuf, (Key, Info)>> {
-    let mut r = Reader(b.strip_prefix(MAGIC)?);
+fn decode_entry<V: Cached>(r: &mut Reader<'_>) -> Option<(OsString, Key, V)> {
+    let path = path_of(r.bytes()?)?;
+    let mut key = [0u64; 7];
+    for k in &mut key {
+        *k = r.u64()?;
+    }
+    let v = V::decode(&path, r)?;
+    Some((path.into_os_string(), Key(key), v))
+}
+
+#[cfg(test)]
+fn decode<V: Cached>(b: &[u8]) -> Option<HashMap<OsString, (Key, V)>> {
+    let mut r = Reader(b.strip_prefix(&magic::<V>()[..])?);
     let mut map = HashMap::new();
     while !r.0.is_empty() {
-        let path = path_of(r.bytes()?)?;
-        let mut key = [0u64; 7];
-        for k in &mut key {
-            *k = r.u64()?;
-        }
-        let id_json = r.opt()?.map(<[u8]>::to_vec);
-        let id = String::from_utf8(r.bytes()?.to_vec()).ok()?;
-        let cwd = utf16(r.bytes()?)?;
-        let name = match r.opt()? {
-            Some(b) => Some(utf16(b)?),
-            None => None,
-        };
-        let parent_json = r.opt()?.map(<[u8]>::to_vec);
-        let parent = match r.opt()? {
-            Some(b) => Some(String::from_utf8(b.to_vec()).ok()?),
-            None => None,
-        };
-        let created = f64::from_bits(r.u64()?);
-        let modified = f64::from_bits(r.u64()?);
-        let message_count = r.u64()?;
-        let first_message = utf16(r.bytes()?)?;
-        let bytes = r.u64()?;
-        let version = u32::try_from(r.u64()?).ok()?;
-        let info = Info {
-            path: path.clone(),
-            id_json,
-            id,
-            cwd,
-            name,
-            parent_json,
-            parent,
-            created,
-            modified,
-            message_count,
-            first_message,
-            bytes,
-            version,
-        };
-        map.insert(path, (Key(key), info));
+        let (path, key, v) = decode_entry(&mut r)?;
+        map.insert(path, (key, v));
     }
     Some(map)
+}
+
+fn decode_info(path: &Path, r: &mut Reader<'_>) -> Option<Info> {
+    let id_json = r.opt()?.map(<[u8]>::to_vec);
+    let id = String::from_utf8(r.bytes()?.to_vec()).ok()?;
+    let cwd = utf16(r.bytes()?)?;
+    let name = match r.opt()? {
+        Some(b) => Some(utf16(b)?),
+        None => None,
+    };
+    let parent_json = r.opt()?.map(<[u8]>::to_vec);
+    let parent = match r.opt()? {
+        Some(b) => Some(String::from_utf8(b.to_vec()).ok()?),
+        None => None,
+    };
+    let created = f64::from_bits(r.u64()?);
+    let modified = f64::from_bits(r.u64()?);
+    let message_count = r.u64()?;
+    let first_message = utf16(r.bytes()?)?;
+    let bytes = r.u64()?;
+    let version = u32::try_from(r.u64()?).ok()?;
+    Some(Info {
+        path: path.to_path_buf(),
+        id_json,
+        id,
+        cwd,
+        name,
+        parent_json,
+        parent,
+        created,
+        modified,
+        message_count,
+        first_message,
+        bytes,
+        version,
+    })
 }
 
 #[cfg(test)]
@@ -300,13 +452,14 @@ mod tests {
 
     #[test]
     fn what_is_written_reads_back_and_damage_reads_as_nothing() {
-        let mut out = MAGIC.to_vec();
+        let mut out = magic::<Info>();
+        assert_eq!(out, b"pi-session-tools ls cache 1\n");
         let k = Key([1, 2, 3, 4, 5, 6, 7]);
-        encode(&mut out, Path::new("/a.jsonl"), &k, &info("/a.jsonl"));
-        encode(&mut out, Path::new("/b.jsonl"), &k, &info("/b.jsonl"));
-        let m = decode(&out).unwrap();
+        encode_entry(&mut out, Path::new("/a.jsonl"), &k, &info("/a.jsonl"));
+        encode_entry(&mut out, Path::new("/b.jsonl"), &k, &info("/b.jsonl"));
+        let m = decode::<Info>(&out).unwrap();
         assert_eq!(m.len(), 2);
-        let (key, i) = &m[Path::new("/b.jsonl")];
+        let (key, i) = &m[Path::new("/b.jsonl").as_os_str()];
         assert_eq!(*key, k);
         let mut a = Vec::new();
         let mut b = Vec::new();
@@ -316,12 +469,41 @@ mod tests {
         assert_eq!(i.modified.to_bits(), f64::NAN.to_bits());
         // Every cut and every flipped length is refused or decodes, never panics.
         for n in 0..out.len() {
-            let _ = decode(&out[..n]);
+            let _ = decode::<Info>(&out[..n]);
             let mut bad = out.clone();
             bad[n] ^= 0xff;
-            let _ = decode(&bad);
+            let _ = decode::<Info>(&bad);
         }
-        assert!(decode(&out[..out.len() - 1]).is_none());
-        assert!(decode(b"something else").is_none());
+        assert!(decode::<Info>(&out[..out.len() - 1]).is_none());
+        assert!(decode::<Info>(b"something else").is_none());
+    }
+
+    #[test]
+    fn a_cache_read_a_piece_at_a_time_reads_as_a_whole() {
+        let mut out = magic::<Info>();
+        let k = Key([1, 2, 3, 4, 5, 6, 7]);
+        for n in 0..400 {
+            let p = format!("/s/{n}.jsonl");
+            let mut i = info(&p);
+            // entries of every size, some bigger than a piece
+            i.first_message = vec![u16::from(b'x'); (n * n * 7) % 1_500_000];
+            encode_entry(&mut out, Path::new(&p), &k, &i);
+        }
+        assert!(out.len() > 4 << 20);
+        let file = std::env::temp_dir().join(format!("pst-cache-test-{}", std::process::id()));
+        std::fs::write(&file, &out).unwrap();
+        let whole = decode::<Info>(&out).unwrap();
+        let read = read_cache::<Info>(&file).unwrap();
+        assert_eq!(read.len(), whole.len());
+        for (p, (_, i)) in &whole {
+            assert_eq!(read[p].1.first_message, i.first_message);
+        }
+        std::fs::write(&file, &out[..out.len() - 3]).unwrap();
+        assert!(read_cache::<Info>(&file).is_none(), "a cut cache");
+        std::fs::write(&file, &out[..5]).unwrap();
+        assert!(read_cache::<Info>(&file).is_none(), "a cut magic");
+        std::fs::write(&file, magic::<Info>()).unwrap();
+        assert_eq!(read_cache::<Info>(&file).map(|m| m.len()), Some(0));
+        let _ = std::fs::remove_file(&file);
     }
 }

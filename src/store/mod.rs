@@ -14,6 +14,8 @@
 //! - `info`: pi's `SessionInfo` of each file ([`session_info`],
 //!   [`read_all_cached`], [`sort_infos`]), built line by line in `build`, the
 //!   lines pi wrote read by their quotes and brackets alone ([`raw`]).
+//! - `cache`: what a tool found in each file, kept between runs
+//!   ([`FileCache`], pi-ls's [`Cache`]).
 //! - `parallel`: a function over many items on every core
 //!   ([`parallel_map`]).
 
@@ -25,7 +27,9 @@ mod info;
 mod parallel;
 pub mod raw;
 
-pub use cache::{Cache, CACHE_DIR_ENV, CACHE_ENV};
+pub use cache::{
+    put_bytes, put_opt, put_u64, Cache, Cached, FileCache, Key, Reader, CACHE_DIR_ENV, CACHE_ENV,
+};
 pub use dirs::{
     agent_dir, encode_cwd, env_session_dir, expand_tilde, node_join, node_normalize,
     node_path_string, project_session_dir, resolve_path, resolve_path_str, sessions_root,

@@ -12,15 +12,17 @@ use std::path::Path;
 /// without one.
 fn sources(files: &[FileUsage]) -> Vec<(String, usize)> {
     let mut by_path: HashMap<String, (String, Option<String>)> = HashMap::new();
-    for f in files {
-        by_path.insert(
-            f.path.to_string_lossy().into_owned(),
-            (f.session_id.clone(), f.parent_session.clone()),
-        );
-        by_path.insert(
-            store::resolve_path(&f.path).to_string_lossy().into_owned(),
-            (f.session_id.clone(), f.parent_session.clone()),
-        );
+    if files.iter().any(|f| f.parent_session.is_some()) {
+        for f in files {
+            let named = f.path.to_string_lossy();
+            let v = (f.session_id.clone(), f.parent_session.clone());
+            // (a path already absolute and plain is its own resolved form)
+            if !plain_absolute(&named) {
+                let resolved = store::resolve_path(&f.path);
+                by_path.insert(resolved.to_string_lossy().into_owned(), v.clone());
+            }
+            by_path.insert(named.into_owned(), v);
+        }
     }
     let mut cache: HashMap<String, Option<(String, Option<String>)>> = HashMap::new();
     let mut look = |p: &str| -> Option<(String, Option<String>)> {
@@ -60,45 +62,60 @@ fn sources(files: &[FileUsage]) -> Vec<(String, usize)> {
         .collect()
 }
 
+/// Whether `s` is an absolute path that resolving leaves as it is: no
+/// `.`, `..` or empty parts, no `/` at the end.
+fn plain_absolute(s: &str) -> bool {
+    s.starts_with('/')
+        && (s.len() == 1
+            || (!s.ends_with('/')
+                && !s.contains("//")
+                && !s.contains("/./")
+                && !s.contains("/../")
+                && !s.ends_with("/.")
+                && !s.ends_with("/..")))
+}
+
 /// Drop the copies a fork made: keep each (source, id) once, in the file
-/// nearest the source.
+/// nearest the source. Only files of one source can share a (source, id):
+/// each source's files are taken together (most sources have one file,
+/// whose ids need no set beyond its own).
 pub(crate) fn dedupe(files: &mut [FileUsage]) {
     let src = sources(files);
-    let mut order: Vec<usize> = (0..files.len()).collect();
-    order.sort_by(|&a, &b| {
-        (src[a].1, &files[a].header_time, &files[a].path).cmp(&(
-            src[b].1,
-            &files[b].header_time,
-            &files[b].path,
-        ))
-    });
-    // Source keys as numbers, and (source, id) pairs borrowed from the
-    // records: no copy of a string per record.
-    let mut key_no: HashMap<&str, u32> = HashMap::new();
-    for (k, _) in &src {
-        let n = key_no.len() as u32;
-        key_no.entry(k.as_str()).or_insert(n);
+    let mut by_source: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, (k, _)) in src.iter().enumerate() {
+        by_source.entry(k.as_str()).or_default().push(i);
     }
-    let total: usize = files.iter().map(|f| f.records.len()).sum();
-    let mut keep: Vec<Vec<bool>> = files.iter().map(|f| vec![true; f.records.len()]).collect();
+    let mut groups: Vec<Vec<usize>> = by_source.into_values().collect();
+    let mut drops: Vec<(usize, Vec<bool>)> = Vec::new();
     {
-        let mut seen: HashSet<(u32, &str), QuickHash> =
-            HashSet::with_capacity_and_hasher(total, QuickHash);
-        for &i in &order {
-            let key = key_no[src[i].0.as_str()];
-            for (k, r) in files[i].records.iter().enumerate() {
-                if !r.id.is_empty() && !seen.insert((key, r.id.as_str())) {
-                    keep[i][k] = false;
+        let mut seen: HashSet<&str, QuickHash> = HashSet::with_hasher(QuickHash);
+        for group in &mut groups {
+            group.sort_by(|&a, &b| {
+                (src[a].1, &files[a].header_time, &files[a].path).cmp(&(
+                    src[b].1,
+                    &files[b].header_time,
+                    &files[b].path,
+                ))
+            });
+            seen.clear();
+            for &i in group.iter() {
+                let f = &files[i];
+                let mut keep: Option<Vec<bool>> = None;
+                for (k, r) in f.records.iter().enumerate() {
+                    let id = f.id(r);
+                    if !id.is_empty() && !seen.insert(id) {
+                        keep.get_or_insert_with(|| vec![true; f.records.len()])[k] = false;
+                    }
+                }
+                if let Some(keep) = keep {
+                    drops.push((i, keep));
                 }
             }
         }
     }
-    for (f, keep) in files.iter_mut().zip(keep) {
-        if keep.iter().all(|&k| k) {
-            continue;
-        }
+    for (i, keep) in drops {
         let mut k = keep.into_iter();
-        f.records.retain(|_| k.next().unwrap_or(true));
+        files[i].records.retain(|_| k.next().unwrap_or(true));
     }
 }
 
@@ -129,9 +146,6 @@ impl std::hash::Hasher for QuickHasher {
             h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
         }
         self.0 = h;
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = (self.0 ^ u64::from(n)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
     fn finish(&self) -> u64 {
         let h = self.0;

@@ -17,18 +17,21 @@
 //! line order); numbers are printed as `JSON.stringify` prints them.
 //!
 //! Here the command and its request; the work in `scan` (reading the
-//! `usage` objects of the files), `dedupe` (each counted once across
+//! `usage` objects of the files), `cache` (the files read through the
+//! cache of what each gave, their warnings said in file order), `dedupe` (each counted once across
 //! forks), `report` (grouping into rows, days in a time zone) and `print`
 //! (JSON, CSV, the table).
 
+mod cache;
 mod dedupe;
 mod print;
+mod record;
 mod report;
 mod scan;
 
 pub(crate) use dedupe::dedupe;
 pub(crate) use report::{parse_date_bound, time_zone};
-pub(crate) use scan::{collect, scan_all, scan_file, Record};
+pub(crate) use scan::{collect, scan_file};
 
 use crate::cli::{Ctx, Exit, Log};
 use crate::error::{escape_name, Error, Result};
@@ -61,6 +64,14 @@ Cost is pi's recorded cost.total, never re-priced. Days are local days in
 ccusage's field names (inputTokens, outputTokens, cacheCreationTokens,
 cacheReadTokens, totalTokens, totalCost) plus cost, costBreakdown, modelsUsed
 and source (how many records of each kind).
+
+The cache: what each session file gave is kept for the next run, and a file
+whose device, inode, size, modification and change times are unchanged is not
+read again (pi only appends to its files); its warnings are said again as
+they were. One file per sessions root (or --cwd project) in
+$PI_SESSION_TOOLS_CACHE_DIR, else $XDG_CACHE_HOME/pi-session-tools, else
+~/.cache/pi-session-tools; --no-cache or PI_SESSION_TOOLS_CACHE=off reads
+every file and neither reads nor writes it.
 
 ",
     crate::help_exit!(),
@@ -129,6 +140,11 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub width: Option<usize>,
 
+    /// Read every file, and neither read nor write the cache of what each
+    /// file gave when last counted (also PI_SESSION_TOOLS_CACHE=off).
+    #[arg(long)]
+    pub no_cache: bool,
+
     /// Do not print warnings.
     #[arg(short, long)]
     pub quiet: bool,
@@ -185,6 +201,7 @@ pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         breakdown: args.breakdown,
         roots,
         file,
+        cache: !args.no_cache,
         log: ctx.log,
         color: crate::cli::use_color(args.color),
         width: args.width.or_else(|| ctx.terminal_width()),
@@ -246,6 +263,8 @@ pub(crate) struct Request {
     pub roots: Vec<PathBuf>,
     /// Or count just this file.
     pub file: Option<PathBuf>,
+    /// Take unchanged files from the cache, and keep this run's.
+    pub cache: bool,
     /// Where warnings go.
     pub log: Log,
     pub color: bool,
@@ -274,8 +293,11 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
         return Err(Error::usage("--by branch needs one SESSION"));
     }
     let mut files = match &req.file {
-        Some(f) => match scan_file(f, branch, req.log) {
-            Ok(fu) => vec![fu],
+        Some(f) => match scan_file(f, branch) {
+            Ok(fu) => {
+                fu.say_warnings(req.log);
+                vec![fu]
+            }
             Err(m) => return Err(Error::data(&escape_name(&f.to_string_lossy()), None, m)),
         },
         None => {
@@ -283,40 +305,55 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
             for r in &req.roots {
                 paths.extend(collect(r, req.log));
             }
-            paths.sort();
-            paths.dedup();
-            scan_all(&paths, false, req.log)
+            paths.sort_by(|a, b| a.0.cmp(&b.0));
+            paths.dedup_by(|a, b| a.0 == b.0);
+            cache::read_files(&req.roots, &paths, req.cache, req.log)
         }
     };
     if req.file.is_none() {
         dedupe(&mut files);
     }
-    // Every record with its file, in time order (then file, line order).
-    let mut recs: Vec<(usize, &Record, Option<jiff::civil::Date>)> =
+    // Every record with its file, in time order (then file, line order:
+    // the order they are taken in here).
+    let mut recs: Vec<report::Rec<'_>> =
         Vec::with_capacity(files.iter().map(|f| f.records.len()).sum());
     let mut days = report::DayCache::default();
+    let bounded = since.is_some() || until.is_some();
+    // the last day's verdict (records come day by day)
+    let mut last_day: Option<(jiff::civil::Date, bool)> = None;
+    let mut within = |d: jiff::civil::Date| match last_day {
+        Some((l, ok)) if l == d => ok,
+        _ => {
+            let ds = d.strftime("%Y-%m-%d").to_string();
+            let ok = !(since.as_ref().is_some_and(|s| &ds < s)
+                || until.as_ref().is_some_and(|u| &ds > u));
+            last_day = Some((d, ok));
+            ok
+        }
+    };
     for (fi, f) in files.iter().enumerate() {
         for r in &f.records {
             let date = days.date(r.time_ms, &tz);
-            if let Some(d) = date {
-                let ds = d.strftime("%Y-%m-%d").to_string();
-                if since.as_ref().is_some_and(|s| &ds < s)
-                    || until.as_ref().is_some_and(|u| &ds > u)
-                {
-                    continue;
-                }
-            } else if since.is_some() || until.is_some() {
+            if bounded && !date.is_some_and(&mut within) {
                 continue;
             }
-            recs.push((fi, r, date));
+            // (as many records as fit in memory: far below 2³²)
+            let at = u32::try_from(recs.len()).unwrap_or(u32::MAX);
+            let fi = u32::try_from(fi).unwrap_or(u32::MAX);
+            recs.push(report::Rec {
+                time_ms: r.time_ms,
+                fi,
+                at,
+                r,
+                date,
+            });
         }
     }
     recs.sort_by(|a, b| {
-        a.1.time_ms
-            .partial_cmp(&b.1.time_ms)
+        a.time_ms
+            .partial_cmp(&b.time_ms)
             .unwrap_or(std::cmp::Ordering::Equal)
-            .then(a.0.cmp(&b.0))
-            .then(a.1.line.cmp(&b.1.line))
+            .then(a.at.cmp(&b.at))
     });
     let rows = if branch {
         report::branch_rows(&files[0], &recs)
@@ -324,8 +361,8 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
         report::group_rows(req, &files, &recs)
     };
     let mut total = report::Group::default();
-    for (_, r, _) in &recs {
-        total.add(r);
+    for &report::Rec { fi, r, .. } in &recs {
+        total.add(&files[fi as usize], r);
     }
     if branch {
         total.own = Some(total.amounts);

@@ -78,7 +78,7 @@ pub(super) fn write_json(req: &Request, rows: &[Row], out: &mut impl Write) -> R
             Source::Compaction,
             Source::BranchSummary,
         ] {
-            s.number(source_name(src), *g.sources.get(&src).unwrap_or(&0) as f64);
+            s.number(source_name(src), g.count(src) as f64);
         }
         w.raw("source", Some(&s.finish()));
         out.bytes(&w.finish())?;

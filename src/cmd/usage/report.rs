@@ -5,7 +5,7 @@
 use super::scan::{Amounts, FileUsage, Record, Source};
 use super::{By, Report, Request};
 use crate::error::{Error, Result};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 /// A `--since`/`--until` value as (first day, last day), "YYYY-MM-DD".
@@ -99,7 +99,8 @@ impl DayCache {
 pub(super) struct Group {
     pub(super) amounts: Amounts,
     pub(super) models: BTreeSet<String>,
-    pub(super) sources: BTreeMap<Source, u64>,
+    /// records of each source (by `Source as usize`)
+    sources: [u64; 4],
     pub(super) first_ms: f64,
     pub(super) last_ms: f64,
     /// session rows: header fields
@@ -107,20 +108,37 @@ pub(super) struct Group {
     /// --by branch: the cost of the entries on no earlier leaf's path
     pub(super) own: Option<Amounts>,
     n: u64,
+    /// the last model counted, by its address and length (in its file's
+    /// names, which outlive the group)
+    last_model: Option<(usize, usize)>,
 }
 
 impl Group {
-    pub(super) fn add(&mut self, r: &Record) {
+    /// How many records of `s` were counted.
+    pub(super) fn count(&self, s: Source) -> u64 {
+        self.sources[s as usize]
+    }
+
+    /// Count `r`, a record of `f`.
+    pub(super) fn add(&mut self, f: &FileUsage, r: &Record) {
+        let model = f.model(r);
+        // (a run of records mostly has one model: the last one is known)
+        let same = self
+            .last_model
+            .is_some_and(|(p, n)| p == model.as_ptr() as usize && n == model.len());
+        if !same {
+            if !self.models.contains(model) {
+                self.models.insert(model.to_string());
+            }
+            self.last_model = Some((model.as_ptr() as usize, model.len()));
+        }
         if self.n == 0 {
             self.first_ms = r.time_ms;
             self.last_ms = r.time_ms;
         }
         self.n += 1;
-        self.amounts.add(&r.amounts);
-        if !self.models.contains(&r.model) {
-            self.models.insert(r.model.clone());
-        }
-        *self.sources.entry(r.source).or_insert(0) += 1;
+        self.amounts.add(&f.amounts(r));
+        self.sources[r.source as usize] += 1;
         if r.time_ms < self.first_ms {
             self.first_ms = r.time_ms;
         }
@@ -128,6 +146,18 @@ impl Group {
             self.last_ms = r.time_ms;
         }
     }
+}
+
+/// A record to count: its file (an index), its place in the order the
+/// files' records were taken (file, then line), its local day.
+#[derive(Clone, Copy)]
+pub(super) struct Rec<'a> {
+    /// the record's time (here for the sort, which reads it most)
+    pub(super) time_ms: f64,
+    pub(super) fi: u32,
+    pub(super) at: u32,
+    pub(super) r: &'a Record,
+    pub(super) date: Option<jiff::civil::Date>,
 }
 
 /// A row of the report: its key (the columns that name it) and its sums.
@@ -165,33 +195,30 @@ fn period_key(report: Report, date: Option<jiff::civil::Date>) -> (&'static str,
     }
 }
 
-pub(super) fn group_rows(
-    req: &Request,
-    files: &[FileUsage],
-    recs: &[(usize, &Record, Option<jiff::civil::Date>)],
-) -> Vec<Row> {
+pub(super) fn group_rows(req: &Request, files: &[FileUsage], recs: &[Rec<'_>]) -> Vec<Row> {
     type Key = Vec<(&'static str, String)>;
     // Groups in the order they are first seen (session rows are ordered by
     // first activity, others by key); consecutive records mostly share one.
     let mut groups: Vec<(Key, Group)> = Vec::new();
     let mut index: HashMap<Key, usize> = HashMap::new();
     let mut last: Option<(usize, Option<jiff::civil::Date>, usize)> = None;
-    for (fi, r, date) in recs.iter() {
+    for &Rec { fi, r, date, .. } in recs {
+        let fi = fi as usize;
+        let f = &files[fi];
         if let Some((lfi, ldate, gi)) = last {
             let same = match req.report {
-                Report::Session | Report::Project => lfi == *fi,
-                _ => ldate == *date,
+                Report::Session | Report::Project => lfi == fi,
+                _ => ldate == date,
             } && match req.by {
-                Some(By::Model) => groups[gi].0.last().is_some_and(|k| k.1 == r.model),
-                Some(By::Provider) => groups[gi].0.last().is_some_and(|k| k.1 == r.provider),
+                Some(By::Model) => groups[gi].0.last().is_some_and(|k| k.1 == f.model(r)),
+                Some(By::Provider) => groups[gi].0.last().is_some_and(|k| k.1 == f.provider(r)),
                 _ => true,
             };
             if same {
-                groups[gi].1.add(r);
+                groups[gi].1.add(f, r);
                 continue;
             }
         }
-        let f = &files[*fi];
         let mut key = match req.report {
             Report::Session => vec![
                 ("sessionId", f.session_id.clone()),
@@ -205,11 +232,11 @@ pub(super) fn group_rows(
                     f.cwd.clone()
                 },
             )],
-            rep => vec![period_key(rep, *date)],
+            rep => vec![period_key(rep, date)],
         };
         match req.by {
-            Some(By::Model) => key.push(("model", r.model.clone())),
-            Some(By::Provider) => key.push(("provider", r.provider.clone())),
+            Some(By::Model) => key.push(("model", f.model(r).to_string())),
+            Some(By::Provider) => key.push(("provider", f.provider(r).to_string())),
             _ => {}
         }
         let gi = match index.get(&key) {
@@ -227,8 +254,8 @@ pub(super) fn group_rows(
                 ("cwd", f.cwd.clone()),
             ];
         }
-        g.add(r);
-        last = Some((*fi, *date, gi));
+        g.add(f, r);
+        last = Some((fi, date, gi));
     }
     drop(index);
     // groups are in the order first seen; the others go by key
@@ -250,10 +277,7 @@ pub(super) fn group_rows(
     rows
 }
 
-pub(super) fn branch_rows(
-    f: &FileUsage,
-    recs: &[(usize, &Record, Option<jiff::civil::Date>)],
-) -> Vec<Row> {
+pub(super) fn branch_rows(f: &FileUsage, recs: &[Rec<'_>]) -> Vec<Row> {
     let mut index: HashMap<&str, usize> = HashMap::new();
     for (i, (id, _)) in f.tree.iter().enumerate() {
         index.insert(id.as_str(), i);
@@ -267,8 +291,8 @@ pub(super) fn branch_rows(
         }
     }
     let mut by_id: HashMap<&str, Vec<&Record>> = HashMap::new();
-    for (_, r, _) in recs {
-        by_id.entry(r.id.as_str()).or_default().push(r);
+    for &Rec { r, .. } in recs {
+        by_id.entry(f.id(r)).or_default().push(r);
     }
     let mut claimed: HashSet<usize> = HashSet::new();
     let mut rows = Vec::new();
@@ -294,13 +318,13 @@ pub(super) fn branch_rows(
                 for r in rs {
                     list.push(r);
                     if fresh {
-                        own.add(&r.amounts);
+                        own.add(&f.amounts(r));
                     }
                 }
             }
         }
         for r in list {
-            g.add(r);
+            g.add(f, r);
         }
         g.own = Some(own);
         rows.push(Row {

@@ -3,77 +3,15 @@
 //! as written), the header of each file, and the files under the roots
 //! asked for, read on every core.
 
+pub(crate) use super::record::{Amounts, FileUsage, Record, Source};
 use crate::cli::Log;
 use crate::error::Diagnostic;
 use crate::json::{js, Object};
 use crate::store;
+use std::fs::Metadata;
 use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-
-/// Where a record came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Source {
-    Assistant,
-    Usage,
-    Compaction,
-    BranchSummary,
-}
-
-/// The numbers of one usage object.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct Amounts {
-    pub input: f64,
-    pub output: f64,
-    pub cache_read: f64,
-    pub cache_write: f64,
-    pub total_tokens: f64,
-    pub cost_input: f64,
-    pub cost_output: f64,
-    pub cost_cache_read: f64,
-    pub cost_cache_write: f64,
-    pub cost: f64,
-}
-
-impl Amounts {
-    pub(super) fn add(&mut self, o: &Amounts) {
-        self.input += o.input;
-        self.output += o.output;
-        self.cache_read += o.cache_read;
-        self.cache_write += o.cache_write;
-        self.total_tokens += o.total_tokens;
-        self.cost_input += o.cost_input;
-        self.cost_output += o.cost_output;
-        self.cost_cache_read += o.cost_cache_read;
-        self.cost_cache_write += o.cost_cache_write;
-        self.cost += o.cost;
-    }
-}
-
-/// One counted usage object.
-#[derive(Clone, Debug)]
-pub(crate) struct Record {
-    pub time_ms: f64,
-    pub line: u64,
-    pub source: Source,
-    pub provider: String,
-    pub model: String,
-    pub id: String,
-    pub amounts: Amounts,
-}
-
-/// What one file gave.
-#[derive(Debug, Default)]
-pub(crate) struct FileUsage {
-    pub path: PathBuf,
-    pub session_id: String,
-    pub cwd: String,
-    pub header_time: String,
-    pub parent_session: Option<String>,
-    pub records: Vec<Record>,
-    /// (id, parentId) of every entry, in file order (only for --by branch).
-    pub tree: Vec<(String, Option<String>)>,
-}
 
 fn number_field(
     obj: &Object<'_>,
@@ -91,10 +29,15 @@ fn number_field(
         }
         Some(raw) => match raw.first() {
             Some(b'-' | b'0'..=b'9') => {
-                let n: f64 = std::str::from_utf8(raw)
-                    .ok()
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(f64::NAN);
+                let n: f64 = if raw.len() <= 15 && raw.iter().all(u8::is_ascii_digit) {
+                    // a whole number below 10¹⁵: exact, as parsing gives it
+                    raw.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')) as f64
+                } else {
+                    std::str::from_utf8(raw)
+                        .ok()
+                        .and_then(|s| s.parse().ok())
+                        .unwrap_or(f64::NAN)
+                };
                 if !n.is_finite() {
                     problems.push(format!(
                         "{path}{key} is {} (too large for a number); counted as 0",
@@ -172,11 +115,7 @@ pub(super) fn header_of(line: &[u8]) -> Option<(String, String, String, Option<S
 }
 
 /// Read one session file; Err(message) when it is not a session file.
-pub(crate) fn scan_file(
-    path: &Path,
-    with_tree: bool,
-    log: Log,
-) -> std::result::Result<FileUsage, String> {
+pub(crate) fn scan_file(path: &Path, with_tree: bool) -> std::result::Result<FileUsage, String> {
     thread_local! {
         static BUF: std::cell::RefCell<(Vec<u8>, js::Checker)> =
             std::cell::RefCell::new((Vec::new(), js::Checker::new()));
@@ -187,7 +126,7 @@ pub(crate) fn scan_file(
         std::fs::File::open(path)
             .and_then(|mut f| f.read_to_end(buf))
             .map_err(|e| crate::error::io_message(&e))?;
-        let r = scan_bytes_with(path, buf, with_tree, log, checker);
+        let r = scan_bytes_with(path, buf, with_tree, checker);
         if buf.capacity() > 64 << 20 {
             // keep no more than a usual file's worth between files
             *buf = Vec::new();
@@ -196,33 +135,62 @@ pub(crate) fn scan_file(
     })
 }
 
-/// The lines that hold `"usage"` (every line with `with_tree`), with their
-/// numbers: one `memmem` search over the file, the line around each hit,
-/// and the line ends counted between hits.
-fn usage_lines<'b>(bytes: &'b [u8], with_tree: bool, mut f: impl FnMut(u64, &'b [u8], bool)) {
+/// The lines that hold `"usage"` (every line with `with_tree`), with the
+/// offset each starts at: one `memmem` search over the file, the line
+/// around each hit.
+fn usage_lines<'b>(bytes: &'b [u8], with_tree: bool, mut f: impl FnMut(usize, &'b [u8], bool)) {
     let first_end = memchr::memchr(b'\n', bytes).map_or(bytes.len(), |i| i + 1);
+    let finder = memchr::memmem::Finder::new(b"\"usage\"");
     if with_tree {
-        let finder = memchr::memmem::Finder::new(b"\"usage\"");
-        for (i, line) in bytes[first_end..].split(|&b| b == b'\n').enumerate() {
-            f(i as u64 + 2, line, finder.find(line).is_some());
+        let mut start = first_end;
+        for line in bytes[first_end..].split(|&b| b == b'\n') {
+            f(start, line, finder.find(line).is_some());
+            start += line.len() + 1;
         }
         return;
     }
-    let mut line_no = 1u64;
-    let mut counted = first_end.min(bytes.len());
-    let mut pos = counted;
-    let finder = memchr::memmem::Finder::new(b"\"usage\"");
+    let mut pos = first_end.min(bytes.len());
     while let Some(h) = finder.find(&bytes[pos..]) {
         let h = pos + h;
         let start = memchr::memrchr(b'\n', &bytes[pos..h]).map_or(pos, |i| pos + i + 1);
         let end = memchr::memchr(b'\n', &bytes[h..]).map_or(bytes.len(), |i| h + i);
-        line_no += 1 + memchr::memchr_iter(b'\n', &bytes[counted..start]).count() as u64;
-        counted = (end + 1).min(bytes.len());
-        f(line_no, &bytes[start..end], true);
+        f(start, &bytes[start..end], true);
         if end >= bytes.len() {
             break;
         }
         pos = end + 1;
+    }
+}
+
+/// Line numbers, counted only when one is asked for (a warning, a version
+/// 1 id): the line ends before an offset, counted on from the last offset
+/// asked for (offsets are asked for in file order).
+struct LineNumbers<'b> {
+    bytes: &'b [u8],
+    counted: std::cell::Cell<usize>,
+    ends: std::cell::Cell<u64>,
+}
+
+impl<'b> LineNumbers<'b> {
+    fn new(bytes: &'b [u8]) -> Self {
+        LineNumbers {
+            bytes,
+            counted: 0.into(),
+            ends: 0.into(),
+        }
+    }
+
+    /// The number of the line that starts at `start`.
+    fn at(&self, start: usize) -> u64 {
+        let start = start.min(self.bytes.len());
+        if start < self.counted.get() {
+            self.counted.set(0);
+            self.ends.set(0);
+        }
+        let more = memchr::memchr_iter(b'\n', &self.bytes[self.counted.get()..start]).count();
+        self.ends.set(self.ends.get() + more as u64);
+        self.counted.set(start);
+        self.ends.get() + 1
     }
 }
 
@@ -275,11 +243,10 @@ fn scan_bytes_with(
     path: &Path,
     bytes: &[u8],
     with_tree: bool,
-    log: Log,
     checker: &mut js::Checker,
 ) -> std::result::Result<FileUsage, String> {
-    let name = path.to_string_lossy();
-    let warn = |line_no: u64, what: &str| log.warn(&Diagnostic::new(&name, Some(line_no), what));
+    let mut warnings: Vec<(u64, String)> = Vec::new();
+    let mut warn = |line_no: u64, what: &str| warnings.push((line_no, what.to_string()));
     let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
     if first.starts_with(b"\xEF\xBB\xBF") {
         return Err("starts with a byte order mark; pi refuses such a file".into());
@@ -292,20 +259,20 @@ fn scan_bytes_with(
         .flatten()
         .and_then(|o| o.raw("version").map(|v| v.to_vec()));
     let v1 = version.is_none();
-    let mut fu = FileUsage {
-        path: path.to_path_buf(),
-        session_id,
-        cwd,
-        header_time,
-        parent_session,
-        ..Default::default()
-    };
+    let mut fu = FileUsage::default();
+    fu.path = path.to_path_buf();
+    fu.session_id = session_id;
+    fu.cwd = cwd;
+    fu.header_time = header_time;
+    fu.parent_session = parent_session;
     let mut prev_id: Option<String> = None;
     let mut skel: Vec<u8> = Vec::new();
-    usage_lines(bytes, with_tree, |line_no, line, has_usage| {
+    let lines = LineNumbers::new(bytes);
+    usage_lines(bytes, with_tree, |start, line, has_usage| {
         if crate::json::js::string::is_blank(line) {
             return;
         }
+        let line_no = || lines.at(start);
         // A line pi wrote (compact) is validated in one quick pass: the
         // entry with its message cut out, then the message, which gives its
         // members at once; or the line, whose objects are then found by
@@ -339,14 +306,14 @@ fn scan_bytes_with(
                 Ok(Some(o)) => o,
                 Ok(None) | Err(_) => {
                     if has_usage {
-                        warn(line_no, "not a JSON object; skipped, as pi does");
+                        warn(line_no(), "not a JSON object; skipped, as pi does");
                     }
                     return;
                 }
             },
         };
         let id = if v1 {
-            crate::migrate::v1_id(&fu.session_id, line_no, 0)
+            crate::migrate::v1_id(&fu.session_id, line_no(), 0)
         } else {
             obj.str("id").map(|s| s.into_owned()).unwrap_or_default()
         };
@@ -377,14 +344,14 @@ fn scan_bytes_with(
         };
         let Some(usage) = crate::store::raw::sub_object(&holder, "usage", fast) else {
             if holder.raw("usage").is_some_and(|r| r != b"null") {
-                warn(line_no, "usage is not an object; not counted");
+                warn(line_no(), "usage is not an object; not counted");
             }
             return;
         };
         let mut problems = Vec::new();
         let amounts = amounts_of(&usage, &mut problems);
         for p in problems {
-            warn(line_no, &p);
+            warn(line_no(), &p);
         }
         let time_ms = obj
             .raw("timestamp")
@@ -397,7 +364,10 @@ fn scan_bytes_with(
                 .map(crate::time::js_date_ms)
                 .unwrap_or(f64::NAN);
             if t.is_nan() {
-                warn(line_no, "no usable timestamp; dated by the session header");
+                warn(
+                    line_no(),
+                    "no usable timestamp; dated by the session header",
+                );
                 crate::time::parse_iso(&fu.header_time)
             } else {
                 t
@@ -405,29 +375,26 @@ fn scan_bytes_with(
         } else {
             time_ms
         };
-        fu.records.push(Record {
+        fu.push(
             time_ms,
-            line: line_no,
+            &amounts,
+            &id,
+            &holder.str("model").unwrap_or_default(),
+            &holder.str("provider").unwrap_or_default(),
             source,
-            provider: holder
-                .str("provider")
-                .map(|s| s.into_owned())
-                .unwrap_or_default(),
-            model: holder
-                .str("model")
-                .map(|s| s.into_owned())
-                .unwrap_or_default(),
-            id,
-            amounts,
-        });
+        );
     });
+    fu.warnings = warnings;
+    // kept until every file is read: no room to spare
+    fu.shrink();
     Ok(fu)
 }
 
 /// Every `*.jsonl` file in `root` and in its subdirectories (one level, as
-/// pi lays them out), sorted; a `root` that cannot be read (but exists) is
-/// warned about.
-pub(crate) fn collect(root: &Path, log: Log) -> Vec<PathBuf> {
+/// pi lays them out), sorted, with its metadata (the one stat each takes,
+/// links followed); a `root` that cannot be read (but exists) is warned
+/// about.
+pub(crate) fn collect(root: &Path, log: Log) -> Vec<(PathBuf, Metadata)> {
     let mut out = Vec::new();
     let rd = match std::fs::read_dir(root) {
         Ok(rd) => rd,
@@ -439,30 +406,86 @@ pub(crate) fn collect(root: &Path, log: Log) -> Vec<PathBuf> {
             return out;
         }
     };
-    for ent in rd.flatten() {
-        let p = ent.path();
-        if p.is_dir() {
-            out.extend(store::session_files_in(&p));
-        } else if p.extension().is_some_and(|x| x == "jsonl") && p.is_file() {
-            out.push(p);
+    let session = |p: PathBuf, m: Metadata, out: &mut Vec<(PathBuf, Metadata)>| {
+        if m.is_file() && p.extension().is_some_and(|x| x == "jsonl") {
+            out.push((p, m));
         }
+    };
+    // the projects' directories listed and their files stat'd on every core
+    let entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    for found in store::parallel_map(&entries, |p| {
+        let mut out = Vec::new();
+        let Ok(m) = std::fs::metadata(p) else {
+            return out;
+        };
+        if m.is_dir() {
+            for sub in std::fs::read_dir(p).into_iter().flatten().flatten() {
+                let q = sub.path();
+                if q.extension().is_some_and(|x| x == "jsonl") {
+                    if let Ok(m) = std::fs::metadata(&q) {
+                        session(q, m, &mut out);
+                    }
+                }
+            }
+        } else {
+            session(p.clone(), m, &mut out);
+        }
+        out
+    }) {
+        out.extend(found);
     }
-    out.sort();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
 
-/// Read files on every core; files that are not sessions are skipped with a
-/// warning.
-pub(crate) fn scan_all(files: &[PathBuf], with_tree: bool, log: Log) -> Vec<FileUsage> {
-    store::parallel_map(files, |p| match scan_file(p, with_tree, log) {
-        Ok(fu) => Some(fu),
-        Err(m) => {
-            let name = p.to_string_lossy();
-            log.warn(&Diagnostic::new(&name, None, format!("{m}; skipped")));
-            None
+/// Read files on every core: what each gave, or why it is not a session
+/// file.
+pub(crate) fn scan_all(
+    files: &[&Path],
+    with_tree: bool,
+) -> Vec<std::result::Result<FileUsage, String>> {
+    store::parallel_map(files, |p| scan_file(p, with_tree))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Warnings name the line they are about, past lines without usage,
+    /// blank lines and a last line without its end, read for the usage
+    /// alone or for the tree.
+    #[test]
+    fn warnings_name_their_lines() {
+        let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-03-01T00:00:00.000Z","cwd":"/p"}"#;
+        let bad = |id: &str| {
+            format!(
+                r#"{{"type":"message","id":"{id}","parentId":null,"timestamp":"2026-03-01T10:00:00.000Z","message":{{"role":"assistant","usage":{{"output":1}}}}}}"#
+            )
+        };
+        let plain = r#"{"type":"message","id":"u","parentId":null,"timestamp":"2026-03-01T10:00:00.000Z","message":{"role":"user","content":"x\ny"}}"#;
+        let text = [
+            header.to_string(),
+            plain.into(),
+            bad("a"),
+            String::new(),
+            plain.into(),
+            plain.into(),
+            bad("b"),
+            "{not json \"usage\"".into(),
+            plain.into(),
+            bad("c"),
+        ]
+        .join("\n");
+        for tree in [false, true] {
+            let fu = scan_bytes_with(
+                Path::new("f"),
+                text.as_bytes(),
+                tree,
+                &mut js::Checker::new(),
+            )
+            .unwrap();
+            let lines: Vec<u64> = fu.warnings.iter().map(|w| w.0).collect();
+            assert_eq!(lines, [3, 3, 7, 7, 8, 10, 10], "{:?}", fu.warnings);
         }
-    })
-    .into_iter()
-    .flatten()
-    .collect()
+    }
 }
