@@ -478,6 +478,7 @@ impl Searcher<'_> {
         let mut candidates = opts.matcher.candidates(bytes);
         // Out of `self` while its marks of a line are in use.
         let mut checker = std::mem::take(&mut self.checker);
+        let mut members = Vec::new();
         while pos < bytes.len() && !self.done {
             let Some(c) = candidates.next_from(pos) else {
                 break;
@@ -490,21 +491,28 @@ impl Searcher<'_> {
             // A line pi wrote (compact) is validated in one quick pass and
             // its objects are then found by their quotes and brackets
             // alone; any other line the long way.
-            let quick = checker.valid_object(line).map(<[_]>::to_vec);
-            let marks = quick.as_ref().map(|_| checker.marks());
+            let quick = checker.valid_object(line).map(|m| {
+                // into the members' vector kept between lines
+                members.clear();
+                members.extend_from_slice(m);
+            });
+            let marks = quick.map(|()| checker.marks());
             let parsed = match quick {
-                Some(members) => Ok(Some(Object {
+                Some(()) => Ok(Some(Object {
                     text: line,
                     range: 0..line.len(),
-                    members,
+                    members: std::mem::take(&mut members),
                 })),
                 None => Object::parse_line(line),
             };
             match parsed {
                 Ok(Some(o)) => {
                     if o.str("type").as_deref() != Some("session") {
-                        let id = o.str("id").map(|c| c.into_owned());
+                        let id = o.str("id");
                         self.entry(&o, *line_no, id.as_deref(), marks);
+                    }
+                    if marks.is_some() {
+                        members = o.members;
                     }
                 }
                 Ok(None) => {}
@@ -568,9 +576,9 @@ impl Searcher<'_> {
     ) {
         let e = search::Entry::new(o, marks.map(Strings::Marks));
         let (ty, role) = (&e.ty, &e.role);
-        let who = role.as_deref().or(ty.as_deref()).unwrap_or("?").to_string();
+        let who = role.as_deref().or(ty.as_deref()).unwrap_or("?");
         if let Some(roles) = &self.opts.roles {
-            if !roles.contains(&who) {
+            if !roles.iter().any(|r| r == who) {
                 return;
             }
         }
@@ -594,7 +602,7 @@ impl Searcher<'_> {
                 id,
                 ty: ty.as_deref(),
                 role: role.as_deref(),
-                who: &who,
+                who,
                 field: t.field,
                 timestamp: timestamp.clone(),
                 text_index: ti,
