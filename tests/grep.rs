@@ -503,6 +503,16 @@ fn lines_across_read_chunks() {
     assert_eq!(chunked.stderr, whole.stderr);
     let err = String::from_utf8_lossy(&chunked.stderr);
     assert!(err.contains(&format!("{f}:203: not valid JSON")), "{err}");
+    // -c counts no lines as they go by: the warned line is counted to
+    let count = grep_in(&t.0, &["-c", "needle", f]);
+    let count_whole = grep_in(&t.0, &["-c", "--since", "1970-01-01", "needle", f]);
+    assert_eq!(count.stdout, count_whole.stdout);
+    assert_eq!(count.stderr, chunked.stderr);
+    assert_eq!(count_whole.stderr, chunked.stderr);
+    assert_eq!(
+        String::from_utf8_lossy(&count.stdout),
+        format!("{f}:{}\n", want.len())
+    );
     let lines: Vec<u64> = String::from_utf8_lossy(&chunked.stdout)
         .lines()
         .map(|l| {

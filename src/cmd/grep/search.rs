@@ -122,6 +122,8 @@ struct Reading {
     /// zeroed once, when the buffer grew.
     buf: Vec<u8>,
     filled: usize,
+    /// Where `buf[0]` is in the file.
+    base: u64,
     eof: bool,
     mtime: Option<std::time::SystemTime>,
 }
@@ -140,6 +142,7 @@ impl Reading {
                 Ok(Reading {
                     file: None,
                     filled: buf.len(),
+                    base: 0,
                     buf,
                     eof: true,
                     mtime: None,
@@ -155,6 +158,7 @@ impl Reading {
                     file: Some(f),
                     buf,
                     filled: 0,
+                    base: 0,
                     eof: false,
                     mtime: meta.modified().ok(),
                 })
@@ -203,6 +207,30 @@ impl Reading {
     fn consume(&mut self, n: usize) {
         self.buf.copy_within(n..self.filled, 0);
         self.filled -= n;
+        self.base += n as u64;
+    }
+
+    /// The number of the line at `offset` in the file, counted from its
+    /// start (for a warning, when the lines were not counted as they
+    /// went by).
+    fn line_at(&self, offset: u64) -> std::io::Result<u64> {
+        let Some(f) = &self.file else {
+            return Ok(
+                1 + memchr::memchr_iter(b'\n', &self.bytes()[..offset as usize]).count() as u64,
+            );
+        };
+        let mut buf = vec![0u8; READ_CHUNK];
+        let (mut at, mut lines) = (0u64, 1u64);
+        while at < offset {
+            let want = (offset - at).min(READ_CHUNK as u64) as usize;
+            let got = crate::io::read_at_most(f, &mut buf[..want], at)?;
+            if got == 0 {
+                break;
+            }
+            lines += memchr::memchr_iter(b'\n', &buf[..got]).count() as u64;
+            at += got as u64;
+        }
+        Ok(lines)
     }
 
     /// Read until a whole first line has been read (or the file ends);
@@ -262,6 +290,9 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
         done: false,
         last_ctx: None,
         checker: std::mem::take(&mut checker),
+        count_lines: opts.mode == Mode::Json || opts.before > 0 || opts.after > 0,
+        base: 0,
+        uncounted: Vec::new(),
     };
     let read = Reading::open(src, buffer)
         .map_err(|e| Diagnostic::new(&name, None, crate::error::io_message(&e)))
@@ -300,6 +331,15 @@ pub(super) struct Searcher<'a> {
     /// The last line printed with context: (entry line, text index, text line).
     pub(super) last_ctx: Option<(u64, usize, usize)>,
     checker: crate::json::js::Checker,
+    /// Whether line numbers are counted as the lines go by (`--json`
+    /// prints them, context tells entries apart by them); else a line
+    /// that is warned about is counted to afterwards, from the file.
+    count_lines: bool,
+    /// Where `stream`'s bytes start in the file.
+    base: u64,
+    /// Warnings whose line is still to be counted: (index in the
+    /// warnings, offset of the line in the file).
+    uncounted: Vec<(usize, u64)>,
 }
 
 impl Searcher<'_> {
@@ -347,6 +387,7 @@ impl Searcher<'_> {
             r.rest().map_err(io)?;
             if self.in_time(r.bytes(), header_time.as_deref(), r.mtime) {
                 self.stream(r.bytes(), first_end + 1, &mut line_no);
+                self.count_warned_lines(&r).map_err(io)?;
             }
             return Ok(Some(r.buf));
         }
@@ -360,20 +401,37 @@ impl Searcher<'_> {
             };
             if let Some(end) = end {
                 if end > pos {
+                    self.base = r.base;
                     self.stream(&r.bytes()[..end], pos, &mut line_no);
                 }
                 pos = end;
             }
             if r.eof || self.done {
+                self.count_warned_lines(&r).map_err(io)?;
                 return Ok(Some(r.buf));
             }
             r.consume(pos.min(r.filled));
             pos = 0;
             if r.filled as u64 > limit {
-                return Err(too_long(line_no));
+                let line = match self.count_lines {
+                    true => line_no,
+                    false => r.line_at(r.base).map_err(io)?,
+                };
+                return Err(too_long(line));
             }
             r.more().map_err(io)?;
         }
+    }
+
+    /// The line numbers of the warnings whose lines were not counted.
+    fn count_warned_lines(&mut self, r: &Reading) -> std::io::Result<()> {
+        for (w, at) in std::mem::take(&mut self.uncounted) {
+            let line = r.line_at(at)?;
+            if let Some(l) = &mut self.fo.warnings[w].at {
+                l.line = Some(line);
+            }
+        }
+        Ok(())
     }
 
     /// An older session, or `--active`: through the session loader.
@@ -485,8 +543,10 @@ impl Searcher<'_> {
             };
             let start = memchr::memrchr(b'\n', &bytes[pos..c]).map_or(pos, |i| pos + i + 1);
             let end = memchr::memchr(b'\n', &bytes[c..]).map_or(bytes.len(), |i| c + i);
-            *line_no += memchr::memchr_iter(b'\n', &bytes[counted_to..start]).count() as u64;
-            counted_to = start;
+            if self.count_lines {
+                *line_no += memchr::memchr_iter(b'\n', &bytes[counted_to..start]).count() as u64;
+                counted_to = start;
+            }
             let line = &bytes[start..end];
             // A line pi wrote (compact) is validated in one quick pass and
             // its objects are then found by their quotes and brackets
@@ -518,6 +578,10 @@ impl Searcher<'_> {
                 Ok(None) => {}
                 Err(e) => {
                     if !crate::json::js::string::is_blank(line) {
+                        if !self.count_lines {
+                            let at = self.base + start as u64;
+                            self.uncounted.push((self.fo.warnings.len(), at));
+                        }
                         self.fo.warnings.push(Diagnostic::new(
                             self.name,
                             Some(*line_no),
@@ -529,8 +593,10 @@ impl Searcher<'_> {
             pos = end + 1;
         }
         self.checker = checker;
-        *line_no +=
-            memchr::memchr_iter(b'\n', &bytes[counted_to.min(bytes.len())..]).count() as u64;
+        if self.count_lines {
+            *line_no +=
+                memchr::memchr_iter(b'\n', &bytes[counted_to.min(bytes.len())..]).count() as u64;
+        }
     }
 
     /// A session through the loader (old versions, `--active`).
