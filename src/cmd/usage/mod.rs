@@ -28,6 +28,7 @@ mod print;
 mod record;
 mod report;
 mod scan;
+mod sum;
 
 pub(crate) use dedupe::dedupe;
 pub(crate) use report::{parse_date_bound, time_zone};
@@ -310,63 +311,20 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
             cache::read_files(&req.roots, &paths, req.cache, req.log)
         }
     };
-    if req.file.is_none() {
-        dedupe(&mut files);
-    }
-    // Every record with its file, in time order (then file, line order:
-    // the order they are taken in here).
-    let mut recs: Vec<report::Rec<'_>> =
-        Vec::with_capacity(files.iter().map(|f| f.records.len()).sum());
-    let mut days = report::DayCache::default();
-    let bounded = since.is_some() || until.is_some();
-    // the last day's verdict (records come day by day)
-    let mut last_day: Option<(jiff::civil::Date, bool)> = None;
-    let mut within = |d: jiff::civil::Date| match last_day {
-        Some((l, ok)) if l == d => ok,
-        _ => {
-            let ds = d.strftime("%Y-%m-%d").to_string();
-            let ok = !(since.as_ref().is_some_and(|s| &ds < s)
-                || until.as_ref().is_some_and(|u| &ds > u));
-            last_day = Some((d, ok));
-            ok
-        }
-    };
-    for (fi, f) in files.iter().enumerate() {
-        for r in &f.records {
-            let date = days.date(r.time_ms, &tz);
-            if bounded && !date.is_some_and(&mut within) {
-                continue;
-            }
-            // (as many records as fit in memory: far below 2³²)
-            let at = u32::try_from(recs.len()).unwrap_or(u32::MAX);
-            let fi = u32::try_from(fi).unwrap_or(u32::MAX);
-            recs.push(report::Rec {
-                time_ms: r.time_ms,
-                fi,
-                at,
-                r,
-                date,
-            });
-        }
-    }
-    recs.sort_by(|a, b| {
-        a.time_ms
-            .partial_cmp(&b.time_ms)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then(a.at.cmp(&b.at))
-    });
-    let rows = if branch {
-        report::branch_rows(&files[0], &recs)
+    let mut rows = report::Rows::new(req, tz, since, until);
+    let (rows, total) = if branch {
+        let f = &files[0];
+        let recs: Vec<&scan::Record> = f.records.iter().filter(|r| rows.day(r).is_some()).collect();
+        report::branch_rows(f, &recs)
     } else {
-        report::group_rows(req, &files, &recs)
+        if req.file.is_none() {
+            dedupe(&mut files);
+        }
+        for (fi, f) in files.iter().enumerate() {
+            rows.add_file(u32::try_from(fi).unwrap_or(u32::MAX), f);
+        }
+        rows.finish()
     };
-    let mut total = report::Group::default();
-    for &report::Rec { fi, r, .. } in &recs {
-        total.add(&files[fi as usize], r);
-    }
-    if branch {
-        total.own = Some(total.amounts);
-    }
     match req.output {
         Output::Json => print::write_json(req, &rows, out),
         Output::Csv => print::write_csv(req, &rows, out),
