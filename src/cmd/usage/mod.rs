@@ -38,6 +38,7 @@ use crate::cli::{Ctx, Exit, Log};
 use crate::error::{escape_name, Error, Result};
 use crate::store;
 use clap::Parser;
+use scan::FileUsage;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -293,14 +294,26 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
     if branch && req.file.is_none() {
         return Err(Error::usage("--by branch needs one SESSION"));
     }
-    let mut files = match &req.file {
-        Some(f) => match scan_file(f, branch) {
-            Ok(fu) => {
-                fu.say_warnings(req.log);
-                vec![fu]
+    let mut rows = report::Rows::new(req, tz, since, until);
+    let (rows, total) = match &req.file {
+        Some(f) => {
+            let fu = match scan_file(f, branch) {
+                Ok(fu) => fu,
+                Err(m) => return Err(Error::data(&escape_name(&f.to_string_lossy()), None, m)),
+            };
+            fu.say_warnings(req.log);
+            if branch {
+                let recs: Vec<&scan::Record> = fu
+                    .records
+                    .iter()
+                    .filter(|r| rows.day(r).is_some())
+                    .collect();
+                report::branch_rows(&fu, &recs)
+            } else {
+                rows.add_file(0, &fu);
+                rows.finish()
             }
-            Err(m) => return Err(Error::data(&escape_name(&f.to_string_lossy()), None, m)),
-        },
+        }
         None => {
             let mut paths = Vec::new();
             for r in &req.roots {
@@ -308,22 +321,30 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
             }
             paths.sort_by(|a, b| a.0.cmp(&b.0));
             paths.dedup_by(|a, b| a.0 == b.0);
-            cache::read_files(&req.roots, &paths, req.cache, req.log)
-        }
-    };
-    let mut rows = report::Rows::new(req, tz, since, until);
-    let (rows, total) = if branch {
-        let f = &files[0];
-        let recs: Vec<&scan::Record> = f.records.iter().filter(|r| rows.day(r).is_some()).collect();
-        report::branch_rows(f, &recs)
-    } else {
-        if req.file.is_none() {
+            // a fork family's files are held until all are read, then
+            // counted once; every other file is folded in as it comes
+            let mut held: Vec<(usize, FileUsage)> = Vec::new();
+            cache::each_file(
+                &req.roots,
+                &paths,
+                req.cache,
+                req.log,
+                |i, mut fu, family| {
+                    if family {
+                        held.push((i, fu));
+                    } else {
+                        dedupe(std::slice::from_mut(&mut fu));
+                        rows.add_file(u32::try_from(i).unwrap_or(u32::MAX), &fu);
+                    }
+                },
+            );
+            let (at, mut files): (Vec<usize>, Vec<FileUsage>) = held.into_iter().unzip();
             dedupe(&mut files);
+            for (i, f) in at.into_iter().zip(&files) {
+                rows.add_file(u32::try_from(i).unwrap_or(u32::MAX), f);
+            }
+            rows.finish()
         }
-        for (fi, f) in files.iter().enumerate() {
-            rows.add_file(u32::try_from(fi).unwrap_or(u32::MAX), f);
-        }
-        rows.finish()
     };
     match req.output {
         Output::Json => print::write_json(req, &rows, out),

@@ -394,6 +394,36 @@ impl Cached for FileUsage {
     }
 }
 
+/// The header fields of a file's cache entry, the rest of it read past.
+pub(super) fn decode_head(path: &Path, r: &mut Reader<'_>) -> Option<super::dedupe::Head> {
+    let session_id = string(r)?;
+    r.bytes()?;
+    r.bytes()?;
+    let parent_session = match r.opt()? {
+        Some(b) => Some(String::from_utf8(b.to_vec()).ok()?),
+        None => None,
+    };
+    for _ in 0..r.u64()? {
+        r.bytes()?;
+    }
+    r.bytes()?;
+    for _ in 0..r.u64()?.checked_mul(5)? {
+        r.u64()?;
+    }
+    for _ in 0..r.u64()?.checked_mul(RECORD_BYTES as u64 / 8)? {
+        r.u64()?;
+    }
+    for _ in 0..r.u64()? {
+        r.u64()?;
+        r.bytes()?;
+    }
+    Some(super::dedupe::Head {
+        path: path.to_path_buf(),
+        session_id,
+        parent_session,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
