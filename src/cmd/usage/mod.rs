@@ -12,13 +12,15 @@
 //! entry, the one in the file nearest the source (fewest forks away; then
 //! the older header, then the path) is the one counted.
 //!
-//! Tokens are summed as recorded and cost is pi's recorded `cost.total`,
-//! summed as JavaScript would (f64 addition, in time order, then file and
-//! line order); numbers are printed as `JSON.stringify` prints them.
+//! Tokens are summed as recorded and cost is pi's recorded `cost.total`;
+//! every total is the correctly rounded sum of the recorded values (the
+//! float nearest their exact sum, whatever their order: `sum`), so records
+//! fold into their rows as files are read; numbers are printed as
+//! `JSON.stringify` prints them.
 //!
 //! Here the command and its request; the work in `scan` (reading the
 //! `usage` objects of the files), `cache` (the files read through the
-//! cache of what each gave, their warnings said in file order), `dedupe` (each counted once across
+//! cache of what each gave, a file at a time), `dedupe` (each counted once across
 //! forks), `report` (grouping into rows, days in a time zone) and `print`
 //! (JSON, CSV, the table).
 
