@@ -97,17 +97,9 @@ fn magic<V: Cached>() -> Vec<u8> {
 impl<V: Cached> FileCache<V> {
     /// The cache of `root` (empty, and never written, when it is off).
     pub fn open(root: &Path, enabled: bool) -> FileCache<V> {
-        let Some(dir) = cache_dir().filter(|_| enabled && cache_enabled()) else {
+        let Some(file) = cache_file::<V>(root, enabled) else {
             return FileCache::default();
         };
-        let name = format!(
-            "{}-{}.bin",
-            V::KIND,
-            &sha1_smol::Sha1::from(root.as_os_str().as_encoded_bytes())
-                .digest()
-                .to_string()[..16]
-        );
-        let file = dir.join(name);
         let old = read_cache(&file).unwrap_or_default();
         FileCache {
             file: Some(file),
@@ -154,6 +146,19 @@ impl<V: Cached> FileCache<V> {
     }
 }
 
+/// Where `V`'s cache of `root` is (None when caches are off).
+fn cache_file<V: Cached>(root: &Path, enabled: bool) -> Option<PathBuf> {
+    let dir = cache_dir().filter(|_| enabled && cache_enabled())?;
+    let name = format!(
+        "{}-{}.bin",
+        V::KIND,
+        &sha1_smol::Sha1::from(root.as_os_str().as_encoded_bytes())
+            .digest()
+            .to_string()[..16]
+    );
+    Some(dir.join(name))
+}
+
 fn cache_enabled() -> bool {
     !std::env::var(CACHE_ENV).is_ok_and(|v| matches!(v.as_str(), "off" | "0" | "no" | "false"))
 }
@@ -187,62 +192,167 @@ fn write_atomically(
     t.commit_rename()
 }
 
-/// The cache in `file`, read a piece at a time (never all of it in memory
-/// at once as well as what it decodes to): None when it cannot be read or
-/// is damaged.
-fn read_cache<V: Cached>(file: &Path) -> Option<HashMap<OsString, (Key, V)>> {
-    use std::io::Read;
-    const PIECE: usize = 1 << 20;
-    let mut f = std::fs::File::open(file).ok()?;
-    let mut buf: Vec<u8> = Vec::new();
-    let mut eof = false;
-    // Read at least `want` more bytes (fewer at the end of the file).
-    let mut more = |buf: &mut Vec<u8>, want: usize| -> Option<bool> {
-        let start = buf.len();
-        buf.reserve(want);
-        while buf.len() - start < want {
-            let n = f
+/// The entries of a cache file in the order they were written, read a
+/// piece at a time (never the whole file in memory, nor what it decodes
+/// to): a tool that folds what each file gave as it comes reads its cache
+/// so, once for what it needs first and again for the rest.
+pub struct Entries {
+    f: std::fs::File,
+    buf: Vec<u8>,
+    pos: usize,
+    eof: bool,
+    /// Whether an entry could not be decoded (nothing after it is read).
+    pub damaged: bool,
+}
+
+const PIECE: usize = 1 << 20;
+
+impl Entries {
+    /// The entries of `V`'s cache of `root` (None when it is off, missing
+    /// or not such a cache), and the cache's path.
+    pub fn open<V: Cached>(root: &Path, enabled: bool) -> (Option<Entries>, Option<PathBuf>) {
+        let Some(file) = cache_file::<V>(root, enabled) else {
+            return (None, None);
+        };
+        (Entries::of_file::<V>(&file), Some(file))
+    }
+
+    fn of_file<V: Cached>(file: &Path) -> Option<Entries> {
+        let mut e = Entries {
+            f: std::fs::File::open(file).ok()?,
+            buf: Vec::new(),
+            pos: 0,
+            eof: false,
+            damaged: false,
+        };
+        let magic = magic::<V>();
+        e.more(PIECE.max(magic.len()))?;
+        if !e.buf.starts_with(&magic) {
+            return None;
+        }
+        e.pos = magic.len();
+        Some(e)
+    }
+
+    /// Read at least `want` more bytes (fewer at the end of the file).
+    fn more(&mut self, want: usize) -> Option<()> {
+        use std::io::Read;
+        let start = self.buf.len();
+        self.buf.reserve(want);
+        while self.buf.len() - start < want {
+            let n = self
+                .f
                 .by_ref()
-                .take((want - (buf.len() - start)) as u64)
-                .read_to_end(buf)
+                .take((want - (self.buf.len() - start)) as u64)
+                .read_to_end(&mut self.buf)
                 .ok()?;
             if n == 0 {
-                return Some(true);
+                self.eof = true;
+                break;
             }
         }
-        Some(false)
-    };
-    let magic = magic::<V>();
-    eof |= more(&mut buf, PIECE.max(magic.len()))?;
-    if !buf.starts_with(&magic) {
-        return None;
+        Some(())
     }
-    let mut pos = magic.len();
-    let mut map = HashMap::new();
-    loop {
-        if pos == buf.len() {
-            if eof {
-                return Some(map);
+
+    /// The next entry: its path, key and what `decode` makes of the rest
+    /// (which it must read to the entry's end); None at the end, or on
+    /// damage (`damaged`).
+    pub fn next<T>(
+        &mut self,
+        mut decode: impl FnMut(&Path, &mut Reader<'_>) -> Option<T>,
+    ) -> Option<(PathBuf, Key, T)> {
+        if self.damaged {
+            return None;
+        }
+        loop {
+            if self.pos == self.buf.len() {
+                if self.eof {
+                    return None;
+                }
+            } else {
+                let mut r = Reader(&self.buf[self.pos..]);
+                if let Some((path, key)) = entry_head(&mut r) {
+                    if let Some(v) = decode(&path, &mut r) {
+                        self.pos = self.buf.len() - r.0.len();
+                        return Some((path, key, v));
+                    }
+                }
+                if self.eof {
+                    self.damaged = true;
+                    return None;
+                }
             }
-        } else {
-            let mut r = Reader(&buf[pos..]);
-            if let Some((path, key, v)) = decode_entry::<V>(&mut r) {
-                pos = buf.len() - r.0.len();
-                map.insert(path, (key, v));
-                continue;
-            }
-            if eof {
+            // An entry cut by the piece's end: keep its start, read on (at
+            // least as much as is kept, so that a big entry is decoded in
+            // O(its size) attempts' worth of work).
+            self.buf.drain(..self.pos);
+            self.pos = 0;
+            let want = PIECE.max(self.buf.len());
+            if self.more(want).is_none() {
+                self.damaged = true;
                 return None;
             }
         }
-        // An entry cut by the piece's end: keep its start, read on (at
-        // least as much as is kept, so that a big entry is decoded in
-        // O(its size) attempts' worth of work).
-        buf.drain(..pos);
-        pos = 0;
-        let want = PIECE.max(buf.len());
-        eof |= more(&mut buf, want)?;
     }
+}
+
+/// A cache being written an entry at a time (to a temporary file, which
+/// [`CacheWriter::commit`] renames over the cache; dropped, it is removed).
+pub struct CacheWriter {
+    t: crate::write::TempFile,
+    w: std::io::BufWriter<std::fs::File>,
+    out: Vec<u8>,
+    failed: bool,
+}
+
+impl CacheWriter {
+    /// Start writing `V`'s cache at `file`.
+    pub fn create<V: Cached>(file: &Path) -> Option<CacheWriter> {
+        use std::io::Write;
+        let dir = file.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).ok()?;
+        let mut t = crate::write::TempFile::beside(file, &format!("pi-{}", V::KIND), None).ok()?;
+        let f = t.file().try_clone().ok()?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+        w.write_all(&magic::<V>()).ok()?;
+        Some(CacheWriter {
+            t,
+            w,
+            out: Vec::new(),
+            failed: false,
+        })
+    }
+
+    /// Add what the file at `path`, with metadata `m`, gave.
+    pub fn put<V: Cached>(&mut self, path: &Path, m: &Metadata, v: &V) {
+        use std::io::Write;
+        self.out.clear();
+        encode_entry(&mut self.out, path, &Key::of(m), v);
+        self.failed |= self.w.write_all(&self.out).is_err();
+    }
+
+    /// Put the cache in place.
+    pub fn commit(self) {
+        use std::io::Write;
+        let CacheWriter {
+            t, mut w, failed, ..
+        } = self;
+        if !failed && w.flush().is_ok() {
+            drop(w);
+            let _ = t.commit_rename();
+        }
+    }
+}
+
+/// The cache in `file` (see [`Entries`]): None when it cannot be read or
+/// is damaged.
+fn read_cache<V: Cached>(file: &Path) -> Option<HashMap<OsString, (Key, V)>> {
+    let mut e = Entries::of_file::<V>(file)?;
+    let mut map = HashMap::new();
+    while let Some((path, key, v)) = e.next(V::decode) {
+        map.insert(path.into_os_string(), (key, v));
+    }
+    (!e.damaged).then_some(map)
 }
 
 // The encoding: the magic line, then per file the path, the key and what
@@ -371,14 +481,21 @@ fn path_of(b: &[u8]) -> Option<PathBuf> {
     }
 }
 
-fn decode_entry<V: Cached>(r: &mut Reader<'_>) -> Option<(OsString, Key, V)> {
+/// An entry's path and key.
+fn entry_head(r: &mut Reader<'_>) -> Option<(PathBuf, Key)> {
     let path = path_of(r.bytes()?)?;
     let mut key = [0u64; 7];
     for k in &mut key {
         *k = r.u64()?;
     }
+    Some((path, Key(key)))
+}
+
+#[cfg(test)]
+fn decode_entry<V: Cached>(r: &mut Reader<'_>) -> Option<(OsString, Key, V)> {
+    let (path, key) = entry_head(r)?;
     let v = V::decode(&path, r)?;
-    Some((path.into_os_string(), Key(key), v))
+    Some((path.into_os_string(), key, v))
 }
 
 #[cfg(test)]

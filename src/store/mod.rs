@@ -28,7 +28,8 @@ mod parallel;
 pub mod raw;
 
 pub use cache::{
-    put_bytes, put_opt, put_u64, Cache, Cached, FileCache, Key, Reader, CACHE_DIR_ENV, CACHE_ENV,
+    put_bytes, put_opt, put_u64, Cache, CacheWriter, Cached, Entries, FileCache, Key, Reader,
+    CACHE_DIR_ENV, CACHE_ENV,
 };
 pub use dirs::{
     agent_dir, encode_cwd, env_session_dir, expand_tilde, node_join, node_normalize,

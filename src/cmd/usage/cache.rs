@@ -1,72 +1,147 @@
 //! Reading the files of a report through the cache of what each gave
-//! (`store::FileCache`, the frame pi-ls's cache uses too: a file whose
-//! device, inode, size and times are unchanged is not read again), and the
-//! warnings of every file said in file order, the same whether the file
-//! was read or came from the cache. A file that is not a session is not
-//! kept: reading it again says why again. (What is kept of a file, its
-//! encoding, is with the file's records in `record`.)
+//! (`store::FileCache`'s frame, the one pi-ls's cache uses too: a file
+//! whose device, inode, size and times are unchanged is not read again),
+//! a file at a time: first every file's header (from the cache, else its
+//! first line), to know the fork families; then what each file gave, in
+//! path order, handed on and written to the new cache as it comes (never
+//! every file's records at once). The warnings of every file are said in
+//! file order, the same whether the file was read or came from the cache.
+//! A file that is not a session is not kept: reading it again says why
+//! again. (What is kept of a file, its encoding, is with the file's
+//! records in `record`.)
 
-use super::scan::{scan_all, FileUsage};
+use super::dedupe::{families, Head};
+use super::record::decode_head;
+use super::scan::{header_of, scan_all, FileUsage};
 use crate::cli::Log;
 use crate::error::Diagnostic;
-use crate::store::{self, FileCache};
+use crate::store::{self, CacheWriter, Cached, Entries, Key};
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 
-/// What `paths` gave (the files that are sessions, in order), read on
-/// every core, each warning said in file order. With `cache` (and one
-/// root) the unchanged files come from the cache of `roots`, which is
-/// rewritten when a file was read or is gone.
-pub(super) fn read_files(
+/// Files read at once (on every core) before what they gave is handed on.
+const BATCH: usize = 256;
+
+/// Hand on what each of `paths` gave (the files that are sessions, in
+/// order: its index in `paths`, what it gave, whether it is in a fork
+/// family), read on every core, each warning said in file order. With
+/// `cache` (and one root) the unchanged files come from the cache of
+/// `roots`, which is rewritten when a file was read or is gone.
+pub(super) fn each_file(
     roots: &[PathBuf],
     paths: &[(PathBuf, Metadata)],
     cache: bool,
     log: Log,
-) -> Vec<FileUsage> {
-    let mut cache: FileCache<FileUsage> = match roots {
-        [root] => FileCache::open(&store::resolve_path(root), cache),
-        _ => FileCache::default(),
+    mut each: impl FnMut(usize, FileUsage, bool),
+) {
+    let root = match roots {
+        [root] => Some(store::resolve_path(root)),
+        _ => None,
     };
-    let mut hits: Vec<Option<FileUsage>> =
-        paths.iter().map(|(p, m)| cache.take(p, Some(m))).collect();
-    let misses: Vec<&Path> = paths
-        .iter()
-        .zip(&hits)
-        .filter(|(_, h)| h.is_none())
-        .map(|((p, _), _)| p.as_path())
-        .collect();
+    let open = || match &root {
+        Some(r) => Entries::open::<FileUsage>(r, cache),
+        None => (None, None),
+    };
+    // 1. the headers: the cache's, then the first lines of the others
+    let (mut old, file) = open();
+    let mut hit = vec![false; paths.len()];
+    let mut heads: Vec<Option<Head>> = vec![None; paths.len()];
+    let mut leftover = false;
+    if let Some(e) = &mut old {
+        let mut i = 0;
+        while let Some((p, key, head)) = e.next(decode_head) {
+            while i < paths.len() && paths[i].0 < p {
+                i += 1;
+            }
+            if i < paths.len() && paths[i].0 == p && key == Key::of(&paths[i].1) {
+                hit[i] = true;
+                heads[i] = Some(head);
+                i += 1;
+            } else {
+                leftover = true;
+            }
+        }
+        if e.damaged {
+            hit.iter_mut().for_each(|h| *h = false);
+            heads.iter_mut().for_each(|h| *h = None);
+            leftover = true;
+        }
+    }
+    let misses: Vec<usize> = (0..paths.len()).filter(|&i| !hit[i]).collect();
+    let read = store::parallel_map(&misses, |&i| {
+        let line = store::first_line(&paths[i].0)?;
+        header_of(&line).map(|(session_id, _, _, parent_session)| Head {
+            path: paths[i].0.clone(),
+            session_id,
+            parent_session,
+        })
+    });
+    for (&i, h) in misses.iter().zip(read) {
+        heads[i] = h;
+    }
+    let some: Vec<usize> = (0..paths.len()).filter(|&i| heads[i].is_some()).collect();
+    let listed: Vec<Head> = some.iter().filter_map(|&i| heads[i].take()).collect();
+    let mut family = vec![false; paths.len()];
+    for (&i, f) in some.iter().zip(families(&listed)) {
+        family[i] = f;
+    }
+    drop(listed);
+    // 2. what each file gave, a batch at a time
+    let (mut old, _) = if hit.iter().any(|&h| h) {
+        open()
+    } else {
+        (None, None)
+    };
+    let mut new = file
+        .filter(|_| leftover || !misses.is_empty())
+        .and_then(|f| CacheWriter::create::<FileUsage>(&f));
     let mut any_read = false;
-    let mut read = scan_all(&misses, false).into_iter();
-    let mut files = Vec::with_capacity(paths.len());
-    let mut listed = Vec::with_capacity(paths.len());
-    for ((p, m), h) in paths.iter().zip(hits.iter_mut()) {
-        // scan_all: one result per file read, in order.
-        let got = match h.take() {
-            Some(fu) => Ok(fu),
-            None => {
+    for start in (0..paths.len()).step_by(BATCH) {
+        let batch = start..(start + BATCH).min(paths.len());
+        let to_read: Vec<&Path> = batch
+            .clone()
+            .filter(|&i| !hit[i])
+            .map(|i| paths[i].0.as_path())
+            .collect();
+        let mut read = scan_all(&to_read, false).into_iter();
+        for i in batch {
+            let (p, m) = &paths[i];
+            let got = if hit[i] {
+                // the cache's entry for p (it has one, in order), else read it
+                let mut v = None;
+                while let Some((q, _, fu)) = old.as_mut().and_then(|e| e.next(FileUsage::decode)) {
+                    if q == *p {
+                        v = Some(fu);
+                        break;
+                    }
+                }
+                match v {
+                    Some(fu) => Ok(fu),
+                    None => super::scan_file(p, false),
+                }
+            } else {
                 let r = read.next().unwrap_or_else(|| Err("not read".into()));
                 any_read |= r.is_ok();
                 r
-            }
-        };
-        match got {
-            Ok(fu) => {
-                fu.say_warnings(log);
-                listed.push(Some(m));
-                files.push(fu);
-            }
-            Err(why) => {
-                let name = p.to_string_lossy();
-                log.warn(&Diagnostic::new(&name, None, format!("{why}; skipped")));
+            };
+            match got {
+                Ok(fu) => {
+                    fu.say_warnings(log);
+                    if let Some(w) = &mut new {
+                        w.put(p, m, &fu);
+                    }
+                    each(i, fu, family[i]);
+                }
+                Err(why) => {
+                    let name = p.to_string_lossy();
+                    log.warn(&Diagnostic::new(&name, None, format!("{why}; skipped")));
+                }
             }
         }
     }
-    cache.save(
-        any_read,
-        files
-            .iter()
-            .zip(listed)
-            .map(|(f, m)| (f.path.as_path(), m, f)),
-    );
-    files
+    if let Some(w) = new {
+        if any_read || leftover {
+            w.commit();
+        }
+    }
 }

@@ -7,10 +7,40 @@ use crate::store;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+/// What the dedupe needs of a file's header.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Head {
+    pub path: std::path::PathBuf,
+    pub session_id: String,
+    pub parent_session: Option<String>,
+}
+
+impl Head {
+    fn of(f: &FileUsage) -> Head {
+        Head {
+            path: f.path.clone(),
+            session_id: f.session_id.clone(),
+            parent_session: f.parent_session.clone(),
+        }
+    }
+}
+
+/// Which files share their source with another (a fork family, or the
+/// same session twice): only their records need holding until every file
+/// is read; every other file's repeats are its own.
+pub(crate) fn families(heads: &[Head]) -> Vec<bool> {
+    let src = sources(heads);
+    let mut n: HashMap<&str, usize> = HashMap::new();
+    for (k, _) in &src {
+        *n.entry(k.as_str()).or_default() += 1;
+    }
+    src.iter().map(|(k, _)| n[k.as_str()] > 1).collect()
+}
+
 /// The source key and fork depth of every file: follow `parentSession`
 /// (within the files read, else by reading the parent's header) to a file
 /// without one.
-fn sources(files: &[FileUsage]) -> Vec<(String, usize)> {
+fn sources(files: &[Head]) -> Vec<(String, usize)> {
     let mut by_path: HashMap<String, (String, Option<String>)> = HashMap::new();
     if files.iter().any(|f| f.parent_session.is_some()) {
         for f in files {
@@ -80,7 +110,8 @@ fn plain_absolute(s: &str) -> bool {
 /// each source's files are taken together (most sources have one file,
 /// whose ids need no set beyond its own).
 pub(crate) fn dedupe(files: &mut [FileUsage]) {
-    let src = sources(files);
+    let heads: Vec<Head> = files.iter().map(Head::of).collect();
+    let src = sources(&heads);
     let mut by_source: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, (k, _)) in src.iter().enumerate() {
         by_source.entry(k.as_str()).or_default().push(i);

@@ -12,13 +12,15 @@
 //! entry, the one in the file nearest the source (fewest forks away; then
 //! the older header, then the path) is the one counted.
 //!
-//! Tokens are summed as recorded and cost is pi's recorded `cost.total`,
-//! summed as JavaScript would (f64 addition, in time order, then file and
-//! line order); numbers are printed as `JSON.stringify` prints them.
+//! Tokens are summed as recorded and cost is pi's recorded `cost.total`;
+//! every total is the correctly rounded sum of the recorded values (the
+//! float nearest their exact sum, whatever their order: `sum`), so records
+//! fold into their rows as files are read; numbers are printed as
+//! `JSON.stringify` prints them.
 //!
 //! Here the command and its request; the work in `scan` (reading the
 //! `usage` objects of the files), `cache` (the files read through the
-//! cache of what each gave, their warnings said in file order), `dedupe` (each counted once across
+//! cache of what each gave, a file at a time), `dedupe` (each counted once across
 //! forks), `report` (grouping into rows, days in a time zone) and `print`
 //! (JSON, CSV, the table).
 
@@ -28,6 +30,7 @@ mod print;
 mod record;
 mod report;
 mod scan;
+mod sum;
 
 pub(crate) use dedupe::dedupe;
 pub(crate) use report::{parse_date_bound, time_zone};
@@ -37,6 +40,7 @@ use crate::cli::{Ctx, Exit, Log};
 use crate::error::{escape_name, Error, Result};
 use crate::store;
 use clap::Parser;
+use scan::FileUsage;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -292,14 +296,26 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
     if branch && req.file.is_none() {
         return Err(Error::usage("--by branch needs one SESSION"));
     }
-    let mut files = match &req.file {
-        Some(f) => match scan_file(f, branch) {
-            Ok(fu) => {
-                fu.say_warnings(req.log);
-                vec![fu]
+    let mut rows = report::Rows::new(req, tz, since, until);
+    let (rows, total) = match &req.file {
+        Some(f) => {
+            let fu = match scan_file(f, branch) {
+                Ok(fu) => fu,
+                Err(m) => return Err(Error::data(&escape_name(&f.to_string_lossy()), None, m)),
+            };
+            fu.say_warnings(req.log);
+            if branch {
+                let recs: Vec<&scan::Record> = fu
+                    .records
+                    .iter()
+                    .filter(|r| rows.day(r).is_some())
+                    .collect();
+                report::branch_rows(&fu, &recs)
+            } else {
+                rows.add_file(0, &fu);
+                rows.finish()
             }
-            Err(m) => return Err(Error::data(&escape_name(&f.to_string_lossy()), None, m)),
-        },
+        }
         None => {
             let mut paths = Vec::new();
             for r in &req.roots {
@@ -307,66 +323,31 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
             }
             paths.sort_by(|a, b| a.0.cmp(&b.0));
             paths.dedup_by(|a, b| a.0 == b.0);
-            cache::read_files(&req.roots, &paths, req.cache, req.log)
-        }
-    };
-    if req.file.is_none() {
-        dedupe(&mut files);
-    }
-    // Every record with its file, in time order (then file, line order:
-    // the order they are taken in here).
-    let mut recs: Vec<report::Rec<'_>> =
-        Vec::with_capacity(files.iter().map(|f| f.records.len()).sum());
-    let mut days = report::DayCache::default();
-    let bounded = since.is_some() || until.is_some();
-    // the last day's verdict (records come day by day)
-    let mut last_day: Option<(jiff::civil::Date, bool)> = None;
-    let mut within = |d: jiff::civil::Date| match last_day {
-        Some((l, ok)) if l == d => ok,
-        _ => {
-            let ds = d.strftime("%Y-%m-%d").to_string();
-            let ok = !(since.as_ref().is_some_and(|s| &ds < s)
-                || until.as_ref().is_some_and(|u| &ds > u));
-            last_day = Some((d, ok));
-            ok
-        }
-    };
-    for (fi, f) in files.iter().enumerate() {
-        for r in &f.records {
-            let date = days.date(r.time_ms, &tz);
-            if bounded && !date.is_some_and(&mut within) {
-                continue;
+            // a fork family's files are held until all are read, then
+            // counted once; every other file is folded in as it comes
+            let mut held: Vec<(usize, FileUsage)> = Vec::new();
+            cache::each_file(
+                &req.roots,
+                &paths,
+                req.cache,
+                req.log,
+                |i, mut fu, family| {
+                    if family {
+                        held.push((i, fu));
+                    } else {
+                        dedupe(std::slice::from_mut(&mut fu));
+                        rows.add_file(u32::try_from(i).unwrap_or(u32::MAX), &fu);
+                    }
+                },
+            );
+            let (at, mut files): (Vec<usize>, Vec<FileUsage>) = held.into_iter().unzip();
+            dedupe(&mut files);
+            for (i, f) in at.into_iter().zip(&files) {
+                rows.add_file(u32::try_from(i).unwrap_or(u32::MAX), f);
             }
-            // (as many records as fit in memory: far below 2³²)
-            let at = u32::try_from(recs.len()).unwrap_or(u32::MAX);
-            let fi = u32::try_from(fi).unwrap_or(u32::MAX);
-            recs.push(report::Rec {
-                time_ms: r.time_ms,
-                fi,
-                at,
-                r,
-                date,
-            });
+            rows.finish()
         }
-    }
-    recs.sort_by(|a, b| {
-        a.time_ms
-            .partial_cmp(&b.time_ms)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then(a.at.cmp(&b.at))
-    });
-    let rows = if branch {
-        report::branch_rows(&files[0], &recs)
-    } else {
-        report::group_rows(req, &files, &recs)
     };
-    let mut total = report::Group::default();
-    for &report::Rec { fi, r, .. } in &recs {
-        total.add(&files[fi as usize], r);
-    }
-    if branch {
-        total.own = Some(total.amounts);
-    }
     match req.output {
         Output::Json => print::write_json(req, &rows, out),
         Output::Csv => print::write_csv(req, &rows, out),

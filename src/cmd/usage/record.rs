@@ -1,6 +1,6 @@
 //! What the files gave: the numbers of a usage object ([`Amounts`]), one
 //! counted record, kept compact ([`Record`]: there is one per usage object
-//! of the store, and all are kept until every file is read), and what one
+//! of a file, and a fork family's are kept until every file is read), and what one
 //! file gave ([`FileUsage`]: its header's fields, its records, its
 //! warnings), which hands each record's parts back; and how a file's
 //! usage is kept in the cache (`store::Cached`).
@@ -32,21 +32,6 @@ pub(crate) struct Amounts {
     pub cost_cache_read: f64,
     pub cost_cache_write: f64,
     pub cost: f64,
-}
-
-impl Amounts {
-    pub(super) fn add(&mut self, o: &Amounts) {
-        self.input += o.input;
-        self.output += o.output;
-        self.cache_read += o.cache_read;
-        self.cache_write += o.cache_write;
-        self.total_tokens += o.total_tokens;
-        self.cost_input += o.cost_input;
-        self.cost_output += o.cost_output;
-        self.cost_cache_read += o.cost_cache_read;
-        self.cost_cache_write += o.cost_cache_write;
-        self.cost += o.cost;
-    }
 }
 
 /// One counted usage object, compact (88 bytes): its names are indices
@@ -117,7 +102,28 @@ impl FileUsage {
         self.ids.get(start..start + len).unwrap_or_default()
     }
 
+    /// The record's model, as an index into its file's names.
+    pub fn model_no(&self, r: &Record) -> u32 {
+        r.model
+    }
+
+    /// Add the record's numbers to `s`.
+    pub(super) fn sum_into(&self, r: &Record, s: &mut super::sum::Sums) {
+        if r.wide {
+            s.add_odd(
+                self.wide
+                    .get(r.tokens[0] as usize)
+                    .copied()
+                    .unwrap_or_default(),
+            );
+        } else {
+            s.add_whole(r.tokens);
+        }
+        s.add_costs(r.costs);
+    }
+
     /// The record's numbers.
+    #[cfg(test)]
     pub fn amounts(&self, r: &Record) -> Amounts {
         let t = if r.wide {
             self.wide
@@ -386,6 +392,36 @@ impl Cached for FileUsage {
         }
         Some(fu)
     }
+}
+
+/// The header fields of a file's cache entry, the rest of it read past.
+pub(super) fn decode_head(path: &Path, r: &mut Reader<'_>) -> Option<super::dedupe::Head> {
+    let session_id = string(r)?;
+    r.bytes()?;
+    r.bytes()?;
+    let parent_session = match r.opt()? {
+        Some(b) => Some(String::from_utf8(b.to_vec()).ok()?),
+        None => None,
+    };
+    for _ in 0..r.u64()? {
+        r.bytes()?;
+    }
+    r.bytes()?;
+    for _ in 0..r.u64()?.checked_mul(5)? {
+        r.u64()?;
+    }
+    for _ in 0..r.u64()?.checked_mul(RECORD_BYTES as u64 / 8)? {
+        r.u64()?;
+    }
+    for _ in 0..r.u64()? {
+        r.u64()?;
+        r.bytes()?;
+    }
+    Some(super::dedupe::Head {
+        path: path.to_path_buf(),
+        session_id,
+        parent_session,
+    })
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! by model or provider; or, for one session, by branch (a row per leaf).
 
 use super::scan::{Amounts, FileUsage, Record, Source};
+use super::sum::Sums;
 use super::{By, Report, Request};
 use crate::error::{Error, Result};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -97,7 +98,9 @@ impl DayCache {
 /// The sums of a row.
 #[derive(Debug, Default, Clone)]
 pub(super) struct Group {
+    /// the totals (once [`Group::finish`]ed)
     pub(super) amounts: Amounts,
+    sums: Sums,
     pub(super) models: BTreeSet<String>,
     /// records of each source (by `Source as usize`)
     sources: [u64; 4],
@@ -108,9 +111,24 @@ pub(super) struct Group {
     /// --by branch: the cost of the entries on no earlier leaf's path
     pub(super) own: Option<Amounts>,
     n: u64,
-    /// the last model counted, by its address and length (in its file's
-    /// names, which outlive the group)
-    last_model: Option<(usize, usize)>,
+    /// the last model counted: (file, index in its names)
+    last_model: Option<(u32, u32)>,
+    /// the first record in time order (then file, then line): (time, file,
+    /// record), where the row's session rows go
+    first: (f64, u32, u32),
+}
+
+/// Whether (time, file, record) `a` comes before `b` (a time that is no
+/// number after every other).
+fn before(a: (f64, u32, u32), b: (f64, u32, u32)) -> bool {
+    use std::cmp::Ordering;
+    let t = match (a.0.is_nan(), b.0.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        _ => a.0.partial_cmp(&b.0).unwrap_or(Ordering::Equal),
+    };
+    t.then((a.1, a.2).cmp(&(b.1, b.2))) == Ordering::Less
 }
 
 impl Group {
@@ -119,51 +137,233 @@ impl Group {
         self.sources[s as usize]
     }
 
-    /// Count `r`, a record of `f`.
-    pub(super) fn add(&mut self, f: &FileUsage, r: &Record) {
-        let model = f.model(r);
+    /// Count `r`, record `k` of file `fi`, `f`.
+    pub(super) fn add(&mut self, fi: u32, k: u32, f: &FileUsage, r: &Record) {
+        let model = (fi, f.model_no(r));
         // (a run of records mostly has one model: the last one is known)
-        let same = self
-            .last_model
-            .is_some_and(|(p, n)| p == model.as_ptr() as usize && n == model.len());
-        if !same {
-            if !self.models.contains(model) {
-                self.models.insert(model.to_string());
+        if self.last_model != Some(model) {
+            let name = f.model(r);
+            if !self.models.contains(name) {
+                self.models.insert(name.to_string());
             }
-            self.last_model = Some((model.as_ptr() as usize, model.len()));
+            self.last_model = Some(model);
         }
+        let at = (r.time_ms, fi, k);
         if self.n == 0 {
             self.first_ms = r.time_ms;
             self.last_ms = r.time_ms;
+            self.first = at;
+        } else if before(at, self.first) {
+            self.first = at;
         }
         self.n += 1;
-        self.amounts.add(&f.amounts(r));
+        f.sum_into(r, &mut self.sums);
         self.sources[r.source as usize] += 1;
-        if r.time_ms < self.first_ms {
-            self.first_ms = r.time_ms;
+        self.times(r.time_ms, r.time_ms);
+    }
+
+    /// Widen the first and last times to `lo`, `hi` (a time that is no
+    /// number only when there is no other).
+    fn times(&mut self, lo: f64, hi: f64) {
+        if lo < self.first_ms || self.first_ms.is_nan() {
+            self.first_ms = lo;
         }
-        if r.time_ms > self.last_ms {
-            self.last_ms = r.time_ms;
+        if hi > self.last_ms || self.last_ms.is_nan() {
+            self.last_ms = hi;
         }
     }
-}
 
-/// A record to count: its file (an index), its place in the order the
-/// files' records were taken (file, then line), its local day.
-#[derive(Clone, Copy)]
-pub(super) struct Rec<'a> {
-    /// the record's time (here for the sort, which reads it most)
-    pub(super) time_ms: f64,
-    pub(super) fi: u32,
-    pub(super) at: u32,
-    pub(super) r: &'a Record,
-    pub(super) date: Option<jiff::civil::Date>,
+    /// Add what another row counted.
+    fn merge(&mut self, o: &Group) {
+        if o.n == 0 {
+            return;
+        }
+        if self.n == 0 {
+            (self.first_ms, self.last_ms, self.first) = (o.first_ms, o.last_ms, o.first);
+        } else {
+            self.times(o.first_ms, o.last_ms);
+        }
+        self.n += o.n;
+        self.sums.merge(&o.sums);
+        self.models.extend(o.models.iter().cloned());
+        for (s, c) in self.sources.iter_mut().zip(o.sources) {
+            *s += c;
+        }
+    }
+
+    /// Work out the totals.
+    pub(super) fn finish(&mut self) {
+        self.amounts = self.sums.amounts();
+    }
 }
 
 /// A row of the report: its key (the columns that name it) and its sums.
 pub(super) struct Row {
     pub(super) key: Vec<(&'static str, String)>,
     pub(super) group: Group,
+}
+
+type Key = Vec<(&'static str, String)>;
+
+/// The rows of a report, filled a file at a time (each record folded into
+/// its row's sums as it comes: the sums do not depend on the order).
+pub(super) struct Rows<'q> {
+    req: &'q Request,
+    tz: jiff::tz::TimeZone,
+    since: Option<String>,
+    until: Option<String>,
+    days: DayCache,
+    /// the last day's verdict (a file's records come day by day)
+    last_day: Option<(jiff::civil::Date, bool)>,
+    groups: Vec<(Key, Group)>,
+    index: HashMap<Key, usize>,
+}
+
+impl<'q> Rows<'q> {
+    pub(super) fn new(
+        req: &'q Request,
+        tz: jiff::tz::TimeZone,
+        since: Option<String>,
+        until: Option<String>,
+    ) -> Rows<'q> {
+        Rows {
+            req,
+            tz,
+            since,
+            until,
+            days: DayCache::default(),
+            last_day: None,
+            groups: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+
+    /// The record's local day (None: no day), or None when `--since` /
+    /// `--until` leave it out.
+    pub(super) fn day(&mut self, r: &Record) -> Option<Option<jiff::civil::Date>> {
+        let date = self.days.date(r.time_ms, &self.tz);
+        if self.since.is_none() && self.until.is_none() {
+            return Some(date);
+        }
+        let d = date?;
+        let ok = match self.last_day {
+            Some((l, ok)) if l == d => ok,
+            _ => {
+                let ds = d.strftime("%Y-%m-%d").to_string();
+                let ok = !(self.since.as_ref().is_some_and(|s| &ds < s)
+                    || self.until.as_ref().is_some_and(|u| &ds > u));
+                self.last_day = Some((d, ok));
+                ok
+            }
+        };
+        ok.then_some(Some(d))
+    }
+
+    /// Fold the records of `f`, file `fi` (in path order).
+    pub(super) fn add_file(&mut self, fi: u32, f: &FileUsage) {
+        let req = self.req;
+        // the last record's day and row (consecutive records mostly share one)
+        let mut last: Option<(Option<jiff::civil::Date>, usize)> = None;
+        for (k, r) in f.records.iter().enumerate() {
+            let Some(date) = self.day(r) else { continue };
+            // (as many records as fit in memory: far below 2³²)
+            let k = u32::try_from(k).unwrap_or(u32::MAX);
+            if let Some((ldate, gi)) = last {
+                let same = match req.report {
+                    Report::Session | Report::Project => true,
+                    _ => ldate == date,
+                } && match req.by {
+                    Some(By::Model) => self.groups[gi].0.last().is_some_and(|k| k.1 == f.model(r)),
+                    Some(By::Provider) => self.groups[gi]
+                        .0
+                        .last()
+                        .is_some_and(|k| k.1 == f.provider(r)),
+                    _ => true,
+                };
+                if same {
+                    self.groups[gi].1.add(fi, k, f, r);
+                    continue;
+                }
+            }
+            let mut key = match req.report {
+                Report::Session => vec![
+                    ("sessionId", f.session_id.clone()),
+                    ("file", f.path.to_string_lossy().into_owned()),
+                ],
+                Report::Project => vec![(
+                    "project",
+                    if f.cwd.is_empty() {
+                        encoded_dir(&f.path)
+                    } else {
+                        f.cwd.clone()
+                    },
+                )],
+                rep => vec![period_key(rep, date)],
+            };
+            match req.by {
+                Some(By::Model) => key.push(("model", f.model(r).to_string())),
+                Some(By::Provider) => key.push(("provider", f.provider(r).to_string())),
+                _ => {}
+            }
+            let gi = match self.index.get(&key) {
+                Some(&gi) => gi,
+                None => {
+                    self.index.insert(key.clone(), self.groups.len());
+                    self.groups.push((key, Group::default()));
+                    self.groups.len() - 1
+                }
+            };
+            let g = &mut self.groups[gi].1;
+            if g.n == 0 && req.report == Report::Session {
+                g.meta = vec![
+                    ("projectPath", encoded_dir(&f.path)),
+                    ("cwd", f.cwd.clone()),
+                ];
+            }
+            g.add(fi, k, f, r);
+            last = Some((date, gi));
+        }
+    }
+
+    /// The rows (session rows in the order of their first record, others by
+    /// key) and the totals row.
+    pub(super) fn finish(self) -> (Vec<Row>, Group) {
+        let req = self.req;
+        drop(self.index);
+        let mut groups = self.groups;
+        let mut total = Group::default();
+        for (_, g) in &mut groups {
+            total.merge(g);
+            g.finish();
+        }
+        total.finish();
+        if req.report == Report::Session {
+            groups.sort_by(|a, b| {
+                if before(a.1.first, b.1.first) {
+                    std::cmp::Ordering::Less
+                } else if before(b.1.first, a.1.first) {
+                    std::cmp::Ordering::Greater
+                } else {
+                    std::cmp::Ordering::Equal
+                }
+            });
+        } else {
+            groups.sort_by(|a, b| a.0.cmp(&b.0));
+        }
+        let mut rows: Vec<Row> = groups
+            .into_iter()
+            .map(|(key, group)| Row { key, group })
+            .collect();
+        if req.report == Report::Session {
+            // keep the --by rows of one session together
+            let mut order: HashMap<String, usize> = HashMap::new();
+            for (i, r) in rows.iter().enumerate() {
+                order.entry(r.key[1].1.clone()).or_insert(i);
+            }
+            rows.sort_by_key(|r| order.get(&r.key[1].1).copied().unwrap_or(0));
+        }
+        (rows, total)
+    }
 }
 
 fn encoded_dir(p: &Path) -> String {
@@ -195,89 +395,9 @@ fn period_key(report: Report, date: Option<jiff::civil::Date>) -> (&'static str,
     }
 }
 
-pub(super) fn group_rows(req: &Request, files: &[FileUsage], recs: &[Rec<'_>]) -> Vec<Row> {
-    type Key = Vec<(&'static str, String)>;
-    // Groups in the order they are first seen (session rows are ordered by
-    // first activity, others by key); consecutive records mostly share one.
-    let mut groups: Vec<(Key, Group)> = Vec::new();
-    let mut index: HashMap<Key, usize> = HashMap::new();
-    let mut last: Option<(usize, Option<jiff::civil::Date>, usize)> = None;
-    for &Rec { fi, r, date, .. } in recs {
-        let fi = fi as usize;
-        let f = &files[fi];
-        if let Some((lfi, ldate, gi)) = last {
-            let same = match req.report {
-                Report::Session | Report::Project => lfi == fi,
-                _ => ldate == date,
-            } && match req.by {
-                Some(By::Model) => groups[gi].0.last().is_some_and(|k| k.1 == f.model(r)),
-                Some(By::Provider) => groups[gi].0.last().is_some_and(|k| k.1 == f.provider(r)),
-                _ => true,
-            };
-            if same {
-                groups[gi].1.add(f, r);
-                continue;
-            }
-        }
-        let mut key = match req.report {
-            Report::Session => vec![
-                ("sessionId", f.session_id.clone()),
-                ("file", f.path.to_string_lossy().into_owned()),
-            ],
-            Report::Project => vec![(
-                "project",
-                if f.cwd.is_empty() {
-                    encoded_dir(&f.path)
-                } else {
-                    f.cwd.clone()
-                },
-            )],
-            rep => vec![period_key(rep, date)],
-        };
-        match req.by {
-            Some(By::Model) => key.push(("model", f.model(r).to_string())),
-            Some(By::Provider) => key.push(("provider", f.provider(r).to_string())),
-            _ => {}
-        }
-        let gi = match index.get(&key) {
-            Some(&gi) => gi,
-            None => {
-                index.insert(key.clone(), groups.len());
-                groups.push((key, Group::default()));
-                groups.len() - 1
-            }
-        };
-        let g = &mut groups[gi].1;
-        if g.n == 0 && req.report == Report::Session {
-            g.meta = vec![
-                ("projectPath", encoded_dir(&f.path)),
-                ("cwd", f.cwd.clone()),
-            ];
-        }
-        g.add(f, r);
-        last = Some((fi, date, gi));
-    }
-    drop(index);
-    // groups are in the order first seen; the others go by key
-    if req.report != Report::Session {
-        groups.sort_by(|a, b| a.0.cmp(&b.0));
-    }
-    let mut rows: Vec<Row> = groups
-        .into_iter()
-        .map(|(key, group)| Row { key, group })
-        .collect();
-    if req.report == Report::Session {
-        // keep the --by rows of one session together
-        let mut order: HashMap<String, usize> = HashMap::new();
-        for (i, r) in rows.iter().enumerate() {
-            order.entry(r.key[1].1.clone()).or_insert(i);
-        }
-        rows.sort_by_key(|r| order.get(&r.key[1].1).copied().unwrap_or(0));
-    }
-    rows
-}
-
-pub(super) fn branch_rows(f: &FileUsage, recs: &[Rec<'_>]) -> Vec<Row> {
+/// A row per leaf of `f`'s tree, with what its path cost (`recs`: the
+/// records counted), and the totals row.
+pub(super) fn branch_rows(f: &FileUsage, recs: &[&Record]) -> (Vec<Row>, Group) {
     let mut index: HashMap<&str, usize> = HashMap::new();
     for (i, (id, _)) in f.tree.iter().enumerate() {
         index.insert(id.as_str(), i);
@@ -291,7 +411,7 @@ pub(super) fn branch_rows(f: &FileUsage, recs: &[Rec<'_>]) -> Vec<Row> {
         }
     }
     let mut by_id: HashMap<&str, Vec<&Record>> = HashMap::new();
-    for &Rec { r, .. } in recs {
+    for &r in recs {
         by_id.entry(f.id(r)).or_default().push(r);
     }
     let mut claimed: HashSet<usize> = HashSet::new();
@@ -310,7 +430,7 @@ pub(super) fn branch_rows(f: &FileUsage, recs: &[Rec<'_>]) -> Vec<Row> {
         }
         path.reverse();
         let mut g = Group::default();
-        let mut own = Amounts::default();
+        let mut own = Sums::default();
         let mut list: Vec<&Record> = Vec::new();
         for &i in &path {
             if let Some(rs) = by_id.get(f.tree[i].0.as_str()) {
@@ -318,19 +438,26 @@ pub(super) fn branch_rows(f: &FileUsage, recs: &[Rec<'_>]) -> Vec<Row> {
                 for r in rs {
                     list.push(r);
                     if fresh {
-                        own.add(&f.amounts(r));
+                        f.sum_into(r, &mut own);
                     }
                 }
             }
         }
         for r in list {
-            g.add(f, r);
+            g.add(0, 0, f, r);
         }
-        g.own = Some(own);
+        g.finish();
+        g.own = Some(own.amounts());
         rows.push(Row {
             key: vec![("leaf", f.tree[leaf].0.clone())],
             group: g,
         });
     }
-    rows
+    let mut total = Group::default();
+    for &r in recs {
+        total.add(0, 0, f, r);
+    }
+    total.finish();
+    total.own = Some(total.amounts);
+    (rows, total)
 }
