@@ -68,6 +68,12 @@ struct Prefilter {
     any_u: bool,
     /// `\/` could hide one (a literal holds `/`).
     slash: bool,
+    /// A literal could be in a tool call's text and not in the line:
+    /// that text is made, not written (the name, a space, the arguments
+    /// as JSON.stringify writes them: quotes unescaped, numbers printed
+    /// again, integer keys first), so every line with a tool call is a
+    /// candidate (see [`tool_call_risky`]).
+    tool_call: bool,
 }
 
 /// The prefilter's hits in one haystack, in order: each of its searches
@@ -79,11 +85,12 @@ pub struct Candidates<'m, 'h> {
     hay: &'h [u8],
     /// For each search: not run yet (None), or its first hit at or after
     /// where it was last run (Some(None): no hit left).
-    next: [Option<Option<usize>>; 3],
+    next: [Option<Option<usize>>; 4],
 }
 
 const U_ESCAPE: &[u8] = b"\\u";
 const SLASH_ESCAPE: &[u8] = b"\\/";
+const TOOL_CALL: &[u8] = b"\"toolCall\"";
 
 impl Candidates<'_, '_> {
     /// Where in `hay[from..]` the next place is that could hold a match
@@ -95,7 +102,7 @@ impl Candidates<'_, '_> {
         let hay = self.hay;
         let mut best: Option<usize> = None;
         for (k, next) in self.next.iter_mut().enumerate() {
-            if k == 2 && !p.slash {
+            if (k == 2 && !p.slash) || (k == 3 && !p.tool_call) {
                 continue;
             }
             let hit = match *next {
@@ -106,7 +113,8 @@ impl Candidates<'_, '_> {
                     let h = match k {
                         0 => p.lits.find_at(hay, from).map(|r| r.start),
                         1 => next_u_escape(hay, from, p.any_u),
-                        _ => memchr::memmem::find(rest, SLASH_ESCAPE).map(|i| from + i),
+                        2 => memchr::memmem::find(rest, SLASH_ESCAPE).map(|i| from + i),
+                        _ => memchr::memmem::find(rest, TOOL_CALL).map(|i| from + i),
                     };
                     *next = Some(h);
                     h
@@ -189,7 +197,7 @@ impl Matcher {
         Candidates {
             pre: self.pre.as_ref(),
             hay,
-            next: [None; 3],
+            next: [None; 4],
         }
     }
 
@@ -319,7 +327,25 @@ fn prefilter(pat: &str, ignore_case: bool) -> Option<Prefilter> {
         // (non-canonically) \u000a for \n.
         any_u: lits.iter().any(|l| l.iter().any(|&b| b < 0x20)),
         slash: lits.iter().any(|l| l.contains(&b'/')),
+        tool_call: lits.iter().any(|l| tool_call_risky(l)),
     })
+}
+
+/// Whether a literal could be in a tool call's text (`NAME {ARGS}`, the
+/// arguments as JSON.stringify writes them) without being in the line:
+/// it holds JSON's own syntax (quotes, backslashes, `:` `,` brackets,
+/// which the arguments' JSON has unescaped and the line's prefilter
+/// looks for escaped; integer keys move first), a number's characters
+/// (numbers are printed again: `1e2` is `100`), or the space between the
+/// name and the arguments (` {`, or a space at its end).
+fn tool_call_risky(l: &[u8]) -> bool {
+    l.iter().any(|&b| {
+        matches!(
+            b,
+            b'"' | b'\\' | b':' | b',' | b'{' | b'}' | b'[' | b']' | b'+' | b'-' | b'.'
+        ) || b.is_ascii_digit()
+    }) || l.windows(2).any(|w| w == b" {")
+        || l.last() == Some(&b' ')
 }
 
 /// Bytes as a regex that matches them: characters escaped, bytes that are
@@ -500,6 +526,69 @@ mod tests {
                 from = h + 1;
             }
             assert_eq!(got, want, "{p}");
+        }
+    }
+
+    /// A tool call's text is made (the name, a space, the arguments as
+    /// JSON.stringify writes them), not written in the line: whenever a
+    /// pattern matches that text, the prefilter lets the line through.
+    #[test]
+    fn prefilter_never_hides_a_tool_call_match() {
+        let args = [
+            r#"{"command":"ls","n":1e2,"b":2,"2":3}"#,
+            r#"{"path": "a/b.rs", "x": [1.50, -0.0, 1E21, 0.0000001]}"#,
+            r#"{"s":"q\"uote\\d \u00e9 \/","t":true,"z":null}"#,
+            r#"{}"#,
+        ];
+        let pats = [
+            "bash {",
+            "\"command\":\"ls\"",
+            "ls\"",
+            "100",
+            ":3,",
+            "h \\{",
+            "bash ",
+            "1.5",
+            "1e+21",
+            "1e-7",
+            "-0",
+            "\"2\":3,\"",
+            "a/b",
+            "é",
+            "\\\"",
+            "uote\\\\d",
+            "\\/",
+            "true,",
+            "[1.5",
+            "path\":\"a",
+        ];
+        for a in args {
+            let line = format!(
+                r#"{{"type":"message","id":"a1","parentId":null,"message":{{"role":"assistant","content":[{{"type":"toolCall","id":"c","name":"bash","arguments":{a}}}]}}}}"#
+            );
+            let o = crate::json::Object::parse_line(line.as_bytes())
+                .unwrap()
+                .unwrap();
+            let text = crate::search::entry_spans(&crate::search::Entry::new(&o, None))
+                .into_iter()
+                .map(|s| s.decode().text.into_owned())
+                .collect::<Vec<_>>()
+                .join("\n");
+            for p in pats {
+                for fixed in [false, true] {
+                    let x = Matcher::new(
+                        &[p.to_string()],
+                        PatternOptions {
+                            fixed,
+                            ..Default::default()
+                        },
+                    );
+                    let Ok(x) = x else { continue };
+                    if x.re.is_match(&text) {
+                        assert!(x.may_match(line.as_bytes()), "{p} {fixed}: {text}");
+                    }
+                }
+            }
         }
     }
 }
