@@ -93,12 +93,19 @@ fn keys_ids_signatures_and_images_are_not_searched() {
         "exitCode",
         r#"\\n"#,
         "u00e9",
-        r#"":""#,
     ] {
         let o = grep_in(t.path(), &["-F", p, "s.jsonl"]);
         assert_eq!(o.status.code(), Some(1), "{p}: {}", stdout(&o));
         assert_eq!(stdout(&o), "");
     }
+    // The line's JSON syntax is never matched; a tool call's text is the
+    // name and the arguments as JSON.stringify writes them, so its own
+    // JSON is.
+    let o = grep_in(t.path(), &["-F", r#"":""#, "s.jsonl"]);
+    assert_eq!(
+        stdout(&o),
+        "s.jsonl:aaaa0002:assistant/toolCall: bash {\"command\":\"cargo test --all\"}\n"
+    );
 }
 
 #[test]
@@ -552,5 +559,52 @@ fn a_line_beyond_the_limit_is_an_error() {
             "{err}"
         );
         assert!(o.stdout.is_empty());
+    }
+}
+
+/// Links back up a directory (a loop) and links that lead nowhere: each
+/// file is searched once, and each such link is warned about, not
+/// followed for ever.
+#[cfg(unix)]
+#[test]
+fn link_loops_are_searched_once_and_warned_about() {
+    use std::os::unix::fs::symlink;
+    let t = TempDir::new("grep-loops");
+    let d = t.0.join("d");
+    std::fs::create_dir(&d).unwrap();
+    std::fs::write(d.join("s.jsonl"), SESSION).unwrap();
+    symlink(".", d.join("x")).unwrap();
+    symlink(".", d.join("y")).unwrap();
+    symlink("b.jsonl", d.join("a.jsonl")).unwrap();
+    symlink("a.jsonl", d.join("b.jsonl")).unwrap();
+    symlink("nowhere", d.join("c.jsonl")).unwrap();
+    let ds = d.to_str().unwrap();
+    let o = run_within(
+        Command::new(bin("pi-grep"))
+            .args(["-c", "migrate", ds])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+        std::time::Duration::from_secs(20),
+        1 << 20,
+        1 << 20,
+    );
+    assert!(!o.hung, "pi-grep followed a link loop");
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    // the one file, once, as a search of it alone counts it
+    let alone = grep_out(&t.0, &["-c", "migrate", &format!("{ds}/s.jsonl")]);
+    assert_eq!(out, alone, "{err}");
+    assert_eq!(out.lines().count(), 1, "{out}");
+    for w in [
+        "x: a directory already searched",
+        "y: a directory already searched",
+        "a.jsonl:",
+        "b.jsonl:",
+        "c.jsonl:",
+    ] {
+        assert!(err.contains(&format!("{ds}/{w}")), "{w}: {err}");
     }
 }

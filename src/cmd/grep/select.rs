@@ -74,8 +74,46 @@ pub(crate) fn select(
 /// of its subdirectories (links to directories followed) down to `depth`
 /// levels, each in turn: not [`store::session_files_under`], which sorts
 /// the whole tree by path, follows no link to a directory and goes to any
-/// depth. A directory that cannot be read is warned about and skipped.
+/// depth. A directory that cannot be read, a directory already searched
+/// (a link back up: a loop) and a link that leads nowhere are warned
+/// about and skipped.
 fn jsonl_in(dir: &Path, depth: usize, files: &mut Vec<PathBuf>, warnings: &mut Vec<Diagnostic>) {
+    let mut seen = std::collections::HashSet::new();
+    walk(dir, depth, files, warnings, &mut seen);
+}
+
+/// A directory's identity: its device and inode (where there are none,
+/// its canonical path).
+fn dir_id(dir: &Path) -> Option<(u64, u64, PathBuf)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(dir).ok()?;
+        Some((m.dev(), m.ino(), PathBuf::new()))
+    }
+    #[cfg(not(unix))]
+    {
+        Some((0, 0, std::fs::canonicalize(dir).ok()?))
+    }
+}
+
+fn walk(
+    dir: &Path,
+    depth: usize,
+    files: &mut Vec<PathBuf>,
+    warnings: &mut Vec<Diagnostic>,
+    seen: &mut std::collections::HashSet<(u64, u64, PathBuf)>,
+) {
+    if let Some(id) = dir_id(dir) {
+        if !seen.insert(id) {
+            warnings.push(Diagnostic::new(
+                &dir.to_string_lossy(),
+                None,
+                "a directory already searched (a link back to it: a loop); skipped",
+            ));
+            return;
+        }
+    }
     let rd = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) => {
@@ -93,16 +131,30 @@ fn jsonl_in(dir: &Path, depth: usize, files: &mut Vec<PathBuf>, warnings: &mut V
     here.sort_by(|a, b| a.0.cmp(&b.0));
     let mut subs = Vec::new();
     for (p, kind) in here {
-        let kind = kind.or_else(|| std::fs::metadata(&p).ok().map(|m| m.file_type()));
-        if kind.is_some_and(|k| k.is_dir()) {
+        let jsonl = p.extension().is_some_and(|e| e == "jsonl");
+        let kind = match kind {
+            Some(k) => k,
+            None => match std::fs::metadata(&p) {
+                Ok(m) => m.file_type(),
+                Err(e) => {
+                    // a link that leads nowhere (or to itself)
+                    if jsonl {
+                        let msg = format!("{}; skipped", crate::error::io_message(&e));
+                        warnings.push(Diagnostic::new(&p.to_string_lossy(), None, msg));
+                    }
+                    continue;
+                }
+            },
+        };
+        if kind.is_dir() {
             if depth > 0 {
                 subs.push(p);
             }
-        } else if p.extension().is_some_and(|e| e == "jsonl") && kind.is_some_and(|k| k.is_file()) {
+        } else if jsonl && kind.is_file() {
             files.push(p);
         }
     }
     for s in subs {
-        jsonl_in(&s, depth - 1, files, warnings);
+        walk(&s, depth - 1, files, warnings, seen);
     }
 }
