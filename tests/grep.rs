@@ -546,19 +546,36 @@ fn a_line_beyond_the_limit_is_an_error() {
     ));
     long.push_str("\n{\"type\":\"label\",\"id\":\"y\",\"parentId\":null,\"label\":\"zzz\"}\n");
     let long = t.write("long.jsonl", long.as_bytes());
-    for (f, line) in [(&zeros, 1), (&long, 2)] {
+    // lines that come in one read (the reads are 128 KB): 70 KB
+    let mut one_read = SESSION.lines().next().unwrap().to_string();
+    one_read.push('\n');
+    one_read.push_str(&format!(
+        r#"{{"type":"message","id":"long0002","parentId":null,"timestamp":"2026-11-02T10:00:01.000Z","message":{{"role":"user","content":"zzz {}","timestamp":1}}}}"#,
+        "a".repeat(70_000)
+    ));
+    one_read.push('\n');
+    let one_read = t.write("one-read.jsonl", one_read.as_bytes());
+    let header = format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":\"{}\",\"timestamp\":\"2026-11-02T10:00:00.000Z\",\"cwd\":\"/p\"}}\nzzz\n",
+        "a".repeat(100_000)
+    );
+    let header = t.write("header.jsonl", header.as_bytes());
+    for (f, line) in [(&zeros, 1), (&long, 2), (&one_read, 2), (&header, 1)] {
         let f = f.to_str().unwrap();
-        let o = run_with("pi-grep", &["zzz", f], None, |c| {
-            c.env("PI_SESSION_TOOLS_MAX_LINE", "64K")
-                .stdin(Stdio::null());
-        });
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{err}");
-        assert!(
-            err.contains(&format!("{f}:{line}: line longer than 65536 bytes")),
-            "{err}"
-        );
-        assert!(o.stdout.is_empty());
+        // read a chunk at a time, and whole (--since)
+        for args in [vec!["zzz", f], vec!["--since", "1970-01-01", "zzz", f]] {
+            let o = run_with("pi-grep", &args, None, |c| {
+                c.env("PI_SESSION_TOOLS_MAX_LINE", "64K")
+                    .stdin(Stdio::null());
+            });
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{args:?} {err}");
+            assert!(
+                err.contains(&format!("{f}:{line}: line longer than 65536 bytes")),
+                "{args:?} {err}"
+            );
+            assert!(o.stdout.is_empty());
+        }
     }
 }
 

@@ -180,7 +180,9 @@ impl Reading {
             return Ok(());
         };
         if self.buf.len() - self.filled < READ_CHUNK {
-            let grown = (self.buf.len() * 2).max(self.filled + READ_CHUNK);
+            // doubling, but not far beyond the longest line allowed
+            let cap = (crate::session::max_line() as usize).saturating_add(2 * READ_CHUNK);
+            let grown = (self.buf.len() * 2).min(cap).max(self.filled + READ_CHUNK);
             self.buf.resize(grown, 0);
         }
         let room = &mut self.buf[self.filled..self.filled + READ_CHUNK];
@@ -195,16 +197,34 @@ impl Reading {
         Ok(())
     }
 
-    /// Read all the rest.
-    fn rest(&mut self) -> std::io::Result<()> {
-        while !self.eof {
+    /// Read all the rest, no line longer than `limit` bytes: Ok(Err(line))
+    /// names the first that is, and nothing after it is read.
+    fn rest(&mut self, limit: u64) -> std::io::Result<Result<(), u64>> {
+        let (mut line, mut line_start, mut from) = (1u64, 0usize, 0usize);
+        loop {
+            for p in memchr::memchr_iter(b'\n', &self.buf[from..self.filled]) {
+                if (from + p - line_start) as u64 > limit {
+                    return Ok(Err(line));
+                }
+                line += 1;
+                line_start = from + p + 1;
+            }
+            if (self.filled - line_start) as u64 > limit {
+                return Ok(Err(line));
+            }
+            if self.eof {
+                return Ok(Ok(()));
+            }
+            from = self.filled;
             self.more()?;
         }
-        Ok(())
     }
 
     /// Let go of the first `n` bytes read.
     fn consume(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
         self.buf.copy_within(n..self.filled, 0);
         self.filled -= n;
         self.base += n as u64;
@@ -357,6 +377,9 @@ impl Searcher<'_> {
             .first_line(limit)
             .map_err(io)?
             .ok_or_else(|| too_long(1))?;
+        if first_end as u64 > limit {
+            return Err(too_long(1));
+        }
         let (is_header, current, id, header_time) = {
             let header = Object::parse_line(&r.bytes()[..first_end]).ok().flatten();
             let h = header.as_ref();
@@ -375,7 +398,7 @@ impl Searcher<'_> {
         if !(current && is_header && !opts.active) {
             // Not a current session (or not a session at all: the loader
             // says what is wrong with its start).
-            r.rest().map_err(io)?;
+            r.rest(limit).map_err(io)?.map_err(too_long)?;
             let mtime = r.mtime;
             self.load(r.into_bytes(), mtime);
             return Ok(None);
@@ -384,7 +407,7 @@ impl Searcher<'_> {
         let mut line_no = 2u64;
         if opts.since.is_some() || opts.until.is_some() {
             // the activity time is the whole file's
-            r.rest().map_err(io)?;
+            r.rest(limit).map_err(io)?.map_err(too_long)?;
             if self.in_time(r.bytes(), header_time.as_deref(), r.mtime) {
                 self.stream(r.bytes(), first_end + 1, &mut line_no);
                 self.count_warned_lines(&r).map_err(io)?;
@@ -392,15 +415,28 @@ impl Searcher<'_> {
             return Ok(Some(r.buf));
         }
         let mut pos = first_end + 1;
+        // r.bytes()[pos..fresh] is known to hold no line break (so a long
+        // line is not searched again at every read)
+        let mut fresh = pos;
         loop {
             // the whole lines read so far (all of it at the end)
             let end = match r.eof {
                 true => Some(r.filled),
-                false => memchr::memrchr(b'\n', r.bytes().get(pos..).unwrap_or_default())
-                    .map(|i| pos + i + 1),
+                false => memchr::memrchr(b'\n', r.bytes().get(fresh..).unwrap_or_default())
+                    .map(|i| fresh + i + 1),
             };
             if let Some(end) = end {
                 if end > pos {
+                    if limit < 2 * READ_CHUNK as u64 {
+                        // a limit this small: lines that came in one read too
+                        if let Some(k) = too_long_in(&r.bytes()[pos..end], limit) {
+                            let line = match self.count_lines {
+                                true => line_no + k,
+                                false => r.line_at(r.base + pos as u64).map_err(io)? + k,
+                            };
+                            return Err(too_long(line));
+                        }
+                    }
                     self.base = r.base;
                     self.stream(&r.bytes()[..end], pos, &mut line_no);
                 }
@@ -412,6 +448,7 @@ impl Searcher<'_> {
             }
             r.consume(pos.min(r.filled));
             pos = 0;
+            fresh = r.filled;
             if r.filled as u64 > limit {
                 let line = match self.count_lines {
                     true => line_no,
@@ -840,4 +877,20 @@ fn memchr_escapes(s: &[u8]) -> impl Iterator<Item = usize> + '_ {
         q = i + 2;
         Some(i)
     })
+}
+
+/// The first line of `lines` (whole lines) longer than `limit` bytes, as
+/// a count of the lines before it.
+fn too_long_in(lines: &[u8], limit: u64) -> Option<u64> {
+    let mut start = 0usize;
+    for (k, p) in memchr::memchr_iter(b'\n', lines)
+        .chain(std::iter::once(lines.len()))
+        .enumerate()
+    {
+        if (p - start) as u64 > limit {
+            return Some(k as u64);
+        }
+        start = p + 1;
+    }
+    None
 }
