@@ -62,26 +62,8 @@ fn raw_search_is_the_decoded_search() {
                 Mode::Json,
                 Mode::Files,
             ] {
-                let matcher = Matcher::new(
-                    &[pat.to_string()],
-                    search::PatternOptions {
-                        ignore_case: ic,
-                        ..Default::default()
-                    },
-                )
-                .unwrap();
-                let opts = |matcher: Matcher| options(matcher, mode);
-                let mut slow = matcher.clone();
-                slow.raw = None;
-                slow.whole = false;
-                let a = search_source(&src, &opts(matcher));
-                let b = search_source(&src, &opts(slow));
-                assert_eq!(
-                    String::from_utf8_lossy(&a.out),
-                    String::from_utf8_lossy(&b.out),
-                    "{pat} {ic} {mode:?}"
-                );
-                assert!(a.matched, "{pat}");
+                let a = raw_and_decoded(&src, pat, ic, mode, "");
+                assert!(a, "{pat}");
             }
         }
     }
@@ -147,27 +129,35 @@ fn raw_search_is_the_decoded_search_on_random_texts() {
         let pat = patterns[round % patterns.len()];
         let ic = next() % 2 == 0;
         for mode in [Mode::Count, Mode::Lines, Mode::Only, Mode::Json] {
-            let matcher = Matcher::new(
-                &[pat.to_string()],
-                search::PatternOptions {
-                    ignore_case: ic,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
-            let mut slow = matcher.clone();
-            slow.raw = None;
-            slow.whole = false;
-            let a = search_source(&src, &options(matcher, mode));
-            let b = search_source(&src, &options(slow, mode));
-            assert_eq!(
-                String::from_utf8_lossy(&a.out),
-                String::from_utf8_lossy(&b.out),
-                "{pat} {ic} {mode:?}\n{file}"
-            );
+            raw_and_decoded(&src, pat, ic, mode, &file);
         }
     }
     let _ = std::fs::remove_file(&path);
+}
+
+/// Search `src` for `pat` in `mode` the quick way (raw JSON strings, whole
+/// texts) and the slow way (each decoded line), and check that they print
+/// the same; whether it matched.
+fn raw_and_decoded(src: &Source, pat: &str, ic: bool, mode: Mode, what: &str) -> bool {
+    let matcher = Matcher::new(
+        &[pat.to_string()],
+        search::PatternOptions {
+            ignore_case: ic,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mut slow = matcher.clone();
+    slow.raw = None;
+    slow.whole = false;
+    let a = search_source(src, &options(matcher, mode));
+    let b = search_source(src, &options(slow, mode));
+    assert_eq!(
+        String::from_utf8_lossy(&a.out),
+        String::from_utf8_lossy(&b.out),
+        "{pat} {ic} {mode:?}\n{what}"
+    );
+    a.matched
 }
 
 /// A search's options: `matcher` in `mode`, nothing else narrowed.
