@@ -355,6 +355,77 @@ fn hostile_usage_fields() {
     assert_eq!(rows[0]["cost"], 3.0);
 }
 
+/// A line longer than `PI_SESSION_TOOLS_MAX_LINE` is `FILE:LINE: line
+/// longer than N bytes`, as every tool says it: in a store, a warning and
+/// the file skipped (as a file that cannot be read); as the one SESSION,
+/// the error (exit 1). A device is read as a stream that stops there,
+/// whatever its length (`/dev/zero`).
+#[test]
+fn lines_too_long() {
+    let s = Store::new("usage-long");
+    s.file(
+        "--p--",
+        "a.jsonl",
+        &[
+            header("s1", MARCH, "/p", None),
+            paid("a1", None, MARCH, 1.0),
+        ],
+    );
+    let big = format!(
+        r#"{{"type":"custom","id":"c","pad":"{}"}}"#,
+        "x".repeat(300 << 10)
+    );
+    let long = s.file(
+        "--p--",
+        "b.jsonl",
+        &[
+            header("s2", MARCH, "/p", None),
+            paid("b1", None, MARCH, 2.0),
+            big.clone(),
+            paid("b2", None, MARCH, 4.0),
+        ],
+    );
+    let mut nuls = (header("s3", MARCH, "/p", None) + "\n").into_bytes();
+    nuls.resize(nuls.len() + (1 << 20), 0);
+    let zeros = s.agent().join("sessions/--p--/c.jsonl");
+    std::fs::write(&zeros, &nuls).unwrap();
+    let run = |args: &[&str]| {
+        run_with("pi-usage", args, None, |c| {
+            c.env("PI_CODING_AGENT_DIR", s.agent())
+                .env("PI_SESSION_TOOLS_MAX_LINE", "64K")
+                .stdin(Stdio::null());
+        })
+    };
+    let words = "line longer than 65536 bytes (the most a line may have; PI_SESSION_TOOLS_MAX_LINE sets it)";
+    for cache in [&["--no-cache"][..], &[], &[]] {
+        let o = run(&[&["session", "--json"][..], cache].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains(&format!("b.jsonl:3: {words}")), "{err}");
+        assert!(err.contains(&format!("c.jsonl:2: {words}")), "{err}");
+        let rows: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(total_cost(&rows), 1.0, "{rows:?}");
+    }
+    let o = run(&[&long]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).starts_with("pi-usage: error: "),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains(&format!("b.jsonl:3: {words}")),
+        "{}",
+        stderr(&o)
+    );
+    let o = run_with("pi-usage", &["session", "/dev/zero"], None, |c| {
+        c.env("PI_SESSION_TOOLS_MAX_LINE", "1M");
+    });
+    assert_eq!(o.status.code(), Some(1));
+    let want = "pi-usage: error: /dev/zero:1: line longer than 1048576 bytes";
+    assert!(stderr(&o).starts_with(want), "{}", stderr(&o));
+}
+
 /// The cache of what each file gave (`PI_SESSION_TOOLS_CACHE_DIR`): a run
 /// from it prints what a full read prints, warnings too, in the same
 /// order; a file that grew is read again; a damaged cache is ignored and

@@ -301,7 +301,10 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
         Some(f) => {
             let fu = match scan_file(f, branch) {
                 Ok(fu) => fu,
-                Err(m) => return Err(Error::data(&escape_name(&f.to_string_lossy()), None, m)),
+                Err(no) => {
+                    let name = f.to_string_lossy();
+                    return Err(Error::data(&escape_name(&name), no.line, no.why));
+                }
             };
             fu.say_warnings(req.log);
             if branch {
