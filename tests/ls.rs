@@ -464,12 +464,13 @@ fn the_cache_changes_nothing_but_the_time() {
 
 /// Flip one bit of the cache `file` at a time (`trials` of them, at bytes
 /// and bits a fixed pseudo-random walk picks): each run must print `full`
-/// (what the files give) and leave the cache rewritten as it was.
+/// (what the files give) and leave the cache rewritten as it was; then the
+/// same with a FIFO in the cache's place (which must not be waited on).
 #[track_caller]
-pub(crate) fn damage_is_ignored<T: PartialEq + std::fmt::Debug>(
+pub(crate) fn damage_is_ignored<T: PartialEq + std::fmt::Debug + Send>(
     file: &Path,
     trials: usize,
-    run: impl Fn() -> T,
+    run: impl Fn() -> T + Sync,
     full: &T,
 ) {
     let good = std::fs::read(file).unwrap();
@@ -487,4 +488,23 @@ pub(crate) fn damage_is_ignored<T: PartialEq + std::fmt::Debug>(
         let now = std::fs::read(file).unwrap();
         assert!(now == good, "not rewritten: bit {bit} of byte {at}");
     }
+    std::fs::remove_file(file).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(file).status();
+    assert!(made.unwrap().success());
+    let got = std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let run = &run;
+        s.spawn(move || tx.send(run()));
+        let got = rx.recv_timeout(std::time::Duration::from_secs(20));
+        if got.is_err() {
+            // a writer (opened and closed) lets the stuck reader go on
+            drop(std::fs::OpenOptions::new().write(true).open(file));
+        }
+        got
+    });
+    assert_eq!(got.expect("waited on a FIFO as its cache"), *full);
+    assert!(
+        std::fs::read(file).unwrap() == good,
+        "not rewritten over a FIFO"
+    );
 }

@@ -223,7 +223,7 @@ impl Entries {
     }
 
     fn of_file<V: Cached>(file: &Path) -> Option<Entries> {
-        let f = std::fs::File::open(file).ok()?;
+        let f = open_regular(file)?;
         let left = f.metadata().ok()?.len();
         let mut e = Entries {
             f,
@@ -309,6 +309,21 @@ impl Entries {
             }
         }
     }
+}
+
+/// `file` opened for reading when it is a regular file (None for a FIFO,
+/// which opening would wait on for a writer, or a device): opened without
+/// waiting, then its metadata checked.
+fn open_regular(file: &Path) -> Option<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK);
+    }
+    let f = o.open(file).ok()?;
+    f.metadata().ok()?.is_file().then_some(f)
 }
 
 /// A cache being written an entry at a time (to a temporary file, which
