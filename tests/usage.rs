@@ -355,6 +355,61 @@ fn hostile_usage_fields() {
     assert_eq!(rows[0]["cost"], 3.0);
 }
 
+/// Every total is the correctly rounded sum of the recorded costs, whatever
+/// their order: ten records of 0.1 (which added one after another make
+/// 0.9999999999999999) are exactly 1 however they are spread over files and
+/// days; and the same session twice in a store (a copy in another project)
+/// is counted once.
+#[test]
+fn sums_are_exact_and_copies_count_once() {
+    let s = Store::new("usage-sum");
+    let day = |d: u32, h: u32| format!("2026-03-{d:02}T{h:02}:00:00.000Z");
+    // 0.1 ten times over two days, and 0.7 + 0.2 + 0.1 (0.9999999999999999
+    // added in that order) on a third
+    let tenth = |at: &[(u32, u32)]| at.iter().map(|&(d, h)| (d, h, 0.1)).collect::<Vec<_>>();
+    let files = [
+        ("a", tenth(&[(1, 9), (2, 9)])),
+        (
+            "b",
+            tenth(&[
+                (2, 1),
+                (1, 5),
+                (1, 1),
+                (2, 4),
+                (1, 7),
+                (2, 2),
+                (1, 2),
+                (2, 8),
+            ]),
+        ),
+        ("c", vec![(3, 1, 0.7), (3, 2, 0.2), (3, 3, 0.1)]),
+    ];
+    for (name, costs) in &files {
+        let mut lines = vec![header(name, MARCH, "/p", None)];
+        for (i, &(d, h, c)) in costs.iter().enumerate() {
+            lines.push(paid(&format!("{name}{i}"), None, &day(d, h), c));
+        }
+        s.file("--p--", &format!("{name}.jsonl"), &lines);
+        if *name == "b" {
+            s.file("--copy--", "b.jsonl", &lines);
+        }
+    }
+    let monthly = json(s.agent(), &["monthly", "--timezone", "UTC", "--no-cache"]);
+    assert_eq!(monthly.len(), 1);
+    assert_eq!(monthly[0]["cost"], 2.0, "{monthly:?}");
+    let daily = json(s.agent(), &["daily", "--timezone", "UTC", "--no-cache"]);
+    let costs: Vec<f64> = daily.iter().map(|r| r["cost"].as_f64().unwrap()).collect();
+    assert_eq!(costs, [0.5, 0.5, 1.0], "{daily:?}");
+    let sessions = json(s.agent(), &["session", "--no-cache"]);
+    let mut costs: Vec<f64> = sessions
+        .iter()
+        .map(|r| r["cost"].as_f64().unwrap())
+        .collect();
+    costs.sort_by(f64::total_cmp);
+    // 0.1 eight times, one after another: 0.7999999999999999
+    assert_eq!(costs, [0.2, 0.8, 1.0], "{sessions:?}");
+}
+
 /// A line longer than `PI_SESSION_TOOLS_MAX_LINE` is `FILE:LINE: line
 /// longer than N bytes`, as every tool says it: in a store, a warning and
 /// the file skipped (as a file that cannot be read); as the one SESSION,
