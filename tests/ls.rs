@@ -367,8 +367,8 @@ fn other_tools_take_what_pi_ls_prints() {
 
 /// The cache of what each file held (`PI_SESSION_TOOLS_CACHE_DIR`): a run
 /// from it prints what a full read prints; a file that grew is read again;
-/// a damaged cache is ignored and rewritten; `--no-cache` and
-/// `PI_SESSION_TOOLS_CACHE=off` neither read nor write it.
+/// a damaged cache (cut, or one bit flipped) is ignored and rewritten;
+/// `--no-cache` and `PI_SESSION_TOOLS_CACHE=off` neither read nor write it.
 #[test]
 fn the_cache_changes_nothing_but_the_time() {
     let (t, agent, proj, _) = install();
@@ -440,6 +440,7 @@ fn the_cache_changes_nothing_but_the_time() {
         grown,
         "from the rewritten cache"
     );
+    damage_is_ignored(&file, 300, || ls(&["--all", "--json"], &[]), &grown);
     // This project's listing (another root) has a cache of its own.
     let here = ls(&["--json"], &[]);
     assert_eq!(here, ls(&["--json", "--no-cache"], &[]));
@@ -458,5 +459,52 @@ fn the_cache_changes_nothing_but_the_time() {
     assert_eq!(
         std::fs::metadata(&files[0]).unwrap().modified().unwrap(),
         stamp
+    );
+}
+
+/// Flip one bit of the cache `file` at a time (`trials` of them, at bytes
+/// and bits a fixed pseudo-random walk picks): each run must print `full`
+/// (what the files give) and leave the cache rewritten as it was; then the
+/// same with a FIFO in the cache's place (which must not be waited on).
+#[track_caller]
+pub(crate) fn damage_is_ignored<T: PartialEq + std::fmt::Debug + Send>(
+    file: &Path,
+    trials: usize,
+    run: impl Fn() -> T + Sync,
+    full: &T,
+) {
+    let good = std::fs::read(file).unwrap();
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    for _ in 0..trials {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let at = (x % good.len() as u64) as usize;
+        let bit = (x >> 40) % 8;
+        let mut bad = good.clone();
+        bad[at] ^= 1 << bit;
+        std::fs::write(file, &bad).unwrap();
+        assert_eq!(run(), *full, "bit {bit} of byte {at} flipped");
+        let now = std::fs::read(file).unwrap();
+        assert!(now == good, "not rewritten: bit {bit} of byte {at}");
+    }
+    std::fs::remove_file(file).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(file).status();
+    assert!(made.unwrap().success());
+    let got = std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let run = &run;
+        s.spawn(move || tx.send(run()));
+        let got = rx.recv_timeout(std::time::Duration::from_secs(20));
+        if got.is_err() {
+            // a writer (opened and closed) lets the stuck reader go on
+            drop(std::fs::OpenOptions::new().write(true).open(file));
+        }
+        got
+    });
+    assert_eq!(got.expect("waited on a FIFO as its cache"), *full);
+    assert!(
+        std::fs::read(file).unwrap() == good,
+        "not rewritten over a FIFO"
     );
 }

@@ -355,11 +355,138 @@ fn hostile_usage_fields() {
     assert_eq!(rows[0]["cost"], 3.0);
 }
 
+/// Every total is the correctly rounded sum of the recorded costs, whatever
+/// their order: ten records of 0.1 (which added one after another make
+/// 0.9999999999999999) are exactly 1 however they are spread over files and
+/// days; and the same session twice in a store (a copy in another project)
+/// is counted once.
+#[test]
+fn sums_are_exact_and_copies_count_once() {
+    let s = Store::new("usage-sum");
+    let day = |d: u32, h: u32| format!("2026-03-{d:02}T{h:02}:00:00.000Z");
+    // 0.1 ten times over two days, and 0.7 + 0.2 + 0.1 (0.9999999999999999
+    // added in that order) on a third
+    let tenth = |at: &[(u32, u32)]| at.iter().map(|&(d, h)| (d, h, 0.1)).collect::<Vec<_>>();
+    let files = [
+        ("a", tenth(&[(1, 9), (2, 9)])),
+        (
+            "b",
+            tenth(&[
+                (2, 1),
+                (1, 5),
+                (1, 1),
+                (2, 4),
+                (1, 7),
+                (2, 2),
+                (1, 2),
+                (2, 8),
+            ]),
+        ),
+        ("c", vec![(3, 1, 0.7), (3, 2, 0.2), (3, 3, 0.1)]),
+    ];
+    for (name, costs) in &files {
+        let mut lines = vec![header(name, MARCH, "/p", None)];
+        for (i, &(d, h, c)) in costs.iter().enumerate() {
+            lines.push(paid(&format!("{name}{i}"), None, &day(d, h), c));
+        }
+        s.file("--p--", &format!("{name}.jsonl"), &lines);
+        if *name == "b" {
+            s.file("--copy--", "b.jsonl", &lines);
+        }
+    }
+    let monthly = json(s.agent(), &["monthly", "--timezone", "UTC", "--no-cache"]);
+    assert_eq!(monthly.len(), 1);
+    assert_eq!(monthly[0]["cost"], 2.0, "{monthly:?}");
+    let daily = json(s.agent(), &["daily", "--timezone", "UTC", "--no-cache"]);
+    let costs: Vec<f64> = daily.iter().map(|r| r["cost"].as_f64().unwrap()).collect();
+    assert_eq!(costs, [0.5, 0.5, 1.0], "{daily:?}");
+    let sessions = json(s.agent(), &["session", "--no-cache"]);
+    let mut costs: Vec<f64> = sessions
+        .iter()
+        .map(|r| r["cost"].as_f64().unwrap())
+        .collect();
+    costs.sort_by(f64::total_cmp);
+    // 0.1 eight times, one after another: 0.7999999999999999
+    assert_eq!(costs, [0.2, 0.8, 1.0], "{sessions:?}");
+}
+
+/// A line longer than `PI_SESSION_TOOLS_MAX_LINE` is `FILE:LINE: line
+/// longer than N bytes`, as every tool says it: in a store, a warning and
+/// the file skipped (as a file that cannot be read); as the one SESSION,
+/// the error (exit 1). A device is read as a stream that stops there,
+/// whatever its length (`/dev/zero`).
+#[test]
+fn lines_too_long() {
+    let s = Store::new("usage-long");
+    s.file(
+        "--p--",
+        "a.jsonl",
+        &[
+            header("s1", MARCH, "/p", None),
+            paid("a1", None, MARCH, 1.0),
+        ],
+    );
+    let big = format!(
+        r#"{{"type":"custom","id":"c","pad":"{}"}}"#,
+        "x".repeat(300 << 10)
+    );
+    let long = s.file(
+        "--p--",
+        "b.jsonl",
+        &[
+            header("s2", MARCH, "/p", None),
+            paid("b1", None, MARCH, 2.0),
+            big.clone(),
+            paid("b2", None, MARCH, 4.0),
+        ],
+    );
+    let mut nuls = (header("s3", MARCH, "/p", None) + "\n").into_bytes();
+    nuls.resize(nuls.len() + (1 << 20), 0);
+    let zeros = s.agent().join("sessions/--p--/c.jsonl");
+    std::fs::write(&zeros, &nuls).unwrap();
+    let run = |args: &[&str]| {
+        run_with("pi-usage", args, None, |c| {
+            c.env("PI_CODING_AGENT_DIR", s.agent())
+                .env("PI_SESSION_TOOLS_MAX_LINE", "64K")
+                .stdin(Stdio::null());
+        })
+    };
+    let words = "line longer than 65536 bytes (the most a line may have; PI_SESSION_TOOLS_MAX_LINE sets it)";
+    for cache in [&["--no-cache"][..], &[], &[]] {
+        let o = run(&[&["session", "--json"][..], cache].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains(&format!("b.jsonl:3: {words}")), "{err}");
+        assert!(err.contains(&format!("c.jsonl:2: {words}")), "{err}");
+        let rows: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(total_cost(&rows), 1.0, "{rows:?}");
+    }
+    let o = run(&[&long]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).starts_with("pi-usage: error: "),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains(&format!("b.jsonl:3: {words}")),
+        "{}",
+        stderr(&o)
+    );
+    let o = run_with("pi-usage", &["session", "/dev/zero"], None, |c| {
+        c.env("PI_SESSION_TOOLS_MAX_LINE", "1M");
+    });
+    assert_eq!(o.status.code(), Some(1));
+    let want = "pi-usage: error: /dev/zero:1: line longer than 1048576 bytes";
+    assert!(stderr(&o).starts_with(want), "{}", stderr(&o));
+}
+
 /// The cache of what each file gave (`PI_SESSION_TOOLS_CACHE_DIR`): a run
 /// from it prints what a full read prints, warnings too, in the same
-/// order; a file that grew is read again; a damaged cache is ignored and
-/// rewritten; `--no-cache` and `PI_SESSION_TOOLS_CACHE=off` neither read
-/// nor write it, and an unchanged store does not rewrite it.
+/// order; a file that grew is read again; a damaged cache (cut, or one
+/// bit flipped) is ignored and rewritten; `--no-cache` and
+/// `PI_SESSION_TOOLS_CACHE=off` neither read nor write it, and an
+/// unchanged store does not rewrite it.
 #[test]
 fn the_cache_changes_nothing_but_the_time() {
     let s = Store::new("usage-cache");
@@ -456,8 +583,9 @@ fn the_cache_changes_nothing_but_the_time() {
     assert_eq!(run(&args, &[]), grown, "from a damaged cache");
     assert!(std::fs::read(&file)
         .unwrap()
-        .starts_with(b"pi-session-tools usage cache 1\n"));
+        .starts_with(b"pi-session-tools usage cache 2\n"));
     assert_eq!(run(&args, &[]), grown, "from the rewritten cache");
+    crate::ls::damage_is_ignored(&file, 300, || run(&args, &[]), &grown);
 }
 
 /// The README's examples run.

@@ -12,10 +12,14 @@
 //! else `~/.cache/pi-session-tools`; `PI_SESSION_TOOLS_CACHE=off` (or a
 //! tool's `--no-cache`) neither reads nor writes it. It is written whole,
 //! atomically (a temporary file renamed over it), and only when something
-//! changed; one that cannot be read or decoded is ignored (and rewritten).
-//! [`FileCache`] holds the frame (keys, the file, its path and key per
-//! entry); what a tool keeps of a file is its [`Cached`] encoding.
+//! changed; one that cannot be read or decoded, or whose entry does not
+//! match its checksum (a flipped bit), is ignored whole (and rewritten).
+//! Only a regular file is read as a cache (never a FIFO, which would wait).
+//! [`FileCache`] holds the frame (keys, the file, per entry its length,
+//! checksum, path and key); what a tool keeps of a file is its [`Cached`]
+//! encoding.
 
+use super::frame::{frame, seal, Frame, FRAME};
 use super::info::Info;
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -91,7 +95,7 @@ impl<V> Default for FileCache<V> {
 pub type Cache = FileCache<Info>;
 
 fn magic<V: Cached>() -> Vec<u8> {
-    format!("pi-session-tools {} cache 1\n", V::KIND).into_bytes()
+    format!("pi-session-tools {} cache 2\n", V::KIND).into_bytes()
 }
 
 impl<V: Cached> FileCache<V> {
@@ -201,6 +205,8 @@ pub struct Entries {
     buf: Vec<u8>,
     pos: usize,
     eof: bool,
+    /// The bytes of the file not yet in `buf` (no entry is longer).
+    left: u64,
     /// Whether an entry could not be decoded (nothing after it is read).
     pub damaged: bool,
 }
@@ -218,11 +224,14 @@ impl Entries {
     }
 
     fn of_file<V: Cached>(file: &Path) -> Option<Entries> {
+        let f = open_regular(file)?;
+        let left = f.metadata().ok()?.len();
         let mut e = Entries {
-            f: std::fs::File::open(file).ok()?,
+            f,
             buf: Vec::new(),
             pos: 0,
             eof: false,
+            left,
             damaged: false,
         };
         let magic = magic::<V>();
@@ -246,6 +255,7 @@ impl Entries {
                 .take((want - (self.buf.len() - start)) as u64)
                 .read_to_end(&mut self.buf)
                 .ok()?;
+            self.left = self.left.saturating_sub(n as u64);
             if n == 0 {
                 self.eof = true;
                 break;
@@ -265,35 +275,56 @@ impl Entries {
             return None;
         }
         loop {
-            if self.pos == self.buf.len() {
-                if self.eof {
-                    return None;
+            let have = &self.buf[self.pos..];
+            if have.is_empty() && (self.eof || self.left == 0) {
+                return None;
+            }
+            let need = match frame(have) {
+                Frame::Whole(body, len) => {
+                    let mut r = Reader(body);
+                    let got = entry_head(&mut r)
+                        .and_then(|(path, key)| Some((path.clone(), key, decode(&path, &mut r)?)));
+                    self.damaged = got.is_none();
+                    self.pos += len;
+                    return got;
                 }
-            } else {
-                let mut r = Reader(&self.buf[self.pos..]);
-                if let Some((path, key)) = entry_head(&mut r) {
-                    if let Some(v) = decode(&path, &mut r) {
-                        self.pos = self.buf.len() - r.0.len();
-                        return Some((path, key, v));
-                    }
-                }
-                if self.eof {
+                Frame::Short(need) => need,
+                Frame::Bad => {
                     self.damaged = true;
                     return None;
                 }
+            };
+            if self.eof || need as u64 > have.len() as u64 + self.left {
+                // cut, or a length longer than the file
+                self.damaged = true;
+                return None;
             }
-            // An entry cut by the piece's end: keep its start, read on (at
-            // least as much as is kept, so that a big entry is decoded in
-            // O(its size) attempts' worth of work).
+            // An entry cut by the piece's end: keep its start, read the
+            // rest of it (and a piece more).
+            let want = PIECE.max(need - have.len());
             self.buf.drain(..self.pos);
             self.pos = 0;
-            let want = PIECE.max(self.buf.len());
             if self.more(want).is_none() {
                 self.damaged = true;
                 return None;
             }
         }
     }
+}
+
+/// `file` opened for reading when it is a regular file (None for a FIFO,
+/// which opening would wait on for a writer, or a device): opened without
+/// waiting, then its metadata checked.
+fn open_regular(file: &Path) -> Option<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK);
+    }
+    let f = o.open(file).ok()?;
+    f.metadata().ok()?.is_file().then_some(f)
 }
 
 /// A cache being written an entry at a time (to a temporary file, which
@@ -355,9 +386,10 @@ fn read_cache<V: Cached>(file: &Path) -> Option<HashMap<OsString, (Key, V)>> {
     (!e.damaged).then_some(map)
 }
 
-// The encoding: the magic line, then per file the path, the key and what
-// the tool keeps, each length-prefixed (u64 little-endian). Decoding checks
-// every length: a damaged file decodes to nothing.
+// The encoding: the magic line, then per file an entry: its length and
+// checksum (u64 little-endian), then the path, the key and what the tool
+// keeps, each length-prefixed. Decoding checks every sum and length: a
+// damaged file decodes to nothing.
 
 /// Add a number (8 bytes, little-endian).
 pub fn put_u64(out: &mut Vec<u8>, v: u64) {
@@ -383,11 +415,14 @@ fn utf16_bytes(v: &[u16]) -> Vec<u8> {
 }
 
 fn encode_entry<V: Cached>(out: &mut Vec<u8>, path: &Path, key: &Key, v: &V) {
+    let start = out.len();
+    out.extend_from_slice(&[0; FRAME]);
     put_bytes(out, path.as_os_str().as_encoded_bytes());
     for k in key.0 {
         put_u64(out, k);
     }
     v.encode(out);
+    seal(out, start);
 }
 
 impl Cached for Info {
@@ -492,19 +527,18 @@ fn entry_head(r: &mut Reader<'_>) -> Option<(PathBuf, Key)> {
 }
 
 #[cfg(test)]
-fn decode_entry<V: Cached>(r: &mut Reader<'_>) -> Option<(OsString, Key, V)> {
-    let (path, key) = entry_head(r)?;
-    let v = V::decode(&path, r)?;
-    Some((path.into_os_string(), key, v))
-}
-
-#[cfg(test)]
 fn decode<V: Cached>(b: &[u8]) -> Option<HashMap<OsString, (Key, V)>> {
-    let mut r = Reader(b.strip_prefix(&magic::<V>()[..])?);
+    let mut b = b.strip_prefix(&magic::<V>()[..])?;
     let mut map = HashMap::new();
-    while !r.0.is_empty() {
-        let (path, key, v) = decode_entry(&mut r)?;
-        map.insert(path, (key, v));
+    while !b.is_empty() {
+        let Frame::Whole(body, len) = frame(b) else {
+            return None;
+        };
+        let mut r = Reader(body);
+        let (path, key) = entry_head(&mut r)?;
+        let v = V::decode(&path, &mut r)?;
+        map.insert(path.into_os_string(), (key, v));
+        b = &b[len..];
     }
     Some(map)
 }
@@ -570,9 +604,11 @@ mod tests {
     #[test]
     fn what_is_written_reads_back_and_damage_reads_as_nothing() {
         let mut out = magic::<Info>();
-        assert_eq!(out, b"pi-session-tools ls cache 1\n");
+        assert_eq!(out, b"pi-session-tools ls cache 2\n");
         let k = Key([1, 2, 3, 4, 5, 6, 7]);
+        let mut ends = vec![out.len()];
         encode_entry(&mut out, Path::new("/a.jsonl"), &k, &info("/a.jsonl"));
+        ends.push(out.len());
         encode_entry(&mut out, Path::new("/b.jsonl"), &k, &info("/b.jsonl"));
         let m = decode::<Info>(&out).unwrap();
         assert_eq!(m.len(), 2);
@@ -584,12 +620,16 @@ mod tests {
         info("/b.jsonl").write_json_open(&mut b);
         assert_eq!(a, b);
         assert_eq!(i.modified.to_bits(), f64::NAN.to_bits());
-        // Every cut and every flipped length is refused or decodes, never panics.
+        // Every cut and every flipped byte or bit is refused.
         for n in 0..out.len() {
-            let _ = decode::<Info>(&out[..n]);
-            let mut bad = out.clone();
-            bad[n] ^= 0xff;
-            let _ = decode::<Info>(&bad);
+            if !ends.contains(&n) {
+                assert!(decode::<Info>(&out[..n]).is_none(), "cut at {n}");
+            }
+            for flip in [0xff, 1 << (n % 8)] {
+                let mut bad = out.clone();
+                bad[n] ^= flip;
+                assert!(decode::<Info>(&bad).is_none(), "{flip:#x} at {n}");
+            }
         }
         assert!(decode::<Info>(&out[..out.len() - 1]).is_none());
         assert!(decode::<Info>(b"something else").is_none());

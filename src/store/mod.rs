@@ -15,7 +15,8 @@
 //!   [`read_all_cached`], [`sort_infos`]), built line by line in `build`, the
 //!   lines pi wrote read by their quotes and brackets alone ([`raw`]).
 //! - `cache`: what a tool found in each file, kept between runs
-//!   ([`FileCache`], pi-ls's [`Cache`]).
+//!   ([`FileCache`], pi-ls's [`Cache`]), each entry framed by its length
+//!   and checksum (`frame`).
 //! - `parallel`: a function over many items on every core
 //!   ([`parallel_map`]).
 
@@ -23,6 +24,7 @@ mod build;
 mod cache;
 mod dirs;
 mod find;
+mod frame;
 mod info;
 mod parallel;
 pub mod raw;

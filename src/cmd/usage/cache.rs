@@ -120,7 +120,9 @@ pub(super) fn each_file(
                     None => super::scan_file(p, false),
                 }
             } else {
-                let r = read.next().unwrap_or_else(|| Err("not read".into()));
+                let r = read
+                    .next()
+                    .unwrap_or_else(|| Err(String::from("not read").into()));
                 any_read |= r.is_ok();
                 r
             };
@@ -132,9 +134,10 @@ pub(super) fn each_file(
                     }
                     each(i, fu, family[i]);
                 }
-                Err(why) => {
+                Err(no) => {
                     let name = p.to_string_lossy();
-                    log.warn(&Diagnostic::new(&name, None, format!("{why}; skipped")));
+                    let why = format!("{}; skipped", no.why);
+                    log.warn(&Diagnostic::new(&name, no.line, why));
                 }
             }
         }

@@ -63,8 +63,11 @@ and the usage of compaction and branch_summary entries. A fork repeats its
 source's entries: each is counted once per (source session, entry id), where
 the source session is found by following the headers' parentSession to a file
 without one (its header id; the parentSession path when that file is gone).
-Cost is pi's recorded cost.total, never re-priced. Days are local days in
---timezone (default: the system's zone). --json: an array of rows with
+Cost is pi's recorded cost.total, never re-priced; each total (of costs and
+of tokens) is the correctly rounded sum of the recorded values, whatever their
+order (ccusage adds in order, so the last digit of a cost may differ; ten
+records of 0.1 make exactly 1). Days are local days in --timezone (default:
+the system's zone). --json: an array of rows with
 ccusage's field names (inputTokens, outputTokens, cacheCreationTokens,
 cacheReadTokens, totalTokens, totalCost) plus cost, costBreakdown, modelsUsed
 and source (how many records of each kind).
@@ -301,7 +304,10 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
         Some(f) => {
             let fu = match scan_file(f, branch) {
                 Ok(fu) => fu,
-                Err(m) => return Err(Error::data(&escape_name(&f.to_string_lossy()), None, m)),
+                Err(no) => {
+                    let name = f.to_string_lossy();
+                    return Err(Error::data(&escape_name(&name), no.line, no.why));
+                }
             };
             fu.say_warnings(req.log);
             if branch {

@@ -394,7 +394,8 @@ impl Cached for FileUsage {
     }
 }
 
-/// The header fields of a file's cache entry, the rest of it read past.
+/// The header fields of a file's cache entry (the rest of it is skipped
+/// by the cache's frame).
 pub(super) fn decode_head(path: &Path, r: &mut Reader<'_>) -> Option<super::dedupe::Head> {
     let session_id = string(r)?;
     r.bytes()?;
@@ -403,20 +404,6 @@ pub(super) fn decode_head(path: &Path, r: &mut Reader<'_>) -> Option<super::dedu
         Some(b) => Some(String::from_utf8(b.to_vec()).ok()?),
         None => None,
     };
-    for _ in 0..r.u64()? {
-        r.bytes()?;
-    }
-    r.bytes()?;
-    for _ in 0..r.u64()?.checked_mul(5)? {
-        r.u64()?;
-    }
-    for _ in 0..r.u64()?.checked_mul(RECORD_BYTES as u64 / 8)? {
-        r.u64()?;
-    }
-    for _ in 0..r.u64()? {
-        r.u64()?;
-        r.bytes()?;
-    }
     Some(super::dedupe::Head {
         path: path.to_path_buf(),
         session_id,

@@ -114,8 +114,53 @@ pub(super) fn header_of(line: &[u8]) -> Option<(String, String, String, Option<S
     ))
 }
 
-/// Read one session file; Err(message) when it is not a session file.
-pub(crate) fn scan_file(path: &Path, with_tree: bool) -> std::result::Result<FileUsage, String> {
+/// Why a file gave nothing: the line it is about (a line too long), and
+/// the words.
+#[derive(Debug)]
+pub(crate) struct NotRead {
+    pub line: Option<u64>,
+    pub why: String,
+}
+
+impl From<String> for NotRead {
+    fn from(why: String) -> Self {
+        NotRead { line: None, why }
+    }
+}
+
+impl From<crate::error::Error> for NotRead {
+    fn from(e: crate::error::Error) -> Self {
+        NotRead {
+            line: e.diag.at.and_then(|a| a.line),
+            why: e.diag.message,
+        }
+    }
+}
+
+/// All of `path` into `buf`, with no line longer than
+/// [`crate::session::max_line`]: a file that is not a regular one (a FIFO,
+/// a device) read as a stream that stops at the first such line; a regular
+/// file checked first only when it is larger than the limit (no smaller
+/// one can hold such a line).
+fn read_whole(path: &Path, buf: &mut Vec<u8>) -> std::result::Result<(), NotRead> {
+    let name = path.to_string_lossy();
+    let io = |e: std::io::Error| NotRead::from(crate::error::io_message(&e));
+    let f = std::fs::File::open(path).map_err(io)?;
+    let meta = f.metadata().map_err(io)?;
+    if !meta.is_file() {
+        *buf = crate::session::read_stream(&mut &f, &name)?;
+        return Ok(());
+    }
+    if meta.len() > crate::session::max_line() {
+        crate::session::check_line_lengths(&f, &name)?;
+    }
+    (&f).read_to_end(buf).map_err(io)?;
+    Ok(())
+}
+
+/// Read one session file; Err when it is not a session file, cannot be
+/// read or has a line too long.
+pub(crate) fn scan_file(path: &Path, with_tree: bool) -> std::result::Result<FileUsage, NotRead> {
     thread_local! {
         static BUF: std::cell::RefCell<(Vec<u8>, js::Checker)> =
             std::cell::RefCell::new((Vec::new(), js::Checker::new()));
@@ -123,10 +168,8 @@ pub(crate) fn scan_file(path: &Path, with_tree: bool) -> std::result::Result<Fil
     BUF.with(|b| {
         let (buf, checker) = &mut *b.borrow_mut();
         buf.clear();
-        std::fs::File::open(path)
-            .and_then(|mut f| f.read_to_end(buf))
-            .map_err(|e| crate::error::io_message(&e))?;
-        let r = scan_bytes_with(path, buf, with_tree, checker);
+        read_whole(path, buf)?;
+        let r = scan_bytes_with(path, buf, with_tree, checker).map_err(NotRead::from);
         if buf.capacity() > 64 << 20 {
             // keep no more than a usual file's worth between files
             *buf = Vec::new();
@@ -443,7 +486,7 @@ pub(crate) fn collect(root: &Path, log: Log) -> Vec<(PathBuf, Metadata)> {
 pub(crate) fn scan_all(
     files: &[&Path],
     with_tree: bool,
-) -> Vec<std::result::Result<FileUsage, String>> {
+) -> Vec<std::result::Result<FileUsage, NotRead>> {
     store::parallel_map(files, |p| scan_file(p, with_tree))
 }
 
