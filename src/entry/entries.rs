@@ -204,6 +204,12 @@ impl Entries {
         Ok(self.list.len() - 1)
     }
 
+    /// Make room for `n` more entries (before [`Entries::append`]ing
+    /// several lists: one allocation, no copy as the list grows).
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.list.reserve(n);
+    }
+
     /// Add the entries of `later`, read from further on in the same input:
     /// its line numbers count from `lines` more, its offsets from `offset`
     /// more (how a file read in two halves is put together).
@@ -390,9 +396,14 @@ impl Entries {
         }
     }
 
-    /// The id of entry `i` as text ("" when it has none).
+    /// The id of entry `i` as text ("" when it has none). pi's 8 hex
+    /// digits are written straight, not through the formatter (every id
+    /// `pi-path --format ids` prints).
     pub fn id_string(&self, i: usize) -> String {
-        self.id(i).map(|id| id.to_string()).unwrap_or_default()
+        match self.hex_id(i) {
+            Some(n) => super::id::hex8(n),
+            None => self.id(i).map(|id| id.to_string()).unwrap_or_default(),
+        }
     }
 
     /// What the `parentId` of entry `i` says.

@@ -52,6 +52,9 @@ fn ids_round_trip() {
         assert_eq!(Id::new(s).to_string(), s);
     }
     assert!(matches!(Id::new("00000000"), Id::Hex8(0)));
+    for n in [0, 1, 0xa, 0x0123_abcd, 0xdead_beef, 0x8000_0000, u32::MAX] {
+        assert_eq!(super::id::hex8(n), format!("{n:08x}"));
+    }
     for json in [
         r#""0123abcd""#,
         r#""ffffffff""#,
