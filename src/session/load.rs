@@ -123,6 +123,12 @@ impl<'n> Loader<'n> {
             false => self.checker.valid_object(bytes),
         }
         .map(<[_]>::to_vec);
+        // The quick read found the bytes that may not be ASCII: only
+        // those need the UTF-8 check.
+        let maybe_not_ascii = match quick {
+            Some(_) => self.checker.not_ascii(),
+            None => 0..bytes.len(),
+        };
         let canonical = self.opts.canonical && quick.is_some();
         let parsed = match quick {
             Some(members) => Ok(Some(Object {
@@ -173,7 +179,7 @@ impl<'n> Loader<'n> {
                 return self.skip(l.number, what);
             }
         };
-        let utf8 = simdutf8::basic::from_utf8(bytes).is_ok();
+        let utf8 = simdutf8::basic::from_utf8(&bytes[maybe_not_ascii]).is_ok();
         if !utf8 {
             self.warn(
                 l.number,
