@@ -108,10 +108,7 @@ pub(crate) struct Classes {
 /// are not ASCII. `js::Checker` reads a line this way, in one pass, with
 /// the process's vector unit ([`simd::for_each_block`]).
 #[inline]
-pub(crate) fn for_each_block<F: FnMut(&Classes) -> bool>(
-    v: &[u8],
-    each: F,
-) -> Option<Range<usize>> {
+pub(crate) fn for_each_block<F: simd::EachBlock>(v: &[u8], each: F) -> Option<Range<usize>> {
     simd::for_each_block(v, each)
 }
 

@@ -317,11 +317,30 @@ fn quote_bits<const CANONICAL: bool>(
     let words = v.len().div_ceil(64);
     quotes.reserve(words);
     backslashes.reserve(words);
-    // Whether the first byte of the next block is escaped.
-    let mut carry = 0u64;
-    let mut w = 0usize;
-    let high = scan::for_each_block(v, |c| {
-        let escaped = escaped_bits(c.backslash, &mut carry);
+    let mut bits = QuoteBits::<CANONICAL> {
+        v,
+        backslashes,
+        quotes,
+        carry: 0,
+    };
+    let high = scan::for_each_block(v, &mut bits)?;
+    // A backslash at the very end escapes nothing.
+    (bits.carry == 0).then_some(high)
+}
+
+/// [`quote_bits`]'s work on each block.
+struct QuoteBits<'a, const CANONICAL: bool> {
+    v: &'a [u8],
+    backslashes: &'a mut Vec<u64>,
+    quotes: &'a mut Vec<u64>,
+    /// Whether the first byte of the next block is escaped.
+    carry: u64,
+}
+
+impl<const CANONICAL: bool> scan::simd::EachBlock for &mut QuoteBits<'_, CANONICAL> {
+    #[inline(always)]
+    fn block(&mut self, c: &scan::Classes) -> bool {
+        let escaped = escaped_bits(c.backslash, &mut self.carry);
         let escapable = match CANONICAL {
             true => c.escapable,
             false => c.escapable | c.slash,
@@ -329,14 +348,29 @@ fn quote_bits<const CANONICAL: bool>(
         if escaped & !escapable != 0 {
             return false;
         }
-        // `\u`: four hex digits; in JSON.stringify's text only `\u00xx` for
-        // a control character without a short form.
-        let mut u = escaped & c.u;
+        let u = escaped & c.u;
+        if u != 0 && !self.unicode(u) {
+            return false;
+        }
+        self.quotes.push(c.quote & !escaped);
+        self.backslashes.push(c.backslash);
+        true
+    }
+}
+
+impl<const CANONICAL: bool> QuoteBits<'_, CANONICAL> {
+    /// Whether the `\u` escapes of the block being read, whose `u`s are
+    /// at `u`, have four hex digits; in JSON.stringify's text only `\u00xx`
+    /// for a control character without a short form.
+    #[cold]
+    fn unicode(&self, mut u: u64) -> bool {
+        let w = self.quotes.len();
         while u != 0 {
             let p = w * 64 + u.trailing_zeros() as usize;
             let ok = match CANONICAL {
-                true => p > 0 && escape_len(v, p - 1) == Some(6),
-                false => v
+                true => p > 0 && escape_len(self.v, p - 1) == Some(6),
+                false => self
+                    .v
                     .get(p + 1..p + 5)
                     .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)),
             };
@@ -345,13 +379,8 @@ fn quote_bits<const CANONICAL: bool>(
             }
             u &= u - 1;
         }
-        quotes.push(c.quote & !escaped);
-        backslashes.push(c.backslash);
-        w += 1;
         true
-    })?;
-    // A backslash at the very end escapes nothing.
-    (carry == 0).then_some(high)
+    }
 }
 
 /// The bytes a backslash escapes, for one 64-byte block with backslashes

@@ -92,7 +92,7 @@ fn classes32(half: &[u8]) -> [u32; 7] {
 }
 
 #[target_feature(enable = "avx2")]
-pub fn blocks<F: FnMut(&Classes) -> bool>(v: &[u8], each: F) -> Option<Range<usize>> {
+pub fn blocks<F: super::EachBlock>(v: &[u8], each: F) -> Option<Range<usize>> {
     super::blocks_with(
         v,
         |block| {

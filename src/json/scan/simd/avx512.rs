@@ -32,7 +32,7 @@ pub fn scan_string(text: &[u8], start: usize) -> Result<usize, crate::json::Synt
 }
 
 #[target_feature(enable = "avx512bw")]
-pub fn blocks<F: FnMut(&Classes) -> bool>(v: &[u8], each: F) -> Option<Range<usize>> {
+pub fn blocks<F: super::EachBlock>(v: &[u8], each: F) -> Option<Range<usize>> {
     super::blocks_with(
         v,
         |block| {

@@ -287,6 +287,21 @@ fn specials_bytes(text: &[u8], pos: usize) -> (u64, usize) {
     (m, rest.len())
 }
 
+/// What [`for_each_block`] hands each block's classes to: false to stop.
+/// A closure is one; a hot caller implements it with `#[inline(always)]`,
+/// so that its work lands in the unit's own loop (a closure's call is
+/// left out of line there).
+pub(crate) trait EachBlock {
+    fn block(&mut self, c: &Classes) -> bool;
+}
+
+impl<F: FnMut(&Classes) -> bool> EachBlock for F {
+    #[inline(always)]
+    fn block(&mut self, c: &Classes) -> bool {
+        self(c)
+    }
+}
+
 /// Hand the [`Classes`] of each 64 bytes of `v` to `each`, in order (the
 /// last block padded with `a`, of no kind), with this process's unit: the
 /// checker's one pass over a line. None when a byte is below 0x20 or
@@ -295,10 +310,7 @@ fn specials_bytes(text: &[u8], pos: usize) -> (u64, usize) {
 /// when there is none): outside them the text is ASCII, so it is UTF-8
 /// when their bytes are.
 #[inline]
-pub(crate) fn for_each_block<F: FnMut(&Classes) -> bool>(
-    v: &[u8],
-    each: F,
-) -> Option<Range<usize>> {
+pub(crate) fn for_each_block<F: EachBlock>(v: &[u8], each: F) -> Option<Range<usize>> {
     // SAFETY: `unit()` is always one this processor has.
     unsafe { for_each_block_in(unit(), v, each) }
 }
@@ -315,7 +327,7 @@ pub(crate) fn string_classes_with(
     blocks.clear();
     // SAFETY: checked just above.
     unsafe {
-        for_each_block_in(unit, v, |c| {
+        for_each_block_in(unit, v, |c: &Classes| {
             blocks.push(*c);
             true
         })
@@ -325,11 +337,7 @@ pub(crate) fn string_classes_with(
 /// # Safety
 /// The processor must have `unit` ([`Unit::available`]).
 #[inline]
-unsafe fn for_each_block_in<F: FnMut(&Classes) -> bool>(
-    unit: Unit,
-    v: &[u8],
-    each: F,
-) -> Option<Range<usize>> {
+unsafe fn for_each_block_in<F: EachBlock>(unit: Unit, v: &[u8], each: F) -> Option<Range<usize>> {
     match unit {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: SSE2 is part of every x86-64 processor; reads only `v`.
@@ -359,38 +367,27 @@ type Block = (Classes, u64, u64);
 fn blocks_with(
     v: &[u8],
     classes: impl Fn(&[u8; 64]) -> Block,
-    mut each: impl FnMut(&Classes) -> bool,
+    mut each: impl EachBlock,
 ) -> Option<Range<usize>> {
     // The first block with a byte of 0x80 or more, and one past the last.
     let (mut first, mut last) = (usize::MAX, 0usize);
-    let mut w = 0usize;
-    let mut take = |block: &[u8; 64]| {
+    let mut padded = [b'a'; 64];
+    for w in 0..v.len().div_ceil(64) {
+        let block = match v.get(w * 64..w * 64 + 64).map(<&[u8; 64]>::try_from) {
+            Some(Ok(b)) => b,
+            _ => {
+                let rest = v.get(w * 64..).unwrap_or_default();
+                padded[..rest.len()].copy_from_slice(rest);
+                &padded
+            }
+        };
         let (c, control, high) = classes(block);
-        if control != 0 || !each(&c) {
-            return false;
+        if control != 0 || !each.block(&c) {
+            return None;
         }
         if high != 0 {
             first = first.min(w);
             last = w + 1;
-        }
-        w += 1;
-        true
-    };
-    let mut chunks = v.chunks_exact(64);
-    for block in &mut chunks {
-        let Ok(block) = <&[u8; 64]>::try_from(block) else {
-            return None;
-        };
-        if !take(block) {
-            return None;
-        }
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut block = [b'a'; 64];
-        block[..rest.len()].copy_from_slice(rest);
-        if !take(&block) {
-            return None;
         }
     }
     Some(if first == usize::MAX {

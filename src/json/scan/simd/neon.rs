@@ -55,10 +55,7 @@ fn bits(m: [uint8x16_t; 4]) -> u64 {
     }
 }
 
-pub(crate) fn blocks<F: FnMut(&Classes) -> bool>(
-    v: &[u8],
-    each: F,
-) -> Option<std::ops::Range<usize>> {
+pub(crate) fn blocks<F: super::EachBlock>(v: &[u8], each: F) -> Option<std::ops::Range<usize>> {
     let classes = |block: &[u8; 64]| {
         // SAFETY: NEON is part of every aarch64 processor.
         unsafe {

@@ -41,7 +41,7 @@ pub fn specials16(text: &[u8], pos: usize) -> (u64, usize) {
 }
 
 #[target_feature(enable = "sse2")]
-pub fn blocks<F: FnMut(&Classes) -> bool>(v: &[u8], each: F) -> Option<Range<usize>> {
+pub fn blocks<F: super::EachBlock>(v: &[u8], each: F) -> Option<Range<usize>> {
     let classes = |block: &[u8; 64]| {
         let mut c = Classes::default();
         let (mut control, mut high) = (0u64, 0u64);
