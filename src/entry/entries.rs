@@ -130,6 +130,24 @@ impl Entry {
     }
 }
 
+/// `new Date(timestamp).getTime()` for a `timestamp` value (its text):
+/// pi's (a string without escapes, from a digit to a letter or digit, which
+/// trimming leaves as it is) parsed straight from the line, any other
+/// through [`crate::time::js_date_ms`] (decoded and trimmed first).
+pub(super) fn timestamp_ms(v: &[u8]) -> f64 {
+    if v[0] == b'"' {
+        if let Some(s) = plain(v).filter(|s| {
+            s.first().is_some_and(u8::is_ascii_digit)
+                && s.last().is_some_and(u8::is_ascii_alphanumeric)
+        }) {
+            if let Ok(s) = std::str::from_utf8(s) {
+                return crate::time::parse_iso(s);
+            }
+        }
+    }
+    crate::time::js_date_ms(v)
+}
+
 /// The entries of a session, in file order, with the text of the ids (and
 /// parent ids) that are not pi's 8 hex digits. Reads as a slice of
 /// [`Entry`]; an entry's id and parent come from [`Entries::id`] and
@@ -182,9 +200,7 @@ impl Entries {
         };
         let id = obj.raw("id").map(Id::from_value);
         let parent = Parent::from_object(obj);
-        let time = obj
-            .raw("timestamp")
-            .map_or(f64::NAN, crate::time::js_date_ms);
+        let time = obj.raw("timestamp").map_or(f64::NAN, timestamp_ms);
         let line = u32::try_from(line).map_err(|_| TOO_MANY_LINES)?;
         if offset > OFFSET_MASK {
             return Err(TOO_FAR);

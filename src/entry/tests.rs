@@ -271,3 +271,34 @@ fn entry_stays_small() {
     assert_eq!(std::mem::size_of::<EntryType>(), 1);
     assert_eq!(std::mem::size_of::<Entry>(), 32);
 }
+
+/// pi's timestamps, read straight from the line, give what the long way
+/// (decoded, trimmed, parsed) gives; so do the others.
+#[test]
+fn timestamps_read_straight_are_read_the_long_way() {
+    for v in [
+        r#""2026-07-20T09:00:00.000Z""#,
+        r#""2026-07-20T09:00:00Z""#,
+        r#""2026-07-20""#,
+        r#""2026-13-20T09:00:00.000Z""#,
+        r#""2026-07-20T09:00:00.000+02:00""#,
+        r#"" 2026-07-20T09:00:00.000Z ""#,
+        r#""2026-07-20T09:00:00.000Z\n""#,
+        r#""\u0032026-07-20T09:00:00.000Z""#,
+        r#""+002026-07-20T09:00:00.000Z""#,
+        r#""-000001-01-01T00:00:00Z""#,
+        r#""20260720""#,
+        r#""2""#,
+        r#""""#,
+        r#""x""#,
+        "1784538000000",
+        "null",
+        "true",
+    ] {
+        let (a, b) = (
+            super::entries::timestamp_ms(v.as_bytes()),
+            crate::time::js_date_ms(v.as_bytes()),
+        );
+        assert!(a == b || (a.is_nan() && b.is_nan()), "{v}: {a} {b}");
+    }
+}

@@ -168,6 +168,7 @@ fn scan_string_by(
     Err(err(text.len(), "unterminated string"))
 }
 
+#[inline]
 pub(crate) fn scan_number(text: &[u8], start: usize) -> Result<usize, SyntaxError> {
     let mut pos = start;
     let digits = |pos: &mut usize| {
