@@ -176,7 +176,13 @@ pub enum Parent {
 impl Parent {
     /// What the `parentId` of an entry's parsed line says.
     pub fn from_object(obj: &Object<'_>) -> Parent {
-        match obj.raw("parentId") {
+        Parent::from_raw(obj.raw("parentId"))
+    }
+
+    /// What a `parentId` value (its text; None when there is no such key)
+    /// says.
+    pub fn from_raw(value: Option<&[u8]>) -> Parent {
+        match value {
             None => Parent::Missing,
             Some(b"null") => Parent::Null,
             Some(v) if matches!(v[0], b'{' | b'[') => Parent::Other,

@@ -302,3 +302,26 @@ fn timestamps_read_straight_are_read_the_long_way() {
         assert!(a == b || (a.is_nan() && b.is_nan()), "{v}: {a} {b}");
     }
 }
+
+/// The one pass over an entry's members finds what a lookup of each key
+/// finds: the last of repeated keys, escaped keys, keys that only start
+/// like a name.
+#[test]
+fn fields_in_one_pass_are_those_looked_up() {
+    let names = ["type", "id", "parentId", "timestamp"];
+    for line in [
+        r#"{"type":"message","id":"0000000a","parentId":null,"timestamp":"t"}"#,
+        r#"{"id":1,"id":2,"type":"a","type":"b"}"#,
+        r#"{"\u0069d":"x","id\u0000":"y","i":"z","ids":"w","parentI\u0064":"p"}"#,
+        r#"{"timestamp":1,"\u0074imestamp":2,"typ":"c","typee":"d"}"#,
+        r#"{"id":"a","\u0069\u0064":"b"}"#,
+        r#"{}"#,
+    ] {
+        let obj = crate::json::Object::parse_line(line.as_bytes())
+            .unwrap()
+            .unwrap();
+        let got = super::entries::raw_values(&obj, names);
+        let want = names.map(|n| obj.raw(n));
+        assert_eq!(got, want, "{line}");
+    }
+}
