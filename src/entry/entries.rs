@@ -130,6 +130,53 @@ impl Entry {
     }
 }
 
+/// The values of the keys `names` in `obj`, as [`Object::raw`] gives each
+/// (the last member with the key, as in `JSON.parse`), in one pass over
+/// its members from the end: a key is compared with a name only when its
+/// text is as long (or longer and has an escape: escapes only lengthen).
+pub(super) fn raw_values<'a, const N: usize>(
+    obj: &Object<'a>,
+    names: [&str; N],
+) -> [Option<&'a [u8]>; N] {
+    let mut found = [None; N];
+    let mut left = N;
+    for m in obj.members.iter().rev() {
+        let len = m.key.len().saturating_sub(2);
+        let escaped = || obj.text[m.key.clone()].contains(&b'\\');
+        for (name, slot) in names.iter().zip(found.iter_mut()) {
+            if slot.is_none()
+                && (len == name.len() || (len > name.len() && escaped()))
+                && crate::json::key_is(obj.text, &m.key, name)
+            {
+                *slot = Some(&obj.text[m.value.clone()]);
+                left -= 1;
+            }
+        }
+        if left == 0 {
+            break;
+        }
+    }
+    found
+}
+
+/// `new Date(timestamp).getTime()` for a `timestamp` value (its text):
+/// pi's (a string without escapes, from a digit to a letter or digit, which
+/// trimming leaves as it is) parsed straight from the line, any other
+/// through [`crate::time::js_date_ms`] (decoded and trimmed first).
+pub(super) fn timestamp_ms(v: &[u8]) -> f64 {
+    if v[0] == b'"' {
+        if let Some(s) = plain(v).filter(|s| {
+            s.first().is_some_and(u8::is_ascii_digit)
+                && s.last().is_some_and(u8::is_ascii_alphanumeric)
+        }) {
+            if let Ok(s) = std::str::from_utf8(s) {
+                return crate::time::parse_iso(s);
+            }
+        }
+    }
+    crate::time::js_date_ms(v)
+}
+
 /// The entries of a session, in file order, with the text of the ids (and
 /// parent ids) that are not pi's 8 hex digits. Reads as a slice of
 /// [`Entry`]; an entry's id and parent come from [`Entries::id`] and
@@ -173,18 +220,17 @@ impl Entries {
     ) -> std::result::Result<usize, &'static str> {
         // The common cases straight from the bytes (no decoding, no
         // allocation): a type name and an id without escapes.
-        let ty = match obj.raw("type") {
+        let [ty, id, parent, time] = raw_values(obj, ["type", "id", "parentId", "timestamp"]);
+        let ty = match ty {
             Some(v) if v[0] == b'"' => match plain(v) {
                 Some(name) => EntryType::parse_bytes(name),
                 None => EntryType::parse(&js::decode_string(v, 0..v.len())),
             },
             _ => EntryType::None,
         };
-        let id = obj.raw("id").map(Id::from_value);
-        let parent = Parent::from_object(obj);
-        let time = obj
-            .raw("timestamp")
-            .map_or(f64::NAN, crate::time::js_date_ms);
+        let id = id.map(Id::from_value);
+        let parent = Parent::from_raw(parent);
+        let time = time.map_or(f64::NAN, timestamp_ms);
         let line = u32::try_from(line).map_err(|_| TOO_MANY_LINES)?;
         if offset > OFFSET_MASK {
             return Err(TOO_FAR);
@@ -202,6 +248,12 @@ impl Entries {
         self.encode_parent(&mut e, &parent)?;
         self.list.push(e);
         Ok(self.list.len() - 1)
+    }
+
+    /// Make room for `n` more entries (before [`Entries::append`]ing
+    /// several lists: one allocation, no copy as the list grows).
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.list.reserve(n);
     }
 
     /// Add the entries of `later`, read from further on in the same input:
@@ -390,9 +442,14 @@ impl Entries {
         }
     }
 
-    /// The id of entry `i` as text ("" when it has none).
+    /// The id of entry `i` as text ("" when it has none). pi's 8 hex
+    /// digits are written straight, not through the formatter (every id
+    /// `pi-path --format ids` prints).
     pub fn id_string(&self, i: usize) -> String {
-        self.id(i).map(|id| id.to_string()).unwrap_or_default()
+        match self.hex_id(i) {
+            Some(n) => super::id::hex8(n),
+            None => self.id(i).map(|id| id.to_string()).unwrap_or_default(),
+        }
     }
 
     /// What the `parentId` of entry `i` says.

@@ -127,6 +127,17 @@ fn object_text(key: &str) -> &str {
     &key[key.find('}').map_or(0, |p| p + 1)..]
 }
 
+/// `n` as 8 lowercase hex digits (`{n:08x}`), without the formatter.
+pub(super) fn hex8(n: u32) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut b = [0u8; 8];
+    for (k, c) in b.iter_mut().enumerate() {
+        *c = DIGITS[(n >> (28 - 4 * k) & 0xf) as usize];
+    }
+    // Always ASCII.
+    std::str::from_utf8(&b).map_or_else(|_| String::new(), str::to_owned)
+}
+
 impl fmt::Display for Id {
     /// `${id}`, as pi writes an id into text.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -165,7 +176,13 @@ pub enum Parent {
 impl Parent {
     /// What the `parentId` of an entry's parsed line says.
     pub fn from_object(obj: &Object<'_>) -> Parent {
-        match obj.raw("parentId") {
+        Parent::from_raw(obj.raw("parentId"))
+    }
+
+    /// What a `parentId` value (its text; None when there is no such key)
+    /// says.
+    pub fn from_raw(value: Option<&[u8]>) -> Parent {
+        match value {
             None => Parent::Missing,
             Some(b"null") => Parent::Null,
             Some(v) if matches!(v[0], b'{' | b'[') => Parent::Other,

@@ -52,6 +52,9 @@ fn ids_round_trip() {
         assert_eq!(Id::new(s).to_string(), s);
     }
     assert!(matches!(Id::new("00000000"), Id::Hex8(0)));
+    for n in [0, 1, 0xa, 0x0123_abcd, 0xdead_beef, 0x8000_0000, u32::MAX] {
+        assert_eq!(super::id::hex8(n), format!("{n:08x}"));
+    }
     for json in [
         r#""0123abcd""#,
         r#""ffffffff""#,
@@ -267,4 +270,58 @@ fn entry_stays_small() {
     assert_eq!(std::mem::size_of::<Extra>(), 16);
     assert_eq!(std::mem::size_of::<EntryType>(), 1);
     assert_eq!(std::mem::size_of::<Entry>(), 32);
+}
+
+/// pi's timestamps, read straight from the line, give what the long way
+/// (decoded, trimmed, parsed) gives; so do the others.
+#[test]
+fn timestamps_read_straight_are_read_the_long_way() {
+    for v in [
+        r#""2026-07-20T09:00:00.000Z""#,
+        r#""2026-07-20T09:00:00Z""#,
+        r#""2026-07-20""#,
+        r#""2026-13-20T09:00:00.000Z""#,
+        r#""2026-07-20T09:00:00.000+02:00""#,
+        r#"" 2026-07-20T09:00:00.000Z ""#,
+        r#""2026-07-20T09:00:00.000Z\n""#,
+        r#""\u0032026-07-20T09:00:00.000Z""#,
+        r#""+002026-07-20T09:00:00.000Z""#,
+        r#""-000001-01-01T00:00:00Z""#,
+        r#""20260720""#,
+        r#""2""#,
+        r#""""#,
+        r#""x""#,
+        "1784538000000",
+        "null",
+        "true",
+    ] {
+        let (a, b) = (
+            super::entries::timestamp_ms(v.as_bytes()),
+            crate::time::js_date_ms(v.as_bytes()),
+        );
+        assert!(a == b || (a.is_nan() && b.is_nan()), "{v}: {a} {b}");
+    }
+}
+
+/// The one pass over an entry's members finds what a lookup of each key
+/// finds: the last of repeated keys, escaped keys, keys that only start
+/// like a name.
+#[test]
+fn fields_in_one_pass_are_those_looked_up() {
+    let names = ["type", "id", "parentId", "timestamp"];
+    for line in [
+        r#"{"type":"message","id":"0000000a","parentId":null,"timestamp":"t"}"#,
+        r#"{"id":1,"id":2,"type":"a","type":"b"}"#,
+        r#"{"\u0069d":"x","id\u0000":"y","i":"z","ids":"w","parentI\u0064":"p"}"#,
+        r#"{"timestamp":1,"\u0074imestamp":2,"typ":"c","typee":"d"}"#,
+        r#"{"id":"a","\u0069\u0064":"b"}"#,
+        r#"{}"#,
+    ] {
+        let obj = crate::json::Object::parse_line(line.as_bytes())
+            .unwrap()
+            .unwrap();
+        let got = super::entries::raw_values(&obj, names);
+        let want = names.map(|n| obj.raw(n));
+        assert_eq!(got, want, "{line}");
+    }
 }

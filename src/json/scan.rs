@@ -102,12 +102,14 @@ pub(crate) struct Classes {
     pub slash: u64,
 }
 
-/// The [`Classes`] of each 64 bytes of `v`, in order, put in `blocks` (the
-/// last block padded with `a`, of no kind); false, with `blocks` left
-/// unfinished, when a byte is below 0x20. `js::Checker` reads a line this
-/// way, with the process's vector unit ([`simd::unit`]).
-pub(crate) fn string_classes(v: &[u8], blocks: &mut Vec<Classes>) -> bool {
-    simd::string_classes(v, blocks)
+/// Hand the [`Classes`] of each 64 bytes of `v` to `each`, in order (the
+/// last block padded with `a`, of no kind); None when a byte is below 0x20
+/// or `each` says false, else the blocks from the first to the last that
+/// are not ASCII. `js::Checker` reads a line this way, in one pass, with
+/// the process's vector unit ([`simd::for_each_block`]).
+#[inline]
+pub(crate) fn for_each_block<F: simd::EachBlock>(v: &[u8], each: F) -> Option<Range<usize>> {
+    simd::for_each_block(v, each)
 }
 
 /// Scan a string starting at its opening quote; return the offset after
@@ -166,6 +168,7 @@ fn scan_string_by(
     Err(err(text.len(), "unterminated string"))
 }
 
+#[inline]
 pub(crate) fn scan_number(text: &[u8], start: usize) -> Result<usize, SyntaxError> {
     let mut pos = start;
     let digits = |pos: &mut usize| {

@@ -9,7 +9,7 @@ use crate::entry::{unknown_type, Entries, EntryType, Extra, Id, Parent};
 use crate::error::{Diagnostic, Error, Location, Result};
 use crate::index::Index;
 use crate::json::js::string::is_blank;
-use crate::json::scan::trim_ws;
+use crate::json::scan::{self, trim_ws};
 use crate::json::{js, Object};
 use crate::migrate::{self, CURRENT_VERSION};
 use crate::migrate::{HeaderFields, NOT_OBJECT_FIRST};
@@ -45,6 +45,8 @@ pub(super) struct Loader<'n> {
     /// Values kept as entries that are not objects (a later part cannot
     /// know whether the file is old, where they are skipped).
     pub(super) non_objects: usize,
+    /// The member list of the last line, kept for the next one's.
+    spare_members: Vec<scan::Member>,
 }
 
 impl<'n> Loader<'n> {
@@ -61,6 +63,7 @@ impl<'n> Loader<'n> {
             checker: js::Checker::new(),
             tail: false,
             non_objects: 0,
+            spare_members: Vec::new(),
         }
     }
 
@@ -122,7 +125,19 @@ impl<'n> Loader<'n> {
             true => self.checker.object(bytes),
             false => self.checker.valid_object(bytes),
         }
-        .map(<[_]>::to_vec);
+        .map(|members| {
+            // Into the members of the line before (no allocation a line).
+            let mut kept = std::mem::take(&mut self.spare_members);
+            kept.clear();
+            kept.extend_from_slice(members);
+            kept
+        });
+        // The quick read found the bytes that may not be ASCII: only
+        // those need the UTF-8 check.
+        let maybe_not_ascii = match quick {
+            Some(_) => self.checker.not_ascii(),
+            None => 0..bytes.len(),
+        };
         let canonical = self.opts.canonical && quick.is_some();
         let parsed = match quick {
             Some(members) => Ok(Some(Object {
@@ -173,22 +188,39 @@ impl<'n> Loader<'n> {
                 return self.skip(l.number, what);
             }
         };
-        let utf8 = simdutf8::basic::from_utf8(bytes).is_ok();
+        let utf8 = simdutf8::basic::from_utf8(&bytes[maybe_not_ascii]).is_ok();
+        let read = self.entry(&obj, l.number, offset, utf8, canonical, non_object);
+        self.spare_members = obj.members;
+        read
+    }
+
+    /// Keep the object line `obj` (line `number`, at `offset`): the header
+    /// or an entry.
+    fn entry(
+        &mut self,
+        obj: &Object<'_>,
+        number: u64,
+        offset: u64,
+        utf8: bool,
+        canonical: bool,
+        non_object: bool,
+    ) -> Result<()> {
+        let bytes = obj.text;
         if !utf8 {
             self.warn(
-                l.number,
+                number,
                 "not valid UTF-8 (pi reads the bad bytes as U+FFFD; they are kept as they are)",
             );
         }
         let len = bytes.len() as u64;
         if self.header.is_none() && !self.tail {
             if non_object {
-                return Err(Error::data(self.name, Some(l.number), NOT_OBJECT_FIRST));
+                return Err(Error::data(self.name, Some(number), NOT_OBJECT_FIRST));
             }
-            return self.header(&obj, l.number, offset, len);
+            return self.header(obj, number, offset, len);
         }
         let Ok(short_len) = u32::try_from(len) else {
-            return Err(Error::data(self.name, Some(l.number), LINE_TOO_LONG));
+            return Err(Error::data(self.name, Some(number), LINE_TOO_LONG));
         };
         // Entry indices are kept as u32, with u32::MAX meaning none.
         let Some(at) = u32::try_from(self.entries.len())
@@ -197,26 +229,26 @@ impl<'n> Loader<'n> {
         else {
             return Err(Error::data(
                 self.name,
-                Some(l.number),
+                Some(number),
                 "more than 4 294 967 294 entries: more than this tool reads",
             ));
         };
-        let ty = match self.entries.push_object(&obj, l.number, offset, short_len) {
+        let ty = match self.entries.push_object(obj, number, offset, short_len) {
             Ok(i) => {
                 if canonical && utf8 {
                     self.entries.set_canonical(i);
                 }
                 self.entries[i].ty()
             }
-            Err(what) => return Err(Error::data(self.name, Some(l.number), what)),
+            Err(what) => return Err(Error::data(self.name, Some(number), what)),
         };
         match ty {
-            EntryType::Session => self.warn(l.number, "a second session header; pi ignores it"),
+            EntryType::Session => self.warn(number, "a second session header; pi ignores it"),
             EntryType::Label | EntryType::SessionInfo => {
-                self.extras.push((at, Extra::from_object(&obj, ty)))
+                self.extras.push((at, Extra::from_object(obj, ty)))
             }
             EntryType::Other => {
-                if let Some(name) = unknown_type(&obj) {
+                if let Some(name) = unknown_type(obj) {
                     self.other_types.push((at, name.into_boxed_str()));
                 }
             }

@@ -127,10 +127,15 @@ fn load_parts<'n>(
         .as_ref()
         .is_some_and(|h| h.version < CURRENT_VERSION);
     let parts: Vec<_> = parts.collect();
+    head.entries
+        .reserve(parts.iter().flatten().map(|(p, _)| p.entries.len()).sum());
     if old && parts.iter().flatten().any(|(p, _)| p.non_objects > 0) {
         // Non-object values in an old file are skipped: read again, in order.
         return sequential();
     }
+    // One allocation for every part's entries.
+    head.entries
+        .reserve(parts.iter().flatten().map(|(p, _)| p.entries.len()).sum());
     for (part, &start) in parts.into_iter().zip(&starts[1..]) {
         let (part, read) = part.ok_or_else(gone)?;
         if let Err(mut e) = read {

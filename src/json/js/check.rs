@@ -5,6 +5,7 @@
 use super::number::js_number_end;
 use super::MAX_DEPTH;
 use crate::json::scan;
+use std::ops::Range;
 
 /// Whether `v` is certainly one JSON value exactly as `JSON.stringify`
 /// writes it (see [`Checker::is_canonical`]). A "no" only means "take the
@@ -28,8 +29,12 @@ pub struct Checker {
     /// Where the text has a `"` that opens or closes a string (not an
     /// escaped one): one bit a byte, 64 bytes a word.
     quotes: Vec<u64>,
-    /// The kinds of bytes of each 64 bytes of the text.
-    blocks: Vec<scan::Classes>,
+    /// Where the text has a backslash: one bit a byte, 64 bytes a word.
+    backslashes: Vec<u64>,
+    /// The bytes of the text, from the first 64-byte block that is not
+    /// ASCII to the last (empty when it is ASCII; see
+    /// [`Checker::not_ascii`]).
+    not_ascii: Range<usize>,
     /// The members of the outermost object (see [`Checker::object`]).
     members: Vec<scan::Member>,
 }
@@ -61,7 +66,17 @@ impl Checker {
     /// first in JavaScript), nesting within [`MAX_DEPTH`]. Checked in one
     /// pass without recursion; a "no" only means "take the long way".
     pub fn is_canonical(&mut self, v: &[u8]) -> bool {
-        simdutf8::basic::from_utf8(v).is_ok() && self.check::<true>(v)
+        self.check::<true>(v) && simdutf8::basic::from_utf8(&v[self.not_ascii()]).is_ok()
+    }
+
+    /// After a yes (from [`Checker::valid_object`], [`Checker::object`] or
+    /// [`Checker::is_canonical`]), the bytes of the text that may not be
+    /// ASCII: every byte of 0x80 or more is in this span, and outside it
+    /// the text is ASCII, so the text is UTF-8 exactly when these bytes
+    /// are (a character cannot hold an ASCII byte). Empty for ASCII text;
+    /// meaningless after a "no".
+    pub fn not_ascii(&self) -> Range<usize> {
+        self.not_ascii.clone()
     }
 
     /// The members of the object `v`, when [`Checker::is_canonical`] would
@@ -89,18 +104,20 @@ impl Checker {
     pub fn marks(&self) -> Marks<'_> {
         Marks {
             quotes: &self.quotes,
-            blocks: &self.blocks,
+            backslashes: &self.backslashes,
         }
     }
 
     /// [`Checker::is_canonical`] without the UTF-8 check (with `CANONICAL`
     /// false: only valid, compact JSON).
     fn check<const CANONICAL: bool>(&mut self, v: &[u8]) -> bool {
-        if v.len() >= u32::MAX as usize
-            || !quote_bits::<CANONICAL>(v, &mut self.blocks, &mut self.quotes)
-        {
+        if v.len() >= u32::MAX as usize {
             return false;
         }
+        let Some(high) = quote_bits::<CANONICAL>(v, &mut self.backslashes, &mut self.quotes) else {
+            return false;
+        };
+        self.not_ascii = (high.start * 64).min(v.len())..(high.end * 64).min(v.len());
         self.stack.clear();
         self.keys.clear();
         self.seen.clear();
@@ -282,7 +299,9 @@ fn key_print(v: &[u8], start: usize, end: usize) -> u64 {
 }
 
 /// Fill `quotes` with where `v` has a `"` that is not escaped (bit `k % 64`
-/// of word `k / 64` for byte `k`). False when a byte is below 0x20 or a
+/// of word `k / 64` for byte `k`) and `backslashes` with its backslashes,
+/// in one pass over `v`; the blocks that are not ASCII, from the first to
+/// the last ([`scan::for_each_block`]). None when a byte is below 0x20 or a
 /// backslash does not start an escape `JSON.stringify` writes (`\\"`,
 /// `\\\\`, `\\b\\f\\n\\r\\t`, `\\u00xx` for other control characters): every
 /// escape is checked here, so a string ends at the next quote bit. A
@@ -290,17 +309,38 @@ fn key_print(v: &[u8], start: usize, end: usize) -> u64 {
 /// rejects it, as it looks at every byte outside strings.
 fn quote_bits<const CANONICAL: bool>(
     v: &[u8],
-    blocks: &mut Vec<scan::Classes>,
+    backslashes: &mut Vec<u64>,
     quotes: &mut Vec<u64>,
-) -> bool {
+) -> Option<Range<usize>> {
     quotes.clear();
-    if !scan::string_classes(v, blocks) {
-        return false;
-    }
-    // Whether the first byte of the next block is escaped.
-    let mut carry = 0u64;
-    for (w, c) in blocks.iter().enumerate() {
-        let escaped = escaped_bits(c.backslash, &mut carry);
+    backslashes.clear();
+    let words = v.len().div_ceil(64);
+    quotes.reserve(words);
+    backslashes.reserve(words);
+    let mut bits = QuoteBits::<CANONICAL> {
+        v,
+        backslashes,
+        quotes,
+        carry: 0,
+    };
+    let high = scan::for_each_block(v, &mut bits)?;
+    // A backslash at the very end escapes nothing.
+    (bits.carry == 0).then_some(high)
+}
+
+/// [`quote_bits`]'s work on each block.
+struct QuoteBits<'a, const CANONICAL: bool> {
+    v: &'a [u8],
+    backslashes: &'a mut Vec<u64>,
+    quotes: &'a mut Vec<u64>,
+    /// Whether the first byte of the next block is escaped.
+    carry: u64,
+}
+
+impl<const CANONICAL: bool> scan::simd::EachBlock for &mut QuoteBits<'_, CANONICAL> {
+    #[inline(always)]
+    fn block(&mut self, c: &scan::Classes) -> bool {
+        let escaped = escaped_bits(c.backslash, &mut self.carry);
         let escapable = match CANONICAL {
             true => c.escapable,
             false => c.escapable | c.slash,
@@ -308,14 +348,29 @@ fn quote_bits<const CANONICAL: bool>(
         if escaped & !escapable != 0 {
             return false;
         }
-        // `\u`: four hex digits; in JSON.stringify's text only `\u00xx` for
-        // a control character without a short form.
-        let mut u = escaped & c.u;
+        let u = escaped & c.u;
+        if u != 0 && !self.unicode(u) {
+            return false;
+        }
+        self.quotes.push(c.quote & !escaped);
+        self.backslashes.push(c.backslash);
+        true
+    }
+}
+
+impl<const CANONICAL: bool> QuoteBits<'_, CANONICAL> {
+    /// Whether the `\u` escapes of the block being read, whose `u`s are
+    /// at `u`, have four hex digits; in JSON.stringify's text only `\u00xx`
+    /// for a control character without a short form.
+    #[cold]
+    fn unicode(&self, mut u: u64) -> bool {
+        let w = self.quotes.len();
         while u != 0 {
             let p = w * 64 + u.trailing_zeros() as usize;
             let ok = match CANONICAL {
-                true => p > 0 && escape_len(v, p - 1) == Some(6),
-                false => v
+                true => p > 0 && escape_len(self.v, p - 1) == Some(6),
+                false => self
+                    .v
                     .get(p + 1..p + 5)
                     .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)),
             };
@@ -324,10 +379,8 @@ fn quote_bits<const CANONICAL: bool>(
             }
             u &= u - 1;
         }
-        quotes.push(c.quote & !escaped);
+        true
     }
-    // A backslash at the very end escapes nothing.
-    carry == 0
 }
 
 /// The bytes a backslash escapes, for one 64-byte block with backslashes
@@ -351,7 +404,7 @@ fn escaped_bits(backslash: u64, carry: &mut u64) -> u64 {
 #[derive(Debug, Clone, Copy)]
 pub struct Marks<'c> {
     quotes: &'c [u64],
-    blocks: &'c [scan::Classes],
+    backslashes: &'c [u64],
 }
 
 impl Marks<'_> {
@@ -368,9 +421,9 @@ impl Marks<'_> {
     /// after its opening quote, or after an escape's last byte).
     pub fn escapes(&self, from: usize, to: usize) -> Escapes<'_> {
         let w = from / 64;
-        let first = self.blocks.get(w).map_or(0, |c| c.backslash) & (!0u64 << (from % 64));
+        let first = self.backslashes.get(w).map_or(0, |&b| b) & (!0u64 << (from % 64));
         let mut e = Escapes {
-            blocks: self.blocks,
+            backslashes: self.backslashes,
             to,
             w,
             carry: 0,
@@ -383,7 +436,7 @@ impl Marks<'_> {
 
 /// The escapes of a span, in order (see [`Marks::escapes`]).
 pub struct Escapes<'c> {
-    blocks: &'c [scan::Classes],
+    backslashes: &'c [u64],
     to: usize,
     /// The block `bits` is of.
     w: usize,
@@ -421,7 +474,7 @@ impl Iterator for Escapes<'_> {
             if self.w * 64 >= self.to {
                 return None;
             }
-            let b = self.blocks.get(self.w)?.backslash;
+            let b = *self.backslashes.get(self.w)?;
             self.bits = self.starts(b);
         }
     }
@@ -461,362 +514,4 @@ fn escape_len(v: &[u8], p: usize) -> Option<usize> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::json::js::canonical_long_way;
-
-    /// The lines of pi's session files in the conformance cases.
-    fn conformance_lines() -> Vec<Vec<u8>> {
-        let mut lines = Vec::new();
-        let dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/sessions");
-        if let Ok(rd) = std::fs::read_dir(dir) {
-            for f in rd.flatten() {
-                if let Ok(t) = std::fs::read(f.path()) {
-                    lines.extend(t.split(|&b| b == b'\n').map(|l| l.to_vec()));
-                }
-            }
-        }
-        lines
-    }
-
-    /// Whenever the quick check says "already canonical", the long way
-    /// agrees byte for byte.
-    #[test]
-    fn already_canonical_agrees_with_canonical() {
-        let mut cases: Vec<Vec<u8>> = [
-            &br#"{"a":1,"b":[true,false,null],"c":{"d":"e\n\u0001\"\\"}}"#[..],
-            br#"{"a":1,"a":2}"#,
-            br#"{"1":1,"a":2}"#,
-            br#"{"a" :1}"#,
-            br#"[1.5,0.1,0.000001,0.0000001,-0,0,-1,1e3,1E3,123456789012345,1234567890123456,0.30000000000000004,1.10,2.5]"#,
-            br#"["\/","\u0041","\u001f","\u0008","\u00e9","\ud800","\xc3\xa9 x"]"#,
-            br#"{}"#,
-            br#"[]"#,
-            br#"[{},[],{"a":[]}]"#,
-            br#"{"x":{"y":{"z":[1,{"w":null}]}},"v":"ok"}"#,
-            b"\"\xff\"",
-        ]
-        .iter()
-        .map(|c| c.to_vec())
-        .collect();
-        cases.extend(conformance_lines());
-        let mut yes = 0;
-        for c in &cases {
-            let Ok(r) = scan::validate(c) else { continue };
-            let v = &c[r.clone()];
-            if already_canonical(v) {
-                yes += 1;
-                let out = canonical_long_way(c, r).unwrap();
-                assert_eq!(out, v, "{}", String::from_utf8_lossy(v));
-            }
-        }
-        assert!(yes > 50, "{yes}");
-        let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 5), "]".repeat(MAX_DEPTH + 5));
-        assert!(!already_canonical(deep.as_bytes()));
-    }
-
-    /// Every reason a text is not JSON.stringify's own is a "no" of the
-    /// quick check, and what it does accept is valid JSON that the long
-    /// way writes back unchanged: checked on pi's files and on many small
-    /// changes to them (a byte inserted, replaced or removed).
-    #[test]
-    fn quick_check_is_sound_under_mutation() {
-        let mut lines = conformance_lines();
-        lines.retain(|l| !l.is_empty());
-        lines.truncate(400);
-        assert!(lines.len() > 100);
-        let extra: &[&[u8]] = &[
-            br#"{"a":{"b":1},"b":2,"c":[{"a":1},{"a":2}],"d":{},"e":[],"f":[[],{}]}"#,
-            br#"[0.30000000000000004,0.1,1e-7,123456789012345680,-1.5,0,1e+21]"#,
-            br#""\u0000\u001f\b\f\n\r\t\"\\ \u007f""#,
-            "{\"é\":\"日本\",\"e\":\"🙂\"}".as_bytes(),
-        ];
-        lines.extend(extra.iter().map(|l| l.to_vec()));
-        let alphabet = b" \t\n\r\"\\/{}[]:,0123456789.eE+-abcfnrtuDCx\x7f\xff\xc3";
-        let mut checker = Checker::new();
-        let mut accepted = 0usize;
-        let mut check = |v: &[u8], checker: &mut Checker| {
-            if checker.is_canonical(v) {
-                accepted += 1;
-                assert_eq!(
-                    scan::validate(v).ok(),
-                    Some(0..v.len()),
-                    "accepted but not valid: {}",
-                    String::from_utf8_lossy(v)
-                );
-                let out = canonical_long_way(v, 0..v.len()).unwrap();
-                assert_eq!(
-                    out,
-                    v,
-                    "accepted but rewritten: {}",
-                    String::from_utf8_lossy(v)
-                );
-            }
-        };
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rand = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
-        for l in &lines {
-            check(l, &mut checker);
-            for _ in 0..60 {
-                let mut m = l.clone();
-                let at = rand(m.len() + 1);
-                let b = alphabet[rand(alphabet.len())];
-                match rand(3) {
-                    0 => m.insert(at, b),
-                    1 if at < m.len() => m[at] = b,
-                    _ if at < m.len() => {
-                        m.remove(at);
-                    }
-                    _ => m.push(b),
-                }
-                check(&m, &mut checker);
-            }
-        }
-        assert!(accepted > 1000, "{accepted}");
-    }
-
-    #[test]
-    fn quick_check_says_no_to_each_difference() {
-        let yes: &[&[u8]] = &[
-            br#"{"a":1,"b":[true,false,null],"c":{"d":"e\n\u0001\"\\"}}"#,
-            br#"{"abcdefXz":1,"abcdefYz":2}"#,
-            br#"{"a":{"a":1},"b":[{"a":1},{"a":2}]}"#,
-            br#"[{},[],{"e":{}},[[]]]"#,
-            br#"[0.08210100000000001,0.30000000000000004,1e21,1e+21]"#,
-            "\"\u{2028}\x7f\"".as_bytes(),
-        ];
-        for v in yes {
-            let v = if *v == b"[0.08210100000000001,0.30000000000000004,1e21,1e+21]" {
-                &b"[0.08210100000000001,0.30000000000000004,1e+21]"[..]
-            } else {
-                v
-            };
-            assert!(already_canonical(v), "{}", String::from_utf8_lossy(v));
-        }
-        let no: &[&[u8]] = &[
-            br#"{"a" :1}"#,
-            br#" {"a":1}"#,
-            br#"{"a":1} "#,
-            b"{\"a\":1}\r",
-            b"[1,\t2]",
-            br#""\/""#,
-            br#""\u0041""#,
-            br#""\u001F""#,
-            br#""\u0008""#,
-            br#""\u000a""#,
-            br#""\ud83d\ude00""#,
-            br#""\ud800""#,
-            b"\"a\nb\"",
-            b"\"\xff\"",
-            b"\"\xc3\"",
-            br#"{"a":1,"a":2}"#,
-            br#"{"a\u0062":1,"ab":2}"#,
-            br#"{"1":1}"#,
-            br#"{"0":1,"a":2}"#,
-            b"1.0",
-            b"1e3",
-            b"1E3",
-            b"-0",
-            b"0.10",
-            b"1e21",
-            b"0.0000001",
-            b"123456789012345678",
-            b"0.30000000000000001",
-            b"01",
-            b"1.",
-            b".5",
-            b"+1",
-            b"1e",
-            b"[1,]",
-            b"{\"a\":1,}",
-            b"[1 2]",
-            b"{\"a\"}",
-            b"[",
-            b"\"abc",
-            b"tru",
-            b"nul",
-            b"[1]]",
-            b"",
-            b"{}{}",
-        ];
-        for v in no {
-            assert!(!already_canonical(v), "{}", String::from_utf8_lossy(v));
-        }
-        let big: String = format!(
-            "{{{}}}",
-            (0..65)
-                .map(|k| format!("\"k{k}\":{k}"))
-                .collect::<Vec<_>>()
-                .join(",")
-        );
-        assert!(!already_canonical(big.as_bytes()));
-    }
-
-    /// The quick object read agrees with the scanner and the long way for
-    /// escapes (good, bad, not JSON.stringify's) at every place around the
-    /// 64-byte blocks its bits come in, and outside strings.
-    #[test]
-    fn quick_object_agrees_at_block_edges() {
-        let escapes: [&[u8]; 16] = [
-            br#"\""#,
-            br#"\\"#,
-            br#"\n"#,
-            br#"\u001f"#,
-            br#"\u0008"#,
-            br#"\u0041"#,
-            br#"\/"#,
-            br#"\x"#,
-            br#"\u00zz"#,
-            br#"\\\""#,
-            br#"\\\\"#,
-            br#"\"#,
-            br#"""#,
-            b"\x01",
-            br#"\uD83D\ude00"#,
-            br#"\u12"#,
-        ];
-        let mut checker = Checker::new();
-        let mut seen = (0, 0);
-        for pad in 0..140 {
-            for e in escapes {
-                for tail in [
-                    &br#"","b":1}"#[..],
-                    br#""}"#,
-                    br#"",""#,
-                    br#"\"}"#,
-                    br#""\}"#,
-                ] {
-                    let mut v = br#"{"a":""#.to_vec();
-                    v.extend(std::iter::repeat_n(b'x', pad));
-                    v.extend_from_slice(e);
-                    v.extend(std::iter::repeat_n(b'y', pad % 7));
-                    v.extend_from_slice(tail);
-                    let quick = checker.object(&v).map(<[_]>::to_vec);
-                    let long = scan::validate_object_scanned(&v)
-                        .ok()
-                        .flatten()
-                        .filter(|(r, _)| {
-                            canonical_long_way(&v, r.clone()).ok().as_deref() == Some(&v[..])
-                        });
-                    let text = String::from_utf8_lossy(&v);
-                    // No white space here: the valid read takes exactly the
-                    // valid lines.
-                    let valid = checker.valid_object(&v).map(<[_]>::to_vec);
-                    let scanned = scan::validate_object_scanned(&v)
-                        .ok()
-                        .flatten()
-                        .map(|(_, m)| m);
-                    assert_eq!(valid, scanned, "{text}");
-                    assert_eq!(quick, long.map(|(_, m)| m), "{text}");
-                    if quick.is_some() {
-                        seen.0 += 1
-                    } else {
-                        seen.1 += 1
-                    }
-                }
-            }
-        }
-        // Both answers were met many times.
-        assert!(seen.0 > 1000 && seen.1 > 1000, "{seen:?}");
-    }
-
-    /// The escaped bytes of random runs of backslashes over several
-    /// blocks, against the byte-by-byte rule.
-    #[test]
-    fn escaped_bits_follow_runs_of_backslashes() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        for _ in 0..20_000 {
-            // Dense and sparse backslashes, long runs across the block edge.
-            let density = next() % 4;
-            let words: Vec<u64> = (0..4)
-                .map(|_| match density {
-                    0 => next() & next(),
-                    1 => next(),
-                    2 => next() | next(),
-                    _ => !0u64 << (next() % 64) | (next() & 0xff),
-                })
-                .collect();
-            let (mut carry, mut pending) = (0u64, false);
-            for &b in &words {
-                let got = escaped_bits(b, &mut carry);
-                let mut want = 0u64;
-                for i in 0..64 {
-                    if pending {
-                        want |= 1 << i;
-                        pending = false;
-                    } else if b >> i & 1 == 1 {
-                        pending = true;
-                    }
-                }
-                assert_eq!(got, want, "{b:064b}");
-                assert_eq!(carry, u64::from(pending));
-            }
-        }
-    }
-
-    /// The escapes the marks give for any span of a string are those a
-    /// byte-by-byte walk from the span's start finds, across blocks.
-    #[test]
-    fn marks_give_the_escapes_of_a_span() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        let pieces: [&[u8]; 6] = [b"\\n", b"\\\\", b"\\\"", b"ab", b"\\t", b"\\u00e9"];
-        for _ in 0..2_000 {
-            let mut v = b"{\"k\":\"".to_vec();
-            for _ in 0..next() % 80 {
-                v.extend_from_slice(pieces[(next() % 6) as usize]);
-            }
-            v.extend_from_slice(b"\"}");
-            let mut c = Checker::new();
-            assert!(
-                c.valid_object(&v).is_some(),
-                "{}",
-                String::from_utf8_lossy(&v)
-            );
-            let end = v.len() - 2;
-            // a span starts after the opening quote or after an escape
-            let mut starts = vec![6];
-            let mut i = 6;
-            let mut all = Vec::new();
-            while i < end {
-                if v[i] == b'\\' {
-                    all.push(i);
-                    i += if v[i + 1] == b'u' { 6 } else { 2 };
-                    starts.push(i);
-                } else {
-                    i += 1;
-                    if v[i - 1] != b'\\' {
-                        starts.push(i);
-                    }
-                }
-            }
-            for &from in &starts {
-                let to = from + (next() as usize % (end - from + 1));
-                let want: Vec<usize> = all
-                    .iter()
-                    .copied()
-                    .filter(|&e| e >= from && e < to)
-                    .collect();
-                let got: Vec<usize> = c.marks().escapes(from, to).collect();
-                assert_eq!(got, want, "{} {from}..{to}", String::from_utf8_lossy(&v));
-            }
-        }
-    }
-}
+mod tests;

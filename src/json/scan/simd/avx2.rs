@@ -2,6 +2,7 @@
 
 use super::Classes;
 use std::arch::x86_64::*;
+use std::ops::Range;
 
 /// The special bytes of 32 bytes, one bit each.
 #[inline]
@@ -43,11 +44,11 @@ pub fn scan_string(text: &[u8], start: usize) -> Result<usize, crate::json::Synt
     crate::json::scan::scan_string_by(text, start, |t, p| specials32(t, p))
 }
 
-/// The classes of 32 bytes: quote, backslash, escapable, `u`, `/`
-/// and control, one bit a byte.
+/// The classes of 32 bytes: quote, backslash, escapable, `u`, `/`,
+/// control and 0x80 or more, one bit a byte.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn classes32(half: &[u8]) -> [u32; 6] {
+fn classes32(half: &[u8]) -> [u32; 7] {
     debug_assert!(half.len() >= 32);
     let half = &half[..32];
     // SAFETY: `half` is 32 readable bytes; no alignment needed.
@@ -86,24 +87,30 @@ fn classes32(half: &[u8]) -> [u32; 6] {
         mask(u),
         mask(slash),
         mask(control),
+        mask(x),
     ]
 }
 
 #[target_feature(enable = "avx2")]
-pub fn string_classes(v: &[u8], blocks: &mut Vec<Classes>) -> bool {
-    super::classes_with(v, blocks, |block| {
-        let lo = classes32(&block[..32]);
-        let hi = classes32(&block[32..]);
-        let w = |k: usize| u64::from(lo[k]) | u64::from(hi[k]) << 32;
-        (
-            Classes {
-                quote: w(0),
-                backslash: w(1),
-                escapable: w(2),
-                u: w(3),
-                slash: w(4),
-            },
-            w(5),
-        )
-    })
+pub fn blocks<F: super::EachBlock>(v: &[u8], each: F) -> Option<Range<usize>> {
+    super::blocks_with(
+        v,
+        |block| {
+            let lo = classes32(&block[..32]);
+            let hi = classes32(&block[32..]);
+            let w = |k: usize| u64::from(lo[k]) | u64::from(hi[k]) << 32;
+            (
+                Classes {
+                    quote: w(0),
+                    backslash: w(1),
+                    escapable: w(2),
+                    u: w(3),
+                    slash: w(4),
+                },
+                w(5),
+                w(6),
+            )
+        },
+        each,
+    )
 }

@@ -3,6 +3,7 @@
 
 use super::Classes;
 use std::arch::x86_64::*;
+use std::ops::Range;
 
 /// The special bytes of the 64 from `pos`, or of those there are (a
 /// masked load never touches the lanes it leaves out).
@@ -31,27 +32,32 @@ pub fn scan_string(text: &[u8], start: usize) -> Result<usize, crate::json::Synt
 }
 
 #[target_feature(enable = "avx512bw")]
-pub fn string_classes(v: &[u8], blocks: &mut Vec<Classes>) -> bool {
-    super::classes_with(v, blocks, |block| {
-        // SAFETY: `block` is 64 readable bytes; no alignment needed.
-        let x = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
-        let eq = |c: u8| _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(c as i8));
-        let quote = eq(b'"');
-        let backslash = eq(b'\\');
-        let u = eq(b'u');
-        let escapable = super::ESCAPABLE[2..7]
-            .iter()
-            .fold(quote | backslash | u, |m, &c| m | eq(c));
-        let control = _mm512_cmplt_epu8_mask(x, _mm512_set1_epi8(0x20));
-        (
-            Classes {
-                quote,
-                backslash,
-                escapable,
-                u,
-                slash: eq(b'/'),
-            },
-            control,
-        )
-    })
+pub fn blocks<F: super::EachBlock>(v: &[u8], each: F) -> Option<Range<usize>> {
+    super::blocks_with(
+        v,
+        |block| {
+            // SAFETY: `block` is 64 readable bytes; no alignment needed.
+            let x = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+            let eq = |c: u8| _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(c as i8));
+            let quote = eq(b'"');
+            let backslash = eq(b'\\');
+            let u = eq(b'u');
+            let escapable = super::ESCAPABLE[2..7]
+                .iter()
+                .fold(quote | backslash | u, |m, &c| m | eq(c));
+            let control = _mm512_cmplt_epu8_mask(x, _mm512_set1_epi8(0x20));
+            (
+                Classes {
+                    quote,
+                    backslash,
+                    escapable,
+                    u,
+                    slash: eq(b'/'),
+                },
+                control,
+                _mm512_movepi8_mask(x),
+            )
+        },
+        each,
+    )
 }

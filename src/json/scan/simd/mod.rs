@@ -31,6 +31,7 @@ mod sse2;
 mod tests;
 
 use super::Classes;
+use std::ops::Range;
 use std::sync::OnceLock;
 
 /// A vector unit the scanner can use.
@@ -286,74 +287,114 @@ fn specials_bytes(text: &[u8], pos: usize) -> (u64, usize) {
     (m, rest.len())
 }
 
-/// The [`Classes`] of each 64 bytes of `v` in `blocks` (the last block
-/// padded with `a`, of no kind); false, with `blocks` unfinished, when a
-/// byte is below 0x20. With this process's unit.
-pub(crate) fn string_classes(v: &[u8], blocks: &mut Vec<Classes>) -> bool {
-    // SAFETY: `unit()` is always one this processor has.
-    unsafe { string_classes_in(unit(), v, blocks) }
+/// What [`for_each_block`] hands each block's classes to: false to stop.
+/// A closure is one; a hot caller implements it with `#[inline(always)]`,
+/// so that its work lands in the unit's own loop (a closure's call is
+/// left out of line there).
+pub(crate) trait EachBlock {
+    fn block(&mut self, c: &Classes) -> bool;
 }
 
+impl<F: FnMut(&Classes) -> bool> EachBlock for F {
+    #[inline(always)]
+    fn block(&mut self, c: &Classes) -> bool {
+        self(c)
+    }
+}
+
+/// Hand the [`Classes`] of each 64 bytes of `v` to `each`, in order (the
+/// last block padded with `a`, of no kind), with this process's unit: the
+/// checker's one pass over a line. None when a byte is below 0x20 or
+/// `each` says false (no block after it is looked at); else the blocks
+/// that hold a byte of 0x80 or more, from the first to the last (empty
+/// when there is none): outside them the text is ASCII, so it is UTF-8
+/// when their bytes are.
+#[inline]
+pub(crate) fn for_each_block<F: EachBlock>(v: &[u8], each: F) -> Option<Range<usize>> {
+    // SAFETY: `unit()` is always one this processor has.
+    unsafe { for_each_block_in(unit(), v, each) }
+}
+
+/// [`for_each_block`] with `unit` (one this processor lacks takes the
+/// scalar code), the classes gathered in `blocks`.
 #[cfg(any(test, feature = "fuzzing"))]
-/// [`string_classes`] with `unit` (one this processor lacks takes the
-/// scalar code).
-#[cfg(any(test, feature = "fuzzing"))]
-pub(crate) fn string_classes_with(unit: Unit, v: &[u8], blocks: &mut Vec<Classes>) -> bool {
+pub(crate) fn string_classes_with(
+    unit: Unit,
+    v: &[u8],
+    blocks: &mut Vec<Classes>,
+) -> Option<Range<usize>> {
     let unit = if unit.available() { unit } else { Unit::None };
+    blocks.clear();
     // SAFETY: checked just above.
-    unsafe { string_classes_in(unit, v, blocks) }
+    unsafe {
+        for_each_block_in(unit, v, |c: &Classes| {
+            blocks.push(*c);
+            true
+        })
+    }
 }
 
 /// # Safety
 /// The processor must have `unit` ([`Unit::available`]).
-unsafe fn string_classes_in(unit: Unit, v: &[u8], blocks: &mut Vec<Classes>) -> bool {
-    blocks.clear();
+#[inline]
+unsafe fn for_each_block_in<F: EachBlock>(unit: Unit, v: &[u8], each: F) -> Option<Range<usize>> {
     match unit {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: SSE2 is part of every x86-64 processor; reads only `v`.
-        Unit::Sse2 => unsafe { sse2::string_classes(v, blocks) },
+        Unit::Sse2 => unsafe { sse2::blocks(v, each) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the caller's word: the processor has AVX2; reads only `v`.
-        Unit::Avx2 => unsafe { avx2::string_classes(v, blocks) },
+        Unit::Avx2 => unsafe { avx2::blocks(v, each) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, AVX-512BW.
-        Unit::Avx512 => unsafe { avx512::string_classes(v, blocks) },
+        Unit::Avx512 => unsafe { avx512::blocks(v, each) },
         #[cfg(target_arch = "aarch64")]
-        Unit::Neon => neon::string_classes(v, blocks),
-        _ => classes_with(v, blocks, scalar::classes),
+        Unit::Neon => neon::blocks(v, each),
+        _ => blocks_with(v, scalar::classes, each),
     }
 }
 
 /// The bytes that may follow a backslash in `JSON.stringify`'s text.
 pub(super) const ESCAPABLE: [u8; 8] = [b'"', b'\\', b'b', b'f', b'n', b'r', b't', b'u'];
 
-/// [`string_classes`] with `classes` for one block (its classes and its
-/// control characters).
+/// What a unit makes of one 64-byte block: its classes, its control
+/// characters (any bit set: one at least) and its bytes of 0x80 or more
+/// (the same).
+type Block = (Classes, u64, u64);
+
+/// [`for_each_block`] with `classes` for one block.
 #[inline(always)]
-fn classes_with(
+fn blocks_with(
     v: &[u8],
-    blocks: &mut Vec<Classes>,
-    classes: impl Fn(&[u8; 64]) -> (Classes, u64),
-) -> bool {
-    let mut chunks = v.chunks_exact(64);
-    let mut control = 0u64;
-    for block in &mut chunks {
-        let Ok(block) = <&[u8; 64]>::try_from(block) else {
-            return false;
+    classes: impl Fn(&[u8; 64]) -> Block,
+    mut each: impl EachBlock,
+) -> Option<Range<usize>> {
+    // The first block with a byte of 0x80 or more, and one past the last.
+    let (mut first, mut last) = (usize::MAX, 0usize);
+    let mut padded = [b'a'; 64];
+    for w in 0..v.len().div_ceil(64) {
+        let block = match v.get(w * 64..w * 64 + 64).map(<&[u8; 64]>::try_from) {
+            Some(Ok(b)) => b,
+            _ => {
+                let rest = v.get(w * 64..).unwrap_or_default();
+                padded[..rest.len()].copy_from_slice(rest);
+                &padded
+            }
         };
-        let (c, ctl) = classes(block);
-        blocks.push(c);
-        control |= ctl;
+        let (c, control, high) = classes(block);
+        if control != 0 || !each.block(&c) {
+            return None;
+        }
+        if high != 0 {
+            first = first.min(w);
+            last = w + 1;
+        }
     }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut block = [b'a'; 64];
-        block[..rest.len()].copy_from_slice(rest);
-        let (c, ctl) = classes(&block);
-        blocks.push(c);
-        control |= ctl;
-    }
-    control == 0
+    Some(if first == usize::MAX {
+        0..0
+    } else {
+        first..last
+    })
 }
 
 /// Every unit this processor has against the byte-by-byte rule on `v`:
@@ -361,16 +402,14 @@ fn classes_with(
 /// start and from each of its first 64 places (panics on a difference).
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn check_units(v: &[u8]) {
-    let (want, clean) = reference::string_classes(v);
+    let (want, clean, high) = reference::string_classes(v);
     let mut got = Vec::new();
     for unit in units() {
-        assert_eq!(
-            string_classes_with(unit, v, &mut got),
-            clean,
-            "{unit:?}: control bytes"
-        );
-        if clean {
+        let range = string_classes_with(unit, v, &mut got);
+        assert_eq!(range.is_some(), clean, "{unit:?}: control bytes");
+        if let Some(range) = range {
             assert_eq!(got, want, "{unit:?}: classes");
+            assert_eq!(range, high, "{unit:?}: blocks not ASCII");
         }
         for start in v
             .iter()

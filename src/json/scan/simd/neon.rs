@@ -55,8 +55,8 @@ fn bits(m: [uint8x16_t; 4]) -> u64 {
     }
 }
 
-pub(crate) fn string_classes(v: &[u8], blocks: &mut Vec<Classes>) -> bool {
-    super::classes_with(v, blocks, |block| {
+pub(crate) fn blocks<F: super::EachBlock>(v: &[u8], each: F) -> Option<std::ops::Range<usize>> {
+    let classes = |block: &[u8; 64]| {
         // SAFETY: NEON is part of every aarch64 processor.
         unsafe {
             let x: [uint8x16_t; 4] = std::array::from_fn(|k| {
@@ -77,6 +77,7 @@ pub(crate) fn string_classes(v: &[u8], blocks: &mut Vec<Classes>) -> bool {
             }
             let low = x.map(|x| vcltq_u8(x, vdupq_n_u8(0x20)));
             let any = vorrq_u8(vorrq_u8(low[0], low[1]), vorrq_u8(low[2], low[3]));
+            let top = vmaxq_u8(vmaxq_u8(x[0], x[1]), vmaxq_u8(x[2], x[3]));
             (
                 Classes {
                     quote: bits(quote),
@@ -86,7 +87,9 @@ pub(crate) fn string_classes(v: &[u8], blocks: &mut Vec<Classes>) -> bool {
                     slash: bits(eq(b'/')),
                 },
                 u64::from(vmaxvq_u8(any)),
+                u64::from(vmaxvq_u8(top) >> 7),
             )
         }
-    })
+    };
+    super::blocks_with(v, classes, each)
 }

@@ -48,9 +48,20 @@ pub fn find_special(text: &[u8], pos: usize) -> Option<usize> {
 }
 
 /// The classes of each 64 bytes of `v` (no padding needed: bytes past
-/// the end are of no kind), and whether no byte is below 0x20.
+/// the end are of no kind), whether no byte is below 0x20, and the blocks
+/// from the first to the last with a byte of 0x80 or more (empty: none).
 #[cfg(any(test, feature = "fuzzing"))]
-pub fn string_classes(v: &[u8]) -> (Vec<Classes>, bool) {
+pub fn string_classes(v: &[u8]) -> (Vec<Classes>, bool, std::ops::Range<usize>) {
+    let high: Vec<usize> = v
+        .chunks(64)
+        .enumerate()
+        .filter(|(_, b)| b.iter().any(|&x| x >= 0x80))
+        .map(|(w, _)| w)
+        .collect();
+    let high = match (high.first(), high.last()) {
+        (Some(&a), Some(&b)) => a..b + 1,
+        _ => 0..0,
+    };
     let mut out = Vec::new();
     for block in v.chunks(64) {
         let mut c = Classes::default();
@@ -63,5 +74,5 @@ pub fn string_classes(v: &[u8]) -> (Vec<Classes>, bool) {
         }
         out.push(c);
     }
-    (out, v.iter().all(|&x| x >= 0x20))
+    (out, v.iter().all(|&x| x >= 0x20), high)
 }

@@ -40,9 +40,9 @@ pub fn specials8(text: &[u8], pos: usize) -> (u64, usize) {
 }
 
 #[inline]
-pub fn classes(block: &[u8; 64]) -> (Classes, u64) {
+pub fn classes(block: &[u8; 64]) -> super::Block {
     let mut c = Classes::default();
-    let mut ctl = 0u64;
+    let (mut ctl, mut high) = (0u64, 0u64);
     for (k, chunk) in block.chunks_exact(8).enumerate() {
         let Ok(a) = <[u8; 8]>::try_from(chunk) else {
             continue;
@@ -61,6 +61,7 @@ pub fn classes(block: &[u8; 64]) -> (Classes, u64) {
         c.u |= pack(u) << at;
         c.slash |= pack(eq(w, b'/')) << at;
         ctl |= control(w);
+        high |= w & HI;
     }
-    (c, ctl)
+    (c, ctl, high)
 }

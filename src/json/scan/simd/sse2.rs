@@ -3,6 +3,7 @@
 
 use super::Classes;
 use std::arch::x86_64::*;
+use std::ops::Range;
 
 /// The quote, backslash and control-character lanes of `x`.
 #[inline]
@@ -40,10 +41,10 @@ pub fn specials16(text: &[u8], pos: usize) -> (u64, usize) {
 }
 
 #[target_feature(enable = "sse2")]
-pub fn string_classes(v: &[u8], blocks: &mut Vec<Classes>) -> bool {
-    super::classes_with(v, blocks, |block| {
+pub fn blocks<F: super::EachBlock>(v: &[u8], each: F) -> Option<Range<usize>> {
+    let classes = |block: &[u8; 64]| {
         let mut c = Classes::default();
-        let mut control = 0u64;
+        let (mut control, mut high) = (0u64, 0u64);
         for (k, quarter) in block.chunks_exact(16).enumerate() {
             if let Ok(quarter) = <&[u8; 16]>::try_from(quarter) {
                 let x = load(quarter);
@@ -62,8 +63,10 @@ pub fn string_classes(v: &[u8], blocks: &mut Vec<Classes>) -> bool {
                 c.u |= bits(u);
                 c.slash |= bits(eq(b'/'));
                 control |= bits(ctl);
+                high |= bits(x);
             }
         }
-        (c, control)
-    })
+        (c, control, high)
+    };
+    super::blocks_with(v, classes, each)
 }

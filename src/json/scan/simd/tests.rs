@@ -69,12 +69,13 @@ fn string_classes_agree_with_the_bytes() {
         let v: Vec<u8> = (0..n)
             .map(|_| alphabet[(next() % kinds as u64) as usize])
             .collect();
-        let (want, clean) = reference::string_classes(&v);
+        let (want, clean, high) = reference::string_classes(&v);
         for unit in units() {
-            let ok = string_classes_with(unit, &v, &mut got);
-            assert_eq!(ok, clean, "{unit:?} {v:?}");
-            if clean {
+            let range = string_classes_with(unit, &v, &mut got);
+            assert_eq!(range.is_some(), clean, "{unit:?} {v:?}");
+            if let Some(range) = range {
                 assert_eq!(got, want, "{unit:?} {v:?}");
+                assert_eq!(range, high, "{unit:?} {v:?}");
             }
             for (start, _) in v.iter().enumerate().filter(|&(_, &b)| b == b'"') {
                 assert_eq!(
@@ -89,6 +90,36 @@ fn string_classes_agree_with_the_bytes() {
                     reference::find_special(&v, from),
                     "{unit:?} from {from} in {v:?}"
                 );
+            }
+        }
+    }
+}
+
+/// The blocks that are not ASCII, for one or two bytes of 0x80 or more
+/// at every place of lines up to four blocks long, with every unit.
+#[test]
+fn blocks_not_ascii_are_found() {
+    let mut got = Vec::new();
+    for len in [1, 2, 63, 64, 65, 127, 128, 129, 200, 256] {
+        for unit in units() {
+            let plain = vec![b'a'; len];
+            assert_eq!(
+                string_classes_with(unit, &plain, &mut got),
+                Some(0..0),
+                "{unit:?} {len}"
+            );
+            for a in 0..len {
+                for b in [a, a + (len - a) / 2, len - 1] {
+                    let mut v = plain.clone();
+                    v[a] = 0x80 | (a as u8);
+                    v[b] = 0xff;
+                    let want = a / 64..b / 64 + 1;
+                    assert_eq!(
+                        string_classes_with(unit, &v, &mut got),
+                        Some(want),
+                        "{unit:?} {len} {a} {b}"
+                    );
+                }
             }
         }
     }
