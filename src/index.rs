@@ -531,13 +531,8 @@ mod parent_tests {
     #[test]
     fn parents_are_the_last_entry_with_the_id() {
         let ids = ["00000001", "00000002", "abc", "", "00000003"];
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut rand = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut x = crate::test_rng::xorshift(0x2545_f491_4f6c_dd1du64);
+        let mut rand = move |n: usize| (x() % n as u64) as usize;
         for _ in 0..2000 {
             let mut text = String::from(
                 r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#,

@@ -60,6 +60,8 @@ pub(crate) mod search;
 pub mod session;
 pub mod store;
 pub(crate) mod summary;
+#[cfg(test)]
+mod test_rng;
 pub mod time;
 pub mod transcript;
 pub mod tree;

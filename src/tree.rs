@@ -572,13 +572,8 @@ mod tests {
     /// and missing ids, equal and invalid timestamps.
     #[test]
     fn compact_tree_matches_the_plain_one() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut rand = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n.max(1) as u64) as usize
-        };
+        let mut x = crate::test_rng::xorshift(0x2545_f491_4f6c_dd1du64);
+        let mut rand = move |n: usize| (x() % n.max(1) as u64) as usize;
         for round in 0..300 {
             let n = 1 + rand(if round % 10 == 0 { 300 } else { 25 });
             let dup_rate = if round % 3 == 0 { 0 } else { 8 };

@@ -235,7 +235,14 @@ pub fn read_stream(r: &mut impl Read, name: &str) -> Result<Vec<u8>> {
     let (mut line_start, mut line) = (0usize, 1u64);
     loop {
         if buf.capacity() - buf.len() < LOAD_CHUNK {
-            buf.reserve(LOAD_CHUNK);
+            // doubling, but not beyond what the line being read may still
+            // take and a read (so `/dev/zero` costs the limit, not twice it)
+            let left = (limit as usize).saturating_sub(buf.len() - line_start);
+            let grow = buf
+                .capacity()
+                .max(LOAD_CHUNK)
+                .min(left.saturating_add(LOAD_CHUNK));
+            buf.reserve_exact(grow.max(LOAD_CHUNK));
         }
         let from = buf.len();
         let room = buf.capacity() - from;

@@ -76,13 +76,7 @@ fn raw_search_is_the_decoded_search() {
 /// with the escapes JSON.stringify writes and some it does not.
 #[test]
 fn raw_search_is_the_decoded_search_on_random_texts() {
-    let mut seed = 0x853c_49e6_748f_ea9bu64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut next = crate::test_rng::xorshift(0x853c_49e6_748f_ea9bu64);
     let pieces = [
         "ab", "needle", "need", "le", "eedle", "\n", "\"", "\\", "\t", "é", "\u{1b}", "/", " ",
         "x", "日本", "\r\n",
@@ -127,7 +121,7 @@ fn raw_search_is_the_decoded_search_on_random_texts() {
         std::fs::write(&path, &file).unwrap();
         let src = Source::File(path.clone());
         let pat = patterns[round % patterns.len()];
-        let ic = next() % 2 == 0;
+        let ic = next().is_multiple_of(2);
         for mode in [Mode::Count, Mode::Lines, Mode::Only, Mode::Json] {
             raw_and_decoded(&src, pat, ic, mode, &file);
         }

@@ -92,13 +92,8 @@ fn quick_check_is_sound_under_mutation() {
             );
         }
     };
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut rand = move |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
-    };
+    let mut x = crate::test_rng::xorshift(0x9e37_79b9_7f4a_7c15u64);
+    let mut rand = move |n: usize| (x() % n as u64) as usize;
     for l in &lines {
         check(l, &mut checker);
         for _ in 0..60 {
@@ -268,13 +263,7 @@ fn quick_object_agrees_at_block_edges() {
 /// blocks, against the byte-by-byte rule.
 #[test]
 fn escaped_bits_follow_runs_of_backslashes() {
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut next = crate::test_rng::xorshift(0x2545_f491_4f6c_dd1du64);
     for _ in 0..20_000 {
         // Dense and sparse backslashes, long runs across the block edge.
         let density = next() % 4;
@@ -308,13 +297,7 @@ fn escaped_bits_follow_runs_of_backslashes() {
 /// byte-by-byte walk from the span's start finds, across blocks.
 #[test]
 fn marks_give_the_escapes_of_a_span() {
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut next = crate::test_rng::xorshift(0x9e37_79b9_7f4a_7c15u64);
     let pieces: [&[u8]; 6] = [b"\\n", b"\\\\", b"\\\"", b"ab", b"\\t", b"\\u00e9"];
     for _ in 0..2_000 {
         let mut v = b"{\"k\":\"".to_vec();

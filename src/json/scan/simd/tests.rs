@@ -54,13 +54,7 @@ fn find_special_finds_the_first() {
 #[test]
 fn string_classes_agree_with_the_bytes() {
     let alphabet = b"\"\\/ubfnrtxa0\x20\x7f\x80\xff\x00\x1f";
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut next = crate::test_rng::xorshift(0x9e37_79b9_7f4a_7c15u64);
     let mut got = Vec::new();
     for n in (0..200).chain([300, 700, 1500]) {
         // Every other line without control characters (those end the
