@@ -21,6 +21,9 @@ fn raw_search_is_the_decoded_search() {
         "\n\nnothing\n",
         // a break, then "othing": the escape's letter is no "n"
         "a break before\nothing",
+        // a match on a tab's letter before one that is not (`tab\there`,
+        // from a real session: the build before this session panicked)
+        "<tag> parser tab\there   padded   tab\there the parser",
     ];
     // and long texts, whose escapes and matches cross the checker's
     // 64-byte blocks
@@ -53,7 +56,16 @@ fn raw_search_is_the_decoded_search() {
     let path = std::env::temp_dir().join(format!("pi-grep-raw-{}.jsonl", std::process::id()));
     std::fs::write(&path, &file).unwrap();
     let src = Source::File(path.clone());
-    for pat in ["nothing", "othing", "ing", "h", "no.hing", "é", "line[0-9]"] {
+    for pat in [
+        "nothing",
+        "othing",
+        "ing",
+        "h",
+        "no.hing",
+        "é",
+        "line[0-9]",
+        "the",
+    ] {
         for ic in [false, true] {
             for mode in [
                 Mode::Count,
@@ -82,7 +94,7 @@ fn raw_search_is_the_decoded_search_on_random_texts() {
         "x", "日本", "\r\n",
     ];
     let patterns = [
-        "needle", "le", r"e\\", "ab", "é", "x[a-z]+", "need|ab", "日",
+        "needle", "le", r"e\\", "ab", "é", "x[a-z]+", "need|ab", "日", "tab",
     ];
     let path = std::env::temp_dir().join(format!("pi-grep-rnd-{}.jsonl", std::process::id()));
     for round in 0..600 {
