@@ -15,6 +15,7 @@
 //! match prints, by mode).
 
 mod print;
+mod reading;
 mod search;
 mod select;
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! `--active`, through the session loader.
 
 use super::print::Info;
+use super::reading::{Reading, READ_CHUNK};
 use super::select::Source;
 use super::{Mode, Options, Status};
 use crate::cli::Out;
@@ -14,7 +15,7 @@ use crate::search;
 use crate::session::{ReadOptions, Session};
 use crate::store::raw::Strings;
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// What one file gave.
@@ -112,173 +113,6 @@ pub(crate) fn search_sources(
     Ok(status)
 }
 
-/// A session's bytes as they are read: all of stdin at once, a file a
-/// chunk at a time (so that each chunk is searched while the processor's
-/// cache still holds it, and memory is bounded by the longest line, not
-/// the file).
-struct Reading {
-    file: Option<std::fs::File>,
-    /// `buf[..filled]` has been read and not let go; the rest is room,
-    /// zeroed once, when the buffer grew.
-    buf: Vec<u8>,
-    filled: usize,
-    /// Where `buf[0]` is in the file.
-    base: u64,
-    eof: bool,
-    mtime: Option<std::time::SystemTime>,
-}
-
-/// Bytes read from a file at a time.
-const READ_CHUNK: usize = 128 << 10;
-
-impl Reading {
-    /// Start reading `src` into `buf` (a buffer kept between files, so that
-    /// its pages are not faulted in afresh for every file).
-    fn open(src: &Source, mut buf: Vec<u8>) -> std::io::Result<Reading> {
-        match src {
-            Source::Stdin => {
-                buf.clear();
-                std::io::stdin().lock().read_to_end(&mut buf)?;
-                Ok(Reading {
-                    file: None,
-                    filled: buf.len(),
-                    base: 0,
-                    buf,
-                    eof: true,
-                    mtime: None,
-                })
-            }
-            Source::File(p) => {
-                let f = std::fs::File::open(p)?;
-                let meta = f.metadata()?;
-                if meta.is_dir() {
-                    return Err(std::io::Error::other("is a directory"));
-                }
-                Ok(Reading {
-                    file: Some(f),
-                    buf,
-                    filled: 0,
-                    base: 0,
-                    eof: false,
-                    mtime: meta.modified().ok(),
-                })
-            }
-        }
-    }
-
-    /// What has been read and not let go.
-    fn bytes(&self) -> &[u8] {
-        &self.buf[..self.filled]
-    }
-
-    /// Read the next chunk onto the end of what was read (nothing at the
-    /// end of the file): one `read` of up to [`READ_CHUNK`] bytes
-    /// (`read_to_end` would start again from small reads at every chunk).
-    fn more(&mut self) -> std::io::Result<()> {
-        let Some(f) = &mut self.file else {
-            self.eof = true;
-            return Ok(());
-        };
-        if self.buf.len() - self.filled < READ_CHUNK {
-            // doubling, but not far beyond the longest line allowed
-            let cap = (crate::session::max_line() as usize).saturating_add(2 * READ_CHUNK);
-            let grown = (self.buf.len() * 2).min(cap).max(self.filled + READ_CHUNK);
-            self.buf.resize(grown, 0);
-        }
-        let room = &mut self.buf[self.filled..self.filled + READ_CHUNK];
-        let n = loop {
-            match f.read(room) {
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                r => break r?,
-            }
-        };
-        self.filled += n;
-        self.eof = n == 0;
-        Ok(())
-    }
-
-    /// Read all the rest, no line longer than `limit` bytes: Ok(Err(line))
-    /// names the first that is, and nothing after it is read.
-    fn rest(&mut self, limit: u64) -> std::io::Result<Result<(), u64>> {
-        let (mut line, mut line_start, mut from) = (1u64, 0usize, 0usize);
-        loop {
-            for p in memchr::memchr_iter(b'\n', &self.buf[from..self.filled]) {
-                if (from + p - line_start) as u64 > limit {
-                    return Ok(Err(line));
-                }
-                line += 1;
-                line_start = from + p + 1;
-            }
-            if (self.filled - line_start) as u64 > limit {
-                return Ok(Err(line));
-            }
-            if self.eof {
-                return Ok(Ok(()));
-            }
-            from = self.filled;
-            self.more()?;
-        }
-    }
-
-    /// Let go of the first `n` bytes read.
-    fn consume(&mut self, n: usize) {
-        if n == 0 {
-            return;
-        }
-        self.buf.copy_within(n..self.filled, 0);
-        self.filled -= n;
-        self.base += n as u64;
-    }
-
-    /// The number of the line at `offset` in the file, counted from its
-    /// start (for a warning, when the lines were not counted as they
-    /// went by).
-    fn line_at(&self, offset: u64) -> std::io::Result<u64> {
-        let Some(f) = &self.file else {
-            return Ok(
-                1 + memchr::memchr_iter(b'\n', &self.bytes()[..offset as usize]).count() as u64,
-            );
-        };
-        let mut buf = vec![0u8; READ_CHUNK];
-        let (mut at, mut lines) = (0u64, 1u64);
-        while at < offset {
-            let want = (offset - at).min(READ_CHUNK as u64) as usize;
-            let got = crate::io::read_at_most(f, &mut buf[..want], at)?;
-            if got == 0 {
-                break;
-            }
-            lines += memchr::memchr_iter(b'\n', &buf[..got]).count() as u64;
-            at += got as u64;
-        }
-        Ok(lines)
-    }
-
-    /// Read until a whole first line has been read (or the file ends);
-    /// where it ends (None: beyond `limit` bytes).
-    fn first_line(&mut self, limit: u64) -> std::io::Result<Option<usize>> {
-        let mut from = 0;
-        loop {
-            if let Some(i) = memchr::memchr(b'\n', &self.bytes()[from..]) {
-                return Ok(Some(from + i));
-            }
-            from = self.filled;
-            if self.eof {
-                return Ok(Some(self.filled));
-            }
-            if self.filled as u64 > limit {
-                return Ok(None);
-            }
-            self.more()?;
-        }
-    }
-
-    /// What was read, and the buffer.
-    fn into_bytes(mut self) -> Vec<u8> {
-        self.buf.truncate(self.filled);
-        self.buf
-    }
-}
-
 thread_local! {
     static CHECKER: std::cell::RefCell<crate::json::js::Checker> =
         std::cell::RefCell::new(crate::json::js::Checker::new());
@@ -314,9 +148,7 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
         base: 0,
         uncounted: Vec::new(),
     };
-    let read = Reading::open(src, buffer)
-        .map_err(|e| Diagnostic::new(&name, None, crate::error::io_message(&e)))
-        .and_then(|r| s.search(r));
+    let read = Reading::open(src, &name, buffer).and_then(|r| s.search(r));
     let checker = std::mem::take(&mut s.checker);
     CHECKER.with(|c| *c.borrow_mut() = checker);
     let count = s.count;
@@ -377,9 +209,6 @@ impl Searcher<'_> {
             .first_line(limit)
             .map_err(io)?
             .ok_or_else(|| too_long(1))?;
-        if first_end as u64 > limit {
-            return Err(too_long(1));
-        }
         let (is_header, current, id, header_time) = {
             let header = Object::parse_line(&r.bytes()[..first_end]).ok().flatten();
             let h = header.as_ref();
