@@ -244,9 +244,11 @@ pub fn read_stream(r: &mut impl Read, name: &str) -> Result<Vec<u8>> {
                 .min(left.saturating_add(LOAD_CHUNK));
             buf.reserve_exact(grow.max(LOAD_CHUNK));
         }
+        // one read into a chunk's room, zeroed: zeroing all the spare room
+        // at every read (a pipe gives 64 KB a read) made a long line's
+        // reading quadratic
         let from = buf.len();
-        let room = buf.capacity() - from;
-        buf.resize(from + room, 0);
+        buf.resize(from + LOAD_CHUNK, 0);
         let n = loop {
             match r.read(&mut buf[from..]) {
                 Ok(n) => break n,
