@@ -134,7 +134,6 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
     let name = src.name();
     let mut fo = FileOut::default();
     let buffer = BUFFER.with(|b| std::mem::take(&mut *b.borrow_mut()));
-    let mut checker = CHECKER.with(|c| std::mem::take(&mut *c.borrow_mut()));
     let mut s = Searcher {
         opts,
         name: &name,
@@ -143,7 +142,7 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
         count: 0,
         done: false,
         last_ctx: None,
-        checker: std::mem::take(&mut checker),
+        checker: CHECKER.with(|c| std::mem::take(&mut *c.borrow_mut())),
         count_lines: opts.mode == Mode::Json || opts.before > 0 || opts.after > 0,
         base: 0,
         uncounted: Vec::new(),
@@ -402,7 +401,6 @@ impl Searcher<'_> {
         let mut candidates = opts.matcher.candidates(bytes);
         // Out of `self` while its marks of a line are in use.
         let mut checker = std::mem::take(&mut self.checker);
-        let mut members = Vec::new();
         while pos < bytes.len() && !self.done {
             let Some(c) = candidates.next_from(pos) else {
                 break;
@@ -417,17 +415,13 @@ impl Searcher<'_> {
             // A line pi wrote (compact) is validated in one quick pass and
             // its objects are then found by their quotes and brackets
             // alone; any other line the long way.
-            let quick = checker.valid_object(line).map(|m| {
-                // into the members' vector kept between lines
-                members.clear();
-                members.extend_from_slice(m);
-            });
-            let marks = quick.map(|()| checker.marks());
+            let quick = checker.valid_object(line).map(<[_]>::to_vec);
+            let marks = quick.as_ref().map(|_| checker.marks());
             let parsed = match quick {
-                Some(()) => Ok(Some(Object {
+                Some(members) => Ok(Some(Object {
                     text: line,
                     range: 0..line.len(),
-                    members: std::mem::take(&mut members),
+                    members,
                 })),
                 None => Object::parse_line(line),
             };
@@ -436,9 +430,6 @@ impl Searcher<'_> {
                     if o.str("type").as_deref() != Some("session") {
                         let id = o.str("id");
                         self.entry(&o, *line_no, id.as_deref(), marks);
-                    }
-                    if marks.is_some() {
-                        members = o.members;
                     }
                 }
                 Ok(None) => {}
