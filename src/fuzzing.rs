@@ -239,7 +239,11 @@ pub fn session(data: &[u8]) {
             Session::from_bytes(
                 "fuzz.jsonl",
                 text.to_vec(),
-                ReadOptions { strict, canonical },
+                ReadOptions {
+                    strict,
+                    canonical,
+                    glances: canonical,
+                },
             )
         };
         let (plain, quick) = (read(false), read(true));
@@ -256,6 +260,27 @@ pub fn session(data: &[u8]) {
         same_reading(&s, &q);
         check_session(&s, &reference);
     }
+}
+
+/// The glance the load took of entry `i` (with [`ReadOptions::glances`])
+/// is what a look at its line that validates every value finds.
+fn same_glance(q: &Session, i: usize) {
+    use crate::entry::glance::{glance_by, Glance};
+    assert_eq!(q.glances.len(), q.entries.len(), "a glance per entry");
+    if q.version() < crate::migrate::CURRENT_VERSION {
+        return;
+    }
+    let want = match q.entries[i].ty() {
+        EntryType::Message => {
+            let line = q.line(i).expect("an entry's line");
+            match crate::json::Object::parse_line(&line) {
+                Ok(Some(obj)) => glance_by(&obj, false),
+                _ => Glance::default(),
+            }
+        }
+        _ => Glance::default(),
+    };
+    assert_eq!(q.glances[i], want, "the load's glance of entry {i}");
 }
 
 /// A session read with [`ReadOptions::canonical`] is the same session, and
@@ -286,6 +311,7 @@ fn same_reading(s: &Session, q: &Session) {
         assert_eq!(s.entries.id_string(i), q.entries.id_string(i));
         assert_eq!(s.index.parent_of(i), q.index.parent_of(i));
         assert!(!a.is_canonical(), "marked canonical without being asked");
+        same_glance(q, i);
         if b.is_canonical() {
             let line = q.line(i).expect("an entry's line");
             let long =

@@ -10,6 +10,7 @@
 //! parsing of a line into one ([`Entries::push_object`]).
 
 mod entries;
+pub mod glance;
 mod id;
 #[cfg(test)]
 mod tests;

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 /// A piece of a row and its colour (an SGR code; None: none).
-pub type Seg = (String, Option<&'static str>);
+pub type Seg = (std::borrow::Cow<'static, str>, Option<&'static str>);
 
 /// pi's theme colours, as SGR codes.
 pub const DIM: &str = "2";
@@ -209,18 +209,18 @@ impl Display {
                 match role.as_str() {
                     "user" => {
                         v.push(("user: ".into(), Some(ACCENT)));
-                        v.push((content(), None));
+                        v.push((content().into(), None));
                     }
                     "assistant" => {
                         v.push(("assistant: ".into(), Some(SUCCESS)));
                         let text = content();
                         if !text.is_empty() {
-                            v.push((text, None));
+                            v.push((text.into(), None));
                         } else if m.raw("stopReason") == Some(b"\"aborted\"") {
                             v.push(("(aborted)".into(), Some(DIM)));
                         } else if let Some(err) = m.raw("errorMessage").filter(|r| js::truthy(r)) {
                             v.push((
-                                string::slice(&normalize(&js::string_value(err)), 80),
+                                string::slice(&normalize(&js::string_value(err)), 80).into(),
                                 Some(ERROR),
                             ));
                         } else {
@@ -242,16 +242,16 @@ impl Display {
                                 format!("[{name}]")
                             }
                         };
-                        v.push((t, Some(DIM)));
+                        v.push((t.into(), Some(DIM)));
                     }
                     "bashExecution" => {
                         let cmd = match m.raw("command") {
                             None | Some(b"null") => String::new(),
                             Some(r) => js::string_value(r),
                         };
-                        v.push((format!("[bash]: {}", normalize(&cmd)), Some(DIM)));
+                        v.push((format!("[bash]: {}", normalize(&cmd)).into(), Some(DIM)));
                     }
-                    _ => v.push((format!("[{role}]"), Some(DIM))),
+                    _ => v.push((format!("[{role}]").into(), Some(DIM))),
                 }
             }
             EntryType::CustomMessage => {
@@ -283,8 +283,8 @@ impl Display {
                     }
                     _ => return Err(CUSTOM_MESSAGE_REFUSED),
                 };
-                v.push((format!("[{}]: ", tmpl("customType")), Some(WARNING)));
-                v.push((normalize(&content), None));
+                v.push((format!("[{}]: ", tmpl("customType")).into(), Some(WARNING)));
+                v.push((normalize(&content).into(), None));
             }
             EntryType::Compaction => {
                 let tokens = obj
@@ -293,19 +293,28 @@ impl Display {
                     .and_then(|s| s.parse::<f64>().ok())
                     .map(|t| js::number_to_js((t / 1000.0 + 0.5).floor()))
                     .unwrap_or_else(|| "NaN".into());
-                v.push((format!("[compaction: {tokens}k tokens]"), Some(ACCENT)));
+                v.push((
+                    format!("[compaction: {tokens}k tokens]").into(),
+                    Some(ACCENT),
+                ));
             }
             EntryType::BranchSummary => {
                 v.push(("[branch summary]: ".into(), Some(WARNING)));
-                v.push((normalize(&tmpl("summary")), None));
+                v.push((normalize(&tmpl("summary")).into(), None));
             }
-            EntryType::ModelChange => v.push((format!("[model: {}]", tmpl("modelId")), Some(DIM))),
-            EntryType::ThinkingLevelChange => {
-                v.push((format!("[thinking: {}]", tmpl("thinkingLevel")), Some(DIM)))
+            EntryType::ModelChange => {
+                v.push((format!("[model: {}]", tmpl("modelId")).into(), Some(DIM)))
             }
-            EntryType::Custom => v.push((format!("[custom: {}]", tmpl("customType")), Some(DIM))),
+            EntryType::ThinkingLevelChange => v.push((
+                format!("[thinking: {}]", tmpl("thinkingLevel")).into(),
+                Some(DIM),
+            )),
+            EntryType::Custom => v.push((
+                format!("[custom: {}]", tmpl("customType")).into(),
+                Some(DIM),
+            )),
             EntryType::ContextEdit => v.push((
-                format!("[context {}: {}]", context_edit_kind(obj), tmpl("targetId")),
+                format!("[context {}: {}]", context_edit_kind(obj), tmpl("targetId")).into(),
                 Some(DIM),
             )),
             EntryType::Label => {
@@ -313,7 +322,7 @@ impl Display {
                     None | Some(b"null") => "(cleared)".to_string(),
                     Some(r) => js::string_value(r),
                 };
-                v.push((format!("[label: {l}]"), Some(DIM)));
+                v.push((format!("[label: {l}]").into(), Some(DIM)));
             }
             EntryType::SessionInfo => {
                 let name = obj
@@ -321,7 +330,7 @@ impl Display {
                     .filter(|r| js::truthy(r))
                     .map(js::string_value);
                 v.push((
-                    format!("[title: {}]", name.as_deref().unwrap_or("empty")),
+                    format!("[title: {}]", name.as_deref().unwrap_or("empty")).into(),
                     Some(DIM),
                 ));
             }

@@ -5,6 +5,7 @@
 
 use super::lines::{for_each_line_in, RawLine, LINE_TOO_LONG};
 use super::{Backing, Header, Input, ReadOptions, Session};
+use crate::entry::glance::{glance, Glance};
 use crate::entry::{unknown_type, Entries, EntryType, Extra, Id, Parent};
 use crate::error::{Diagnostic, Error, Location, Result};
 use crate::index::Index;
@@ -47,6 +48,8 @@ pub(super) struct Loader<'n> {
     pub(super) non_objects: usize,
     /// The member list of the last line, kept for the next one's.
     spare_members: Vec<scan::Member>,
+    /// For [`ReadOptions::glances`]: one per entry.
+    pub(super) glances: Vec<Glance>,
 }
 
 impl<'n> Loader<'n> {
@@ -64,6 +67,7 @@ impl<'n> Loader<'n> {
             tail: false,
             non_objects: 0,
             spare_members: Vec::new(),
+            glances: Vec::new(),
         }
     }
 
@@ -86,6 +90,7 @@ impl<'n> Loader<'n> {
             .extend(tail.extras.into_iter().map(|(i, x)| (i + at, x)));
         self.other_types
             .extend(tail.other_types.into_iter().map(|(i, x)| (i + at, x)));
+        self.glances.extend(tail.glances);
         self.warnings.extend(tail.warnings.into_iter().map(|mut d| {
             shift_line(&mut d, lines);
             d
@@ -242,6 +247,14 @@ impl<'n> Loader<'n> {
             }
             Err(what) => return Err(Error::data(self.name, Some(number), what)),
         };
+        if self.opts.glances {
+            // Every line kept was proven JSON, by the quick check or the
+            // scanner.
+            self.glances.push(match ty {
+                EntryType::Message => glance(obj),
+                _ => Glance::default(),
+            });
+        }
         match ty {
             EntryType::Session => self.warn(number, "a second session header; pi ignores it"),
             EntryType::Label | EntryType::SessionInfo => {
@@ -326,6 +339,7 @@ impl<'n> Loader<'n> {
             warnings: self.warnings,
             other_types: self.other_types,
             leaf_id_null: false,
+            glances: self.glances,
         };
         s.leaf_id_null = s
             .index

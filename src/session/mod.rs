@@ -62,6 +62,10 @@ pub struct ReadOptions {
     /// for them ([`crate::entry::Entry::is_canonical`]), in the same pass
     /// over each line (for `pi-tree --json`, which prints whole entries).
     pub canonical: bool,
+    /// Also keep a [`Glance`](crate::entry::glance::Glance) of each
+    /// message entry ([`Session::glances`]), found on the loading threads
+    /// while the line is at hand (for `pi-tree`'s rows and filters).
+    pub glances: bool,
 }
 
 /// The session header (first line).
@@ -108,6 +112,9 @@ pub struct Session {
     /// The last entry says `"id": null`: pi's leaf is then `null` (not
     /// `undefined`), and its context at the leaf is empty.
     pub leaf_id_null: bool,
+    /// With [`ReadOptions::glances`]: one per entry (the default for any
+    /// entry but a message); otherwise empty.
+    pub glances: Vec<crate::entry::glance::Glance>,
 }
 
 impl Session {

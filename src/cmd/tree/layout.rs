@@ -9,19 +9,51 @@ use crate::error::Result;
 use crate::json::js::string;
 use crate::tree::Step;
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
-/// The gutters of a row: (level, shown), shared by rows.
-pub(super) type Gutters = Arc<Vec<(usize, bool)>>;
+/// The gutters of a row: its list's place in [`Lists`] (0: none).
+pub(super) type Gutters = u32;
 
-/// One visible line: a flat position and its visual structure.
-#[derive(Clone, Default)]
+/// The gutter lists of a layout, each (level, shown), shared by the rows
+/// that have it: a list is made where a connector is shown above
+/// children, once for all of them.
+pub(super) struct Lists(Vec<Vec<(usize, bool)>>);
+
+impl Lists {
+    fn new() -> Lists {
+        Lists(vec![Vec::new()])
+    }
+
+    /// The list `g`.
+    pub(super) fn get(&self, g: Gutters) -> &[(usize, bool)] {
+        self.0.get(g as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// A new list: `g` and one more gutter.
+    fn with(&mut self, g: Gutters, gutter: (usize, bool)) -> Gutters {
+        let mut list = self.get(g).to_vec();
+        list.push(gutter);
+        self.0.push(list);
+        u32::try_from(self.0.len() - 1).unwrap_or(0)
+    }
+}
+
+/// One visible line's visual structure (12 bytes: a million rows are laid
+/// out at once).
+#[derive(Clone, Copy, Default)]
 pub(super) struct Visual {
-    pub(super) indent: usize,
+    pub(super) indent: u32,
+    pub(super) gutters: Gutters,
     pub(super) show_connector: bool,
     pub(super) is_last: bool,
-    pub(super) gutters: Gutters,
     pub(super) virtual_root_child: bool,
+}
+
+/// The visual structure of the rows shown, and the lists their gutters
+/// are in.
+pub(super) struct Layout {
+    pub(super) rows: Vec<Visual>,
+    pub(super) lists: Lists,
+    pub(super) multiple_roots: bool,
 }
 
 /// flattenTree()'s rule for a node's children: their indent (branch points,
@@ -29,15 +61,16 @@ pub(super) struct Visual {
 /// where the node's connector is shown).
 #[allow(clippy::too_many_arguments)]
 fn child_layout(
-    indent: usize,
+    lists: &mut Lists,
+    indent: u32,
     just_branched: bool,
     show_connector: bool,
     virtual_root_child: bool,
     is_last: bool,
-    gutters: &Gutters,
+    gutters: Gutters,
     multiple_children: bool,
     multiple_roots: bool,
-) -> (usize, Gutters) {
+) -> (u32, Gutters) {
     let child_indent = if multiple_children || (just_branched && indent > 0) {
         indent + 1
     } else {
@@ -49,22 +82,25 @@ fn child_layout(
         indent
     };
     let child_gutters = if show_connector && !virtual_root_child {
-        let mut g = (**gutters).clone();
-        g.push((display.saturating_sub(1), !is_last));
-        Arc::new(g)
+        lists.with(gutters, (display.saturating_sub(1) as usize, !is_last))
     } else {
-        gutters.clone()
+        gutters
     };
     (child_indent, child_gutters)
 }
 
 impl View<'_> {
     /// `recalculateVisualStructure()`: the visual structure of the visible positions.
-    pub(super) fn visuals(&self, vis: &[usize]) -> (Vec<Visual>, bool) {
+    pub(super) fn visuals(&self, vis: &[usize]) -> Layout {
         let n = self.s.entries.len();
         let mut visual = vec![Visual::default(); vis.len()];
+        let mut lists = Lists::new();
         if vis.is_empty() {
-            return (visual, false);
+            return Layout {
+                rows: visual,
+                lists,
+                multiple_roots: false,
+            };
         }
         let mut visible = vec![false; n];
         let mut in_flat = vec![false; n];
@@ -140,18 +176,17 @@ impl View<'_> {
         }
         drop(fill);
         let multiple_roots = roots.len() > 1;
-        type Frame = (usize, usize, bool, bool, bool, Gutters, bool);
+        type Frame = (usize, u32, bool, bool, bool, Gutters, bool);
         let mut stack: Vec<Frame> = Vec::new();
-        let empty = Arc::new(Vec::new());
         for (r, &root) in roots.iter().enumerate().rev() {
             let last = r == roots.len() - 1;
             stack.push((
                 root,
-                usize::from(multiple_roots),
+                u32::from(multiple_roots),
                 multiple_roots,
                 multiple_roots,
                 last,
-                empty.clone(),
+                0,
                 multiple_roots,
             ));
         }
@@ -168,18 +203,24 @@ impl View<'_> {
                 indent,
                 show_connector,
                 is_last,
-                gutters: gutters.clone(),
+                gutters,
                 virtual_root_child: vrc,
             };
             let children = &kids[first[i] as usize..first[i + 1] as usize];
+            if children.is_empty() {
+                // A leaf of the view: no child layout to work out (its
+                // gutters would be a new list for nobody).
+                continue;
+            }
             let multiple = children.len() > 1;
             let (child_indent, child_gutters) = child_layout(
+                &mut lists,
                 indent,
                 just_branched,
                 show_connector,
                 vrc,
                 is_last,
-                &gutters,
+                gutters,
                 multiple,
                 multiple_roots,
             );
@@ -190,21 +231,25 @@ impl View<'_> {
                     multiple,
                     multiple,
                     c == children.len() - 1,
-                    child_gutters.clone(),
+                    child_gutters,
                     false,
                 ));
             }
         }
-        (visual, multiple_roots)
+        Layout {
+            rows: visual,
+            lists,
+            multiple_roots,
+        }
     }
 
     /// pi's flattenTree() layout of every row of the whole tree, in
     /// `flat` order: what a row keeps where recalculateVisualStructure()
     /// does not reach it (with duplicate ids it updates only the last row
     /// of each id).
-    fn flatten_visuals(&self) -> Vec<Visual> {
+    fn flatten_visuals(&self, lists: &mut Lists) -> Vec<Visual> {
         struct Occ {
-            child_indent: usize,
+            child_indent: u32,
             multiple: bool,
             child_gutters: Gutters,
             children: usize,
@@ -212,7 +257,6 @@ impl View<'_> {
         }
         let roots = self.ordered.roots.len();
         let mr = roots > 1;
-        let empty = Arc::new(Vec::new());
         let mut out = Vec::with_capacity(self.flat.len());
         let mut stack: Vec<Occ> = Vec::new();
         let mut root_k = 0;
@@ -223,7 +267,7 @@ impl View<'_> {
                         None => {
                             let last = root_k + 1 == roots;
                             root_k += 1;
-                            (usize::from(mr), mr, mr, last, empty.clone(), mr)
+                            (u32::from(mr), mr, mr, last, 0, mr)
                         }
                         Some(p) => {
                             let k = p.k;
@@ -233,7 +277,7 @@ impl View<'_> {
                                 p.multiple,
                                 p.multiple,
                                 k + 1 == p.children,
-                                p.child_gutters.clone(),
+                                p.child_gutters,
                                 false,
                             )
                         }
@@ -241,12 +285,13 @@ impl View<'_> {
                 let children = self.ordered.children(node).len();
                 let multiple = children > 1;
                 let (child_indent, child_gutters) = child_layout(
+                    lists,
                     indent,
                     just_branched,
                     show_connector,
                     vrc,
                     is_last,
-                    &gutters,
+                    gutters,
                     multiple,
                     mr,
                 );
@@ -281,7 +326,7 @@ impl View<'_> {
     /// `flat`), as pi runs it: by entry id, so that with duplicate ids only
     /// the last row of an id is laid out anew and the others keep what
     /// they had. Returns the new `multipleRoots`.
-    fn recalculate(&self, vis: &[usize], rows: &mut [Visual]) -> Result<bool> {
+    fn recalculate(&self, vis: &[usize], rows: &mut [Visual], lists: &mut Lists) -> Result<bool> {
         let key = |k: usize| self.s.entries.id(self.flat[k].0);
         let mut entry_map: HashMap<Option<Id>, usize> = HashMap::new();
         for k in 0..self.flat.len() {
@@ -321,7 +366,7 @@ impl View<'_> {
         // ends with what its last pop wrote, and that pop comes from its
         // ancestor's last pop, at its last place in the ancestor's list;
         // so each id is laid out once, from there.
-        type Frame = (Option<Id>, usize, bool, bool, bool, Gutters, bool);
+        type Frame = (Option<Id>, u32, bool, bool, bool, Gutters, bool);
         let last_places = |list: &[Option<Id>]| -> Vec<(usize, Option<Id>)> {
             let mut last: HashMap<&Option<Id>, usize> = HashMap::new();
             for (c, id) in list.iter().enumerate() {
@@ -333,17 +378,8 @@ impl View<'_> {
             v
         };
         let mut stack: Vec<Frame> = Vec::new();
-        let empty = Arc::new(Vec::new());
         for (c, id) in last_places(&roots).into_iter().rev() {
-            stack.push((
-                id,
-                usize::from(mr),
-                mr,
-                mr,
-                c + 1 == roots.len(),
-                empty.clone(),
-                mr,
-            ));
+            stack.push((id, u32::from(mr), mr, mr, c + 1 == roots.len(), 0, mr));
         }
         let mut done: HashSet<Option<Id>> = HashSet::new();
         while let Some((id, indent, just_branched, show_connector, is_last, gutters, vrc)) =
@@ -359,7 +395,7 @@ impl View<'_> {
                 indent,
                 show_connector,
                 is_last,
-                gutters: gutters.clone(),
+                gutters,
                 virtual_root_child: vrc,
             };
             // No visible ancestor is an id-less entry.
@@ -367,14 +403,18 @@ impl View<'_> {
                 Some(_) => children.get(&id).map(Vec::as_slice).unwrap_or(&[]),
                 None => &[],
             };
+            if kids.is_empty() {
+                continue;
+            }
             let multiple = kids.len() > 1;
             let (child_indent, child_gutters) = child_layout(
+                lists,
                 indent,
                 just_branched,
                 show_connector,
                 vrc,
                 is_last,
-                &gutters,
+                gutters,
                 multiple,
                 mr,
             );
@@ -385,7 +425,7 @@ impl View<'_> {
                     multiple,
                     multiple,
                     c + 1 == kids.len(),
-                    child_gutters.clone(),
+                    child_gutters,
                     false,
                 ));
             }
@@ -402,16 +442,21 @@ impl View<'_> {
         filter: Filter,
         search: Option<&str>,
         vis: &[usize],
-    ) -> Result<(Vec<Visual>, bool)> {
-        let mut rows = self.flatten_visuals();
+    ) -> Result<Layout> {
+        let mut lists = Lists::new();
+        let mut rows = self.flatten_visuals(&mut lists);
         if rows.len() != self.flat.len() {
             return Ok(self.visuals(vis));
         }
         if search.is_some_and(|q| !string::trim(q).is_empty()) {
             let first = self.visible(filter, None, true)?;
-            self.recalculate(&first, &mut rows)?;
+            self.recalculate(&first, &mut rows, &mut lists)?;
         }
-        let mr = self.recalculate(vis, &mut rows)?;
-        Ok((vis.iter().map(|&k| rows[k].clone()).collect(), mr))
+        let multiple_roots = self.recalculate(vis, &mut rows, &mut lists)?;
+        Ok(Layout {
+            rows: vis.iter().map(|&k| rows[k]).collect(),
+            lists,
+            multiple_roots,
+        })
     }
 }

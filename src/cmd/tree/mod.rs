@@ -128,6 +128,9 @@ pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     // can be printed as they are.
     let read = crate::session::ReadOptions {
         canonical: json,
+        // The rows and filters of the other formats look at every
+        // message: a glance of each is taken while the file is loaded.
+        glances: !json && !args.stats,
         ..args.input.read_options()
     };
     let session = args.input.open_with(ctx, read)?;

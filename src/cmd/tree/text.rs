@@ -3,7 +3,7 @@
 //! as pi cuts its rows, coloured or not.
 
 use super::batches;
-use super::layout::Visual;
+use super::layout::Layout;
 use super::lines::LineSource;
 use super::view::View;
 use super::{Filter, Options};
@@ -43,7 +43,7 @@ impl View<'_> {
                 self.summary(&mut *src, i)?;
             }
         }
-        let (visual, multiple_roots) = if self.tree.is_shared() {
+        let layout = if self.tree.is_shared() {
             self.visuals_shared(filter, opts.search.as_deref(), &vis)?
         } else {
             self.visuals(&vis)
@@ -56,7 +56,7 @@ impl View<'_> {
             out,
             |v, buf, src| {
                 let i = self.flat[vis[v]].0;
-                self.text_row(buf, src, i, &visual[v], multiple_roots, opts)?;
+                self.text_row(buf, src, i, &layout, v, opts)?;
                 buf.push(b'\n');
                 Ok(())
             },
@@ -69,21 +69,30 @@ impl View<'_> {
         out: &mut Vec<u8>,
         src: &mut dyn LineSource,
         i: usize,
-        vi: &Visual,
-        multiple_roots: bool,
+        layout: &Layout,
+        v: usize,
         opts: &Options,
     ) -> Result<()> {
-        let display = if multiple_roots {
-            vi.indent.saturating_sub(1)
+        let vi = &layout.rows[v];
+        let indent = vi.indent as usize;
+        let display = if layout.multiple_roots {
+            indent.saturating_sub(1)
         } else {
-            vi.indent
+            indent
         };
         let connector = vi.show_connector && !vi.virtual_root_child;
-        let mut prefix = String::new();
+        let mut prefix = String::with_capacity(display * 3 * 3);
         // The first gutter at each level (as a search of the list from its
         // start finds it), looked up once per level, not once per column.
-        let mut gutter_at = vec![None; display];
-        for &(level, show) in vi.gutters.iter() {
+        let (mut near, mut far);
+        let gutter_at: &mut [Option<bool>] = if display <= 32 {
+            near = [None; 32];
+            &mut near[..display]
+        } else {
+            far = vec![None; display];
+            &mut far
+        };
+        for &(level, show) in layout.lists.get(vi.gutters) {
             if let Some(slot @ None) = gutter_at.get_mut(level) {
                 *slot = Some(show);
             }
@@ -105,14 +114,17 @@ impl View<'_> {
         }
         let mut segs: Vec<Seg> = Vec::new();
         if opts.ids {
-            segs.push((format!("{} ", self.s.entries.id_string(i)), Some(DIM)));
+            segs.push((
+                format!("{} ", self.s.entries.id_string(i)).into(),
+                Some(DIM),
+            ));
         }
-        segs.push((prefix, Some(DIM)));
+        segs.push((prefix.into(), Some(DIM)));
         if self.active[i] {
             segs.push(("• ".into(), Some(ACCENT)));
         }
         if let Some(l) = self.label_of(i) {
-            segs.push((format!("[{l}] "), Some(WARNING)));
+            segs.push((format!("[{l}] ").into(), Some(WARNING)));
         }
         segs.extend(self.summary(src, i)?);
         render_line(out, &segs, opts.width, opts.color);
@@ -133,6 +145,22 @@ fn render_line(out: &mut Vec<u8>, segs: &[Seg], width: Option<usize>, color: boo
         if kept > 0 {
             break;
         }
+    }
+    if width.is_none() && cut_after_ascii(segs, trimmed_len) {
+        // Nothing to cut but the trailing white space, and the character
+        // before it is ASCII (not a prepending mark that a space would
+        // join into one grapheme): the pieces as they are, up to there,
+        // as the grapheme walk below would write them.
+        let mut left = trimmed_len;
+        for (t, c) in segs {
+            let piece = &t.as_bytes()[..t.len().min(left)];
+            left -= piece.len();
+            write_piece(out, piece, color, *c);
+            if left == 0 {
+                break;
+            }
+        }
+        return;
     }
     let mut written_bytes = 0;
     let mut cols = 0;
@@ -164,22 +192,39 @@ fn render_line(out: &mut Vec<u8>, segs: &[Seg], width: Option<usize>, color: boo
                 cols += w;
             }
         }
-        let piece = &t.as_bytes()[..end];
-        if !piece.is_empty() {
-            match (color, c) {
-                (true, Some(code)) => {
-                    out.extend_from_slice(b"\x1b[");
-                    out.extend_from_slice(code.as_bytes());
-                    out.push(b'm');
-                    out.extend_from_slice(piece);
-                    out.extend_from_slice(b"\x1b[0m");
-                }
-                _ => out.extend_from_slice(piece),
-            }
-        }
+        write_piece(out, &t.as_bytes()[..end], color, *c);
         if full {
             break;
         }
+    }
+}
+
+/// Whether the byte `at` of the pieces joined is at a piece's start or
+/// end, or follows an ASCII character.
+fn cut_after_ascii(segs: &[Seg], mut at: usize) -> bool {
+    for (t, _) in segs {
+        if at <= t.len() {
+            return at == 0 || at == t.len() || t.as_bytes()[at - 1] < 0x80;
+        }
+        at -= t.len();
+    }
+    true
+}
+
+/// A piece of a row, in its colour when `color`; nothing when empty.
+fn write_piece(out: &mut Vec<u8>, piece: &[u8], color: bool, code: Option<&str>) {
+    if piece.is_empty() {
+        return;
+    }
+    match (color, code) {
+        (true, Some(code)) => {
+            out.extend_from_slice(b"\x1b[");
+            out.extend_from_slice(code.as_bytes());
+            out.push(b'm');
+            out.extend_from_slice(piece);
+            out.extend_from_slice(b"\x1b[0m");
+        }
+        _ => out.extend_from_slice(piece),
     }
 }
 
@@ -228,5 +273,49 @@ fn render_empty(out: &mut String, msg: &Seg, width: Option<usize>, color: bool) 
             out.push_str(&format!("\x1b[{code}m{text}\x1b[0m"))
         }
         _ => out.push_str(&text),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without a width, the quick way writes what the grapheme walk writes
+    /// (a width no row reaches), whatever the pieces: spaces at the end,
+    /// a prepending mark before them, combining marks, wide characters.
+    #[test]
+    fn no_width_writes_what_the_walk_writes() {
+        const CHARS: &[&str] = &[
+            "a",
+            " ",
+            "\u{a0}",
+            "\u{3000}",
+            "\u{600}",
+            "\u{301}",
+            "界",
+            "│",
+            "\t",
+            "\u{feff}",
+            "e\u{301}",
+            "\r\n",
+            "\u{1f600}",
+        ];
+        let mut next = crate::test_rng::xorshift(21);
+        for _ in 0..20_000 {
+            let segs: Vec<Seg> = (0..next() % 4)
+                .map(|_| {
+                    let t: String = (0..next() % 5)
+                        .map(|_| CHARS[next() as usize % CHARS.len()])
+                        .collect();
+                    (t.into(), [None, Some(DIM)][next() as usize % 2])
+                })
+                .collect();
+            for color in [false, true] {
+                let (mut quick, mut walk) = (Vec::new(), Vec::new());
+                render_line(&mut quick, &segs, None, color);
+                render_line(&mut walk, &segs, Some(usize::MAX), color);
+                assert_eq!(quick, walk, "{segs:?}");
+            }
+        }
     }
 }

@@ -5,10 +5,14 @@
 use super::batches;
 use super::lines::{line_source, LineSource};
 use super::{Filter, Options};
+use crate::entry::glance::{
+    glance, info_of, message_at, Glance, MESSAGE_KEY, MSG_BAD_STOP, MSG_CALLS, MSG_HAS_TEXT,
+    MSG_NONE, MSG_ROLE, ROLE_ASSISTANT, ROLE_TOOL_RESULT, ROLE_USER,
+};
 use crate::entry::{EntryType, Id};
 use crate::error::{Error, Result};
 use crate::json::{js, Object};
-use crate::search::tree_text::{has_text_content, searchable, Display, Query, Seg};
+use crate::search::tree_text::{searchable, Display, Query, Seg};
 use crate::session::Session;
 use crate::tree::{Step, Tree};
 use std::fs::File;
@@ -41,55 +45,13 @@ pub(super) struct View<'s> {
     pub(super) no_message: Option<usize>,
 }
 
-/// [`msg_info`]: the role (`MSG_ROLE`: one of the `ROLE_` values).
-const MSG_ROLE: u8 = 3;
-const ROLE_USER: u8 = 1;
-const ROLE_ASSISTANT: u8 = 2;
-const ROLE_TOOL_RESULT: u8 = 3;
-/// An assistant message with text content (`hasTextContent`).
-const MSG_HAS_TEXT: u8 = 4;
-/// An assistant message whose `stopReason` is truthy and neither "stop"
-/// nor "toolUse".
-const MSG_BAD_STOP: u8 = 8;
+/// [`msg_info`] of the entry parsed as `obj`.
+fn msg_info(obj: &Object<'_>) -> u8 {
+    info_of(obj.object("message").as_ref())
+}
+
 /// Set in [`View::msg_info`] where the rest is known.
 const MSG_KNOWN: u8 = 0x80;
-
-/// What the filters look at in a `message` entry (parsed as `obj`): its
-/// role (0 for any other role, and without a message or a role), and for
-/// an assistant message whether it has text and how it stopped.
-fn msg_info(obj: &Object<'_>) -> u8 {
-    msg_info_of(obj.object("message").as_ref())
-}
-
-/// [`msg_info`] of the entry's `message` object `m` (None: none).
-fn msg_info_of(m: Option<&Object<'_>>) -> u8 {
-    let Some(m) = m else {
-        return 0;
-    };
-    match m.str("role").as_deref() {
-        Some("user") => ROLE_USER,
-        Some("toolResult") => ROLE_TOOL_RESULT,
-        Some("assistant") => {
-            let mut info = ROLE_ASSISTANT;
-            if m.get("content")
-                .is_some_and(|r| has_text_content(m.text, r))
-            {
-                info |= MSG_HAS_TEXT;
-            }
-            if m.raw("stopReason")
-                .is_some_and(|r| js::truthy(r) && r != b"\"stop\"" && r != b"\"toolUse\"")
-            {
-                info |= MSG_BAD_STOP;
-            }
-            info
-        }
-        _ => 0,
-    }
-}
-
-/// [`msg_info`]: the entry has no message, or a null one (pi's `/tree`
-/// fails on it); only in [`First::Found`].
-const MSG_NONE: u8 = 0x40;
 
 /// What the quick pass finds of an entry of the display list.
 enum First {
@@ -97,13 +59,8 @@ enum First {
     Skip,
     /// A line the quick read does not take: the plain way.
     Again,
-    /// Its [`msg_info`] (with [`MSG_NONE`]), [`message_at`], and whether it
-    /// may hold tool calls.
-    Found {
-        info: u8,
-        at: (u32, u32),
-        calls: bool,
-    },
+    /// Its [`glance`].
+    Found { info: u8, at: (u32, u32) },
 }
 
 /// The quick pass's look at entry `i`: a compact line's members as
@@ -127,48 +84,8 @@ fn first_look(
         range: 0..line.len(),
         members: members.to_vec(),
     };
-    let m = obj.object("message");
-    let mut info = msg_info_of(m.as_ref());
-    if matches!(obj.raw("message"), None | Some(b"null")) {
-        info |= MSG_NONE;
-    }
-    // A tool call's block says `"type":"toolCall"`, or spells it with a
-    // `\u` escape.
-    let calls = info & MSG_ROLE == ROLE_ASSISTANT
-        && m.as_ref().and_then(|m| m.raw("content")).is_some_and(|c| {
-            c.first() == Some(&b'[')
-                && (memchr::memmem::find(c, b"toolCall").is_some()
-                    || memchr::memmem::find(c, b"\\u").is_some())
-        });
-    let at = if m.is_some() {
-        message_at(&obj)
-    } else {
-        (0, 0)
-    };
-    Ok(First::Found { info, at, calls })
-}
-
-/// The key `"message"` as a compact line holds it, and the colon.
-const MESSAGE_KEY: &[u8] = b"\"message\":";
-
-/// Where the `message` member (the last one, as `JSON.parse` keeps) of
-/// the entry `obj` holds its value, when its key is written plainly and
-/// the value follows the colon; (0, 0) otherwise.
-fn message_at(obj: &Object<'_>) -> (u32, u32) {
-    let Some(m) = obj
-        .members
-        .iter()
-        .rev()
-        .find(|m| crate::json::key_is(obj.text, &m.key, "message"))
-    else {
-        return (0, 0);
-    };
-    let plain = m.value.start == m.key.end + 1
-        && obj.text.get(m.key.start..m.value.start) == Some(MESSAGE_KEY);
-    match (u32::try_from(m.value.start), u32::try_from(m.value.end)) {
-        (Ok(a), Ok(b)) if plain => (a, b),
-        _ => (0, 0),
-    }
+    let Glance { info, at } = glance(&obj);
+    Ok(First::Found { info, at })
 }
 
 /// [`Session::object`], the quick way first: a compact line's members as
@@ -263,28 +180,44 @@ impl<'s> View<'s> {
             let mut c = js::Checker::new();
             r.map(|k| first_look(&mut c, s, flat[k].0, src)).collect()
         };
-        let mut k = 0;
-        batches::in_order(s, file.as_ref(), &mut *src, flat.len(), quick, |found| {
-            for f in found {
-                let i = flat[k].0;
-                match f {
-                    First::Skip => {}
-                    First::Again => again.push(k),
-                    First::Found { info, at, calls } => {
-                        msg_info[i] = (info & !MSG_NONE) | MSG_KNOWN;
-                        msg_at[i] = at;
-                        if info & MSG_NONE != 0 && no_message.is_none() {
-                            no_message = Some(k);
-                        }
-                        if calls {
-                            again.push(k);
-                        }
+        let mut found = |k: usize, info: u8, at: (u32, u32)| {
+            let i = flat[k].0;
+            msg_info[i] = (info & !(MSG_NONE | MSG_CALLS)) | MSG_KNOWN;
+            msg_at[i] = at;
+            if info & MSG_NONE != 0 && no_message.is_none() {
+                no_message = Some(k);
+            }
+            info & MSG_CALLS != 0
+        };
+        if s.glances.len() == n && s.version() >= crate::migrate::CURRENT_VERSION {
+            // The load took its glance at every message while the line was
+            // at hand (the lines are the file's own: no version to migrate).
+            for (k, &(i, _)) in flat.iter().enumerate() {
+                if s.entries[i].ty() == EntryType::Message {
+                    let g = s.glances[i];
+                    if found(k, g.info, g.at) {
+                        again.push(k);
                     }
                 }
-                k += 1;
             }
-            Ok(())
-        })?;
+        } else {
+            let mut k = 0;
+            batches::in_order(s, file.as_ref(), &mut *src, flat.len(), quick, |looks| {
+                for f in looks {
+                    match f {
+                        First::Skip => {}
+                        First::Again => again.push(k),
+                        First::Found { info, at } => {
+                            if found(k, info, at) {
+                                again.push(k);
+                            }
+                        }
+                    }
+                    k += 1;
+                }
+                Ok(())
+            })?;
+        }
         for k in again {
             let i = flat[k].0;
             let line = src.line(i)?;
@@ -297,7 +230,7 @@ impl<'s> View<'s> {
                 {
                     no_message = Some(k);
                 }
-                msg_info[i] = msg_info_of(obj.object("message").as_ref()) | MSG_KNOWN;
+                msg_info[i] = info_of(obj.object("message").as_ref()) | MSG_KNOWN;
                 msg_at[i] = message_at(&obj);
             }
             if let Some(m) = obj.object("message") {

@@ -11,7 +11,7 @@ fn row(d: &Display, ty: EntryType, t: &str) -> Result<Vec<Seg>, &'static str> {
 }
 
 fn seg(t: &str, c: Option<&'static str>) -> Seg {
-    (t.to_string(), c)
+    (t.to_string().into(), c)
 }
 
 #[test]

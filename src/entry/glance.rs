@@ -1,0 +1,166 @@
+//! What pi's `/tree` needs of a `message` entry before it draws a row
+//! ([`Glance`]): the role and flags its filters look at, whether the
+//! message may hold tool calls, and where the `message` object stands in
+//! its line (so that a row reads the message alone). Found from a line
+//! already proven to be JSON, either while the file is loaded (asked for
+//! with [`crate::session::ReadOptions::glances`], on the loading threads)
+//! or by `pi-tree` itself.
+
+use crate::json::{js, Object};
+use crate::search::tree_text::has_text_content;
+use crate::store::raw;
+
+/// The role bits ([`Glance::info`] `& MSG_ROLE`): one of the `ROLE_` values.
+pub const MSG_ROLE: u8 = 3;
+pub const ROLE_USER: u8 = 1;
+pub const ROLE_ASSISTANT: u8 = 2;
+pub const ROLE_TOOL_RESULT: u8 = 3;
+/// An assistant message with text content (`hasTextContent`).
+pub const MSG_HAS_TEXT: u8 = 4;
+/// An assistant message whose `stopReason` is truthy and neither "stop"
+/// nor "toolUse".
+pub const MSG_BAD_STOP: u8 = 8;
+/// An assistant message whose content is an array that may hold a tool
+/// call (it says `toolCall`, or has a `\u` escape that may spell it).
+pub const MSG_CALLS: u8 = 0x10;
+/// The entry has no message, or a null one (pi's `/tree` fails on it).
+pub const MSG_NONE: u8 = 0x40;
+
+/// What [`glance`] finds of a message entry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Glance {
+    /// The `MSG_` bits.
+    pub info: u8,
+    /// Where the last `message` member's value stands in the line, when
+    /// its key is written plainly (`"message":` and the value right
+    /// after); (0, 0) otherwise.
+    pub at: (u32, u32),
+}
+
+/// The key `"message"` as a compact line holds it, and the colon.
+pub const MESSAGE_KEY: &[u8] = b"\"message\":";
+
+/// [`Glance`] of the message entry `obj`, a whole line that is known to be
+/// valid JSON (its nested values are found by their brackets alone).
+pub fn glance(obj: &Object<'_>) -> Glance {
+    glance_by(obj, true)
+}
+
+/// [`glance`]; `fast`: as there, otherwise the message object is
+/// validated on the way (the fuzz target holds the two to each other).
+pub(crate) fn glance_by(obj: &Object<'_>, fast: bool) -> Glance {
+    let m = raw::sub_object(obj, "message", fast);
+    let mut info = info_of(m.as_ref());
+    if matches!(obj.raw("message"), None | Some(b"null")) {
+        info |= MSG_NONE;
+    }
+    let calls = info & MSG_ROLE == ROLE_ASSISTANT
+        && m.as_ref().and_then(|m| m.raw("content")).is_some_and(|c| {
+            c.first() == Some(&b'[')
+                && (memchr::memmem::find(c, b"toolCall").is_some()
+                    || memchr::memmem::find(c, b"\\u").is_some())
+        });
+    if calls {
+        info |= MSG_CALLS;
+    }
+    let at = if m.is_some() { message_at(obj) } else { (0, 0) };
+    Glance { info, at }
+}
+
+/// The role and flags of a message object `m` (None: the entry has none):
+/// 0 for a role the filters do not know.
+pub fn info_of(m: Option<&Object<'_>>) -> u8 {
+    let Some(m) = m else {
+        return 0;
+    };
+    match m.str("role").as_deref() {
+        Some("user") => ROLE_USER,
+        Some("toolResult") => ROLE_TOOL_RESULT,
+        Some("assistant") => {
+            let mut info = ROLE_ASSISTANT;
+            if m.get("content")
+                .is_some_and(|r| has_text_content(m.text, r))
+            {
+                info |= MSG_HAS_TEXT;
+            }
+            if m.raw("stopReason")
+                .is_some_and(|r| js::truthy(r) && r != b"\"stop\"" && r != b"\"toolUse\"")
+            {
+                info |= MSG_BAD_STOP;
+            }
+            info
+        }
+        _ => 0,
+    }
+}
+
+/// [`Glance::at`] of the entry `obj`.
+pub fn message_at(obj: &Object<'_>) -> (u32, u32) {
+    let Some(m) = obj
+        .members
+        .iter()
+        .rev()
+        .find(|m| crate::json::key_is(obj.text, &m.key, "message"))
+    else {
+        return (0, 0);
+    };
+    let plain = m.value.start == m.key.end + 1
+        && obj.text.get(m.key.start..m.value.start) == Some(MESSAGE_KEY);
+    match (u32::try_from(m.value.start), u32::try_from(m.value.end)) {
+        (Ok(a), Ok(b)) if plain => (a, b),
+        _ => (0, 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn of(line: &str) -> Glance {
+        let obj = Object::parse_line(line.as_bytes()).unwrap().unwrap();
+        glance(&obj)
+    }
+
+    /// Each flag from the line that sets it, and the message's place.
+    #[test]
+    fn flags_and_place() {
+        let line = r#"{"type":"message","message":{"role":"assistant","content":[{"type":"text","text":" x "}],"stopReason":"error"}}"#;
+        let g = of(line);
+        assert_eq!(g.info, ROLE_ASSISTANT | MSG_HAS_TEXT | MSG_BAD_STOP);
+        let (a, b) = g.at;
+        assert_eq!(&line[a as usize..b as usize], &line[28..line.len() - 1]);
+        let calls = of(
+            r#"{"message":{"role":"assistant","content":[{"type":"toolCall","name":"ls"}],"stopReason":"toolUse"}}"#,
+        );
+        assert_eq!(calls.info, ROLE_ASSISTANT | MSG_CALLS);
+        assert_eq!(
+            of(r#"{"message":{"role":"user","content":"hi"}}"#).info,
+            ROLE_USER
+        );
+        assert_eq!(
+            of(r#"{"message":{"role":"toolResult"}}"#).info,
+            ROLE_TOOL_RESULT
+        );
+        assert_eq!(
+            of(r#"{"message":null}"#),
+            Glance {
+                info: MSG_NONE,
+                at: (0, 0)
+            }
+        );
+        assert_eq!(of(r#"{"type":"message"}"#).info, MSG_NONE);
+        // The last `message` wins, as in JSON.parse; a key with an escape
+        // is not the plain one, so no place is given.
+        let g = of(r#"{"message":{"role":"user"},"\u006dessage":{"role":"toolResult"}}"#);
+        assert_eq!(
+            g,
+            Glance {
+                info: ROLE_TOOL_RESULT,
+                at: (0, 0)
+            }
+        );
+        // Blank text is no text; "stop" and "toolUse" are no bad stop.
+        let g = of(r#"{"message":{"role":"assistant","content":" \n","stopReason":"stop"}}"#);
+        assert_eq!(g.info, ROLE_ASSISTANT);
+    }
+}
