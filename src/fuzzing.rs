@@ -265,7 +265,7 @@ pub fn session(data: &[u8]) {
 /// The glance the load took of entry `i` (with [`ReadOptions::glances`])
 /// is what a look at its line that validates every value finds.
 fn same_glance(q: &Session, i: usize) {
-    use crate::entry::glance::{glance_by, Glance};
+    use crate::entry::glance::{glance_checked, Glance};
     assert_eq!(q.glances.len(), q.entries.len(), "a glance per entry");
     if q.version() < crate::migrate::CURRENT_VERSION {
         return;
@@ -274,7 +274,7 @@ fn same_glance(q: &Session, i: usize) {
         EntryType::Message => {
             let line = q.line(i).expect("an entry's line");
             match crate::json::Object::parse_line(&line) {
-                Ok(Some(obj)) => glance_by(&obj, false),
+                Ok(Some(obj)) => glance_checked(&obj),
                 _ => Glance::default(),
             }
         }

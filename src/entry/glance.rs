@@ -6,9 +6,10 @@
 //! with [`crate::session::ReadOptions::glances`], on the loading threads)
 //! or by `pi-tree` itself.
 
+use crate::json::scan::Member;
 use crate::json::{js, Object};
 use crate::search::tree_text::has_text_content;
-use crate::store::raw;
+use crate::store::raw::{self, Strings};
 
 /// The role bits ([`Glance::info`] `& MSG_ROLE`): one of the `ROLE_` values.
 pub const MSG_ROLE: u8 = 3;
@@ -41,21 +42,43 @@ pub struct Glance {
 pub const MESSAGE_KEY: &[u8] = b"\"message\":";
 
 /// [`Glance`] of the message entry `obj`, a whole line that is known to be
-/// valid JSON (its nested values are found by their brackets alone).
-pub fn glance(obj: &Object<'_>) -> Glance {
-    glance_by(obj, true)
+/// valid JSON: the message's members are found by their brackets alone,
+/// its strings skipped by `strings`, into `spare` (kept for the next).
+pub fn glance(obj: &Object<'_>, strings: Strings<'_>, spare: &mut Vec<Member>) -> Glance {
+    let m = obj
+        .get("message")
+        .filter(|r| obj.text[r.start] == b'{')
+        .map(|r| {
+            let mut members = std::mem::take(spare);
+            raw::members_by(obj.text, r.clone(), &mut members, strings);
+            Object {
+                text: obj.text,
+                range: r,
+                members,
+            }
+        });
+    let g = glance_with(obj, m.as_ref());
+    if let Some(m) = m {
+        *spare = m.members;
+    }
+    g
 }
 
-/// [`glance`]; `fast`: as there, otherwise the message object is
-/// validated on the way (the fuzz target holds the two to each other).
-pub(crate) fn glance_by(obj: &Object<'_>, fast: bool) -> Glance {
-    let m = raw::sub_object(obj, "message", fast);
-    let mut info = info_of(m.as_ref());
+/// [`glance`] of any object line, its message object validated on the
+/// way (the fuzz target holds the two to each other).
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn glance_checked(obj: &Object<'_>) -> Glance {
+    glance_with(obj, obj.object("message").as_ref())
+}
+
+/// [`glance`] of the entry `obj` whose message object is `m`.
+fn glance_with(obj: &Object<'_>, m: Option<&Object<'_>>) -> Glance {
+    let mut info = info_of(m);
     if matches!(obj.raw("message"), None | Some(b"null")) {
         info |= MSG_NONE;
     }
     let calls = info & MSG_ROLE == ROLE_ASSISTANT
-        && m.as_ref().and_then(|m| m.raw("content")).is_some_and(|c| {
+        && m.and_then(|m| m.raw("content")).is_some_and(|c| {
             c.first() == Some(&b'[')
                 && (memchr::memmem::find(c, b"toolCall").is_some()
                     || memchr::memmem::find(c, b"\\u").is_some())
@@ -73,25 +96,59 @@ pub fn info_of(m: Option<&Object<'_>>) -> u8 {
     let Some(m) = m else {
         return 0;
     };
-    match m.str("role").as_deref() {
-        Some("user") => ROLE_USER,
-        Some("toolResult") => ROLE_TOOL_RESULT,
-        Some("assistant") => {
-            let mut info = ROLE_ASSISTANT;
-            if m.get("content")
-                .is_some_and(|r| has_text_content(m.text, r))
+    // The members the filters look at, in one pass (the last of a key
+    // wins, as in JSON.parse).
+    let (mut role, mut content, mut stop) = (None, None, None);
+    for member in &m.members {
+        let slot = match &m.text[member.key.clone()] {
+            b"\"role\"" => &mut role,
+            b"\"content\"" => &mut content,
+            b"\"stopReason\"" => &mut stop,
+            k if !k.contains(&b'\\') => continue,
+            _ => match ["role", "content", "stopReason"]
+                .iter()
+                .position(|want| crate::json::key_is(m.text, &member.key, want))
             {
-                info |= MSG_HAS_TEXT;
-            }
-            if m.raw("stopReason")
-                .is_some_and(|r| js::truthy(r) && r != b"\"stop\"" && r != b"\"toolUse\"")
-            {
-                info |= MSG_BAD_STOP;
-            }
-            info
-        }
-        _ => 0,
+                Some(0) => &mut role,
+                Some(1) => &mut content,
+                Some(_) => &mut stop,
+                None => continue,
+            },
+        };
+        *slot = Some(member.value.clone());
     }
+    let role = role.map(|r| &m.text[r]);
+    if is_string(role, "user") {
+        ROLE_USER
+    } else if is_string(role, "toolResult") {
+        ROLE_TOOL_RESULT
+    } else if is_string(role, "assistant") {
+        let mut info = ROLE_ASSISTANT;
+        if content.is_some_and(|r| has_text_content(m.text, r)) {
+            info |= MSG_HAS_TEXT;
+        }
+        if stop
+            .map(|r| &m.text[r])
+            .is_some_and(|r| js::truthy(r) && r != b"\"stop\"" && r != b"\"toolUse\"")
+        {
+            info |= MSG_BAD_STOP;
+        }
+        info
+    } else {
+        0
+    }
+}
+
+/// Whether the JSON value `raw` is a string that decodes to `want`.
+fn is_string(raw: Option<&[u8]>, want: &str) -> bool {
+    let Some(raw) = raw.filter(|r| r.first() == Some(&b'"') && r.len() >= 2) else {
+        return false;
+    };
+    let inner = &raw[1..raw.len() - 1];
+    if !inner.contains(&b'\\') {
+        return inner == want.as_bytes();
+    }
+    js::decode_string(raw, 0..raw.len()) == want
 }
 
 /// [`Glance::at`] of the entry `obj`.
@@ -118,7 +175,17 @@ mod tests {
 
     fn of(line: &str) -> Glance {
         let obj = Object::parse_line(line.as_bytes()).unwrap().unwrap();
-        glance(&obj)
+        let g = glance(&obj, Strings::Memchr, &mut Vec::new());
+        assert_eq!(g, glance_checked(&obj));
+        // The quick check's quote bits find the same.
+        let mut c = js::Checker::new();
+        let members = c.valid_object(line.as_bytes()).unwrap().to_vec();
+        let quick = Object { members, ..obj };
+        assert_eq!(
+            g,
+            glance(&quick, Strings::Marks(c.marks()), &mut Vec::new())
+        );
+        g
     }
 
     /// Each flag from the line that sets it, and the message's place.

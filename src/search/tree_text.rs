@@ -536,20 +536,34 @@ fn extract_content(text: &[u8], r: Range<usize>) -> String {
     }
 }
 
-/// `hasTextContent(content)`.
+/// `hasTextContent(content)` of the value `text[r]`, known to be valid
+/// JSON (a message object's member, as a validated line holds it).
 pub fn has_text_content(text: &[u8], r: Range<usize>) -> bool {
     match text[r.start] {
-        b'"' => !string::trim(&js::decode_string(text, r)).is_empty(),
-        b'[' => scan::elements(text, r)
-            .unwrap_or_default()
-            .into_iter()
-            .any(|el| {
-                text[el.start] == b'{'
-                    && Object::at(text, el).is_ok_and(|b| {
-                        b.str("type").as_deref() == Some("text")
-                            && b.str("text").is_some_and(|t| !string::trim(&t).is_empty())
-                    })
-            }),
+        b'"' => {
+            // An ASCII character that is not white space, before any escape
+            // or other character: not blank, without decoding.
+            for &b in text
+                .get(r.start + 1..r.end.saturating_sub(1))
+                .unwrap_or(&[])
+            {
+                match b {
+                    0x09..=0x0d | b' ' => continue,
+                    b'\\' | 0x80.. => break,
+                    _ => return true,
+                }
+            }
+            !string::trim(&js::decode_string(text, r)).is_empty()
+        }
+        // Valid JSON: the blocks are found by their brackets alone.
+        b'[' => crate::store::raw::elements(text, r).into_iter().any(|el| {
+            text[el.start] == b'{' && {
+                let b = crate::store::raw::object(text, el);
+                b.str("type").as_deref() == Some("text")
+                    && b.get("text")
+                        .is_some_and(|t| text[t.start] == b'"' && has_text_content(text, t))
+            }
+        }),
         _ => false,
     }
 }

@@ -14,6 +14,7 @@ use crate::json::scan::{self, trim_ws};
 use crate::json::{js, Object};
 use crate::migrate::{self, CURRENT_VERSION};
 use crate::migrate::{HeaderFields, NOT_OBJECT_FIRST};
+use crate::store::raw::Strings;
 use std::sync::Arc;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -50,6 +51,8 @@ pub(super) struct Loader<'n> {
     spare_members: Vec<scan::Member>,
     /// For [`ReadOptions::glances`]: one per entry.
     pub(super) glances: Vec<Glance>,
+    /// The member list of the last message object glanced at.
+    spare_message: Vec<scan::Member>,
 }
 
 impl<'n> Loader<'n> {
@@ -68,6 +71,7 @@ impl<'n> Loader<'n> {
             non_objects: 0,
             spare_members: Vec::new(),
             glances: Vec::new(),
+            spare_message: Vec::new(),
         }
     }
 
@@ -143,7 +147,8 @@ impl<'n> Loader<'n> {
             Some(_) => self.checker.not_ascii(),
             None => 0..bytes.len(),
         };
-        let canonical = self.opts.canonical && quick.is_some();
+        // Taken by the quick check, whose quote bits are then the line's.
+        let quick_read = quick.is_some();
         let parsed = match quick {
             Some(members) => Ok(Some(Object {
                 text: bytes,
@@ -194,22 +199,23 @@ impl<'n> Loader<'n> {
             }
         };
         let utf8 = simdutf8::basic::from_utf8(&bytes[maybe_not_ascii]).is_ok();
-        let read = self.entry(&obj, l.number, offset, utf8, canonical, non_object);
+        let read = self.entry(&obj, l.number, offset, utf8, non_object, quick_read);
         self.spare_members = obj.members;
         read
     }
 
     /// Keep the object line `obj` (line `number`, at `offset`): the header
-    /// or an entry.
+    /// or an entry; `quick`: the quick check took it.
     fn entry(
         &mut self,
         obj: &Object<'_>,
         number: u64,
         offset: u64,
         utf8: bool,
-        canonical: bool,
         non_object: bool,
+        quick: bool,
     ) -> Result<()> {
+        let canonical = self.opts.canonical && quick;
         let bytes = obj.text;
         if !utf8 {
             self.warn(
@@ -249,9 +255,13 @@ impl<'n> Loader<'n> {
         };
         if self.opts.glances {
             // Every line kept was proven JSON, by the quick check or the
-            // scanner.
+            // scanner; the quick check's quote bits are the line's.
+            let strings = match quick {
+                true => Strings::Marks(self.checker.marks()),
+                false => Strings::Memchr,
+            };
             self.glances.push(match ty {
-                EntryType::Message => glance(obj),
+                EntryType::Message => glance(obj, strings, &mut self.spare_message),
                 _ => Glance::default(),
             });
         }

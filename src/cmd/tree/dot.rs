@@ -8,8 +8,8 @@ use super::Options;
 use crate::cli::Out;
 use crate::error::Result;
 use crate::tree::Step;
+use std::borrow::Cow;
 use std::io::Write;
-use std::ops::Range;
 
 impl View<'_> {
     /// The shown entries as a Graphviz digraph, each linked to its nearest
@@ -20,12 +20,8 @@ impl View<'_> {
         for &k in &shown {
             on[self.flat[k].0] = true;
         }
-        let mut w = String::from(
-            "digraph session {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n",
-        );
         let n = self.s.entries.len();
-        // Each entry's node once, rendered in batches (nothing is written
-        // when one fails).
+        // Each entry's node once.
         let mut printed = vec![false; n];
         let nodes: Vec<usize> = shown
             .iter()
@@ -34,17 +30,20 @@ impl View<'_> {
             .collect();
         drop(printed);
         let mut src = self.lines();
-        let batch = |r: Range<usize>, src: &mut dyn LineSource| -> Result<String> {
-            let mut w = String::new();
-            for &i in &nodes[r] {
-                self.dot_node(&mut w, src, i)?;
-            }
-            Ok(w)
-        };
-        batches::in_order(self.s, self.file(), &mut *src, nodes.len(), batch, |b| {
-            w.push_str(&b);
-            Ok(())
-        })?;
+        // The nodes pi's render throws on fail before anything is written.
+        self.refused_rows(&mut *src, nodes.iter().copied())?;
+        out.bytes(
+            b"digraph session {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n",
+        )?;
+        batches::write_rows(
+            self.s,
+            self.file(),
+            &mut *src,
+            nodes.len(),
+            out,
+            |v, buf, src| self.dot_node(buf, src, nodes[v]),
+        )?;
+        drop(src);
         // Edges: each shown entry to its nearest shown ancestor in the tree
         // (its parent where the walk first enters it).
         const NO: u32 = u32::MAX;
@@ -64,6 +63,7 @@ impl View<'_> {
         let parent = |i: usize| (parent_of[i] != NO).then_some(parent_of[i] as usize);
         // An entry's edge depends on the entry alone: each is drawn once.
         let mut drawn = vec![false; n];
+        let mut w: Vec<u8> = Vec::with_capacity(OUT_CHUNK + 256);
         for &k in &shown {
             let i = self.flat[k].0;
             let mut cur = parent(i);
@@ -77,24 +77,31 @@ impl View<'_> {
             }
             if let Some(p) = cur.filter(|&p| on[p]) {
                 if !std::mem::replace(&mut drawn[i], true) {
-                    w.push_str("  n");
-                    w.push_str(&p.to_string());
-                    w.push_str(" -> n");
-                    w.push_str(&i.to_string());
+                    w.extend_from_slice(b"  n");
+                    write_number(&mut w, p);
+                    w.extend_from_slice(b" -> n");
+                    write_number(&mut w, i);
                     if self.active[p] && self.active[i] {
-                        w.push_str(" [style=bold, color=\"#1d4ed8\"]");
+                        w.extend_from_slice(b" [style=bold, color=\"#1d4ed8\"]");
                     }
-                    w.push_str(";\n");
+                    w.extend_from_slice(b";\n");
+                    if w.len() >= OUT_CHUNK {
+                        out.bytes(&w)?;
+                        w.clear();
+                    }
                 }
             }
         }
-        w.push_str("}\n");
-        out.bytes(w.as_bytes())
+        w.extend_from_slice(b"}\n");
+        out.bytes(&w)
     }
 
     /// The node of entry `i`, added to `w`.
-    fn dot_node(&self, w: &mut String, src: &mut dyn LineSource, i: usize) -> Result<()> {
-        let text: String = self.summary(src, i)?.into_iter().map(|(t, _)| t).collect();
+    fn dot_node(&self, w: &mut Vec<u8>, src: &mut dyn LineSource, i: usize) -> Result<()> {
+        let mut text = String::new();
+        for (t, _) in self.summary(src, i)? {
+            text.push_str(&t);
+        }
         let mut label = String::new();
         if let Some(l) = self.label_of(i) {
             label.push('[');
@@ -102,45 +109,73 @@ impl View<'_> {
             label.push_str("] ");
         }
         label.push_str(&cut_chars(&text, 60));
-        w.push_str("  n");
-        w.push_str(&i.to_string());
-        w.push_str(" [label=\"");
+        w.extend_from_slice(b"  n");
+        write_number(w, i);
+        w.extend_from_slice(b" [label=\"");
         dot_escape_into(w, &cut_chars(&label, DOT_MAX_CHARS));
-        w.push_str("\", tooltip=\"");
+        w.extend_from_slice(b"\", tooltip=\"");
         dot_escape_into(w, &cut_chars(&self.s.entries.id_string(i), DOT_MAX_CHARS));
-        w.push('"');
+        w.push(b'"');
         if self.active[i] {
-            w.push_str(", style=\"bold,filled\", fillcolor=\"#dbeafe\", color=\"#1d4ed8\"");
+            w.extend_from_slice(
+                b", style=\"bold,filled\", fillcolor=\"#dbeafe\", color=\"#1d4ed8\"",
+            );
         }
         if self.label_of(i).is_some() {
-            w.push_str(", peripheries=2");
+            w.extend_from_slice(b", peripheries=2");
         }
-        w.push_str("];\n");
+        w.extend_from_slice(b"];\n");
         Ok(())
     }
 }
 
-fn cut_chars(s: &str, n: usize) -> String {
+/// The edges are written this many bytes at a time.
+const OUT_CHUNK: usize = 64 << 10;
+
+/// `n` in decimal digits.
+fn write_number(w: &mut Vec<u8>, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    w.extend_from_slice(&digits[at..]);
+}
+
+/// `s` cut to `n` characters, the last of them `…` when cut.
+fn cut_chars(s: &str, n: usize) -> Cow<'_, str> {
     if s.chars().count() <= n {
-        return s.to_string();
+        return Cow::Borrowed(s);
     }
     let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
     t.push('…');
-    t
+    Cow::Owned(t)
 }
 
-fn dot_escape_into(o: &mut String, s: &str) {
+fn dot_escape_into(o: &mut Vec<u8>, s: &str) {
     for c in s.chars() {
         match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            '\n' | '\r' => o.push(' '),
+            '"' => o.extend_from_slice(b"\\\""),
+            '\\' => o.extend_from_slice(b"\\\\"),
+            '\n' | '\r' => o.push(b' '),
             // Graphviz refuses a NUL and shows other controls as garbage:
             // their visible pictures (U+2400 + code).
-            '\0'..='\u{1f}' => o.push(char::from_u32(0x2400 + c as u32).unwrap_or(' ')),
-            '\u{7f}' => o.push('\u{2421}'),
-            c => o.push(c),
+            '\0'..='\u{1f}' => push_char(o, char::from_u32(0x2400 + c as u32).unwrap_or(' ')),
+            '\u{7f}' => push_char(o, '\u{2421}'),
+            c => push_char(o, c),
         }
+    }
+}
+
+fn push_char(o: &mut Vec<u8>, c: char) {
+    match c.is_ascii() {
+        true => o.push(c as u8),
+        false => o.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
     }
 }
 

@@ -8,7 +8,6 @@ use super::lines::LineSource;
 use super::view::View;
 use super::{Filter, Options};
 use crate::cli::Out;
-use crate::entry::EntryType;
 use crate::error::{Error, Result};
 use crate::json::js::string;
 use crate::search::tree_text::{Seg, ACCENT, DIM, MUTED, WARNING};
@@ -34,15 +33,8 @@ impl View<'_> {
             render_empty(&mut line, &msg, opts.width, opts.color);
             return out.line(line.as_bytes());
         }
-        // pi's render throws on some rows (a custom_message whose content is
-        // not text): find those before anything is written.
         let mut src = self.lines();
-        for &k in &vis {
-            let i = self.flat[k].0;
-            if self.s.entries[i].ty() == EntryType::CustomMessage {
-                self.summary(&mut *src, i)?;
-            }
-        }
+        self.refused_rows(&mut *src, vis.iter().map(|&k| self.flat[k].0))?;
         let layout = if self.tree.is_shared() {
             self.visuals_shared(filter, opts.search.as_deref(), &vis)?
         } else {

@@ -84,7 +84,8 @@ fn first_look(
         range: 0..line.len(),
         members: members.to_vec(),
     };
-    let Glance { info, at } = glance(&obj);
+    let strings = crate::store::raw::Strings::Marks(c.marks());
+    let Glance { info, at } = glance(&obj, strings, &mut Vec::new());
     Ok(First::Found { info, at })
 }
 
@@ -425,6 +426,22 @@ impl<'s> View<'s> {
                 value: start..end,
             }],
         })
+    }
+
+    /// pi's render throws on some rows (a custom_message whose content is
+    /// not text): the error of the first of `entries` it throws on, found
+    /// before anything is written.
+    pub(super) fn refused_rows(
+        &self,
+        src: &mut dyn LineSource,
+        entries: impl Iterator<Item = usize>,
+    ) -> Result<()> {
+        for i in entries {
+            if self.s.entries[i].ty() == EntryType::CustomMessage {
+                self.summary(src, i)?;
+            }
+        }
+        Ok(())
     }
 
     /// [`View::summary`] of entry `i`, parsed as `obj`.
