@@ -119,8 +119,9 @@ fn parse_iso_opt(s: &str) -> Option<f64> {
                 if frac.is_empty() {
                     return None;
                 }
-                let first3: String = frac.chars().chain("000".chars()).take(3).collect();
-                ms = first3.parse::<f64>().ok()?;
+                // The first three digits, zeros after fewer: milliseconds.
+                let digit = |k: usize| frac.as_bytes().get(k).map_or(0, |d| u32::from(d - b'0'));
+                ms = f64::from(digit(0) * 100 + digit(1) * 10 + digit(2));
             }
         }
         if h > 24 || m > 59 || sec > 59 || (h == 24 && (m > 0 || sec > 0 || ms > 0.0)) {

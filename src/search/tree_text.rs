@@ -191,19 +191,30 @@ impl Display {
     /// `ty` shows, as coloured pieces; `Err` with why where pi's render
     /// throws (a custom message whose content is not text).
     pub fn text(&self, ty: EntryType, obj: &Object<'_>) -> Result<Vec<Seg>, &'static str> {
+        let mut v = Vec::new();
+        self.text_into(ty, obj, &mut v)?;
+        Ok(v)
+    }
+
+    /// [`Display::text`], the pieces added to `v`.
+    pub fn text_into(
+        &self,
+        ty: EntryType,
+        obj: &Object<'_>,
+        v: &mut Vec<Seg>,
+    ) -> Result<(), &'static str> {
         let tmpl = |k: &str| string::template(obj.raw(k));
-        let mut v: Vec<Seg> = Vec::new();
         match ty {
             EntryType::Message => {
                 let Some(m) = obj.object("message") else {
                     // `entry.message.role` throws in pi; show the type.
                     v.push(("[message]".into(), Some(DIM)));
-                    return Ok(v);
+                    return Ok(());
                 };
                 let role = string::template(m.raw("role"));
                 let content = || {
                     m.get("content")
-                        .map(|r| normalize(&extract_content(m.text, r)))
+                        .map(|r| normalize_owned(extract_content(m.text, r)))
                         .unwrap_or_default()
                 };
                 match role.as_str() {
@@ -336,7 +347,7 @@ impl Display {
             }
             _ => {}
         }
-        Ok(v)
+        Ok(())
     }
 
     /// `formatToolCall(name, args)`: a tool result's row, from its call.
@@ -506,7 +517,19 @@ fn context_edit_kind(obj: &Object<'_>) -> &'static str {
 
 /// pi's `normalize`: tabs and newlines to spaces, then `trim()`.
 fn normalize(s: &str) -> String {
+    if !s.contains(['\n', '\t']) {
+        return string::trim(s).to_string();
+    }
     string::trim(&s.replace(['\n', '\t'], " ")).to_string()
+}
+
+/// [`normalize`] of a string of one's own: kept as it is when there is
+/// nothing to change.
+fn normalize_owned(s: String) -> String {
+    if !s.contains(['\n', '\t']) && string::trim(&s).len() == s.len() {
+        return s;
+    }
+    normalize(&s)
 }
 
 /// `extractContent(content)`: a string cut at 200 UTF-16 units, or the

@@ -118,7 +118,7 @@ impl View<'_> {
         if let Some(l) = self.label_of(i) {
             segs.push((format!("[{l}] ").into(), Some(WARNING)));
         }
-        segs.extend(self.summary(src, i)?);
+        self.summary_into(src, i, &mut segs)?;
         render_line(out, &segs, opts.width, opts.color);
         Ok(())
     }

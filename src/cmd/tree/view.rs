@@ -398,14 +398,28 @@ impl<'s> View<'s> {
     /// `getEntryDisplayText(node)`, as coloured pieces, its line read from
     /// `src` ([`View::lines`]).
     pub(super) fn summary(&self, src: &mut dyn LineSource, i: usize) -> Result<Vec<Seg>> {
+        let mut v = Vec::new();
+        self.summary_into(src, i, &mut v)?;
+        Ok(v)
+    }
+
+    /// [`View::summary`], the pieces added to `v`.
+    pub(super) fn summary_into(
+        &self,
+        src: &mut dyn LineSource,
+        i: usize,
+        v: &mut Vec<Seg>,
+    ) -> Result<()> {
         let line = src.line(i)?;
-        match self.message_only(&line, i) {
-            Some(obj) => self.summary_of(i, &obj),
+        let e = &self.s.entries[i];
+        let text = match self.message_only(&line, i) {
+            Some(obj) => self.text.text_into(e.ty(), &obj, v),
             None => {
-                let obj = self.object(&line, self.s.entries[i].line())?;
-                self.summary_of(i, &obj)
+                let obj = self.object(&line, e.line())?;
+                self.text.text_into(e.ty(), &obj, v)
             }
-        }
+        };
+        text.map_err(|why| Error::data(&self.s.name, Some(e.line()), why))
     }
 
     /// Entry `i` (its `line`) as an object of one member, its message,

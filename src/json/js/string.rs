@@ -61,20 +61,24 @@ pub fn utf16_len(s: &str) -> usize {
 /// JavaScript's `s.slice(0, n)`: the first `n` UTF-16 code units (a pair
 /// cut in two leaves a lone surrogate, which Node writes as U+FFFD).
 pub fn slice(s: &str, n: usize) -> String {
-    let mut out = String::new();
+    // A character has at least as many bytes as UTF-16 units.
+    if s.len() <= n {
+        return s.to_string();
+    }
     let mut units = 0;
-    for c in s.chars() {
+    for (at, c) in s.char_indices() {
         let u = c.len_utf16();
         if units + u > n {
+            let mut out = String::with_capacity(at + 3);
+            out.push_str(&s[..at]);
             if units < n {
                 out.push('\u{FFFD}');
             }
-            break;
+            return out;
         }
         units += u;
-        out.push(c);
     }
-    out
+    s.to_string()
 }
 
 /// JavaScript's `s.toLowerCase()`: Unicode's default lower case mapping
@@ -353,6 +357,38 @@ pub fn is_blank(bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `slice` is `s.slice(0, n)` as a walk of every character gives it:
+    /// pairs cut in two, the cut at, before and after the end.
+    #[test]
+    fn slice_cuts_at_utf16_units() {
+        let walk = |s: &str, n: usize| {
+            let (mut out, mut units) = (String::new(), 0);
+            for c in s.chars() {
+                if units + c.len_utf16() > n {
+                    if units < n {
+                        out.push('\u{FFFD}');
+                    }
+                    break;
+                }
+                units += c.len_utf16();
+                out.push(c);
+            }
+            out
+        };
+        for s in [
+            "",
+            "abc",
+            "é界",
+            "a\u{1f600}b",
+            "\u{1f600}\u{1f600}",
+            "日本語テキスト",
+        ] {
+            for n in 0..12 {
+                assert_eq!(slice(s, n), walk(s, n), "{s:?} {n}");
+            }
+        }
+    }
 
     #[test]
     fn white_space_and_trim() {
