@@ -110,11 +110,15 @@ impl View<'_> {
         for &k in vis {
             visible[self.flat[k].0] = true;
         }
+        // The entry the parent id names: the index's find where it made
+        // one (the same entry), else a look-up (falsy ids, a second header).
         let parent_in_view = |i: usize| -> Option<usize> {
-            self.s
-                .entries
-                .parent_key(i)
-                .and_then(|p| self.s.index.get(&p))
+            self.s.index.parent_of(i).or_else(|| {
+                self.s
+                    .entries
+                    .parent_key(i)
+                    .and_then(|p| self.s.index.get(&p))
+            })
         };
         // The nearest visible ancestor of each row, by entry. The walk up
         // from an entry depends only on where it starts, so what a hidden
@@ -176,24 +180,39 @@ impl View<'_> {
         }
         drop(fill);
         let multiple_roots = roots.len() > 1;
-        type Frame = (usize, u32, bool, bool, bool, Gutters, bool);
-        let mut stack: Vec<Frame> = Vec::new();
-        for (r, &root) in roots.iter().enumerate().rev() {
-            let last = r == roots.len() - 1;
-            stack.push((
-                root,
-                u32::from(multiple_roots),
-                multiple_roots,
-                multiple_roots,
-                last,
-                0,
-                multiple_roots,
-            ));
+        // Pre-order, a level a list of siblings (the roots first), each
+        // child laid out as it is reached: one frame a parent, not a child.
+        struct Level<'k> {
+            list: &'k [usize],
+            next: usize,
+            indent: u32,
+            /// `justBranched` and `showConnector` of the list's rows.
+            branched: bool,
+            gutters: Gutters,
+            virtual_root_child: bool,
         }
+        let mut stack = vec![Level {
+            list: &roots,
+            next: 0,
+            indent: u32::from(multiple_roots),
+            branched: multiple_roots,
+            gutters: 0,
+            virtual_root_child: multiple_roots,
+        }];
         let mut done = vec![false; n];
-        while let Some((i, indent, just_branched, show_connector, is_last, gutters, vrc)) =
-            stack.pop()
-        {
+        while let Some(top) = stack.last_mut() {
+            let Some(&i) = top.list.get(top.next) else {
+                stack.pop();
+                continue;
+            };
+            top.next += 1;
+            let is_last = top.next == top.list.len();
+            let (indent, branched, gutters, vrc) = (
+                top.indent,
+                top.branched,
+                top.gutters,
+                top.virtual_root_child,
+            );
             let v = pos_of[i] as usize;
             if v == NO as usize || done[i] {
                 continue;
@@ -201,7 +220,7 @@ impl View<'_> {
             done[i] = true;
             visual[v] = Visual {
                 indent,
-                show_connector,
+                show_connector: branched,
                 is_last,
                 gutters,
                 virtual_root_child: vrc,
@@ -216,25 +235,22 @@ impl View<'_> {
             let (child_indent, child_gutters) = child_layout(
                 &mut lists,
                 indent,
-                just_branched,
-                show_connector,
+                branched,
+                branched,
                 vrc,
                 is_last,
                 gutters,
                 multiple,
                 multiple_roots,
             );
-            for (c, &child) in children.iter().enumerate().rev() {
-                stack.push((
-                    child,
-                    child_indent,
-                    multiple,
-                    multiple,
-                    c == children.len() - 1,
-                    child_gutters,
-                    false,
-                ));
-            }
+            stack.push(Level {
+                list: children,
+                next: 0,
+                indent: child_indent,
+                branched: multiple,
+                gutters: child_gutters,
+                virtual_root_child: false,
+            });
         }
         Layout {
             rows: visual,

@@ -160,7 +160,10 @@ impl<'s> View<'s> {
                 if !in_flat[i] {
                     break;
                 }
-                cur = s.entries.parent_id(i).and_then(|p| s.index.get(&p));
+                cur = s
+                    .index
+                    .parent_of(i)
+                    .or_else(|| s.entries.parent_id(i).and_then(|p| s.index.get(&p)));
             }
         }
         // The first pass over the messages: the filters' roles and flags,
