@@ -281,12 +281,17 @@ impl Tree {
     }
 
     /// The same tree with its roots replaced by `roots` and every list of
-    /// children put in the order `order` returns (the same nodes).
-    pub fn reordered(&self, roots: Vec<usize>, mut order: impl FnMut(&[u32]) -> Vec<u32>) -> Tree {
+    /// children put in the order `order` writes them (the same nodes):
+    /// `order(parent, children, out)` adds them to `out`.
+    pub fn reordered(
+        &self,
+        roots: Vec<usize>,
+        mut order: impl FnMut(usize, &[u32], &mut Vec<u32>),
+    ) -> Tree {
         let mut list = Vec::with_capacity(self.list.len());
         for j in 0..self.listed.len() {
             let c = &self.list[self.list_start[j] as usize..self.list_start[j + 1] as usize];
-            list.extend(order(c));
+            order(self.listed[j] as usize, c, &mut list);
         }
         Tree {
             roots,

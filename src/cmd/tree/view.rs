@@ -130,10 +130,15 @@ impl<'s> View<'s> {
             v.extend(xs.iter().copied().filter(|&c| !has[c]));
             v
         };
-        let ordered_tree = tree.reordered(prioritize(&tree.roots), |xs| {
-            let mut v: Vec<u32> = xs.iter().copied().filter(|&c| has[c as usize]).collect();
-            v.extend(xs.iter().copied().filter(|&c| !has[c as usize]));
-            v
+        let ordered_tree = tree.reordered(prioritize(&tree.roots), |parent, xs, out| {
+            // Only under an entry that leads to the leaf can a child lead
+            // there (where each node has one parent and no cycle is walked).
+            if !tree.is_shared() && !has[parent] {
+                out.extend_from_slice(xs);
+                return;
+            }
+            out.extend(xs.iter().copied().filter(|&c| has[c as usize]));
+            out.extend(xs.iter().copied().filter(|&c| !has[c as usize]));
         });
         let mut flat = Vec::new();
         ordered_tree.walk(|step| {
