@@ -406,3 +406,81 @@ fn output_before_an_error_comes_first() {
     assert!(lines[1].starts_with("pi-path: error: "), "{both}");
     assert!(lines[1].contains("parentId cycle"), "{both}");
 }
+
+/// `--leaves` on a fan-out wide enough for two threads: every row, in
+/// file order, as one thread writes it (user leaves with their own text,
+/// others with the root's, a timestamp with an escape rewritten as
+/// `JSON.stringify` writes it).
+#[test]
+fn many_leaves_are_listed_in_order_with_their_rows() {
+    let n = 70_001;
+    let root = user(&hex_id(0), None, r#"root \"said\""#);
+    let mut entries = vec![root];
+    let mut want = String::new();
+    for i in 1..=n {
+        let (id, parent) = (hex_id(i), Some(hex_id(0)));
+        let (entry, last_user) = match i % 3 {
+            0 => (
+                user(&id, parent.as_deref(), &format!(r"leaf {i}\t\u00e9  end")),
+                format!("\"leaf {i} é end\""),
+            ),
+            1 => (
+                text_message(&id, parent.as_deref(), "assistant", "a"),
+                r#""root \"said\"""#.to_string(),
+            ),
+            _ => (
+                message_at(
+                    &id,
+                    parent.as_deref(),
+                    r"2026-07-20T09:00:0\u0031.000Z",
+                    r#"{"role":"toolResult","content":[]}"#,
+                ),
+                r#""root \"said\"""#.to_string(),
+            ),
+        };
+        entries.push(entry);
+        want.push_str(&format!(
+            r#"{{"id":"{id}","line":{},"timestamp":"2026-07-20T09:00:01.000Z","depth":2,"current":{},"lastUser":{last_user}}}"#,
+            i + 2,
+            i == n
+        ));
+        want.push('\n');
+    }
+    let dir = TempDir::new("path-leaves");
+    let f = dir.write("fan.jsonl", session(&entries).as_bytes());
+    let o = run("pi-path", &["--leaves", f.to_str().unwrap()], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_same(&o.stdout, want.as_bytes(), "pi-path --leaves");
+}
+
+/// A cycle above a leaf after many others (rows made on two threads):
+/// the rows before that leaf are printed, then the cycle's error.
+#[test]
+fn a_cycle_after_many_leaves_stops_at_its_leaf() {
+    let n = 60_000;
+    let mut entries = vec![user(&hex_id(0), None, "root")];
+    for i in 1..=n {
+        entries.push(text_message(&hex_id(i), Some(&hex_id(0)), "assistant", "a"));
+    }
+    entries.push(user("cccc0001", Some("cccc0002"), "a"));
+    entries.push(user("cccc0002", Some("cccc0001"), "b"));
+    entries.push(user("cccc0003", Some("cccc0001"), "c"));
+    entries.push(user("cccc0004", Some(&hex_id(0)), "d"));
+    let dir = TempDir::new("path-leaves-cycle");
+    let f = dir.write("cycle.jsonl", session(&entries).as_bytes());
+    let o = run("pi-path", &["--leaves", f.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), n, "{}", stderr(&o));
+    let last = format!(
+        r#"{{"id":"{}","line":{},"timestamp":"2026-07-20T09:00:01.000Z","depth":2,"current":false,"lastUser":"root"}}"#,
+        hex_id(n),
+        n + 2
+    );
+    assert_eq!(out.lines().last(), Some(last.as_str()));
+    let err = stderr(&o);
+    assert!(
+        err.contains("pi-path: error: ") && err.contains("parentId cycle: cccc0001"),
+        "{err}"
+    );
+}

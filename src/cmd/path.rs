@@ -10,7 +10,7 @@ use crate::cli::{Ctx, Exit, SessionArgs};
 use clap::Parser;
 
 use crate::cli::Out;
-use crate::cmd::tree::{write_id, write_str};
+use crate::cmd::tree::{batches, lines, write_id, write_str};
 use crate::context::{self, message_json};
 use crate::entry::EntryType;
 use crate::error::Result;
@@ -19,6 +19,7 @@ use crate::migrate::CURRENT_VERSION;
 use crate::path::path_to;
 use crate::refs;
 use crate::session::Session;
+use crate::store::raw;
 use crate::summary;
 use std::io::Write;
 
@@ -205,54 +206,49 @@ fn write_lines_as_they_are(s: &Session, path: &[usize], out: &mut impl Write) ->
 ///
 /// Each entry's depth and last user message above it are found once and
 /// kept, so that leaves sharing ancestors (a fan-out of a million siblings,
-/// a long chain ending in many leaves) cost their own line, not their path,
-/// and the leaves' lines are read in file order.
+/// a long chain ending in many leaves) cost their own line, not their path.
+/// That is done first, in leaf order, reading each ancestor once; the rows
+/// then read only the leaves' own lines, in file order, on two threads for
+/// many leaves ([`batches::write_rows_with`]: the same bytes as one).
 pub(crate) fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
-    let n = s.entries.len();
-    let mut memo = Memo {
-        depth: vec![0; n],
-        last_user: vec![NOT_YET; n],
-        texts: Vec::new(),
-        chain: Vec::new(),
-        checker: js::Checker::new(),
-    };
-    let file = crate::cmd::tree::lines::reopen(s);
-    let mut src = crate::cmd::tree::lines::line_source(s, file.as_ref());
+    let leaves = crate::path::leaves(s);
+    let mut memo = Memo::new(s.entries.len());
+    // Up to the first leaf whose depth (a cycle) or ancestors' lines fail:
+    // from there on the rows are made one by one, so that the error comes
+    // where and when it came before.
+    let ready = leaves
+        .iter()
+        .take_while(|&&i| memo.above(s, i).is_ok())
+        .count();
+    let file = lines::reopen(s);
+    let mut src = lines::line_source(s, file.as_ref());
+    batches::write_rows_with(
+        s,
+        file.as_ref(),
+        &mut *src,
+        ready,
+        out,
+        js::Checker::new,
+        |v, checker, row, src| {
+            let i = leaves[v];
+            let line = src.line(i)?;
+            let depth = memo.depth[i] as usize;
+            let own = leaf_row(s, checker, i, depth, &line, row)?;
+            let last_user = match &own {
+                Some(found) => found.as_deref(),
+                None => memo.text(s.index.parent_of(i).map_or(NONE, |p| memo.last_user[p])),
+            };
+            end_row(row, last_user);
+            Ok(())
+        },
+    )?;
+    let mut checker = js::Checker::new();
     let mut row = Vec::new();
-    for i in crate::path::leaves(s) {
-        let e = &s.entries[i];
+    for &i in &leaves[ready..] {
         let depth = memo.depth(s, i)?;
         let line = src.line(i)?;
-        let obj = memo.object(s, &line, e.line())?;
-        // As an `ObjectWriter` writes it, the keys known to need no escape.
         row.clear();
-        row.extend_from_slice(b"{\"id\":");
-        // The id as its JSON value (a number stays a number; "" without one).
-        match s.entries.id(i) {
-            Some(id) => write_id(&mut row, Some(id)),
-            None => row.extend_from_slice(b"\"\""),
-        };
-        // Whole numbers, which JavaScript prints as their digits.
-        row.extend_from_slice(b",\"line\":");
-        row.extend_from_slice(e.line().to_string().as_bytes());
-        if let Some(t) = obj.canonical("timestamp").ok().flatten() {
-            row.extend_from_slice(b",\"timestamp\":");
-            row.extend_from_slice(&t);
-        }
-        row.extend_from_slice(b",\"depth\":");
-        row.extend_from_slice(depth.to_string().as_bytes());
-        if let Some(id) = s.entries.id(i) {
-            if let Some(l) = s.index.labels.get(&id) {
-                row.extend_from_slice(b",\"label\":");
-                row.extend_from_slice(&s.label_value(l)?);
-            }
-        }
-        row.extend_from_slice(if s.index.leaf == Some(i) {
-            b",\"current\":true"
-        } else {
-            b",\"current\":false"
-        });
-        let own = user_text(s, i, &obj);
+        let own = leaf_row(s, &mut checker, i, depth, &line, &mut row)?;
         let last_user = match &own {
             Some(found) => found.as_deref(),
             None => {
@@ -263,15 +259,106 @@ pub(crate) fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
                 memo.text(k)
             }
         };
-        row.extend_from_slice(b",\"lastUser\":");
-        match last_user {
-            Some(t) => write_str(&mut row, t),
-            None => row.extend_from_slice(b"null"),
-        };
-        row.push(b'}');
-        out.line(&row)?;
+        end_row(&mut row, last_user);
+        out.bytes(&row)?;
     }
     out.done()
+}
+
+/// Append the row of leaf `i` (its `line`, at `depth`) to `row`, as far
+/// as `"current"`; return [`user_text`] of the leaf itself.
+fn leaf_row(
+    s: &Session,
+    checker: &mut js::Checker,
+    i: usize,
+    depth: usize,
+    line: &[u8],
+    row: &mut Vec<u8>,
+) -> Result<Option<Option<String>>> {
+    let e = &s.entries[i];
+    let (obj, strings) = quick_object(checker, s, line, e.line())?;
+    let own = user_text(s, i, &obj, strings);
+    // As an `ObjectWriter` writes it, the keys known to need no escape.
+    row.extend_from_slice(b"{\"id\":");
+    // The id as its JSON value (a number stays a number; "" without one).
+    match s.entries.id(i) {
+        Some(id) => write_id(row, Some(id)),
+        None => row.extend_from_slice(b"\"\""),
+    };
+    // Whole numbers, which JavaScript prints as their digits.
+    row.extend_from_slice(b",\"line\":");
+    push_number(row, e.line());
+    if let Some(t) = obj.get("timestamp") {
+        let at = row.len();
+        row.extend_from_slice(b",\"timestamp\":");
+        if js::canonical_with(checker, row, obj.text, t).is_err() {
+            row.truncate(at);
+        }
+    }
+    row.extend_from_slice(b",\"depth\":");
+    push_number(row, depth as u64);
+    if let Some(id) = s.entries.id(i) {
+        if let Some(l) = s.index.labels.get(&id) {
+            row.extend_from_slice(b",\"label\":");
+            row.extend_from_slice(&s.label_value(l)?);
+        }
+    }
+    row.extend_from_slice(if s.index.leaf == Some(i) {
+        b",\"current\":true"
+    } else {
+        b",\"current\":false"
+    });
+    Ok(own)
+}
+
+/// End a row begun by [`leaf_row`]: its `lastUser` and the line's end.
+fn end_row(row: &mut Vec<u8>, last_user: Option<&str>) {
+    row.extend_from_slice(b",\"lastUser\":");
+    match last_user {
+        Some(t) => write_str(row, t),
+        None => row.extend_from_slice(b"null"),
+    };
+    row.extend_from_slice(b"}\n");
+}
+
+/// The decimal digits of `n` appended to `row`, without an allocation.
+fn push_number(row: &mut Vec<u8>, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    row.extend_from_slice(&digits[at..]);
+}
+
+/// [`Session::object`], the quick way first (as the load reads a compact
+/// line: [`js::Checker::valid_object`] finds the scanner's members in a
+/// quicker pass), and how the strings of the text, valid JSON either way,
+/// are skipped when its values are looked into ([`raw::Strings`]: by the
+/// checker's quote bits after a quick yes).
+fn quick_object<'a, 'c>(
+    checker: &'c mut js::Checker,
+    s: &Session,
+    bytes: &'a [u8],
+    line: u64,
+) -> Result<(Object<'a>, raw::Strings<'c>)> {
+    match checker.valid_object(bytes) {
+        Some(members) => {
+            let obj = Object {
+                text: bytes,
+                range: 0..bytes.len(),
+                members: members.to_vec(),
+            };
+            Ok((obj, raw::Strings::Marks(checker.marks())))
+        }
+        None => Ok((s.object(bytes, line)?, raw::Strings::Memchr)),
+    }
 }
 
 /// `Memo::last_user`: not found yet.
@@ -293,18 +380,24 @@ struct Memo {
 }
 
 impl Memo {
-    /// [`Session::object`], the quick way first (as the load reads a
-    /// compact line: [`js::Checker::valid_object`] finds the scanner's
-    /// members in a quicker pass).
-    fn object<'a>(&mut self, s: &Session, bytes: &'a [u8], line: u64) -> Result<Object<'a>> {
-        match self.checker.valid_object(bytes) {
-            Some(members) => Ok(Object {
-                text: bytes,
-                range: 0..bytes.len(),
-                members: members.to_vec(),
-            }),
-            None => s.object(bytes, line),
+    fn new(n: usize) -> Memo {
+        Memo {
+            depth: vec![0; n],
+            last_user: vec![NOT_YET; n],
+            texts: Vec::new(),
+            chain: Vec::new(),
+            checker: js::Checker::new(),
         }
+    }
+
+    /// Leaf `i`'s depth, and the last user message above its parent:
+    /// all its row needs besides its own line.
+    fn above(&mut self, s: &Session, i: usize) -> Result<()> {
+        self.depth(s, i)?;
+        if let Some(p) = s.index.parent_of(i) {
+            self.last_user(s, p)?;
+        }
+        Ok(())
     }
 
     /// `path_to(s, i).len()`, with the same cycle error.
@@ -343,8 +436,8 @@ impl Memo {
             self.chain.push(c);
             if s.entries[c].ty() == EntryType::Message {
                 let l = s.line(c)?;
-                let o = self.object(s, &l, s.entries[c].line())?;
-                if let Some(t) = user_text(s, c, &o) {
+                let (o, strings) = quick_object(&mut self.checker, s, &l, s.entries[c].line())?;
+                if let Some(t) = user_text(s, c, &o, strings) {
                     found = self.texts.len() as u32;
                     self.texts.push(t);
                     break;
@@ -366,13 +459,21 @@ impl Memo {
     }
 }
 
-/// For a user message (entry `i`, parsed as `obj`): Some of its one-line
-/// text (None when it has no text); None for any other entry.
-fn user_text(s: &Session, i: usize, obj: &Object<'_>) -> Option<Option<String>> {
+/// For a user message (entry `i`, parsed as `obj`, its strings skipped
+/// by `strings`): Some of its one-line text (None when it has no text);
+/// None for any other entry.
+fn user_text(
+    s: &Session,
+    i: usize,
+    obj: &Object<'_>,
+    strings: raw::Strings<'_>,
+) -> Option<Option<String>> {
     if s.entries[i].ty() != EntryType::Message {
         return None;
     }
-    let m = obj.object("message")?;
+    // The line is valid JSON: its message's members are found by quotes
+    // and brackets alone, not validated again.
+    let m = raw::sub_object_by(obj, "message", strings)?;
     (m.str("role").as_deref() == Some("user"))
         .then(|| summary::message_text(&m).map(|t| summary::one_line(&t, 120)))
 }

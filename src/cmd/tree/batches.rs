@@ -78,7 +78,7 @@ where
 /// Write rows `0..n` to `out` in order, row `v` appended to a buffer by
 /// `row` (through [`in_order`]). After a row that fails, the rows before
 /// it are written, not the failed one's part, and its error returned.
-pub(super) fn write_rows<R>(
+pub(crate) fn write_rows<R>(
     s: &Session,
     file: Option<&File>,
     lines: &mut dyn LineSource,
@@ -89,11 +89,38 @@ pub(super) fn write_rows<R>(
 where
     R: Fn(usize, &mut Vec<u8>, &mut dyn LineSource) -> Result<()> + Sync,
 {
+    write_rows_with(
+        s,
+        file,
+        lines,
+        n,
+        out,
+        || (),
+        |v, (), buf, src| row(v, buf, src),
+    )
+}
+
+/// [`write_rows`], each batch's rows given scratch space of their own
+/// (a checker, buffers kept from row to row), made by `fresh`.
+pub(crate) fn write_rows_with<S, N, R>(
+    s: &Session,
+    file: Option<&File>,
+    lines: &mut dyn LineSource,
+    n: usize,
+    out: &mut impl Write,
+    fresh: N,
+    row: R,
+) -> Result<()>
+where
+    N: Fn() -> S + Sync,
+    R: Fn(usize, &mut S, &mut Vec<u8>, &mut dyn LineSource) -> Result<()> + Sync,
+{
     let rows = |r: Range<usize>, src: &mut dyn LineSource| {
         let mut buf = Vec::new();
+        let mut scratch = fresh();
         for v in r {
             let at = buf.len();
-            if let Err(e) = row(v, &mut buf, src) {
+            if let Err(e) = row(v, &mut scratch, &mut buf, src) {
                 buf.truncate(at);
                 return Ok((buf, Err(e)));
             }

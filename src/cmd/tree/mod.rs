@@ -16,7 +16,7 @@
 //! first). pi's display and searchable text of an entry are
 //! `search::tree_text`'s.
 
-mod batches;
+pub(crate) mod batches;
 mod dot;
 mod json;
 mod jsonl;
