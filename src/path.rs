@@ -100,6 +100,10 @@ pub fn leaves(session: &Session) -> Vec<usize> {
     }
     (0..s.entries.len())
         .filter(|&i| !has_child[i] && s.entries[i].ty() != EntryType::Session)
-        .filter(|&i| s.entries.id(i).is_none_or(|id| s.index.get(&id) == Some(i)))
+        // A leaf shadowed by a later entry with its id is none; when every
+        // id is unique no entry is shadowed (no look-up a leaf).
+        .filter(|&i| {
+            s.index.ids_unique() || s.entries.id(i).is_none_or(|id| s.index.get(&id) == Some(i))
+        })
         .collect()
 }
