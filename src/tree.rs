@@ -265,6 +265,36 @@ impl Tree {
         }
     }
 
+    /// Each node's parent in the tree (`u32::MAX`: none), read off the
+    /// lists of children; None when nodes are shared, where a node has
+    /// several (the walk's first is then the one to take). A node no root
+    /// reaches may have one: only a walk from the roots tells them apart.
+    pub fn parents(&self) -> Option<Vec<u32>> {
+        if self.shared {
+            return None;
+        }
+        let mut parent = vec![u32::MAX; self.n];
+        for (w, &bits) in self.next_only.iter().enumerate() {
+            let mut b = bits;
+            while b != 0 {
+                let node = w * 64 + b.trailing_zeros() as usize;
+                b &= b - 1;
+                if let Some(slot) = parent.get_mut(node + 1) {
+                    *slot = node as u32;
+                }
+            }
+        }
+        for (j, &p) in self.listed.iter().enumerate() {
+            let kids = &self.list[self.list_start[j] as usize..self.list_start[j + 1] as usize];
+            for &c in kids {
+                if let Some(slot) = parent.get_mut(c as usize) {
+                    *slot = p;
+                }
+            }
+        }
+        Some(parent)
+    }
+
     /// The number of entries the tree was built over.
     pub fn len(&self) -> usize {
         self.n
@@ -628,6 +658,17 @@ mod tests {
                     got.push(step)
                 }
             });
+            // Where no node is shared, the lists' parents are the walk's.
+            if let Some(parents) = t.parents() {
+                for step in &steps {
+                    if let Step::Enter { node, parent, .. } = step {
+                        let want = parent.map_or(u32::MAX, |p| p as u32);
+                        assert_eq!(parents[*node], want, "parent of {node}");
+                    }
+                }
+            } else {
+                assert!(t.is_shared());
+            }
             if steps.len() <= limit {
                 assert_eq!(got, steps);
                 let entered = steps

@@ -46,19 +46,25 @@ impl View<'_> {
         drop(src);
         // Edges: each shown entry to its nearest shown ancestor in the tree
         // (its parent where the walk first enters it).
+        // (Only entries the walk reaches are shown, and their parents are
+        // reached too: a tree's own lists give the same where no node is
+        // shared.)
         const NO: u32 = u32::MAX;
-        let mut parent_of = vec![NO; n];
-        self.tree.walk(|step| {
-            if let Step::Enter {
-                node,
-                parent: Some(p),
-                ..
-            } = step
-            {
-                if parent_of[node] == NO {
-                    parent_of[node] = p as u32;
+        let parent_of = self.tree.parents().unwrap_or_else(|| {
+            let mut parent_of = vec![NO; n];
+            self.tree.walk(|step| {
+                if let Step::Enter {
+                    node,
+                    parent: Some(p),
+                    ..
+                } = step
+                {
+                    if parent_of[node] == NO {
+                        parent_of[node] = p as u32;
+                    }
                 }
-            }
+            });
+            parent_of
         });
         let parent = |i: usize| (parent_of[i] != NO).then_some(parent_of[i] as usize);
         // An entry's edge depends on the entry alone: each is drawn once.
