@@ -9,6 +9,7 @@
 use crate::entry::EntryType;
 use crate::json::js::{self, number, string};
 use crate::json::{scan, Object};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -211,13 +212,22 @@ impl Display {
                     v.push(("[message]".into(), Some(DIM)));
                     return Ok(());
                 };
-                let role = string::template(m.raw("role"));
+                // `${role}`: a plain string's own text, without a copy.
+                let role: Cow<'_, str> = match m.raw("role") {
+                    Some(r) if r.len() >= 2 && r[0] == b'"' && !r.contains(&b'\\') => {
+                        match std::str::from_utf8(&r[1..r.len() - 1]) {
+                            Ok(plain) => Cow::Borrowed(plain),
+                            Err(_) => string::template(Some(r)).into(),
+                        }
+                    }
+                    other => string::template(other).into(),
+                };
                 let content = || {
                     m.get("content")
                         .map(|r| normalize_owned(extract_content(m.text, r)))
                         .unwrap_or_default()
                 };
-                match role.as_str() {
+                match &*role {
                     "user" => {
                         v.push(("user: ".into(), Some(ACCENT)));
                         v.push((content().into(), None));

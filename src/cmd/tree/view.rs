@@ -316,6 +316,9 @@ impl<'s> View<'s> {
     }
 
     pub(super) fn label_of(&self, i: usize) -> Option<&str> {
+        if self.s.index.labels.is_empty() {
+            return None;
+        }
         self.id_of(i)
             .and_then(|id| self.s.index.labels.get(&id))
             .map(|l| &*l.label)
