@@ -287,7 +287,7 @@ fn leaf_row(
     };
     // Whole numbers, which JavaScript prints as their digits.
     row.extend_from_slice(b",\"line\":");
-    push_number(row, e.line());
+    crate::json::js::number::push_decimal(row, e.line());
     if let Some(t) = obj.get("timestamp") {
         let at = row.len();
         row.extend_from_slice(b",\"timestamp\":");
@@ -296,7 +296,7 @@ fn leaf_row(
         }
     }
     row.extend_from_slice(b",\"depth\":");
-    push_number(row, depth as u64);
+    crate::json::js::number::push_decimal(row, depth as u64);
     if let Some(id) = s.entries.id(i) {
         if let Some(l) = s.index.labels.get(&id) {
             row.extend_from_slice(b",\"label\":");
@@ -319,22 +319,6 @@ fn end_row(row: &mut Vec<u8>, last_user: Option<&str>) {
         None => row.extend_from_slice(b"null"),
     };
     row.extend_from_slice(b"}\n");
-}
-
-/// The decimal digits of `n` appended to `row`, without an allocation.
-fn push_number(row: &mut Vec<u8>, n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut n = n;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    row.extend_from_slice(&digits[at..]);
 }
 
 /// [`Session::object`], the quick way first (as the load reads a compact

@@ -7,6 +7,7 @@ use super::view::View;
 use super::Options;
 use crate::cli::Out;
 use crate::error::Result;
+use crate::json::js::number::push_decimal;
 use crate::tree::Step;
 use std::borrow::Cow;
 use std::io::Write;
@@ -84,9 +85,9 @@ impl View<'_> {
             if let Some(p) = cur.filter(|&p| on[p]) {
                 if !std::mem::replace(&mut drawn[i], true) {
                     w.extend_from_slice(b"  n");
-                    write_number(&mut w, p);
+                    push_decimal(&mut w, p as u64);
                     w.extend_from_slice(b" -> n");
-                    write_number(&mut w, i);
+                    push_decimal(&mut w, i as u64);
                     if self.active[p] && self.active[i] {
                         w.extend_from_slice(b" [style=bold, color=\"#1d4ed8\"]");
                     }
@@ -116,7 +117,7 @@ impl View<'_> {
         }
         label.push_str(&cut_chars(&text, 60));
         w.extend_from_slice(b"  n");
-        write_number(w, i);
+        push_decimal(w, i as u64);
         w.extend_from_slice(b" [label=\"");
         dot_escape_into(w, &cut_chars(&label, DOT_MAX_CHARS));
         w.extend_from_slice(b"\", tooltip=\"");
@@ -137,21 +138,6 @@ impl View<'_> {
 
 /// The edges are written this many bytes at a time.
 const OUT_CHUNK: usize = 64 << 10;
-
-/// `n` in decimal digits.
-fn write_number(w: &mut Vec<u8>, mut n: usize) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    w.extend_from_slice(&digits[at..]);
-}
 
 /// `s` cut to `n` characters, the last of them `…` when cut.
 fn cut_chars(s: &str, n: usize) -> Cow<'_, str> {

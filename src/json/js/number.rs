@@ -4,6 +4,22 @@
 
 use super::string::trim;
 
+/// The decimal digits of the whole number `n` added to `out`, as
+/// JavaScript prints it, without an allocation.
+pub fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
 /// Write a JSON number text as JavaScript prints the number it parses to.
 pub fn write_number_text(out: &mut Vec<u8>, text: &[u8]) {
     // Fast path: small integers are already in JavaScript's form.
