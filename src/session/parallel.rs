@@ -186,8 +186,8 @@ mod tests {
         let size = text.len() as u64;
         let show = |r: Result<Loader<'_>>| match r {
             Ok(l) => format!(
-                "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}",
-                l.header, l.entries, l.extras, l.other_types, l.warnings, l.lines_seen
+                "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n{:?}",
+                l.header, l.entries, l.extras, l.other_types, l.warnings, l.lines_seen, l.glances
             ),
             Err(e) => format!("error {e}"),
         };
@@ -228,6 +228,17 @@ mod tests {
                 r#"{"type":"label","id":"ffffffff","parentId":"00000022","timestamp":"x","targetId":"00000001","label":"L"}"#,
             ),
             (36, r#"{"type":"mystery","id":"eeeeeeee"}"#),
+            // Messages of each glance, on the later side (their glances
+            // must stand at their entries' places).
+            (
+                36,
+                r#"{"type":"message","id":"cccccccc","parentId":null,"message":{"role":"assistant","content":[{"type":"toolCall","id":"c"},{"type":"text","text":"x"}],"stopReason":"error"}}"#,
+            ),
+            (36, r#"{"type":"message","id":"cccccccd","message":null}"#),
+            (
+                36,
+                r#"{ "type" : "message", "id" : "ccccccce", "message" : { "role" : "toolResult" } }"#,
+            ),
             (38, "{\"type\":\"message\",\"id\":\"dd"),
         ] {
             messy.insert(at, line.to_string());
@@ -267,11 +278,12 @@ mod tests {
         for (n, lines) in cases.iter().enumerate() {
             for end in ["", "\n", "\n\n"] {
                 let text = format!("{}{end}", lines.join("\n"));
-                for strict in [false, true] {
+                for (strict, glances) in [(false, false), (true, false), (false, true)] {
                     let (one, two) = both_ways(
                         text.as_bytes(),
                         ReadOptions {
                             strict,
+                            glances,
                             ..Default::default()
                         },
                     );
