@@ -53,6 +53,30 @@ fn same_value(a: &serde_json::Value, b: &serde_json::Value) -> bool {
 
 /// Target `json`: the validating scanner, the object view, the
 /// JavaScript-exact writer and the date parser on one line of input.
+/// pi-grep's quick read of an entry (by the checker's marks and record of
+/// container ends) finds the type, role and texts the plain read finds.
+fn same_search_spans(data: &[u8], checker: &mut js::Checker) {
+    use crate::search::{self, Span};
+    let Some(o) = crate::json::Object::parse_line(data).ok().flatten() else {
+        panic!("the quick read takes only valid JSON");
+    };
+    let e = search::Entry::new(&o, None);
+    let plain: Vec<_> = search::entry_spans(&e)
+        .into_iter()
+        .map(Span::decode)
+        .collect();
+    let (top, marks) = (checker.members().to_vec(), checker.marks());
+    let mut out = Vec::new();
+    let (ty, role) = search::quick_entry(data, &top, marks, &mut js::Checker::new(), &mut out);
+    let quick: Vec<_> = out.into_iter().map(Span::decode).collect();
+    assert_eq!(
+        (&ty, &role),
+        (&e.ty, &e.role),
+        "pi-grep's quick read: type, role"
+    );
+    assert_eq!(quick, plain, "pi-grep's quick read: texts");
+}
+
 pub fn json(data: &[u8]) {
     if data.len() > MAX_INPUT {
         return;
@@ -78,6 +102,9 @@ pub fn json(data: &[u8]) {
             .expect("the quick read takes only objects");
         assert_eq!(range, 0..data.len(), "the quick read takes no spaces");
         assert_eq!(members, found, "the quick read's members differ");
+        if !canonical {
+            same_search_spans(data, &mut checker);
+        }
         if canonical && std::str::from_utf8(data).is_ok() {
             let long = js::canonical_long_way(data, range).expect("canonical of valid JSON");
             assert_eq!(

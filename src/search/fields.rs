@@ -202,6 +202,192 @@ fn blocks<'a>(o: &Object<'a>, key: &str, fast: Option<Strings<'_>>) -> Vec<Objec
         .collect()
 }
 
+/// [`Entry::new`] and [`entry_spans`] at once, for a line `t` that
+/// [`js::Checker::valid_object`] took (`top`: the members it gave, `m`:
+/// its marks): the entry's type and role, and its spans pushed onto `out`,
+/// the same as the two give. Nothing is allocated but a tool call's text:
+/// objects and arrays are walked by the marks' quote bits and the walk's
+/// record of where each container ends, not read again. `canon` makes a
+/// tool call's arguments canonical (kept by the caller).
+pub fn quick_entry<'a>(
+    t: &'a [u8],
+    top: &[scan::Member],
+    m: js::Marks<'_>,
+    canon: &mut js::Checker,
+    out: &mut Vec<Span<'a>>,
+) -> (Option<Cow<'a, str>>, Option<Cow<'a, str>>) {
+    let get = |key: &str| {
+        top.iter()
+            .rev()
+            .find(|x| crate::json::key_is(t, &x.key, key))
+            .map(|x| x.value.clone())
+    };
+    let ty_r = get("type");
+    let ty = ty_r.clone().and_then(|r| str_at(t, r));
+    let raw = |out: &mut Vec<Span<'a>>, field, r: Option<Range<usize>>| {
+        if let Some(r) = r.filter(|r| t.get(r.start) == Some(&b'"')) {
+            out.push(Span {
+                field,
+                text: SpanText::Raw(t, r),
+            });
+        }
+    };
+    match ty.as_deref() {
+        Some("message") => {
+            let Some(msg) = get("message").filter(|r| t.get(r.start) == Some(&b'{')) else {
+                return (ty, None);
+            };
+            let [role, content, command, output, summary] = pick(
+                t,
+                msg.start,
+                m,
+                ["role", "content", "command", "output", "summary"],
+            );
+            let role = role.and_then(|r| str_at(t, r));
+            match role.as_deref() {
+                Some("assistant") => {
+                    each_object(t, content, m, |b| {
+                        let [bty, text, thinking, name, args] =
+                            pick(t, b, m, ["type", "text", "thinking", "name", "arguments"]);
+                        match bty.and_then(|r| str_at(t, r)).as_deref() {
+                            Some("text") => raw(out, "text", text),
+                            Some("thinking") => raw(out, "thinking", thinking),
+                            Some("toolCall") => {
+                                let mut s = name
+                                    .and_then(|r| str_at(t, r))
+                                    .map(Cow::into_owned)
+                                    .unwrap_or_default();
+                                if let Some(a) = args {
+                                    let mut buf = Vec::new();
+                                    if js::canonical_with(canon, &mut buf, t, a).is_ok() {
+                                        s.push(' ');
+                                        s.push_str(&String::from_utf8_lossy(&buf));
+                                    }
+                                }
+                                out.push(Span {
+                                    field: "toolCall",
+                                    text: SpanText::Owned(s),
+                                });
+                            }
+                            _ => {}
+                        }
+                    });
+                }
+                Some("toolResult") => quick_content(t, content, m, "toolResult", out),
+                Some("bashExecution") => {
+                    raw(out, "command", command);
+                    raw(out, "output", output);
+                }
+                Some("branchSummary" | "compactionSummary") => raw(out, "summary", summary),
+                _ => quick_content(t, content, m, "text", out),
+            }
+            return (ty, role);
+        }
+        Some("custom_message") => quick_content(t, get("content"), m, "text", out),
+        Some("branch_summary" | "compaction") => raw(out, "summary", get("summary")),
+        Some("session_info") => raw(out, "name", get("name")),
+        Some("label") => raw(out, "label", get("label")),
+        _ => {}
+    }
+    (ty, None)
+}
+
+/// The string at `t[r]` decoded, when it is one.
+fn str_at(t: &[u8], r: Range<usize>) -> Option<Cow<'_, str>> {
+    (t.get(r.start) == Some(&b'"')).then(|| js::decode_string(t, r))
+}
+
+/// [`content`] in a line the checker took.
+fn quick_content<'a>(
+    t: &'a [u8],
+    content: Option<Range<usize>>,
+    m: js::Marks<'_>,
+    field: &'static str,
+    out: &mut Vec<Span<'a>>,
+) {
+    let Some(r) = content else {
+        return;
+    };
+    if t.get(r.start) == Some(&b'"') {
+        out.push(Span {
+            field,
+            text: SpanText::Raw(t, r),
+        });
+        return;
+    }
+    each_object(t, Some(r), m, |b| {
+        let [bty, text] = pick(t, b, m, ["type", "text"]);
+        if bty.and_then(|r| str_at(t, r)).as_deref() == Some("text") {
+            if let Some(r) = text.filter(|r| t.get(r.start) == Some(&b'"')) {
+                out.push(Span {
+                    field,
+                    text: SpanText::Raw(t, r),
+                });
+            }
+        }
+    });
+}
+
+/// The end of the value at `t[v]` in a text the checker took.
+#[inline]
+fn value_end(t: &[u8], v: usize, m: js::Marks<'_>) -> usize {
+    match t.get(v) {
+        Some(b'"') => m.string_end(v).min(t.len()),
+        Some(b'{' | b'[') => m.container_end(v).unwrap_or(t.len()),
+        _ => t
+            .get(v..)
+            .and_then(|r| r.iter().position(|b| matches!(b, b',' | b'}' | b']')))
+            .map_or(t.len(), |i| v + i),
+    }
+}
+
+/// The values of `keys` in the object opening at `t[open]` (the last of
+/// a key given twice, as in `JSON.parse`).
+fn pick<const N: usize>(
+    t: &[u8],
+    open: usize,
+    m: js::Marks<'_>,
+    keys: [&str; N],
+) -> [Option<Range<usize>>; N] {
+    let mut found: [Option<Range<usize>>; N] = std::array::from_fn(|_| None);
+    let mut p = open + 1;
+    while t.get(p) == Some(&b'"') {
+        let k = m.string_end(p).min(t.len());
+        let v = k + 1;
+        let ve = value_end(t, v, m);
+        if let Some(i) = keys
+            .iter()
+            .position(|key| crate::json::key_is(t, &(p..k), key))
+        {
+            found[i] = Some(v..ve);
+        }
+        if t.get(ve) != Some(&b',') {
+            break;
+        }
+        p = ve + 1;
+    }
+    found
+}
+
+/// Each object element (where it opens) of the array at `t[r]`, when it
+/// is an array.
+fn each_object(t: &[u8], r: Option<Range<usize>>, m: js::Marks<'_>, mut f: impl FnMut(usize)) {
+    let Some(r) = r.filter(|r| t.get(r.start) == Some(&b'[')) else {
+        return;
+    };
+    let mut p = r.start + 1;
+    while p < r.end && t.get(p) != Some(&b']') {
+        if t.get(p) == Some(&b'{') {
+            f(p);
+        }
+        let e = value_end(t, p, m);
+        if t.get(e) != Some(&b',') {
+            break;
+        }
+        p = e + 1;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,5 +409,150 @@ mod tests {
                 ("toolCall", r#"bash {"command":"ls"}"#)
             ]
         );
+    }
+
+    /// The quick read of a line the checker takes finds what the plain
+    /// read finds, on entries built at random from the pieces that matter:
+    /// every type and role, keys given twice or escaped, values of the
+    /// wrong kind, nested containers to be skipped, tool calls whose
+    /// arguments JSON.stringify would write otherwise.
+    #[test]
+    fn quick_entry_is_the_plain_read() {
+        let values = [
+            r#""x\ny \"q\" \u00e9 \\n""#,
+            r#""text""#,
+            r#""toolCall""#,
+            "17",
+            "-1.5e3",
+            "null",
+            "true",
+            "[]",
+            "{}",
+            r#"[1,{"a":[{"b":"]"}]},"}"]"#,
+            r#"{"type":"text","text":"in"}"#,
+        ];
+        let types = [
+            r#""message""#,
+            r#""custom_message""#,
+            r#""branch_summary""#,
+            r#""compaction""#,
+            r#""session_info""#,
+            r#""label""#,
+            r#""mess\u0061ge""#,
+            "1",
+        ];
+        let roles = [
+            r#""assistant""#,
+            r#""user""#,
+            r#""toolResult""#,
+            r#""bashExecution""#,
+            r#""branchSummary""#,
+            r#""compactionSummary""#,
+            r#""custom""#,
+            "null",
+        ];
+        let keys = [
+            "type",
+            "text",
+            "thinking",
+            "name",
+            "arguments",
+            "content",
+            "role",
+            "command",
+            "output",
+            "summary",
+            "label",
+            "id",
+            "t\\u0065xt",
+            "x",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut checker = js::Checker::new();
+        let (mut taken, mut texts) = (0, 0);
+        for _ in 0..20_000 {
+            let object = |next: &mut dyn FnMut(usize) -> usize, depth: usize| {
+                let mut parts = Vec::new();
+                for _ in 0..next(5) {
+                    let k = keys[next(keys.len())];
+                    let v = match (k, depth, next(3)) {
+                        ("type", _, 0) => r#""thinking""#.to_string(),
+                        ("type", _, 1) => r#""toolCall""#.to_string(),
+                        ("arguments", _, _) => r#"{"2":1,"a":1e2,"b":"\/"}"#.to_string(),
+                        _ => values[next(values.len())].to_string(),
+                    };
+                    parts.push(format!(r#""{k}":{v}"#));
+                }
+                parts
+            };
+            let blocks: Vec<String> = (0..next(4))
+                .map(|_| match next(6) {
+                    0 => "7".to_string(),
+                    k => {
+                        let mut b = object(&mut next, 2);
+                        let ty = ["text", "thinking", "toolCall"][k % 3];
+                        b.insert(next(b.len() + 1), format!(r#""type":"{ty}""#));
+                        let v = values[next(2)];
+                        b.insert(next(b.len() + 1), format!(r#""{ty}":{v}"#));
+                        format!("{{{}}}", b.join(","))
+                    }
+                })
+                .collect();
+            let content = match next(3) {
+                0 => values[next(values.len())].to_string(),
+                _ => format!("[{}]", blocks.join(",")),
+            };
+            let mut msg = object(&mut next, 1);
+            msg.push(format!(r#""role":{}"#, roles[next(roles.len())]));
+            msg.push(format!(r#""content":{content}"#));
+            if next(2) == 0 {
+                msg.push(format!(r#""role":{}"#, roles[next(roles.len())]));
+            }
+            let n = msg.len();
+            for i in 0..n {
+                let j = next(n);
+                msg.swap(i, j);
+            }
+            let mut top = object(&mut next, 0);
+            let ty = match next(2) {
+                0 => types[0],
+                _ => types[next(types.len())],
+            };
+            top.push(format!(r#""type":{ty}"#));
+            top.push(format!(r#""message":{{{}}}"#, msg.join(",")));
+            top.push(format!(r#""content":{content}"#));
+            if next(3) == 0 {
+                top.push(format!(r#""type":{}"#, types[next(types.len())]));
+            }
+            let line = format!("{{{}}}", top.join(","));
+            let t = line.as_bytes();
+            if checker.valid_object(t).is_none() {
+                continue;
+            }
+            taken += 1;
+            let o = Object::parse_line(t).unwrap().unwrap();
+            let e = Entry::new(&o, None);
+            let plain: Vec<Text<'_>> = entry_spans(&e).into_iter().map(Span::decode).collect();
+            let mut out = Vec::new();
+            let top_members = checker.members().to_vec();
+            let (ty, role) = quick_entry(
+                t,
+                &top_members,
+                checker.marks(),
+                &mut js::Checker::new(),
+                &mut out,
+            );
+            let quick: Vec<Text<'_>> = out.into_iter().map(Span::decode).collect();
+            assert_eq!((ty, role), (e.ty.clone(), e.role.clone()), "{line}");
+            assert_eq!(quick, plain, "{line}");
+            texts += usize::from(!plain.is_empty());
+        }
+        assert!(taken > 15_000 && texts > 2000, "{taken} {texts}");
     }
 }

@@ -7,5 +7,5 @@ pub mod fields;
 pub mod pattern;
 pub mod tree_text;
 
-pub use fields::{entry_spans, Entry, SpanText, FIELDS};
+pub use fields::{entry_spans, quick_entry, Entry, Span, SpanText, FIELDS};
 pub use pattern::{Literals, Matcher, PatternOptions};

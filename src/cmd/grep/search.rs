@@ -143,6 +143,7 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
         done: false,
         last_ctx: None,
         checker: CHECKER.with(|c| std::mem::take(&mut *c.borrow_mut())),
+        canon: crate::json::js::Checker::new(),
         count_lines: opts.mode == Mode::Json || opts.before > 0 || opts.after > 0,
         base: 0,
         uncounted: Vec::new(),
@@ -169,6 +170,15 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
     fo
 }
 
+/// An entry found in a line, before its texts are searched.
+struct Found<'a, 'i> {
+    ty: Option<std::borrow::Cow<'a, str>>,
+    role: Option<std::borrow::Cow<'a, str>>,
+    id: Option<&'i str>,
+    timestamp: Option<Vec<u8>>,
+    line: u64,
+}
+
 /// The search of one session, and what it has found so far.
 pub(super) struct Searcher<'a> {
     pub(super) opts: &'a Options,
@@ -182,6 +192,8 @@ pub(super) struct Searcher<'a> {
     /// The last line printed with context: (entry line, text index, text line).
     pub(super) last_ctx: Option<(u64, usize, usize)>,
     checker: crate::json::js::Checker,
+    /// For a tool call's arguments (see [`search::quick_entry`]).
+    canon: crate::json::js::Checker,
     /// Whether line numbers are counted as the lines go by (`--json`
     /// prints them, context tells entries apart by them); else a line
     /// that is warned about is counted to afterwards, from the file.
@@ -401,6 +413,7 @@ impl Searcher<'_> {
         let mut candidates = opts.matcher.candidates(bytes);
         // Out of `self` while its marks of a line are in use.
         let mut checker = std::mem::take(&mut self.checker);
+        let mut spans: Vec<search::Span<'_>> = Vec::new();
         while pos < bytes.len() && !self.done {
             let Some(c) = candidates.next_from(pos) else {
                 break;
@@ -415,21 +428,43 @@ impl Searcher<'_> {
             // A line pi wrote (compact) is validated in one quick pass and
             // its objects are then found by their quotes and brackets
             // alone; any other line the long way.
-            let quick = checker.valid_object(line).map(<[_]>::to_vec);
-            let marks = quick.as_ref().map(|_| checker.marks());
-            let parsed = match quick {
-                Some(members) => Ok(Some(Object {
-                    text: line,
-                    range: 0..line.len(),
-                    members,
-                })),
-                None => Object::parse_line(line),
-            };
-            match parsed {
+            if checker.valid_object(line).is_some() {
+                let (top, marks) = (checker.members(), checker.marks());
+                spans.clear();
+                let (ty, role) = search::quick_entry(line, top, marks, &mut self.canon, &mut spans);
+                if ty.as_deref() != Some("session") {
+                    let get = |key: &str| {
+                        top.iter()
+                            .rev()
+                            .find(|x| crate::json::key_is(line, &x.key, key))
+                            .map(|x| x.value.clone())
+                    };
+                    let id = get("id")
+                        .filter(|r| line.get(r.start) == Some(&b'"'))
+                        .map(|r| js::decode_string(line, r));
+                    let timestamp = match opts.mode {
+                        Mode::Json => {
+                            get("timestamp").and_then(|r| js::canonical_vec(line, r).ok())
+                        }
+                        _ => None,
+                    };
+                    let found = Found {
+                        ty,
+                        role,
+                        id: id.as_deref(),
+                        timestamp,
+                        line: *line_no,
+                    };
+                    self.spans(found, spans.drain(..), Some(marks));
+                }
+                pos = end + 1;
+                continue;
+            }
+            match Object::parse_line(line) {
                 Ok(Some(o)) => {
                     if o.str("type").as_deref() != Some("session") {
                         let id = o.str("id");
-                        self.entry(&o, *line_no, id.as_deref(), marks);
+                        self.entry(&o, *line_no, id.as_deref(), None);
                     }
                 }
                 Ok(None) => {}
@@ -498,20 +533,44 @@ impl Searcher<'_> {
         marks: Option<js::Marks<'_>>,
     ) {
         let e = search::Entry::new(o, marks.map(Strings::Marks));
-        let (ty, role) = (&e.ty, &e.role);
+        let spans = search::entry_spans(&e);
+        let timestamp = match self.opts.mode {
+            Mode::Json => o.canonical("timestamp").ok().flatten(),
+            _ => None,
+        };
+        let found = Found {
+            ty: e.ty,
+            role: e.role,
+            id,
+            timestamp,
+            line: line_no,
+        };
+        self.spans(found, spans.into_iter(), marks);
+    }
+
+    /// Search the texts `spans` of one entry; `marks`: the checker's of
+    /// its line, when it took the line.
+    fn spans<'t>(
+        &mut self,
+        found: Found<'_, '_>,
+        spans: impl Iterator<Item = search::Span<'t>>,
+        marks: Option<js::Marks<'_>>,
+    ) {
+        let Found {
+            ty,
+            role,
+            id,
+            timestamp,
+            line: line_no,
+        } = found;
         let who = role.as_deref().or(ty.as_deref()).unwrap_or("?");
         if let Some(roles) = &self.opts.roles {
             if !roles.iter().any(|r| r == who) {
                 return;
             }
         }
-        let spans = search::entry_spans(&e);
-        let timestamp = match self.opts.mode {
-            Mode::Json => o.canonical("timestamp").ok().flatten(),
-            _ => None,
-        };
         let ctx = self.opts.mode == Mode::Lines && (self.opts.before > 0 || self.opts.after > 0);
-        for (ti, t) in spans.into_iter().enumerate() {
+        for (ti, t) in spans.enumerate() {
             if self.done {
                 return;
             }
@@ -538,9 +597,10 @@ impl Searcher<'_> {
                     Some(m) => {
                         let base = r.start + 1;
                         let escapes = m.escapes(base, r.end - 1).map(|i| i - base);
-                        self.raw_text(&info, s, raw, escapes)
+                        let unicode = m.any_unicode_escape();
+                        self.raw_text(&info, s, raw, escapes, unicode)
                     }
-                    None => self.raw_text(&info, s, raw, memchr_escapes(s)),
+                    None => self.raw_text(&info, s, raw, memchr_escapes(s), true),
                 };
                 if done {
                     continue;
@@ -613,7 +673,8 @@ impl Searcher<'_> {
     /// Search the raw bytes of a JSON string (without its quotes) with
     /// [`search::Matcher::raw`]; false, having done nothing, when it holds a `\u`
     /// escape (then the decoded text is searched: one `memmem` over the
-    /// string first, quicker than looking for `\u` beside the pattern). Text lines end at the
+    /// string first unless `maybe_unicode` is false (the checker saw no `\u` in the
+    /// line), quicker than looking for `\u` beside the pattern). Text lines end at the
     /// `\n` escapes, found by walking the backslashes from the start (so
     /// that `\\n` is no line break), which also tells whether a match
     /// starts on the letter of an escape (no match: `\nothing` is a break
@@ -624,8 +685,9 @@ impl Searcher<'_> {
         s: &[u8],
         raw: &search::Literals,
         escapes: impl Iterator<Item = usize>,
+        maybe_unicode: bool,
     ) -> bool {
-        if memchr::memmem::find(s, b"\\u").is_some() {
+        if maybe_unicode && memchr::memmem::find(s, b"\\u").is_some() {
             return false;
         }
         // (text line, its raw start, its raw end) of each matching line

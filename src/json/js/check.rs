@@ -37,6 +37,13 @@ pub struct Checker {
     not_ascii: Range<usize>,
     /// The members of the outermost object (see [`Checker::object`]).
     members: Vec<scan::Member>,
+    /// Every object and array of the text, in the order they open: where
+    /// it opens and the index after its end (see [`Marks::container_end`]).
+    closes: Vec<(u32, u32)>,
+    /// For each open container, its index in `closes`.
+    open: Vec<u32>,
+    /// Whether the text has a `\u` escape.
+    unicode: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -97,6 +104,13 @@ impl Checker {
         (v.first() == Some(&b'{') && self.check::<false>(v)).then_some(&self.members[..])
     }
 
+    /// After a yes from [`Checker::valid_object`] or [`Checker::object`],
+    /// the members it gave (so that they can be read beside
+    /// [`Checker::marks`]); meaningless after a "no".
+    pub fn members(&self) -> &[scan::Member] {
+        &self.members
+    }
+
     /// Where the text the last call took (a yes from
     /// [`Checker::valid_object`] or [`Checker::object`]) has its string
     /// quotes and backslashes, so that its values and escapes are found from
@@ -105,6 +119,8 @@ impl Checker {
         Marks {
             quotes: &self.quotes,
             backslashes: &self.backslashes,
+            closes: &self.closes,
+            unicode: self.unicode,
         }
     }
 
@@ -114,18 +130,24 @@ impl Checker {
         if v.len() >= u32::MAX as usize {
             return false;
         }
-        let Some(high) = quote_bits::<CANONICAL>(v, &mut self.backslashes, &mut self.quotes) else {
+        let Some((high, unicode)) =
+            quote_bits::<CANONICAL>(v, &mut self.backslashes, &mut self.quotes)
+        else {
             return false;
         };
+        self.unicode = unicode;
         self.not_ascii = (high.start * 64).min(v.len())..(high.end * 64).min(v.len());
         self.stack.clear();
         self.keys.clear();
         self.seen.clear();
         self.members.clear();
+        self.closes.clear();
+        self.open.clear();
         let ok = self.walk::<CANONICAL>(v);
         self.stack.clear();
         self.keys.clear();
         self.seen.clear();
+        self.open.clear();
         ok
     }
 
@@ -143,6 +165,7 @@ impl Checker {
                     self.stack.pop();
                     self.seen.pop();
                     pos += 1;
+                    self.close(pos);
                 } else {
                     if b != b'"' {
                         return false;
@@ -171,6 +194,8 @@ impl Checker {
                         if self.stack.len() >= MAX_DEPTH - 1 {
                             return false;
                         }
+                        self.open.push(self.closes.len() as u32);
+                        self.closes.push((pos as u32, 0));
                         if b == b'[' {
                             self.stack.push(ARRAY);
                             pos += 1;
@@ -180,6 +205,7 @@ impl Checker {
                             // `[]`
                             self.stack.pop();
                             pos += 1;
+                            self.close(pos);
                         } else {
                             self.stack.push(self.keys.len() as u32);
                             self.seen.push(0);
@@ -225,13 +251,25 @@ impl Checker {
                         self.stack.pop();
                         self.seen.pop();
                         pos += 1;
+                        self.close(pos);
                     }
                     (Some(b']'), Some(&ARRAY)) => {
                         self.stack.pop();
                         pos += 1;
+                        self.close(pos);
                     }
                     _ => return false,
                 }
+            }
+        }
+    }
+
+    /// The innermost open container ends before `end`.
+    #[inline]
+    fn close(&mut self, end: usize) {
+        if let Some(k) = self.open.pop() {
+            if let Some(c) = self.closes.get_mut(k as usize) {
+                c.1 = end as u32;
             }
         }
     }
@@ -311,7 +349,7 @@ fn quote_bits<const CANONICAL: bool>(
     v: &[u8],
     backslashes: &mut Vec<u64>,
     quotes: &mut Vec<u64>,
-) -> Option<Range<usize>> {
+) -> Option<(Range<usize>, bool)> {
     quotes.clear();
     backslashes.clear();
     let words = v.len().div_ceil(64);
@@ -322,10 +360,11 @@ fn quote_bits<const CANONICAL: bool>(
         backslashes,
         quotes,
         carry: 0,
+        unicode: false,
     };
     let high = scan::for_each_block(v, &mut bits)?;
     // A backslash at the very end escapes nothing.
-    (bits.carry == 0).then_some(high)
+    (bits.carry == 0).then_some((high, bits.unicode))
 }
 
 /// [`quote_bits`]'s work on each block.
@@ -335,6 +374,8 @@ struct QuoteBits<'a, const CANONICAL: bool> {
     quotes: &'a mut Vec<u64>,
     /// Whether the first byte of the next block is escaped.
     carry: u64,
+    /// Whether a `\u` escape was seen.
+    unicode: bool,
 }
 
 impl<const CANONICAL: bool> scan::simd::EachBlock for &mut QuoteBits<'_, CANONICAL> {
@@ -349,8 +390,11 @@ impl<const CANONICAL: bool> scan::simd::EachBlock for &mut QuoteBits<'_, CANONIC
             return false;
         }
         let u = escaped & c.u;
-        if u != 0 && !self.unicode(u) {
-            return false;
+        if u != 0 {
+            if !self.unicode(u) {
+                return false;
+            }
+            self.unicode = true;
         }
         self.quotes.push(c.quote & !escaped);
         self.backslashes.push(c.backslash);
@@ -405,6 +449,8 @@ fn escaped_bits(backslash: u64, carry: &mut u64) -> u64 {
 pub struct Marks<'c> {
     quotes: &'c [u64],
     backslashes: &'c [u64],
+    closes: &'c [(u32, u32)],
+    unicode: bool,
 }
 
 impl Marks<'_> {
@@ -414,6 +460,25 @@ impl Marks<'_> {
     #[inline]
     pub fn string_end(&self, open: usize) -> usize {
         string_end(self.quotes, open).unwrap_or(self.quotes.len() * 64)
+    }
+
+    /// The index after the object or array that opens at `open` (a `{` or
+    /// `[` of the text), found in the walk's record, not read again; None
+    /// when no container opens there.
+    #[inline]
+    pub fn container_end(&self, open: usize) -> Option<usize> {
+        let k = self.closes.partition_point(|c| (c.0 as usize) < open);
+        match self.closes.get(k) {
+            Some(&(o, e)) if o as usize == open && e != 0 => Some(e as usize),
+            _ => None,
+        }
+    }
+
+    /// Whether the text has a `\u` escape anywhere (when it has none, no
+    /// string of it needs decoding to be searched for a character).
+    #[inline]
+    pub fn any_unicode_escape(&self) -> bool {
+        self.unicode
     }
 
     /// The backslashes in `from..to` that start an escape, in order, when

@@ -383,3 +383,49 @@ fn not_ascii_holds_every_byte_that_is_not_ascii() {
     assert!(checker.valid_object(br#"{"a":"plain"}"#).is_some());
     assert_eq!(checker.not_ascii(), 0..0);
 }
+
+/// The marks say where every object and array ends, as the scanner finds
+/// it, and whether a `\u` escape is anywhere in the text, at any offset
+/// from the 64-byte blocks (an escape split between two).
+#[test]
+fn marks_know_container_ends_and_unicode_escapes() {
+    let mut checker = Checker::new();
+    for pad in 0..140 {
+        for (tail, unicode) in [
+            (r#""\\u0041""#, false),
+            (r#""\u0041""#, true),
+            (r#""\\\u00e9""#, true),
+            (r#""u\"\\""#, false),
+        ] {
+            let v = format!(
+                r#"{{"p":"{}","a":[1,{{"b":[]}},"]",[[{{}}]]],"s":{tail},"o":{{"c":{{"d":"}}"}}}}}}"#,
+                "x".repeat(pad)
+            );
+            let v = v.as_bytes();
+            assert!(
+                checker.valid_object(v).is_some(),
+                "{}",
+                String::from_utf8_lossy(v)
+            );
+            let m = checker.marks();
+            assert_eq!(m.any_unicode_escape(), unicode, "{pad} {tail}");
+            let mut opens = 0;
+            let mut in_string = false;
+            let mut escaped = false;
+            for (i, &b) in v.iter().enumerate() {
+                match (in_string, escaped, b) {
+                    (true, true, _) => escaped = false,
+                    (true, false, b'\\') => escaped = true,
+                    (_, false, b'"') => in_string = !in_string,
+                    (false, _, b'{' | b'[') => {
+                        opens += 1;
+                        let end = crate::json::scan::scan_value(v, i).unwrap();
+                        assert_eq!(m.container_end(i), Some(end), "{pad} {i}");
+                    }
+                    (_, _, _) => assert_eq!(m.container_end(i), None, "{pad} {i}"),
+                }
+            }
+            assert_eq!(opens, 9);
+        }
+    }
+}
