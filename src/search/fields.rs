@@ -249,27 +249,27 @@ pub fn quick_entry<'a>(
                     each_object(t, content, m, |b| {
                         let [bty, text, thinking, name, args] =
                             pick(t, b, m, ["type", "text", "thinking", "name", "arguments"]);
-                        match bty.and_then(|r| str_at(t, r)).as_deref() {
-                            Some("text") => raw(out, "text", text),
-                            Some("thinking") => raw(out, "thinking", thinking),
-                            Some("toolCall") => {
-                                let mut s = name
-                                    .and_then(|r| str_at(t, r))
-                                    .map(Cow::into_owned)
-                                    .unwrap_or_default();
-                                if let Some(a) = args {
-                                    let mut buf = Vec::new();
-                                    if js::canonical_with(canon, &mut buf, t, a).is_ok() {
-                                        s.push(' ');
-                                        s.push_str(&String::from_utf8_lossy(&buf));
-                                    }
+                        let is = |want| bty.as_ref().is_some_and(|r| str_is(t, r, want));
+                        if is("text") {
+                            raw(out, "text", text);
+                        } else if is("thinking") {
+                            raw(out, "thinking", thinking);
+                        } else if is("toolCall") {
+                            let mut s = name
+                                .and_then(|r| str_at(t, r))
+                                .map(Cow::into_owned)
+                                .unwrap_or_default();
+                            if let Some(a) = args {
+                                let mut buf = Vec::new();
+                                if js::canonical_with(canon, &mut buf, t, a).is_ok() {
+                                    s.push(' ');
+                                    s.push_str(&String::from_utf8_lossy(&buf));
                                 }
-                                out.push(Span {
-                                    field: "toolCall",
-                                    text: SpanText::Owned(s),
-                                });
                             }
-                            _ => {}
+                            out.push(Span {
+                                field: "toolCall",
+                                text: SpanText::Owned(s),
+                            });
                         }
                     });
                 }
@@ -297,6 +297,12 @@ fn str_at(t: &[u8], r: Range<usize>) -> Option<Cow<'_, str>> {
     (t.get(r.start) == Some(&b'"')).then(|| js::decode_string(t, r))
 }
 
+/// Whether the value at `t[r]` is a string that decodes to `want`.
+#[inline]
+fn str_is(t: &[u8], r: &Range<usize>, want: &str) -> bool {
+    t.get(r.start) == Some(&b'"') && crate::json::key_is(t, r, want)
+}
+
 /// [`content`] in a line the checker took.
 fn quick_content<'a>(
     t: &'a [u8],
@@ -317,7 +323,7 @@ fn quick_content<'a>(
     }
     each_object(t, Some(r), m, |b| {
         let [bty, text] = pick(t, b, m, ["type", "text"]);
-        if bty.and_then(|r| str_at(t, r)).as_deref() == Some("text") {
+        if bty.is_some_and(|r| str_is(t, &r, "text")) {
             if let Some(r) = text.filter(|r| t.get(r.start) == Some(&b'"')) {
                 out.push(Span {
                     field,
@@ -355,10 +361,18 @@ fn pick<const N: usize>(
         let k = m.string_end(p).min(t.len());
         let v = k + 1;
         let ve = value_end(t, v, m);
-        if let Some(i) = keys
-            .iter()
-            .position(|key| crate::json::key_is(t, &(p..k), key))
-        {
+        let raw = t.get(p + 1..k.saturating_sub(1)).unwrap_or_default();
+        if let Some(i) = keys.iter().position(|key| {
+            let key = key.as_bytes();
+            // an escape only makes a key longer than what it decodes to
+            if raw.len() == key.len() {
+                raw.first() == key.first() && raw == key
+            } else {
+                raw.len() > key.len()
+                    && raw.contains(&b'\\')
+                    && crate::json::key_is(t, &(p..k), std::str::from_utf8(key).unwrap_or(""))
+            }
+        }) {
             found[i] = Some(v..ve);
         }
         if t.get(ve) != Some(&b',') {

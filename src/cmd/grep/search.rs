@@ -439,9 +439,13 @@ impl Searcher<'_> {
                             .find(|x| crate::json::key_is(line, &x.key, key))
                             .map(|x| x.value.clone())
                     };
-                    let id = get("id")
-                        .filter(|r| line.get(r.start) == Some(&b'"'))
-                        .map(|r| js::decode_string(line, r));
+                    // (not printed by -c and -l)
+                    let id = match opts.mode {
+                        Mode::Count | Mode::Files => None,
+                        _ => get("id")
+                            .filter(|r| line.get(r.start) == Some(&b'"'))
+                            .map(|r| js::decode_string(line, r)),
+                    };
                     let timestamp = match opts.mode {
                         Mode::Json => {
                             get("timestamp").and_then(|r| js::canonical_vec(line, r).ok())
@@ -691,11 +695,12 @@ impl Searcher<'_> {
             return false;
         }
         // (text line, its raw start, its raw end) of each matching line
-        let mut hits: Vec<(usize, usize, usize)> = Vec::new();
+        let decode = !matches!(self.opts.mode, Mode::Count | Mode::Files);
+        let mut buf = Vec::new();
         let mut escapes = escapes.peekable();
         // k, ls: the text line at the escapes taken so far, its start
         let (mut k, mut ls, mut at) = (0usize, 0usize, 0usize);
-        while at <= s.len() {
+        while at <= s.len() && !self.done {
             let Some(m) = raw.find_at(s, at) else { break };
             let p = m.start;
             // the escapes before the match: line breaks, and whether the
@@ -720,30 +725,23 @@ impl Searcher<'_> {
                 .by_ref()
                 .find(|&i| s.get(i + 1) == Some(&b'n'))
                 .unwrap_or(s.len());
-            hits.push((k, ls, le));
-            if le >= s.len() {
-                break;
-            }
-            k += 1;
-            ls = le + 2;
-            at = ls;
-        }
-        let decode = !matches!(self.opts.mode, Mode::Count | Mode::Files);
-        let mut buf = Vec::new();
-        for (k, a, b) in hits {
-            if self.done {
-                break;
-            }
+            // the matching text line s[ls..le]
             if decode {
                 buf.clear();
                 buf.push(b'"');
-                buf.extend_from_slice(&s[a..b]);
+                buf.extend_from_slice(&s[ls..le]);
                 buf.push(b'"');
                 let l = js::decode_string(&buf, 0..buf.len()).into_owned();
                 self.matched(info, k, &l);
             } else {
                 self.matched(info, k, "");
             }
+            if le >= s.len() {
+                break;
+            }
+            k += 1;
+            ls = le + 2;
+            at = ls;
         }
         true
     }
