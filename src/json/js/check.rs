@@ -350,15 +350,18 @@ fn quote_bits<const CANONICAL: bool>(
     backslashes: &mut Vec<u64>,
     quotes: &mut Vec<u64>,
 ) -> Option<(Range<usize>, bool)> {
+    // Sized first and written by index: a push per block stored the
+    // length back each time and kept a register less for the loop.
+    let words = v.len().div_ceil(64);
     quotes.clear();
     backslashes.clear();
-    let words = v.len().div_ceil(64);
-    quotes.reserve(words);
-    backslashes.reserve(words);
+    quotes.resize(words, 0);
+    backslashes.resize(words, 0);
     let mut bits = QuoteBits::<CANONICAL> {
         v,
         backslashes,
         quotes,
+        w: 0,
         carry: 0,
         unicode: false,
     };
@@ -370,8 +373,10 @@ fn quote_bits<const CANONICAL: bool>(
 /// [`quote_bits`]'s work on each block.
 struct QuoteBits<'a, const CANONICAL: bool> {
     v: &'a [u8],
-    backslashes: &'a mut Vec<u64>,
-    quotes: &'a mut Vec<u64>,
+    backslashes: &'a mut [u64],
+    quotes: &'a mut [u64],
+    /// The block being read.
+    w: usize,
     /// Whether the first byte of the next block is escaped.
     carry: u64,
     /// Whether a `\u` escape was seen.
@@ -396,8 +401,15 @@ impl<const CANONICAL: bool> scan::simd::EachBlock for &mut QuoteBits<'_, CANONIC
             }
             self.unicode = true;
         }
-        self.quotes.push(c.quote & !escaped);
-        self.backslashes.push(c.backslash);
+        let w = self.w;
+        match (self.quotes.get_mut(w), self.backslashes.get_mut(w)) {
+            (Some(q), Some(b)) => {
+                *q = c.quote & !escaped;
+                *b = c.backslash;
+            }
+            _ => return false,
+        }
+        self.w = w + 1;
         true
     }
 }
@@ -408,7 +420,7 @@ impl<const CANONICAL: bool> QuoteBits<'_, CANONICAL> {
     /// for a control character without a short form.
     #[cold]
     fn unicode(&self, mut u: u64) -> bool {
-        let w = self.quotes.len();
+        let w = self.w;
         while u != 0 {
             let p = w * 64 + u.trailing_zeros() as usize;
             let ok = match CANONICAL {
