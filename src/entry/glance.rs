@@ -151,6 +151,47 @@ fn is_string(raw: Option<&[u8]>, want: &str) -> bool {
     js::decode_string(raw, 0..raw.len()) == want
 }
 
+/// [`role`]: the line must be read to know the role (or the message is
+/// not an object).
+pub const ROLE_UNKNOWN: u8 = 0x80;
+
+/// The role of the message entry `obj` (a whole line known to be valid
+/// JSON) as one of the `ROLE_` values or [`MSG_NONE`] (no message, or a
+/// null one), or [`ROLE_UNKNOWN`]. `canonical`: the line is known to be
+/// `JSON.stringify`'s text, so no object in it has a key twice and a key
+/// is written as it reads: a message object that starts `{"role":"` has
+/// that role and no other. Otherwise, and for a message whose role is not
+/// its first member, is not plain, or is none of the three, the answer is
+/// [`ROLE_UNKNOWN`]. One look at the message's first bytes, no scan.
+pub fn role(obj: &Object<'_>, canonical: bool) -> u8 {
+    let Some(r) = obj.get("message") else {
+        return MSG_NONE;
+    };
+    let v = &obj.text[r];
+    if v == b"null" {
+        return MSG_NONE;
+    }
+    if !canonical {
+        return ROLE_UNKNOWN;
+    }
+    const HEAD: &[u8] = b"{\"role\":\"";
+    let Some(rest) = v.strip_prefix(HEAD) else {
+        return ROLE_UNKNOWN;
+    };
+    let Some(end) = memchr::memchr2(b'"', b'\\', rest) else {
+        return ROLE_UNKNOWN;
+    };
+    if rest[end] != b'"' {
+        return ROLE_UNKNOWN;
+    }
+    match &rest[..end] {
+        b"user" => ROLE_USER,
+        b"assistant" => ROLE_ASSISTANT,
+        b"toolResult" => ROLE_TOOL_RESULT,
+        _ => ROLE_UNKNOWN,
+    }
+}
+
 /// [`Glance::at`] of the entry `obj`.
 pub fn message_at(obj: &Object<'_>) -> (u32, u32) {
     let Some(m) = obj
