@@ -101,9 +101,9 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
     // path wins; every message entry's role is read.
     let mut thinking_level = Some(b"\"off\"".to_vec());
     let mut model = None;
-    // The assistant message that set the model last, when its line is
-    // JSON.stringify's text (its provider and model cannot fail to be
-    // written): written once, after the walk, if no later entry sets it.
+    // The assistant message that set the model last, when the load found
+    // its role (its provider and model cannot fail to be written): written
+    // once, after the walk, if no later entry sets it.
     let mut model_from = None;
     let mut system = vec![false; 0];
     // The load's roles tell each message's role without reading its line
@@ -113,7 +113,7 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
         .then_some(&session.roles[..]);
     for &i in &path {
         if let (Some(r), EntryType::Message) = (roles, ty(i)) {
-            match glanced_role(r[i], session.entries[i].is_canonical()) {
+            match glanced_role(r[i]) {
                 Glanced::NoMessage => return Err(no_message(session, i)),
                 Glanced::Nothing => continue,
                 Glanced::Assistant => {
@@ -301,20 +301,21 @@ enum Glanced {
     NoMessage,
     /// A user or toolResult message: it sets nothing.
     Nothing,
-    /// An assistant message in a line that is `JSON.stringify`'s text: it
-    /// sets the model, and writing its provider and model cannot fail.
+    /// An assistant message (in a line the quick check took, so nested
+    /// less than [`js::MAX_DEPTH`]): it sets the model, and writing its
+    /// provider and model cannot fail.
     Assistant,
     /// Anything else (a system message, another role, a message that is
-    /// not an object, an assistant in a line not known canonical): the
-    /// line is read again.
+    /// not an object, a role the load could not tell): the line is read
+    /// again.
     Read,
 }
 
-fn glanced_role(role: u8, canonical: bool) -> Glanced {
+fn glanced_role(role: u8) -> Glanced {
     match role {
         MSG_NONE => Glanced::NoMessage,
         ROLE_USER | ROLE_TOOL_RESULT => Glanced::Nothing,
-        ROLE_ASSISTANT if canonical => Glanced::Assistant,
+        ROLE_ASSISTANT => Glanced::Assistant,
         _ => Glanced::Read,
     }
 }
@@ -523,6 +524,9 @@ mod tests {
                 3 => Some(format!(
                     r#"{{"role":"user","content":"x","role":"{role}","provider":{provider}}}"#
                 )),
+                4 if k % 2 == 0 => Some(format!(
+                    r#"{{"role":"user","r\u006fle":"{role}","provider":{provider}}}"#
+                )),
                 4 => Some(format!(
                     r#"{{"content":[],"role":"{role}","provider":{provider},"model":"m"}}"#
                 )),
@@ -594,7 +598,6 @@ mod tests {
             let read = |opts| Session::from_bytes("t.jsonl", text.clone().into_bytes(), opts);
             let plain = read(ReadOptions::default()).unwrap();
             let quick = read(ReadOptions {
-                canonical: true,
                 roles: true,
                 ..Default::default()
             })
@@ -648,12 +651,12 @@ mod tests {
             let text = random_session(&mut next);
             for line in text.lines().skip(1) {
                 let obj = Object::parse_line(line.as_bytes()).unwrap().unwrap();
-                let canonical = js::check::already_canonical(line.as_bytes());
+                let compact = js::Checker::new().valid_object(line.as_bytes()).is_some();
                 let want = match obj.raw("message") {
                     None | Some(b"null") => MSG_NONE,
                     Some(_) => info_of(obj.object("message").as_ref()) & MSG_ROLE,
                 };
-                match role(&obj, canonical) {
+                match role(&obj, compact) {
                     ROLE_UNKNOWN => {}
                     r => assert_eq!(r, want, "{line}"),
                 }

@@ -232,11 +232,10 @@ pub(crate) fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Wr
         (None, Data::Bytes(b)) => detect(name, b)?,
         (None, Data::File(p)) => detect_file(name, p)?,
     };
-    // The load also tells which lines are JSON.stringify's text and each
-    // message's role (on the loading threads), so that the context's walk
-    // need not read every message on the path again.
+    // The load also tells each message's role (on the loading threads),
+    // so that the context's walk need not read every message on the path
+    // again.
     let read = ReadOptions {
-        canonical: true,
         roles: true,
         ..opts.read
     };

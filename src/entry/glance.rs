@@ -157,13 +157,17 @@ pub const ROLE_UNKNOWN: u8 = 0x80;
 
 /// The role of the message entry `obj` (a whole line known to be valid
 /// JSON) as one of the `ROLE_` values or [`MSG_NONE`] (no message, or a
-/// null one), or [`ROLE_UNKNOWN`]. `canonical`: the line is known to be
-/// `JSON.stringify`'s text, so no object in it has a key twice and a key
-/// is written as it reads: a message object that starts `{"role":"` has
-/// that role and no other. Otherwise, and for a message whose role is not
-/// its first member, is not plain, or is none of the three, the answer is
-/// [`ROLE_UNKNOWN`]. One look at the message's first bytes, no scan.
-pub fn role(obj: &Object<'_>, canonical: bool) -> u8 {
+/// null one), or [`ROLE_UNKNOWN`]. `compact`: the quick check
+/// ([`js::Checker::valid_object`]) took the line, so it has no white space
+/// between tokens and is nested less than [`js::MAX_DEPTH`]. A message
+/// object that starts `{"role":"` has that role when no other key of it can
+/// be `role`: its text says `"role":` nowhere else, and has no `\u` escape
+/// (the only way to write a key that reads `role` otherwise). Anything else
+/// (a line the quick check did not take, a role that is not the first
+/// member or not plain, or none of the three, a `"role":` or `\u` anywhere
+/// in the message) is [`ROLE_UNKNOWN`]. No scan of the message: two
+/// `memmem` searches.
+pub fn role(obj: &Object<'_>, compact: bool) -> u8 {
     let Some(r) = obj.get("message") else {
         return MSG_NONE;
     };
@@ -171,7 +175,7 @@ pub fn role(obj: &Object<'_>, canonical: bool) -> u8 {
     if v == b"null" {
         return MSG_NONE;
     }
-    if !canonical {
+    if !compact {
         return ROLE_UNKNOWN;
     }
     const HEAD: &[u8] = b"{\"role\":\"";
@@ -181,7 +185,16 @@ pub fn role(obj: &Object<'_>, canonical: bool) -> u8 {
     let Some(end) = memchr::memchr2(b'"', b'\\', rest) else {
         return ROLE_UNKNOWN;
     };
-    if rest[end] != b'"' {
+    // The searchers, made once (a new one a line cost more than the search).
+    static SEARCH: std::sync::OnceLock<[memchr::memmem::Finder<'static>; 2]> =
+        std::sync::OnceLock::new();
+    let [role_key, unicode] = SEARCH.get_or_init(|| {
+        [
+            memchr::memmem::Finder::new(b"\"role\":"),
+            memchr::memmem::Finder::new(b"\\u"),
+        ]
+    });
+    if rest[end] != b'"' || role_key.find(&rest[end..]).is_some() || unicode.find(v).is_some() {
         return ROLE_UNKNOWN;
     }
     match &rest[..end] {

@@ -271,7 +271,7 @@ impl<'n> Loader<'n> {
         }
         if self.opts.roles {
             self.roles.push(match ty {
-                EntryType::Message => role(obj, canonical),
+                EntryType::Message => role(obj, quick),
                 _ => 0,
             });
         }

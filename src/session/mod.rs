@@ -68,9 +68,8 @@ pub struct ReadOptions {
     pub glances: bool,
     /// Also keep the role of each message entry ([`Session::roles`],
     /// [`crate::entry::glance::role`]): a look at the first member of the
-    /// message, on the loading threads, where the line is `JSON.stringify`'s
-    /// text (so with [`ReadOptions::canonical`]); for `pi-convert`'s
-    /// context walk.
+    /// message, on the loading threads, where the quick check took the
+    /// line; for `pi-convert`'s context walk.
     pub roles: bool,
 }
 

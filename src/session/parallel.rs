@@ -285,7 +285,6 @@ mod tests {
         for (n, lines) in cases.iter().enumerate() {
             for end in ["", "\n", "\n\n"] {
                 let text = format!("{}{end}", lines.join("\n"));
-                // The roles with the canonical marks they need.
                 for (strict, glances, roles) in [
                     (false, false, false),
                     (true, false, false),
@@ -297,8 +296,8 @@ mod tests {
                         ReadOptions {
                             strict,
                             glances,
-                            canonical: roles,
                             roles,
+                            ..Default::default()
                         },
                     );
                     assert_eq!(one, two, "case {n}, end {end:?}, strict {strict}");
