@@ -641,6 +641,49 @@ mod tests {
         assert!(found > 1000, "{found}");
     }
 
+    /// What the quick check says it saw of a line is what a walk over all
+    /// its values finds: its `\u` escapes, its keys written `"role"`.
+    #[test]
+    fn the_quick_checks_line_facts() {
+        use crate::json::scan;
+        fn role_keys(t: &[u8], r: std::ops::Range<usize>) -> u32 {
+            match t[r.start] {
+                b'{' => scan::members(t, r)
+                    .unwrap()
+                    .into_iter()
+                    .map(|m| u32::from(&t[m.key] == b"\"role\"") + role_keys(t, m.value))
+                    .sum(),
+                b'[' => scan::elements(t, r)
+                    .unwrap()
+                    .into_iter()
+                    .map(|e| role_keys(t, e))
+                    .sum(),
+                _ => 0,
+            }
+        }
+        let mut next = crate::test_rng::xorshift(0x853c_49e6_748f_ea9bu64);
+        let (mut roles, mut escapes) = (0, 0);
+        for _ in 0..300 {
+            let text = random_session(&mut next);
+            for line in text.lines() {
+                let t = line.as_bytes();
+                let mut c = js::Checker::new();
+                if c.valid_object(t).is_none() {
+                    continue;
+                }
+                let facts = c.line_facts();
+                let unicode = t.windows(2).enumerate().any(|(k, w)| {
+                    w == b"\\u" && t[..k].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 0
+                });
+                assert_eq!(facts.unicode_escape, unicode, "{line}");
+                assert_eq!(facts.role_keys, role_keys(t, 0..t.len()), "{line}");
+                roles += usize::from(facts.role_keys > 1);
+                escapes += usize::from(unicode);
+            }
+        }
+        assert!(roles > 100 && escapes > 100, "{roles} {escapes}");
+    }
+
     /// A role the load gives is the role of the message, as the line read
     /// in full says.
     #[test]
@@ -651,12 +694,14 @@ mod tests {
             let text = random_session(&mut next);
             for line in text.lines().skip(1) {
                 let obj = Object::parse_line(line.as_bytes()).unwrap().unwrap();
-                let compact = js::Checker::new().valid_object(line.as_bytes()).is_some();
+                let mut c = js::Checker::new();
+                let took = c.valid_object(line.as_bytes()).is_some();
+                let quick = took.then(|| c.line_facts());
                 let want = match obj.raw("message") {
                     None | Some(b"null") => MSG_NONE,
                     Some(_) => info_of(obj.object("message").as_ref()) & MSG_ROLE,
                 };
-                match role(&obj, compact) {
+                match role(&obj, quick) {
                     ROLE_UNKNOWN => {}
                     r => assert_eq!(r, want, "{line}"),
                 }

@@ -157,17 +157,18 @@ pub const ROLE_UNKNOWN: u8 = 0x80;
 
 /// The role of the message entry `obj` (a whole line known to be valid
 /// JSON) as one of the `ROLE_` values or [`MSG_NONE`] (no message, or a
-/// null one), or [`ROLE_UNKNOWN`]. `compact`: the quick check
-/// ([`js::Checker::valid_object`]) took the line, so it has no white space
-/// between tokens and is nested less than [`js::MAX_DEPTH`]. A message
-/// object that starts `{"role":"` has that role when no other key of it can
-/// be `role`: its text says `"role":` nowhere else, and has no `\u` escape
-/// (the only way to write a key that reads `role` otherwise). Anything else
-/// (a line the quick check did not take, a role that is not the first
-/// member or not plain, or none of the three, a `"role":` or `\u` anywhere
-/// in the message) is [`ROLE_UNKNOWN`]. No scan of the message: two
-/// `memmem` searches.
-pub fn role(obj: &Object<'_>, compact: bool) -> u8 {
+/// null one), or [`ROLE_UNKNOWN`]. `quick`: what the quick check
+/// ([`js::Checker::valid_object`]) saw of the line, when it took it (so the
+/// line has no white space between tokens and is nested less than
+/// [`js::MAX_DEPTH`]). A message object that starts `{"role":"` has that
+/// role when no other key of it can be `role`: it has no `\u` escape (the
+/// only way to write a key that reads `role` otherwise), and the line has
+/// no other key written `"role"` (or, when it has, the message says
+/// `"role":` nowhere else). Anything else (a line the quick check did not
+/// take, a role that is not the first member or not plain, or none of the
+/// three) is [`ROLE_UNKNOWN`]. No scan of the message, and no search at all
+/// in a line with one `"role"` key and no `\u` escape.
+pub fn role(obj: &Object<'_>, quick: Option<js::check::LineFacts>) -> u8 {
     let Some(r) = obj.get("message") else {
         return MSG_NONE;
     };
@@ -175,9 +176,9 @@ pub fn role(obj: &Object<'_>, compact: bool) -> u8 {
     if v == b"null" {
         return MSG_NONE;
     }
-    if !compact {
+    let Some(facts) = quick else {
         return ROLE_UNKNOWN;
-    }
+    };
     const HEAD: &[u8] = b"{\"role\":\"";
     let Some(rest) = v.strip_prefix(HEAD) else {
         return ROLE_UNKNOWN;
@@ -194,7 +195,11 @@ pub fn role(obj: &Object<'_>, compact: bool) -> u8 {
             memchr::memmem::Finder::new(b"\\u"),
         ]
     });
-    if rest[end] != b'"' || role_key.find(&rest[end..]).is_some() || unicode.find(v).is_some() {
+    if rest[end] != b'"'
+        || (facts.unicode_escape && unicode.find(v).is_some())
+        // The message's first key is one written "role".
+        || (facts.role_keys != 1 && role_key.find(&rest[end..]).is_some())
+    {
         return ROLE_UNKNOWN;
     }
     match &rest[..end] {

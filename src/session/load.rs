@@ -271,7 +271,7 @@ impl<'n> Loader<'n> {
         }
         if self.opts.roles {
             self.roles.push(match ty {
-                EntryType::Message => role(obj, quick),
+                EntryType::Message => role(obj, quick.then(|| self.checker.line_facts())),
                 _ => 0,
             });
         }

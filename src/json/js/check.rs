@@ -37,6 +37,20 @@ pub struct Checker {
     not_ascii: Range<usize>,
     /// The members of the outermost object (see [`Checker::object`]).
     members: Vec<scan::Member>,
+    /// Whether the text has a `\u` escape (see [`Checker::line_facts`]).
+    unicode_escape: bool,
+    /// How many keys of the text are written `"role"`.
+    role_keys: u32,
+}
+
+/// What the quick check saw of a text on its way (see
+/// [`Checker::line_facts`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineFacts {
+    /// The text has a `\u` escape somewhere.
+    pub unicode_escape: bool,
+    /// How many keys, in any object of the text, are written `"role"`.
+    pub role_keys: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -108,15 +122,31 @@ impl Checker {
         }
     }
 
+    /// After a yes (from [`Checker::valid_object`], [`Checker::object`] or
+    /// [`Checker::is_canonical`]), what the check saw of the text on its
+    /// way, at no cost: whether it has a `\u` escape, and how many of its
+    /// keys are written `"role"` (with no `\u` escape, every key that reads
+    /// `role` is written so). Meaningless after a "no".
+    pub fn line_facts(&self) -> LineFacts {
+        LineFacts {
+            unicode_escape: self.unicode_escape,
+            role_keys: self.role_keys,
+        }
+    }
+
     /// [`Checker::is_canonical`] without the UTF-8 check (with `CANONICAL`
     /// false: only valid, compact JSON).
     fn check<const CANONICAL: bool>(&mut self, v: &[u8]) -> bool {
         if v.len() >= u32::MAX as usize {
             return false;
         }
-        let Some(high) = quote_bits::<CANONICAL>(v, &mut self.backslashes, &mut self.quotes) else {
+        let Some((high, unicode)) =
+            quote_bits::<CANONICAL>(v, &mut self.backslashes, &mut self.quotes)
+        else {
             return false;
         };
+        self.unicode_escape = unicode;
+        self.role_keys = 0;
         self.not_ascii = (high.start * 64).min(v.len())..(high.end * 64).min(v.len());
         self.stack.clear();
         self.keys.clear();
@@ -154,6 +184,9 @@ impl Checker {
                         || v.get(end) != Some(&b':')
                     {
                         return false;
+                    }
+                    if end - pos == 6 && v[pos + 1..pos + 5] == *b"role" {
+                        self.role_keys += 1;
                     }
                     if self.stack.len() == 1 {
                         self.members.push(scan::Member {
@@ -311,7 +344,7 @@ fn quote_bits<const CANONICAL: bool>(
     v: &[u8],
     backslashes: &mut Vec<u64>,
     quotes: &mut Vec<u64>,
-) -> Option<Range<usize>> {
+) -> Option<(Range<usize>, bool)> {
     quotes.clear();
     backslashes.clear();
     let words = v.len().div_ceil(64);
@@ -322,10 +355,11 @@ fn quote_bits<const CANONICAL: bool>(
         backslashes,
         quotes,
         carry: 0,
+        saw_unicode: false,
     };
     let high = scan::for_each_block(v, &mut bits)?;
     // A backslash at the very end escapes nothing.
-    (bits.carry == 0).then_some(high)
+    (bits.carry == 0).then_some((high, bits.saw_unicode))
 }
 
 /// [`quote_bits`]'s work on each block.
@@ -335,6 +369,8 @@ struct QuoteBits<'a, const CANONICAL: bool> {
     quotes: &'a mut Vec<u64>,
     /// Whether the first byte of the next block is escaped.
     carry: u64,
+    /// Whether a block had a `\u` escape.
+    saw_unicode: bool,
 }
 
 impl<const CANONICAL: bool> scan::simd::EachBlock for &mut QuoteBits<'_, CANONICAL> {
@@ -349,8 +385,11 @@ impl<const CANONICAL: bool> scan::simd::EachBlock for &mut QuoteBits<'_, CANONIC
             return false;
         }
         let u = escaped & c.u;
-        if u != 0 && !self.unicode(u) {
-            return false;
+        if u != 0 {
+            self.saw_unicode = true;
+            if !self.unicode(u) {
+                return false;
+            }
         }
         self.quotes.push(c.quote & !escaped);
         self.backslashes.push(c.backslash);
