@@ -270,6 +270,7 @@ pub fn session(data: &[u8]) {
                     strict,
                     canonical,
                     glances: canonical,
+                    roles: canonical,
                 },
             )
         };
@@ -310,6 +311,30 @@ fn same_glance(q: &Session, i: usize) {
     assert_eq!(q.glances[i], want, "the load's glance of entry {i}");
 }
 
+/// The role the load found of entry `i` (with [`ReadOptions::roles`]),
+/// when it found one, is what a look at its line that validates every
+/// value finds.
+fn same_role(q: &Session, i: usize) {
+    use crate::entry::glance::{info_of, MSG_NONE, MSG_ROLE, ROLE_UNKNOWN};
+    assert_eq!(q.roles.len(), q.entries.len(), "a role per entry");
+    let (EntryType::Message, r) = (q.entries[i].ty(), q.roles[i]) else {
+        assert_eq!(q.roles[i], 0, "a role for an entry that is no message");
+        return;
+    };
+    if r == ROLE_UNKNOWN {
+        return;
+    }
+    let line = q.raw_line(i).expect("an entry's line");
+    let want = match crate::json::Object::parse_line(&line) {
+        Ok(Some(obj)) => match obj.raw("message") {
+            None | Some(b"null") => MSG_NONE,
+            Some(_) => info_of(obj.object("message").as_ref()) & MSG_ROLE,
+        },
+        _ => MSG_NONE,
+    };
+    assert_eq!(r, want, "the load's role of entry {i}");
+}
+
 /// A session read with [`ReadOptions::canonical`] is the same session, and
 /// each line it marks canonical is `JSON.stringify`'s text; `pi-tree --json`
 /// prints the same.
@@ -339,6 +364,7 @@ fn same_reading(s: &Session, q: &Session) {
         assert_eq!(s.index.parent_of(i), q.index.parent_of(i));
         assert!(!a.is_canonical(), "marked canonical without being asked");
         same_glance(q, i);
+        same_role(q, i);
         if b.is_canonical() {
             let line = q.line(i).expect("an entry's line");
             let long =
@@ -355,6 +381,13 @@ fn same_reading(s: &Session, q: &Session) {
     if crate::tree::Tree::build(s).walk_len(4 * n + 64).is_none() {
         return;
     }
+    // The context's walk by the load's roles finds what reading every
+    // message finds.
+    let context = |s: &Session| match context::build(s, s.index.leaf) {
+        Ok(c) => format!("{:?} {:?} {:?}", c.items, c.thinking_level, c.model),
+        Err(e) => e.to_string(),
+    };
+    assert_eq!(context(s), context(q), "the context by the load's roles");
     use crate::cmd::tree::{render, Format, Options};
     let quiet = crate::cli::Log {
         tool: "fuzz",

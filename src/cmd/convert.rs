@@ -232,14 +232,20 @@ pub(crate) fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Wr
         (None, Data::Bytes(b)) => detect(name, b)?,
         (None, Data::File(p)) => detect_file(name, p)?,
     };
+    // The load also tells each message's role (on the loading threads),
+    // so that the context's walk need not read every message on the path
+    // again.
+    let read = ReadOptions {
+        roles: true,
+        ..opts.read
+    };
     let (msgs, meta) = match (from, data) {
         (From::Session, Data::Bytes(bytes)) => {
-            session_messages(&Session::from_bytes(name, bytes, opts.read)?, opts)?
+            session_messages(&Session::from_bytes(name, bytes, read)?, opts)?
         }
-        (From::Session, Data::File(p)) => session_messages(
-            &Session::open(crate::session::Input::File(p), opts.read)?,
-            opts,
-        )?,
+        (From::Session, Data::File(p)) => {
+            session_messages(&Session::open(crate::session::Input::File(p), read)?, opts)?
+        }
         (From::Messages, data) => (
             stream_messages(
                 name,

@@ -151,6 +151,65 @@ fn is_string(raw: Option<&[u8]>, want: &str) -> bool {
     js::decode_string(raw, 0..raw.len()) == want
 }
 
+/// [`role`]: the line must be read to know the role (or the message is
+/// not an object).
+pub const ROLE_UNKNOWN: u8 = 0x80;
+
+/// The role of the message entry `obj` (a whole line known to be valid
+/// JSON) as one of the `ROLE_` values or [`MSG_NONE`] (no message, or a
+/// null one), or [`ROLE_UNKNOWN`]. `quick`: what the quick check
+/// ([`js::Checker::valid_object`]) saw of the line, when it took it (so the
+/// line has no white space between tokens and is nested less than
+/// [`js::MAX_DEPTH`]). A message object that starts `{"role":"` has that
+/// role when no other key of it can be `role`: it has no `\u` escape (the
+/// only way to write a key that reads `role` otherwise), and the line has
+/// no other key written `"role"` (or, when it has, the message says
+/// `"role":` nowhere else). Anything else (a line the quick check did not
+/// take, a role that is not the first member or not plain, or none of the
+/// three) is [`ROLE_UNKNOWN`]. No scan of the message, and no search at all
+/// in a line with one `"role"` key and no `\u` escape.
+pub fn role(obj: &Object<'_>, quick: Option<js::check::LineFacts>) -> u8 {
+    let Some(r) = obj.get("message") else {
+        return MSG_NONE;
+    };
+    let v = &obj.text[r];
+    if v == b"null" {
+        return MSG_NONE;
+    }
+    let Some(facts) = quick else {
+        return ROLE_UNKNOWN;
+    };
+    const HEAD: &[u8] = b"{\"role\":\"";
+    let Some(rest) = v.strip_prefix(HEAD) else {
+        return ROLE_UNKNOWN;
+    };
+    let Some(end) = memchr::memchr2(b'"', b'\\', rest) else {
+        return ROLE_UNKNOWN;
+    };
+    // The searchers, made once (a new one a line cost more than the search).
+    static SEARCH: std::sync::OnceLock<[memchr::memmem::Finder<'static>; 2]> =
+        std::sync::OnceLock::new();
+    let [role_key, unicode] = SEARCH.get_or_init(|| {
+        [
+            memchr::memmem::Finder::new(b"\"role\":"),
+            memchr::memmem::Finder::new(b"\\u"),
+        ]
+    });
+    if rest[end] != b'"'
+        || (facts.unicode_escape && unicode.find(v).is_some())
+        // The message's first key is one written "role".
+        || (facts.role_keys != 1 && role_key.find(&rest[end..]).is_some())
+    {
+        return ROLE_UNKNOWN;
+    }
+    match &rest[..end] {
+        b"user" => ROLE_USER,
+        b"assistant" => ROLE_ASSISTANT,
+        b"toolResult" => ROLE_TOOL_RESULT,
+        _ => ROLE_UNKNOWN,
+    }
+}
+
 /// [`Glance::at`] of the entry `obj`.
 pub fn message_at(obj: &Object<'_>) -> (u32, u32) {
     let Some(m) = obj

@@ -5,7 +5,7 @@
 
 use super::lines::{for_each_line_in, RawLine, LINE_TOO_LONG};
 use super::{Backing, Header, Input, ReadOptions, Session};
-use crate::entry::glance::{glance, Glance};
+use crate::entry::glance::{glance, role, Glance};
 use crate::entry::{unknown_type, Entries, EntryType, Extra, Id, Parent};
 use crate::error::{Diagnostic, Error, Location, Result};
 use crate::index::Index;
@@ -53,6 +53,8 @@ pub(super) struct Loader<'n> {
     pub(super) glances: Vec<Glance>,
     /// The member list of the last message object glanced at.
     spare_message: Vec<scan::Member>,
+    /// For [`ReadOptions::roles`]: one per entry.
+    pub(super) roles: Vec<u8>,
 }
 
 impl<'n> Loader<'n> {
@@ -72,6 +74,7 @@ impl<'n> Loader<'n> {
             spare_members: Vec::new(),
             glances: Vec::new(),
             spare_message: Vec::new(),
+            roles: Vec::new(),
         }
     }
 
@@ -95,6 +98,7 @@ impl<'n> Loader<'n> {
         self.other_types
             .extend(tail.other_types.into_iter().map(|(i, x)| (i + at, x)));
         self.glances.extend(tail.glances);
+        self.roles.extend(tail.roles);
         self.warnings.extend(tail.warnings.into_iter().map(|mut d| {
             shift_line(&mut d, lines);
             d
@@ -265,6 +269,12 @@ impl<'n> Loader<'n> {
                 _ => Glance::default(),
             });
         }
+        if self.opts.roles {
+            self.roles.push(match ty {
+                EntryType::Message => role(obj, quick.then(|| self.checker.line_facts())),
+                _ => 0,
+            });
+        }
         match ty {
             EntryType::Session => self.warn(number, "a second session header; pi ignores it"),
             EntryType::Label | EntryType::SessionInfo => {
@@ -350,6 +360,7 @@ impl<'n> Loader<'n> {
             other_types: self.other_types,
             leaf_id_null: false,
             glances: self.glances,
+            roles: self.roles,
         };
         s.leaf_id_null = s
             .index

@@ -66,6 +66,11 @@ pub struct ReadOptions {
     /// message entry ([`Session::glances`]), found on the loading threads
     /// while the line is at hand (for `pi-tree`'s rows and filters).
     pub glances: bool,
+    /// Also keep the role of each message entry ([`Session::roles`],
+    /// [`crate::entry::glance::role`]): a look at the first member of the
+    /// message, on the loading threads, where the quick check took the
+    /// line; for `pi-convert`'s context walk.
+    pub roles: bool,
 }
 
 /// The session header (first line).
@@ -115,6 +120,9 @@ pub struct Session {
     /// With [`ReadOptions::glances`]: one per entry (the default for any
     /// entry but a message); otherwise empty.
     pub glances: Vec<crate::entry::glance::Glance>,
+    /// With [`ReadOptions::roles`]: one per entry (0 for any entry but a
+    /// message); otherwise empty.
+    pub roles: Vec<u8>,
 }
 
 impl Session {

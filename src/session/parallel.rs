@@ -186,8 +186,15 @@ mod tests {
         let size = text.len() as u64;
         let show = |r: Result<Loader<'_>>| match r {
             Ok(l) => format!(
-                "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n{:?}",
-                l.header, l.entries, l.extras, l.other_types, l.warnings, l.lines_seen, l.glances
+                "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n{:?}\n{:?}",
+                l.header,
+                l.entries,
+                l.extras,
+                l.other_types,
+                l.warnings,
+                l.lines_seen,
+                l.glances,
+                l.roles
             ),
             Err(e) => format!("error {e}"),
         };
@@ -278,12 +285,18 @@ mod tests {
         for (n, lines) in cases.iter().enumerate() {
             for end in ["", "\n", "\n\n"] {
                 let text = format!("{}{end}", lines.join("\n"));
-                for (strict, glances) in [(false, false), (true, false), (false, true)] {
+                for (strict, glances, roles) in [
+                    (false, false, false),
+                    (true, false, false),
+                    (false, true, false),
+                    (false, false, true),
+                ] {
                     let (one, two) = both_ways(
                         text.as_bytes(),
                         ReadOptions {
                             strict,
                             glances,
+                            roles,
                             ..Default::default()
                         },
                     );

@@ -42,8 +42,20 @@ pub struct Checker {
     closes: Vec<(u32, u32)>,
     /// For each open container, its index in `closes`.
     open: Vec<u32>,
-    /// Whether the text has a `\u` escape.
-    unicode: bool,
+    /// Whether the text has a `\u` escape (see [`Checker::line_facts`]).
+    unicode_escape: bool,
+    /// How many keys of the text are written `"role"`.
+    role_keys: u32,
+}
+
+/// What the quick check saw of a text on its way (see
+/// [`Checker::line_facts`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineFacts {
+    /// The text has a `\u` escape somewhere.
+    pub unicode_escape: bool,
+    /// How many keys, in any object of the text, are written `"role"`.
+    pub role_keys: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -120,7 +132,19 @@ impl Checker {
             quotes: &self.quotes,
             backslashes: &self.backslashes,
             closes: &self.closes,
-            unicode: self.unicode,
+            unicode: self.unicode_escape,
+        }
+    }
+
+    /// After a yes (from [`Checker::valid_object`], [`Checker::object`] or
+    /// [`Checker::is_canonical`]), what the check saw of the text on its
+    /// way, at no cost: whether it has a `\u` escape, and how many of its
+    /// keys are written `"role"` (with no `\u` escape, every key that reads
+    /// `role` is written so). Meaningless after a "no".
+    pub fn line_facts(&self) -> LineFacts {
+        LineFacts {
+            unicode_escape: self.unicode_escape,
+            role_keys: self.role_keys,
         }
     }
 
@@ -135,7 +159,8 @@ impl Checker {
         else {
             return false;
         };
-        self.unicode = unicode;
+        self.unicode_escape = unicode;
+        self.role_keys = 0;
         self.not_ascii = (high.start * 64).min(v.len())..(high.end * 64).min(v.len());
         self.stack.clear();
         self.keys.clear();
@@ -177,6 +202,9 @@ impl Checker {
                         || v.get(end) != Some(&b':')
                     {
                         return false;
+                    }
+                    if end - pos == 6 && v[pos + 1..pos + 5] == *b"role" {
+                        self.role_keys += 1;
                     }
                     if self.stack.len() == 1 {
                         self.members.push(scan::Member {
@@ -363,11 +391,11 @@ fn quote_bits<const CANONICAL: bool>(
         quotes,
         w: 0,
         carry: 0,
-        unicode: false,
+        saw_unicode: false,
     };
     let high = scan::for_each_block(v, &mut bits)?;
     // A backslash at the very end escapes nothing.
-    (bits.carry == 0).then_some((high, bits.unicode))
+    (bits.carry == 0).then_some((high, bits.saw_unicode))
 }
 
 /// [`quote_bits`]'s work on each block.
@@ -379,8 +407,8 @@ struct QuoteBits<'a, const CANONICAL: bool> {
     w: usize,
     /// Whether the first byte of the next block is escaped.
     carry: u64,
-    /// Whether a `\u` escape was seen.
-    unicode: bool,
+    /// Whether a block had a `\u` escape.
+    saw_unicode: bool,
 }
 
 impl<const CANONICAL: bool> scan::simd::EachBlock for &mut QuoteBits<'_, CANONICAL> {
@@ -396,10 +424,10 @@ impl<const CANONICAL: bool> scan::simd::EachBlock for &mut QuoteBits<'_, CANONIC
         }
         let u = escaped & c.u;
         if u != 0 {
+            self.saw_unicode = true;
             if !self.unicode(u) {
                 return false;
             }
-            self.unicode = true;
         }
         let w = self.w;
         match (self.quotes.get_mut(w), self.backslashes.get_mut(w)) {
