@@ -67,7 +67,14 @@ fn same_search_spans(data: &[u8], checker: &mut js::Checker) {
         .collect();
     let (top, marks) = (checker.members().to_vec(), checker.marks());
     let mut out = Vec::new();
-    let (ty, role) = search::quick_entry(data, &top, marks, &mut js::Checker::new(), &mut out);
+    let (ty, role) = search::quick_entry(
+        data,
+        &top,
+        marks,
+        &mut js::Checker::new(),
+        &|_| true,
+        &mut out,
+    );
     let quick: Vec<_> = out.into_iter().map(Span::decode).collect();
     assert_eq!(
         (&ty, &role),

@@ -208,12 +208,16 @@ fn blocks<'a>(o: &Object<'a>, key: &str, fast: Option<Strings<'_>>) -> Vec<Objec
 /// the same as the two give. Nothing is allocated but a tool call's text:
 /// objects and arrays are walked by the marks' quote bits and the walk's
 /// record of where each container ends, not read again. `canon` makes a
-/// tool call's arguments canonical (kept by the caller).
+/// tool call's arguments canonical (kept by the caller). A tool call whose
+/// block's raw text `may_match` says no to is left out (its text is made
+/// from that block alone, so a sound prefilter of the line is one of the
+/// block: nothing in it could match; `|_| true` keeps every one).
 pub fn quick_entry<'a>(
     t: &'a [u8],
     top: &[scan::Member],
     m: js::Marks<'_>,
     canon: &mut js::Checker,
+    may_match: &dyn Fn(&[u8]) -> bool,
     out: &mut Vec<Span<'a>>,
 ) -> (Option<Cow<'a, str>>, Option<Cow<'a, str>>) {
     let get = |key: &str| {
@@ -254,7 +258,9 @@ pub fn quick_entry<'a>(
                             raw(out, "text", text);
                         } else if is("thinking") {
                             raw(out, "thinking", thinking);
-                        } else if is("toolCall") {
+                        } else if is("toolCall")
+                            && may_match(t.get(b..value_end(t, b, m)).unwrap_or_default())
+                        {
                             let mut s = name
                                 .and_then(|r| str_at(t, r))
                                 .map(Cow::into_owned)
@@ -560,6 +566,7 @@ mod tests {
                 &top_members,
                 checker.marks(),
                 &mut js::Checker::new(),
+                &|_| true,
                 &mut out,
             );
             let quick: Vec<Text<'_>> = out.into_iter().map(Span::decode).collect();

@@ -562,9 +562,13 @@ mod tests {
             "[1.5",
             "path\":\"a",
         ];
-        for a in args {
+        for (a, name) in args.iter().flat_map(|a| [(a, "bash"), (a, r"b\u0061sh")]) {
+            // pi-grep also asks of the tool call's block alone (see
+            // search::quick_entry)
+            let block =
+                format!(r#"{{"type":"toolCall","id":"c","name":"{name}","arguments":{a}}}"#);
             let line = format!(
-                r#"{{"type":"message","id":"a1","parentId":null,"message":{{"role":"assistant","content":[{{"type":"toolCall","id":"c","name":"bash","arguments":{a}}}]}}}}"#
+                r#"{{"type":"message","id":"a1","parentId":null,"message":{{"role":"assistant","content":[{block}]}}}}"#
             );
             let o = crate::json::Object::parse_line(line.as_bytes())
                 .unwrap()
@@ -586,6 +590,7 @@ mod tests {
                     let Ok(x) = x else { continue };
                     if x.re.is_match(&text) {
                         assert!(x.may_match(line.as_bytes()), "{p} {fixed}: {text}");
+                        assert!(x.may_match(block.as_bytes()), "{p} {fixed}: {block}");
                     }
                 }
             }

@@ -431,7 +431,9 @@ impl Searcher<'_> {
             if checker.valid_object(line).is_some() {
                 let (top, marks) = (checker.members(), checker.marks());
                 spans.clear();
-                let (ty, role) = search::quick_entry(line, top, marks, &mut self.canon, &mut spans);
+                let may_match = |b: &[u8]| opts.matcher.may_match(b);
+                let (ty, role) =
+                    search::quick_entry(line, top, marks, &mut self.canon, &may_match, &mut spans);
                 if ty.as_deref() != Some("session") {
                     let get = |key: &str| {
                         top.iter()
