@@ -30,7 +30,14 @@ impl Reading {
     /// every file). Standard input is read whole, as every tool reads it
     /// (`session::read_stream`: no further than a line longer than the
     /// limit).
-    pub(super) fn open(src: &Source, name: &str, buf: Vec<u8>) -> Result<Reading, Diagnostic> {
+    /// `mtime`: whether the file's modification time is wanted (for
+    /// `--since`/`--until`: a `stat` a file less without it).
+    pub(super) fn open(
+        src: &Source,
+        name: &str,
+        buf: Vec<u8>,
+        mtime: bool,
+    ) -> Result<Reading, Diagnostic> {
         match src {
             Source::Stdin => {
                 let buf = crate::session::read_stream(&mut std::io::stdin().lock(), name)
@@ -45,20 +52,26 @@ impl Reading {
                 })
             }
             Source::File(p) => {
-                let io =
-                    |e: std::io::Error| Diagnostic::new(name, None, crate::error::io_message(&e));
+                let io = |e: std::io::Error| Diagnostic::new(name, None, read_error(&e));
                 let f = std::fs::File::open(p).map_err(io)?;
-                let meta = f.metadata().map_err(io)?;
-                if meta.is_dir() {
-                    return Err(io(std::io::Error::other("is a directory")));
-                }
+                // (a directory without the stat: its first read fails so)
+                let mtime = match mtime {
+                    true => {
+                        let meta = f.metadata().map_err(io)?;
+                        if meta.is_dir() {
+                            return Err(io(std::io::ErrorKind::IsADirectory.into()));
+                        }
+                        meta.modified().ok()
+                    }
+                    false => None,
+                };
                 Ok(Reading {
                     file: Some(f),
                     buf,
                     filled: 0,
                     base: 0,
                     eof: false,
-                    mtime: meta.modified().ok(),
+                    mtime,
                 })
             }
         }
@@ -174,5 +187,14 @@ impl Reading {
     pub(super) fn into_bytes(mut self) -> Vec<u8> {
         self.buf.truncate(self.filled);
         self.buf
+    }
+}
+
+/// What a failed open or read of a session says (a directory: "is a
+/// directory", whether its `stat` or its first read found it).
+pub(super) fn read_error(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::IsADirectory => "is a directory".to_string(),
+        _ => crate::error::io_message(e),
     }
 }

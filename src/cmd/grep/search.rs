@@ -148,7 +148,8 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
         base: 0,
         uncounted: Vec::new(),
     };
-    let read = Reading::open(src, &name, buffer).and_then(|r| s.search(r));
+    let want_mtime = opts.since.is_some() || opts.until.is_some();
+    let read = Reading::open(src, &name, buffer, want_mtime).and_then(|r| s.search(r));
     let checker = std::mem::take(&mut s.checker);
     CHECKER.with(|c| *c.borrow_mut() = checker);
     let count = s.count;
@@ -211,7 +212,7 @@ impl Searcher<'_> {
     fn search(&mut self, mut r: Reading) -> Result<Option<Vec<u8>>, Diagnostic> {
         let opts = self.opts;
         let name = self.name;
-        let io = |e: std::io::Error| Diagnostic::new(name, None, crate::error::io_message(&e));
+        let io = |e: std::io::Error| Diagnostic::new(name, None, super::reading::read_error(&e));
         // no line is held beyond the limit the loader sets (a file of NULs,
         // `/dev/zero`)
         let limit = crate::session::max_line();
