@@ -430,40 +430,7 @@ impl Searcher<'_> {
             // its objects are then found by their quotes and brackets
             // alone; any other line the long way.
             if checker.valid_object(line).is_some() {
-                let (top, marks) = (checker.members(), checker.marks());
-                spans.clear();
-                let may_match = |b: &[u8]| opts.matcher.may_match(b);
-                let (ty, role) =
-                    search::quick_entry(line, top, marks, &mut self.canon, &may_match, &mut spans);
-                if ty.as_deref() != Some("session") {
-                    let get = |key: &str| {
-                        top.iter()
-                            .rev()
-                            .find(|x| crate::json::key_is(line, &x.key, key))
-                            .map(|x| x.value.clone())
-                    };
-                    // (not printed by -c and -l)
-                    let id = match opts.mode {
-                        Mode::Count | Mode::Files => None,
-                        _ => get("id")
-                            .filter(|r| line.get(r.start) == Some(&b'"'))
-                            .map(|r| js::decode_string(line, r)),
-                    };
-                    let timestamp = match opts.mode {
-                        Mode::Json => {
-                            get("timestamp").and_then(|r| js::canonical_vec(line, r).ok())
-                        }
-                        _ => None,
-                    };
-                    let found = Found {
-                        ty,
-                        role,
-                        id: id.as_deref(),
-                        timestamp,
-                        line: *line_no,
-                    };
-                    self.spans(found, spans.drain(..), Some(marks));
-                }
+                self.quick_line(line, &checker, None, *line_no, &mut spans);
                 pos = end + 1;
                 continue;
             }
@@ -509,6 +476,9 @@ impl Searcher<'_> {
             (0..s.entries.len()).collect()
         };
         which.sort_unstable();
+        // Out of `self` while its marks of a line are in use.
+        let mut checker = std::mem::take(&mut self.checker);
+        let mut result = Ok(());
         for i in which {
             if self.done {
                 break;
@@ -517,17 +487,78 @@ impl Searcher<'_> {
             if e.ty() == EntryType::Session {
                 continue;
             }
-            let line = s.line(i)?;
+            let line = match s.line(i) {
+                Ok(l) => l,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            };
             if !self.opts.matcher.may_match(&line) {
+                continue;
+            }
+            let id = s.entries.id(i).map(|_| s.entries.id_string(i));
+            // the quick read of the line when the checker takes it, as
+            // in a version-3 file's stream
+            if checker.valid_object(&line).is_some() {
+                let mut spans = Vec::new();
+                self.quick_line(&line, &checker, id.as_deref(), e.line(), &mut spans);
                 continue;
             }
             let Ok(Some(o)) = Object::parse_line(&line) else {
                 continue;
             };
-            let id = s.entries.id(i).map(|_| s.entries.id_string(i));
             self.entry(&o, e.line(), id.as_deref(), None);
         }
-        Ok(())
+        self.checker = checker;
+        result
+    }
+
+    /// Search a line `checker` has just taken ([`js::Checker::valid_object`]),
+    /// by its marks ([`search::quick_entry`]), with the entry's `id`
+    /// (None: the line's own, decoded where it is printed); `spans` is
+    /// scratch space.
+    fn quick_line<'l>(
+        &mut self,
+        line: &'l [u8],
+        checker: &js::Checker,
+        id: Option<&str>,
+        line_no: u64,
+        spans: &mut Vec<search::Span<'l>>,
+    ) {
+        let opts = self.opts;
+        let (top, marks) = (checker.members(), checker.marks());
+        spans.clear();
+        let may_match = |b: &[u8]| opts.matcher.may_match(b);
+        let (ty, role) = search::quick_entry(line, top, marks, &mut self.canon, &may_match, spans);
+        if ty.as_deref() == Some("session") {
+            return;
+        }
+        let get = |key: &str| {
+            top.iter()
+                .rev()
+                .find(|x| crate::json::key_is(line, &x.key, key))
+                .map(|x| x.value.clone())
+        };
+        // (not printed by -c and -l)
+        let own_id = match (id, opts.mode) {
+            (Some(_), _) | (None, Mode::Count | Mode::Files) => None,
+            (None, _) => get("id")
+                .filter(|r| line.get(r.start) == Some(&b'"'))
+                .map(|r| js::decode_string(line, r)),
+        };
+        let timestamp = match opts.mode {
+            Mode::Json => get("timestamp").and_then(|r| js::canonical_vec(line, r).ok()),
+            _ => None,
+        };
+        let found = Found {
+            ty,
+            role,
+            id: id.or(own_id.as_deref()),
+            timestamp,
+            line: line_no,
+        };
+        self.spans(found, spans.drain(..), Some(marks));
     }
 
     /// Search one entry; `marks`: the checker's of its line (`o.text`),
