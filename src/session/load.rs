@@ -134,9 +134,10 @@ impl<'n> Loader<'n> {
         // A line pi wrote (compact, and in JSON.stringify's form) is read
         // in one quick pass that also proves that form when asked to; any
         // other the long way.
-        let quick = match self.opts.canonical {
-            true => self.checker.object(bytes),
-            false => self.checker.valid_object(bytes),
+        let quick = match (self.opts.roles, self.opts.canonical) {
+            (true, canonical) => self.checker.object_counting_roles(bytes, canonical),
+            (false, true) => self.checker.object(bytes),
+            (false, false) => self.checker.valid_object(bytes),
         }
         .map(|members| {
             // Into the members of the line before (no allocation a line).

@@ -85,7 +85,7 @@ impl Checker {
     /// first in JavaScript), nesting within [`MAX_DEPTH`]. Checked in one
     /// pass without recursion; a "no" only means "take the long way".
     pub fn is_canonical(&mut self, v: &[u8]) -> bool {
-        self.check::<true>(v) && simdutf8::basic::from_utf8(&v[self.not_ascii()]).is_ok()
+        self.check::<true, false>(v) && simdutf8::basic::from_utf8(&v[self.not_ascii()]).is_ok()
     }
 
     /// After a yes (from [`Checker::valid_object`], [`Checker::object`] or
@@ -104,7 +104,7 @@ impl Checker {
     /// key twice). `None` only means "take the long way". Strings are
     /// skipped by their quote bits, whatever escapes they hold.
     pub fn object(&mut self, v: &[u8]) -> Option<&[scan::Member]> {
-        (v.first() == Some(&b'{') && self.check::<true>(v)).then_some(&self.members[..])
+        (v.first() == Some(&b'{') && self.check::<true, false>(v)).then_some(&self.members[..])
     }
 
     /// The members of the object `v` when it is valid JSON without white
@@ -113,7 +113,20 @@ impl Checker {
     /// `JSON.stringify`'s form (so no key or number checks). `None` only
     /// means "take the long way". Quicker than the scanner.
     pub fn valid_object(&mut self, v: &[u8]) -> Option<&[scan::Member]> {
-        (v.first() == Some(&b'{') && self.check::<false>(v)).then_some(&self.members[..])
+        (v.first() == Some(&b'{') && self.check::<false, false>(v)).then_some(&self.members[..])
+    }
+
+    /// [`Checker::valid_object`] (or, with `canonical`, [`Checker::object`])
+    /// that also counts the keys written `"role"` for
+    /// [`Checker::line_facts`] (a compare a key, which the other calls
+    /// leave out: the loads that want no roles do not pay for it).
+    pub fn object_counting_roles(&mut self, v: &[u8], canonical: bool) -> Option<&[scan::Member]> {
+        let ok = v.first() == Some(&b'{')
+            && match canonical {
+                true => self.check::<true, true>(v),
+                false => self.check::<false, true>(v),
+            };
+        ok.then_some(&self.members[..])
     }
 
     /// After a yes from [`Checker::valid_object`] or [`Checker::object`],
@@ -140,7 +153,9 @@ impl Checker {
     /// [`Checker::is_canonical`]), what the check saw of the text on its
     /// way, at no cost: whether it has a `\u` escape, and how many of its
     /// keys are written `"role"` (with no `\u` escape, every key that reads
-    /// `role` is written so). Meaningless after a "no".
+    /// `role` is written so; counted only by
+    /// [`Checker::object_counting_roles`], `u32::MAX` after the other
+    /// calls). Meaningless after a "no".
     pub fn line_facts(&self) -> LineFacts {
         LineFacts {
             unicode_escape: self.unicode_escape,
@@ -150,7 +165,7 @@ impl Checker {
 
     /// [`Checker::is_canonical`] without the UTF-8 check (with `CANONICAL`
     /// false: only valid, compact JSON).
-    fn check<const CANONICAL: bool>(&mut self, v: &[u8]) -> bool {
+    fn check<const CANONICAL: bool, const ROLES: bool>(&mut self, v: &[u8]) -> bool {
         if v.len() >= u32::MAX as usize {
             return false;
         }
@@ -160,7 +175,7 @@ impl Checker {
             return false;
         };
         self.unicode_escape = unicode;
-        self.role_keys = 0;
+        self.role_keys = if ROLES { 0 } else { u32::MAX };
         self.not_ascii = (high.start * 64).min(v.len())..(high.end * 64).min(v.len());
         self.stack.clear();
         self.keys.clear();
@@ -168,7 +183,7 @@ impl Checker {
         self.members.clear();
         self.closes.clear();
         self.open.clear();
-        let ok = self.walk::<CANONICAL>(v);
+        let ok = self.walk::<CANONICAL, ROLES>(v);
         self.stack.clear();
         self.keys.clear();
         self.seen.clear();
@@ -176,7 +191,7 @@ impl Checker {
         ok
     }
 
-    fn walk<const CANONICAL: bool>(&mut self, v: &[u8]) -> bool {
+    fn walk<const CANONICAL: bool, const ROLES: bool>(&mut self, v: &[u8]) -> bool {
         let mut pos = 0usize;
         // Whether the next token is a key (just after `{` or `,` in an object).
         let mut want_key = false;
@@ -203,7 +218,7 @@ impl Checker {
                     {
                         return false;
                     }
-                    if end - pos == 6 && v[pos + 1..pos + 5] == *b"role" {
+                    if ROLES && end - pos == 6 && v[pos + 1..pos + 5] == *b"role" {
                         self.role_keys += 1;
                     }
                     if self.stack.len() == 1 {
