@@ -39,11 +39,7 @@ impl<'a> Object<'a> {
 
     /// The value span of `key`; the last one wins, as in `JSON.parse`.
     pub fn get(&self, key: &str) -> Option<Range<usize>> {
-        self.members
-            .iter()
-            .rev()
-            .find(|m| key_is(self.text, &m.key, key))
-            .map(|m| m.value.clone())
+        member_value(self.text, &self.members, key)
     }
 
     /// The raw bytes of `key`'s value.
@@ -76,8 +72,20 @@ impl<'a> Object<'a> {
     }
 }
 
-/// Whether the key span (quotes included) decodes to `want`.
+/// The value span of `key` among the `members` of an object in `text`;
+/// the last one wins, as in `JSON.parse` ([`Object::get`], for members
+/// found without an [`Object`]).
 #[inline]
+pub fn member_value(text: &[u8], members: &[scan::Member], key: &str) -> Option<Range<usize>> {
+    members
+        .iter()
+        .rev()
+        .find(|m| key_is(text, &m.key, key))
+        .map(|m| m.value.clone())
+}
+
+/// Whether the key span (quotes included) decodes to `want`.
+#[inline(always)]
 pub fn key_is(text: &[u8], key: &Range<usize>, want: &str) -> bool {
     let raw = &text[key.start + 1..key.end - 1];
     match raw.len().cmp(&want.len()) {

@@ -220,14 +220,8 @@ pub fn quick_entry<'a>(
     may_match: &dyn Fn(&[u8]) -> bool,
     out: &mut Vec<Span<'a>>,
 ) -> (Option<Cow<'a, str>>, Option<Cow<'a, str>>) {
-    let get = |key: &str| {
-        top.iter()
-            .rev()
-            .find(|x| crate::json::key_is(t, &x.key, key))
-            .map(|x| x.value.clone())
-    };
-    let ty_r = get("type");
-    let ty = ty_r.clone().and_then(|r| str_at(t, r));
+    let get = |key: &str| crate::json::member_value(t, top, key);
+    let ty = get("type").and_then(|r| str_at(t, r));
     let raw = |out: &mut Vec<Span<'a>>, field, r: Option<Range<usize>>| {
         if let Some(r) = r.filter(|r| t.get(r.start) == Some(&b'"')) {
             out.push(Span {
@@ -259,7 +253,7 @@ pub fn quick_entry<'a>(
                         } else if is("thinking") {
                             raw(out, "thinking", thinking);
                         } else if is("toolCall")
-                            && may_match(t.get(b..value_end(t, b, m)).unwrap_or_default())
+                            && may_match(t.get(b..m.value_end(t, b)).unwrap_or_default())
                         {
                             let mut s = name
                                 .and_then(|r| str_at(t, r))
@@ -340,19 +334,6 @@ fn quick_content<'a>(
     });
 }
 
-/// The end of the value at `t[v]` in a text the checker took.
-#[inline]
-fn value_end(t: &[u8], v: usize, m: js::Marks<'_>) -> usize {
-    match t.get(v) {
-        Some(b'"') => m.string_end(v).min(t.len()),
-        Some(b'{' | b'[') => m.container_end(v).unwrap_or(t.len()),
-        _ => t
-            .get(v..)
-            .and_then(|r| r.iter().position(|b| matches!(b, b',' | b'}' | b']')))
-            .map_or(t.len(), |i| v + i),
-    }
-}
-
 /// The values of `keys` in the object opening at `t[open]` (the last of
 /// a key given twice, as in `JSON.parse`).
 fn pick<const N: usize>(
@@ -366,19 +347,11 @@ fn pick<const N: usize>(
     while t.get(p) == Some(&b'"') {
         let k = m.string_end(p).min(t.len());
         let v = k + 1;
-        let ve = value_end(t, v, m);
-        let raw = t.get(p + 1..k.saturating_sub(1)).unwrap_or_default();
-        if let Some(i) = keys.iter().position(|key| {
-            let key = key.as_bytes();
-            // an escape only makes a key longer than what it decodes to
-            if raw.len() == key.len() {
-                raw.first() == key.first() && raw == key
-            } else {
-                raw.len() > key.len()
-                    && raw.contains(&b'\\')
-                    && crate::json::key_is(t, &(p..k), std::str::from_utf8(key).unwrap_or(""))
-            }
-        }) {
+        let ve = m.value_end(t, v);
+        if let Some(i) = keys
+            .iter()
+            .position(|key| crate::json::key_is(t, &(p..k), key))
+        {
             found[i] = Some(v..ve);
         }
         if t.get(ve) != Some(&b',') {
@@ -400,7 +373,7 @@ fn each_object(t: &[u8], r: Option<Range<usize>>, m: js::Marks<'_>, mut f: impl 
         if t.get(p) == Some(&b'{') {
             f(p);
         }
-        let e = value_end(t, p, m);
+        let e = m.value_end(t, p);
         if t.get(e) != Some(&b',') {
             break;
         }

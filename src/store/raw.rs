@@ -74,11 +74,10 @@ fn ws(t: &[u8], mut p: usize) -> usize {
 
 /// The index after the value that starts at `start`.
 fn value_end(t: &[u8], start: usize, s: Strings<'_>) -> usize {
-    if let (Strings::Marks(m), Some(b'{' | b'[')) = (s, t.get(start)) {
-        // the checker's walk saw where it ends
-        if let Some(e) = m.container_end(start) {
-            return e.min(t.len());
-        }
+    if let Strings::Marks(m) = s {
+        // the text is compact and valid: the checker's bits and walk say
+        // where the value ends
+        return m.value_end(t, start);
     }
     let mut p = start;
     let mut depth = 0usize;

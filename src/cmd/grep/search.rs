@@ -13,7 +13,6 @@ use crate::error::{Diagnostic, Result};
 use crate::json::{js, Object};
 use crate::search;
 use crate::session::{ReadOptions, Session};
-use crate::store::raw::Strings;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -438,7 +437,7 @@ impl Searcher<'_> {
                 Ok(Some(o)) => {
                     if o.str("type").as_deref() != Some("session") {
                         let id = o.str("id");
-                        self.entry(&o, *line_no, id.as_deref(), None);
+                        self.entry(&o, *line_no, id.as_deref());
                     }
                 }
                 Ok(None) => {}
@@ -508,7 +507,7 @@ impl Searcher<'_> {
             let Ok(Some(o)) = Object::parse_line(&line) else {
                 continue;
             };
-            self.entry(&o, e.line(), id.as_deref(), None);
+            self.entry(&o, e.line(), id.as_deref());
         }
         self.checker = checker;
         result
@@ -534,12 +533,7 @@ impl Searcher<'_> {
         if ty.as_deref() == Some("session") {
             return;
         }
-        let get = |key: &str| {
-            top.iter()
-                .rev()
-                .find(|x| crate::json::key_is(line, &x.key, key))
-                .map(|x| x.value.clone())
-        };
+        let get = |key: &str| crate::json::member_value(line, top, key);
         // (not printed by -c and -l)
         let own_id = match (id, opts.mode) {
             (Some(_), _) | (None, Mode::Count | Mode::Files) => None,
@@ -561,16 +555,10 @@ impl Searcher<'_> {
         self.spans(found, spans.drain(..), Some(marks));
     }
 
-    /// Search one entry; `marks`: the checker's of its line (`o.text`),
-    /// when it took the line.
-    fn entry(
-        &mut self,
-        o: &Object<'_>,
-        line_no: u64,
-        id: Option<&str>,
-        marks: Option<js::Marks<'_>>,
-    ) {
-        let e = search::Entry::new(o, marks.map(Strings::Marks));
+    /// Search one entry of a line the checker did not take (the plain
+    /// read; [`Searcher::quick_line`] for the others).
+    fn entry(&mut self, o: &Object<'_>, line_no: u64, id: Option<&str>) {
+        let e = search::Entry::new(o, None);
         let spans = search::entry_spans(&e);
         let timestamp = match self.opts.mode {
             Mode::Json => o.canonical("timestamp").ok().flatten(),
@@ -583,7 +571,7 @@ impl Searcher<'_> {
             timestamp,
             line: line_no,
         };
-        self.spans(found, spans.into_iter(), marks);
+        self.spans(found, spans.into_iter(), None);
     }
 
     /// Search the texts `spans` of one entry; `marks`: the checker's of

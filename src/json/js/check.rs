@@ -529,6 +529,22 @@ impl Marks<'_> {
         }
     }
 
+    /// The index after the value that starts at `t[v]`, `t` being the
+    /// text these marks are of (compact, valid): a string by its quote
+    /// bits, an object or array by [`Marks::container_end`], a number or a
+    /// literal up to the `,`, `}` or `]` after it.
+    #[inline(always)]
+    pub fn value_end(&self, t: &[u8], v: usize) -> usize {
+        match t.get(v) {
+            Some(b'"') => self.string_end(v).min(t.len()),
+            Some(b'{' | b'[') => self.container_end(v).unwrap_or(t.len()),
+            _ => t
+                .get(v..)
+                .and_then(|r| r.iter().position(|b| matches!(b, b',' | b'}' | b']')))
+                .map_or(t.len(), |i| v + i),
+        }
+    }
+
     /// Whether the text has a `\u` escape anywhere (when it has none, no
     /// string of it needs decoding to be searched for a character).
     #[inline]
