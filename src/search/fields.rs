@@ -348,10 +348,17 @@ fn pick<const N: usize>(
         let k = m.string_end(p).min(t.len());
         let v = k + 1;
         let ve = m.value_end(t, v);
-        if let Some(i) = keys
-            .iter()
-            .position(|key| crate::json::key_is(t, &(p..k), key))
-        {
+        // The key's bytes as written first; only a key with an escape is
+        // decoded (once looked for, not once a wanted key longer than it).
+        let raw = t.get(p + 1..k.saturating_sub(1)).unwrap_or_default();
+        let at = keys.iter().position(|key| raw == key.as_bytes());
+        let at = at.or_else(|| match raw.contains(&b'\\') {
+            true => keys
+                .iter()
+                .position(|key| crate::json::key_is(t, &(p..k), key)),
+            false => None,
+        });
+        if let Some(i) = at {
             found[i] = Some(v..ve);
         }
         if t.get(ve) != Some(&b',') {

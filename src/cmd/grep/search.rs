@@ -622,11 +622,12 @@ impl Searcher<'_> {
                 let done = match marks {
                     Some(m) => {
                         let base = r.start + 1;
-                        let escapes = m.escapes(base, r.end - 1).map(|i| i - base);
+                        let escapes =
+                            |from| m.escapes(base + from, r.end - 1).map(move |i| i - base);
                         let unicode = m.any_unicode_escape();
                         self.raw_text(&info, s, raw, escapes, unicode)
                     }
-                    None => self.raw_text(&info, s, raw, memchr_escapes(s), true),
+                    None => self.raw_text(&info, s, raw, |from| memchr_escapes(s, from), true),
                 };
                 if done {
                     continue;
@@ -705,21 +706,23 @@ impl Searcher<'_> {
     /// that `\\n` is no line break), which also tells whether a match
     /// starts on the letter of an escape (no match: `\nothing` is a break
     /// and "othing").
-    fn raw_text(
+    fn raw_text<E: Iterator<Item = usize>>(
         &mut self,
         info: &Info<'_>,
         s: &[u8],
         raw: &search::Literals,
-        escapes: impl Iterator<Item = usize>,
+        escapes_from: impl Fn(usize) -> E,
         maybe_unicode: bool,
     ) -> bool {
         if maybe_unicode && memchr::memmem::find(s, b"\\u").is_some() {
             return false;
         }
-        // (text line, its raw start, its raw end) of each matching line
-        let decode = !matches!(self.opts.mode, Mode::Count | Mode::Files);
+        if matches!(self.opts.mode, Mode::Count | Mode::Files) {
+            self.count_raw(info, s, raw, escapes_from);
+            return true;
+        }
         let mut buf = Vec::new();
-        let mut escapes = escapes.peekable();
+        let mut escapes = escapes_from(0).peekable();
         // k, ls: the text line at the escapes taken so far, its start
         let (mut k, mut ls, mut at) = (0usize, 0usize, 0usize);
         while at <= s.len() && !self.done {
@@ -748,16 +751,12 @@ impl Searcher<'_> {
                 .find(|&i| s.get(i + 1) == Some(&b'n'))
                 .unwrap_or(s.len());
             // the matching text line s[ls..le]
-            if decode {
-                buf.clear();
-                buf.push(b'"');
-                buf.extend_from_slice(&s[ls..le]);
-                buf.push(b'"');
-                let l = js::decode_string(&buf, 0..buf.len()).into_owned();
-                self.matched(info, k, &l);
-            } else {
-                self.matched(info, k, "");
-            }
+            buf.clear();
+            buf.push(b'"');
+            buf.extend_from_slice(&s[ls..le]);
+            buf.push(b'"');
+            let l = js::decode_string(&buf, 0..buf.len()).into_owned();
+            self.matched(info, k, &l);
             if le >= s.len() {
                 break;
             }
@@ -767,13 +766,46 @@ impl Searcher<'_> {
         }
         true
     }
+
+    /// [`Searcher::raw_text`] for `-c` and `-l`, which print no line: from
+    /// each match to the end of its text line, the next `\n` escape. A raw
+    /// match holds no backslash (`raw_safe`), so its end is no escape's
+    /// second byte and the escapes are taken from there, not walked from
+    /// the string's start; whether a match starts on an escape's letter
+    /// (`\nothing`) is told by the backslashes before it.
+    fn count_raw<E: Iterator<Item = usize>>(
+        &mut self,
+        info: &Info<'_>,
+        s: &[u8],
+        raw: &search::Literals,
+        escapes_from: impl Fn(usize) -> E,
+    ) {
+        let mut at = 0usize;
+        while at <= s.len() && !self.done {
+            let Some(m) = raw.find_at(s, at) else { return };
+            let run = s[..m.start]
+                .iter()
+                .rev()
+                .take_while(|&&b| b == b'\\')
+                .count();
+            if run % 2 == 1 {
+                at = m.start + 1;
+                continue;
+            }
+            self.matched(info, 0, "");
+            match escapes_from(m.end).find(|&i| s.get(i + 1) == Some(&b'n')) {
+                Some(i) => at = i + 2,
+                None => return,
+            }
+        }
+    }
 }
 
 /// The backslashes of the JSON string text `s` (without its quotes) that
-/// start an escape, in order, found by `memchr` (where there are no
-/// checker's marks).
-fn memchr_escapes(s: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    let mut q = 0usize;
+/// start an escape, in order from `from` (no escape's second byte), found
+/// by `memchr` (where there are no checker's marks).
+fn memchr_escapes(s: &[u8], from: usize) -> impl Iterator<Item = usize> + '_ {
+    let mut q = from;
     std::iter::from_fn(move || {
         let i = q + memchr::memchr(b'\\', s.get(q..)?)?;
         q = i + 2;
