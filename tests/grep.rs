@@ -387,6 +387,34 @@ fn session_directories_and_time() {
         c.stdin(std::fs::File::open(t.path().join("s.jsonl")).unwrap());
     });
     assert_eq!(stdout(&o), "<stdin>:1\n");
+    // No SESSION: standard input when it is a file or a pipe (ripgrep's
+    // rule), not the project's sessions; a terminal or /dev/null leaves
+    // the project's (grep_in above); --all and --session-dir always take
+    // the store.
+    let o = run_with("pi-grep", &["-c", "refused"], None, |c| {
+        c.current_dir(t.path())
+            .env("HOME", t.path())
+            .stdin(std::fs::File::open(t.path().join("s.jsonl")).unwrap());
+    });
+    assert_eq!(stdout(&o), "<stdin>:1\n");
+    let o = run_with(
+        "pi-grep",
+        &["-c", "refused"],
+        Some(SESSION.as_bytes()),
+        |c| {
+            c.current_dir(t.path()).env("HOME", t.path());
+        },
+    );
+    assert_eq!(stdout(&o), "<stdin>:1\n");
+    let o = run_with(
+        "pi-grep",
+        &["--session-dir", &p, "-l", "refused"],
+        Some(b"not a session"),
+        |c| {
+            c.current_dir(t.path()).env("HOME", t.path());
+        },
+    );
+    assert_eq!(stdout(&o), format!("{p}/s-new.jsonl\n"));
 }
 
 #[test]
@@ -623,5 +651,90 @@ fn link_loops_are_searched_once_and_warned_about() {
         "c.jsonl:",
     ] {
         assert!(err.contains(&format!("{ds}/{w}")), "{w}: {err}");
+    }
+}
+
+/// `-c` and `-l` count a text line from its first match to its end, the
+/// next `\n` escape, without walking the escapes before it; the counts must
+/// be those of the decoded text, on texts made of escapes: `\n` as a break
+/// and as the letters `\` `n`, runs of backslashes before `n` and before a
+/// match, quotes, matches at a text's edges and starting on an escape's
+/// letter (`\nothing` is a break and "othing").
+#[test]
+fn counts_are_of_decoded_lines() {
+    let parts = [
+        "session",
+        "nothing",
+        "othing",
+        "n",
+        "\\",
+        "\\n",
+        "\\\\n",
+        "\n",
+        "\n\n",
+        "\"",
+        "café",
+        "ses",
+        "sion",
+        " ",
+        "\\nsession",
+        "x\\",
+        "\t",
+    ];
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let mut texts: Vec<String> = Vec::new();
+    let mut lines = vec![
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-11-02T10:00:00.000Z","cwd":"/p"}"#
+            .to_string(),
+    ];
+    for i in 0..300 {
+        let mut text = String::new();
+        for _ in 0..1 + next(25) {
+            text.push_str(parts[next(parts.len())]);
+        }
+        let message = match i % 3 {
+            0 => serde_json::json!({"role":"user","content":text,"timestamp":1}),
+            1 => {
+                serde_json::json!({"role":"assistant","content":[{"type":"text","text":text}],"timestamp":1})
+            }
+            _ => {
+                serde_json::json!({"role":"toolResult","toolCallId":"c","toolName":"bash","content":[{"type":"text","text":text}],"isError":false,"timestamp":1})
+            }
+        };
+        let parent = if i == 0 {
+            serde_json::Value::Null
+        } else {
+            format!("e{}", i - 1).into()
+        };
+        lines.push(
+            serde_json::json!({"type":"message","id":format!("e{i}"),"parentId":parent,"timestamp":"2026-11-02T10:00:01.000Z","message":message})
+                .to_string(),
+        );
+        texts.push(text);
+    }
+    let t = TempDir::new("grep-counts");
+    t.write("s.jsonl", (lines.join("\n") + "\n").as_bytes());
+    for pat in ["session", "nothing", "othing", "n", "sion", "café", "ses"] {
+        let want: usize = texts
+            .iter()
+            .map(|x| x.split('\n').filter(|l| l.contains(pat)).count())
+            .sum();
+        let got = grep_out(t.path(), &["-c", pat, "s.jsonl"]);
+        let want_out = if want == 0 {
+            String::new()
+        } else {
+            format!("s.jsonl:{want}\n")
+        };
+        assert_eq!(got, want_out, "-c {pat}");
+        let json = grep_out(t.path(), &["--json", pat, "s.jsonl"]);
+        assert_eq!(json.lines().count(), want, "--json {pat}");
+        let files = grep_out(t.path(), &["-l", pat, "s.jsonl"]);
+        assert_eq!(files, if want == 0 { "" } else { "s.jsonl\n" }, "-l {pat}");
     }
 }
