@@ -39,10 +39,10 @@ Examples:
                                           the sessions, for scripts
   pi-grep --role user -w migrate s.jsonl  only what the user said, in one session
   pi-grep --in command,output 'cargo test'
-                                          only bash commands and their output
+                                          only the user's ! shell runs and their output
   pi-grep --active 'rate limit'           only entries on each session's current path
   pi-grep --since 2026-11-01 -c error     counts per session
-  pi-grep --json panic | jq -r '\"\\(.path) \\(.id)\"' | while read f id; do pi-fork $f --at $id; done
+  pi-grep --json panic | jq -r '\"\\(.path) \\(.id)\"' | while read f id; do pi-fork \"$f\" --at \"$id\"; done
                                           a new session at every entry that panicked
 
 Output: PATH:ID:ROLE/FIELD: LINE for each matching line of text (ROLE is the
@@ -87,7 +87,8 @@ skipped with a warning, which alone is no error.",
 pub struct Args {
     /// The pattern (unless -e is given), then the sessions: files,
     /// directories (every *.jsonl below), `-` for stdin, or session-id
-    /// prefixes. With none, this project's sessions (--all: every project's).
+    /// prefixes. With none, standard input when it is a pipe or a file
+    /// (as ripgrep), else this project's sessions (--all: every project's).
     #[arg(value_name = "PATTERN] [SESSION", num_args = 0..)]
     pub args: Vec<String>,
 

@@ -24,7 +24,9 @@ impl Source {
 
 /// The sessions named by the SESSION arguments: files, directories
 /// (every `*.jsonl` below them), `-` for stdin, or session-id prefixes; with
-/// none, this project's session directory, or with `all` every project's.
+/// none, standard input when it is a pipe or a file and neither `all` nor
+/// `session_dir` is given (ripgrep's rule: `cat s.jsonl | pi-grep x`),
+/// else this project's session directory, or with `all` every project's.
 pub(crate) fn select(
     args: &[String],
     all: bool,
@@ -32,6 +34,10 @@ pub(crate) fn select(
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<Vec<Source>> {
     let mut out = Vec::new();
+    if args.is_empty() && !all && session_dir.is_none() && stdin_is_readable() {
+        out.push(Source::Stdin);
+        return Ok(out);
+    }
     if args.is_empty() {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
         let dir = if all {
@@ -157,4 +163,19 @@ fn walk(
     for s in subs {
         walk(&s, depth - 1, files, warnings, seen);
     }
+}
+
+/// Whether standard input is a pipe, a socket or a regular file (not a
+/// terminal, not `/dev/null` nor another device, not closed): ripgrep's
+/// test for searching it when no path is given.
+fn stdin_is_readable() -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned() else {
+        return false;
+    };
+    std::fs::File::from(fd).metadata().is_ok_and(|m| {
+        let t = m.file_type();
+        t.is_file() || t.is_fifo() || t.is_socket()
+    })
 }
