@@ -21,7 +21,7 @@ Examples:
   pi-label s.jsonl --list --json | jq -r .label
   pi-label s.jsonl --name 'parser rewrite'  name the session (what pi's /name does)
   pi-label s.jsonl --name                   print the session's name
-  pi-label - 3f2a good < s.jsonl > out.jsonl
+  pi-label - 3f2a reviewed < s.jsonl > out.jsonl
                                             stdin: the session plus the new entry on stdout
 
 The new entry's parent is the last entry of the file (pi's leaf), so pi
