@@ -371,6 +371,32 @@ fn session_directories_and_time() {
         ];
         assert_eq!(grep_out(t.path(), &args), format!("{r}/{file}.jsonl:1\n"));
     }
+    // A duration before now, as pi-ls reads it: 100 years ago is before
+    // both sessions.
+    let args = [
+        "--all",
+        "--session-dir",
+        &r,
+        "-l",
+        "--since",
+        "36500d",
+        "refused",
+    ];
+    assert_eq!(
+        grep_out(t.path(), &args),
+        format!("{r}/--p--/s-new.jsonl\n{r}/--q--/s-old.jsonl\n")
+    );
+    let args = [
+        "--all",
+        "--session-dir",
+        &r,
+        "-l",
+        "--until",
+        "36500d",
+        "refused",
+    ];
+    let o = grep_in(t.path(), &args);
+    assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(1)));
     // This project's sessions (--session-dir names the directory itself).
     let p = root.join("--p--").to_string_lossy().to_string();
     assert_eq!(

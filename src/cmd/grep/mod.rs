@@ -159,7 +159,8 @@ pub struct Args {
 
     /// Only sessions whose last activity (pi's session list: the latest user
     /// or assistant message) is at or after this time (ISO 8601, UTC unless
-    /// an offset is given: 2026-11-01, 2026-11-01T09:30Z).
+    /// an offset is given: 2026-11-01, 2026-11-01T09:30Z; or a duration
+    /// before now, as pi-ls: 7d, 12h).
     #[arg(long, value_name = "TIME")]
     pub since: Option<String>,
 
@@ -356,12 +357,10 @@ pub(crate) struct Status {
 }
 
 /// Parse a `--since`/`--until` time (ISO 8601 as JavaScript's Date reads it).
+/// As `pi-ls` reads it: ISO 8601, or a duration before now (`7d`, `12h`).
 pub(crate) fn parse_time(s: &str) -> Result<f64> {
-    let t = crate::time::parse_iso(s.trim());
-    if t.is_nan() {
-        return Err(Error::usage(format!(
-            "'{s}': not a date or time (ISO 8601: 2026-11-01, 2026-11-01T09:30, 2026-11-01T09:30:00Z)"
-        )));
-    }
-    Ok(t)
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_millis() as f64);
+    crate::cmd::ls::parse_when(s, now)
 }
