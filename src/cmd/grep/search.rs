@@ -705,7 +705,8 @@ impl Searcher<'_> {
     /// `\n` escapes, found by walking the backslashes from the start (so
     /// that `\\n` is no line break), which also tells whether a match
     /// starts on the letter of an escape (no match: `\nothing` is a break
-    /// and "othing").
+    /// and "othing"); `escapes_from(i)` gives the backslashes of `s` that
+    /// start an escape, from `i` (no escape's second byte) on.
     fn raw_text<E: Iterator<Item = usize>>(
         &mut self,
         info: &Info<'_>,
