@@ -108,6 +108,44 @@ fn keys_ids_signatures_and_images_are_not_searched() {
     );
 }
 
+/// A tool call's text writes its arguments again as JSON.stringify does:
+/// a control character the line spells otherwise (`\u000a`, `\u001F`) is
+/// `\n`, `\u001f` there, letters the line does not hold; the prefilter
+/// skipped such escapes, and these matches were missed (found by a
+/// hostile test comparing with a Python decode).
+#[test]
+fn a_tool_call_escape_spelled_otherwise_is_searched() {
+    let t = TempDir::new("grep-toolcall-escapes");
+    let call = |id: &str, args: &str| {
+        message(
+            id,
+            None,
+            &format!(
+                r#"{{"role":"assistant","content":[{{"type":"toolCall","id":"c","name":"bash","arguments":{args}}}]}}"#
+            ),
+        )
+    };
+    let s = session(&[
+        call("t0000001", r#"{"command":"echo x\u000aab"}"#),
+        call("t0000002", r#"{"command":"a\u001Fb"}"#),
+    ]);
+    t.write("s.jsonl", s.as_bytes());
+    for (p, want) in [
+        (
+            "nab",
+            r#"t0000001:assistant/toolCall: bash {"command":"echo x\nab"}"#,
+        ),
+        (
+            "fb",
+            r#"t0000002:assistant/toolCall: bash {"command":"a\u001fb"}"#,
+        ),
+    ] {
+        let o = grep_in(t.path(), &[p, "s.jsonl"]);
+        assert_eq!(stdout(&o), format!("s.jsonl:{want}\n"), "{p}");
+        assert_eq!(o.status.code(), Some(0), "{p}");
+    }
+}
+
 #[test]
 fn fields_and_roles() {
     let t = setup("grep-fields");

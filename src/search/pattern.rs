@@ -129,14 +129,21 @@ impl Candidates<'_, '_> {
 }
 
 /// The next `\u` escape in `hay[from..]` that could hide a literal: any
-/// (`any`), or one of a character that is not a control character (not
-/// `\u000X` or `\u001X`).
+/// (`any`), or one that is not a control character's as JSON.stringify
+/// writes it (`\u000X` or `\u001X` in lowercase hex, but not `\b`, `\t`,
+/// `\n`, `\f`, `\r`'s): a tool call's text writes its arguments again as
+/// JSON.stringify does, so another spelling there (`\u000a`, `\u001F`)
+/// becomes letters that are not in the line (`\n`, `\u001f`).
 fn next_u_escape(hay: &[u8], mut from: usize, any: bool) -> Option<usize> {
     let f = memchr::memmem::Finder::new(U_ESCAPE);
     while let Some(i) = f.find(hay.get(from..)?) {
         let p = from + i;
         let h = hay.get(p + 2..).unwrap_or_default();
-        let control = matches!(h, [b'0', b'0', b'0' | b'1', ..]);
+        let control = match h {
+            [b'0', b'0', b'0', c, ..] => matches!(c, b'0'..=b'7' | b'b' | b'e' | b'f'),
+            [b'0', b'0', b'1', c, ..] => matches!(c, b'0'..=b'9' | b'a'..=b'f'),
+            _ => false,
+        };
         if any || !control {
             return Some(p);
         }
@@ -539,6 +546,7 @@ mod tests {
             r#"{"path": "a/b.rs", "x": [1.50, -0.0, 1E21, 0.0000001]}"#,
             r#"{"s":"q\"uote\\d \u00e9 \/","t":true,"z":null}"#,
             r#"{}"#,
+            r#"{"s":"x\u000aab\u0009c\u001Fd\u000b"}"#,
         ];
         let pats = [
             "bash {",
@@ -561,6 +569,10 @@ mod tests {
             "true,",
             "[1.5",
             "path\":\"a",
+            "nab",
+            "tc",
+            "fd",
+            "u000b",
         ];
         for (a, name) in args.iter().flat_map(|a| [(a, "bash"), (a, r"b\u0061sh")]) {
             // pi-grep also asks of the tool call's block alone (see
