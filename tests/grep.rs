@@ -307,6 +307,37 @@ fn a_file_that_is_no_session_is_skipped_with_a_warning() {
     assert!(stdout(&o).starts_with("s.jsonl:aaaa0001"));
 }
 
+/// pi takes a file whose header has no string `id` for no session (its
+/// loader returns no entries), and so does pi-grep with `--active` or of
+/// an older version; of a version-3 file it searched the entries (found
+/// by a hostile test: `"id":5` given last, or no `id`).
+#[test]
+fn a_header_without_a_string_id_is_no_session() {
+    let t = TempDir::new("grep-header-id");
+    let rest = SESSION.split_once('\n').unwrap().1;
+    for (name, header) in [
+        (
+            "none.jsonl",
+            r#"{"type":"session","version":3,"timestamp":"2026-11-02T10:00:00.000Z","cwd":"/p"}"#,
+        ),
+        (
+            "number.jsonl",
+            r#"{"type":"session","version":3,"id":"sess-0001","id":5,"timestamp":"2026-11-02T10:00:00.000Z","cwd":"/p"}"#,
+        ),
+    ] {
+        t.write(name, format!("{header}\n{rest}").as_bytes());
+        for args in [&["migrate", name][..], &["--active", "migrate", name]] {
+            let o = grep_in(t.path(), args);
+            assert_eq!(stdout(&o), "", "{args:?}");
+            assert_eq!(o.status.code(), Some(1), "{args:?}");
+            assert_stderr_has(
+                &o,
+                &format!("{name}:1: the session header has no string \"id\"; skipped"),
+            );
+        }
+    }
+}
+
 #[test]
 fn invalid_utf8_and_lone_surrogates_never_panic() {
     let t = TempDir::new("grep-hostile");

@@ -235,9 +235,10 @@ impl Searcher<'_> {
                 h.and_then(|h| h.str("timestamp")).map(|c| c.into_owned()),
             )
         };
-        if !(current && is_header && !opts.active) {
-            // Not a current session (or not a session at all: the loader
-            // says what is wrong with its start).
+        if !(current && is_header && id.is_some() && !opts.active) {
+            // Not a current session (or not a session at all, a header
+            // without a string id included: the loader says what is
+            // wrong with its start).
             r.rest(limit).map_err(io)?.map_err(too_long)?;
             let mtime = r.mtime;
             self.load(r.into_bytes(), mtime);
