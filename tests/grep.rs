@@ -458,6 +458,28 @@ fn session_directories_and_time() {
     assert_eq!(stdout(&o), "<stdin>:1\n");
 }
 
+/// pi's activity time counts a message whose `type` and `message` keys
+/// are written with `\u` escapes (JSON.parse reads them as any other);
+/// --since/--until looked only at lines holding "message" as it is
+/// written, and took the header's time for this one (found by a hostile
+/// test, checked with pi's SessionManager.list).
+#[test]
+fn activity_time_of_a_message_spelled_with_escapes() {
+    let t = TempDir::new("grep-time-escapes");
+    let s = format!(
+        "{}\n{}\n",
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2020-01-01T00:00:00.000Z","cwd":"/p"}"#,
+        r#"{"typ\u0065":"m\u0065ssage","id":"a1","parentId":null,"timestamp":"2026-05-01T00:00:00.000Z","m\u0065ssage":{"role":"user","content":"hit"}}"#
+    );
+    t.write("s.jsonl", s.as_bytes());
+    assert_eq!(
+        grep_out(t.path(), &["-c", "--since", "2026-05-01", "hit", "s.jsonl"]),
+        "s.jsonl:1\n"
+    );
+    let o = grep_in(t.path(), &["-c", "--until", "2026-05-01", "hit", "s.jsonl"]);
+    assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(1)));
+}
+
 #[test]
 fn many_files_in_parallel_keep_their_order() {
     let t = TempDir::new("grep-many");

@@ -357,7 +357,8 @@ impl Searcher<'_> {
         let mut last: Option<f64> = None;
         let finder = memchr::memmem::Finder::new(b"message");
         for line in bytes.split(|&b| b == b'\n').skip(1) {
-            if finder.find(line).is_none() {
+            // (a \u escape may spell "message")
+            if finder.find(line).is_none() && memchr::memmem::find(line, b"\\u").is_none() {
                 continue;
             }
             let Ok(Some(o)) = Object::parse_line(line) else {
