@@ -480,6 +480,38 @@ fn activity_time_of_a_message_spelled_with_escapes() {
     assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(1)));
 }
 
+/// With -m, the lines after the last match are printed as grep and
+/// ripgrep print them (`grep -m1 -A1`); and `--` parts the groups of two
+/// sessions, as it parts those of one (found by a hostile test, beside
+/// rg and grep on the same lines).
+#[test]
+fn context_after_the_last_match_and_between_sessions() {
+    let t = TempDir::new("grep-context-m");
+    let s = session(&[
+        user("c0000001", None, r"a hit\nb hit\nc\nd"),
+        user("c0000002", Some("c0000001"), "hit"),
+    ]);
+    t.write("a.jsonl", s.as_bytes());
+    t.write("b.jsonl", s.as_bytes());
+    assert_eq!(
+        grep_out(t.path(), &["-m", "1", "-A", "2", "hit", "a.jsonl"]),
+        "a.jsonl:c0000001:user/text: a hit\n\
+         a.jsonl-c0000001-user/text- b hit\n\
+         a.jsonl-c0000001-user/text- c\n"
+    );
+    assert_eq!(
+        grep_out(
+            t.path(),
+            &["-m", "1", "-C", "1", "hit", "a.jsonl", "b.jsonl"]
+        ),
+        "a.jsonl:c0000001:user/text: a hit\n\
+         a.jsonl-c0000001-user/text- b hit\n\
+         --\n\
+         b.jsonl:c0000001:user/text: a hit\n\
+         b.jsonl-c0000001-user/text- b hit\n"
+    );
+}
+
 #[test]
 fn many_files_in_parallel_keep_their_order() {
     let t = TempDir::new("grep-many");

@@ -77,6 +77,7 @@ pub(crate) fn search_sources(
         let mut waiting: BTreeMap<usize, FileOut> = BTreeMap::new();
         let mut printed = 0usize;
         let mut any_printed = false;
+        let context = opts.mode == Mode::Lines && (opts.before > 0 || opts.after > 0);
         let result = (|| -> Result<()> {
             for (i, r) in rx.iter().flatten() {
                 waiting.insert(i, r);
@@ -95,6 +96,9 @@ pub(crate) fn search_sources(
                     if !r.out.is_empty() {
                         if opts.heading && any_printed {
                             out.bytes(b"\n")?;
+                        } else if context && any_printed {
+                            // between the groups of two sessions too
+                            out.bytes(b"--\n")?;
                         }
                         any_printed = true;
                         out.bytes(&r.out)?;
@@ -675,6 +679,12 @@ impl Searcher<'_> {
         let mut after_until: Option<usize> = None;
         for (k, l) in lines.iter().enumerate() {
             if self.done {
+                // -m reached: the last match's lines after it still, as
+                // grep and ripgrep print them
+                if after_until.is_some_and(|u| k <= u) {
+                    self.context(info, k, l);
+                    continue;
+                }
                 return;
             }
             if re.is_match(l) {
