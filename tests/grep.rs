@@ -512,6 +512,34 @@ fn context_after_the_last_match_and_between_sessions() {
     );
 }
 
+/// -w as grep's and ripgrep's: no word character just before or after the
+/// match; it was `\b` around the pattern, so one that starts or ends with
+/// no word character found "-x" in "a-x" but not in "a -x b" (found by a
+/// hostile test beside rg -w and grep -w).
+#[test]
+fn whole_words_of_a_pattern_that_starts_with_no_word_character() {
+    let t = TempDir::new("grep-word-edges");
+    let s = session(&[
+        user("w0000001", None, "a -x b"),
+        user("w0000002", Some("w0000001"), "e-mail"),
+        user("w0000003", Some("w0000002"), r"(x)\n\u00e9(x)"),
+    ]);
+    t.write("s.jsonl", s.as_bytes());
+    for (args, want) in [
+        (
+            &["-w", "--", "-x", "s.jsonl"][..],
+            "s.jsonl:w0000001:user/text: a -x b\n",
+        ),
+        (&["-w", "--", "-mail", "s.jsonl"], ""),
+        (
+            &["-w", "-F", "(x)", "s.jsonl"],
+            "s.jsonl:w0000003:user/text: (x)\n",
+        ),
+    ] {
+        assert_eq!(grep_out(t.path(), args), want, "{args:?}");
+    }
+}
+
 #[test]
 fn many_files_in_parallel_keep_their_order() {
     let t = TempDir::new("grep-many");

@@ -163,7 +163,10 @@ impl Matcher {
             .collect();
         let mut pat = parts.join("|");
         if o.word {
-            pat = format!(r"\b(?:{pat})\b");
+            // grep's and ripgrep's: no word character on either side (not
+            // \b, which a pattern that starts or ends with no word
+            // character turns around: -w -x in "a -x b")
+            pat = format!(r"\b{{start-half}}(?:{pat})\b{{end-half}}");
         }
         let re = regex::RegexBuilder::new(&pat)
             .case_insensitive(o.ignore_case)
