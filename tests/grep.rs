@@ -510,6 +510,18 @@ fn context_after_the_last_match_and_between_sessions() {
          b.jsonl:c0000001:user/text: a hit\n\
          b.jsonl-c0000001-user/text- b hit\n"
     );
+    // A count of lines beyond any text: all of it (the end of the lines
+    // after a match was k + NUM: it overflowed, a panic with overflow
+    // checks, no lines and a stray -- without)
+    let max = usize::MAX.to_string();
+    let o = grep_in(t.path(), &["-A", &max, "c", "a.jsonl"]);
+    assert_eq!(
+        (stdout(&o).as_str(), o.status.code()),
+        (
+            "a.jsonl:c0000001:user/text: c\na.jsonl-c0000001-user/text- d\n",
+            Some(0)
+        )
+    );
 }
 
 /// -w as grep's and ripgrep's: no word character just before or after the

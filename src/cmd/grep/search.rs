@@ -701,7 +701,7 @@ impl Searcher<'_> {
                 self.separator(info, k);
                 self.matched(info, k, l);
                 self.last_ctx = Some((info.line, info.text_index, k));
-                after_until = Some(k + self.opts.after);
+                after_until = Some(k.saturating_add(self.opts.after));
             } else if after_until.is_some_and(|u| k <= u) {
                 self.context(info, k, l);
             }
