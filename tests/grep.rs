@@ -552,6 +552,31 @@ fn whole_words_of_a_pattern_that_starts_with_no_word_character() {
     }
 }
 
+/// Each pattern is read alone, as the regex crate (and ripgrep) reads it:
+/// put in a group of pi-grep's, `foo)|(bar` passed and a verbose pattern
+/// ending in a comment lost the group's end to it (found by a hostile
+/// test beside rg).
+#[test]
+fn a_pattern_is_read_alone() {
+    let t = setup("grep-pattern-alone");
+    let o = grep_in(t.path(), &["migrate)|(refused", "s.jsonl"]);
+    assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(2)));
+    assert_stderr_has(&o, "migrate)|(refused\n");
+    assert_stderr_has(&o, "error: unopened group");
+    for args in [
+        &["(?x) conn ection \\  refused  # a comment", "s.jsonl"][..],
+        &["-w", "-e", "(?x)refused#", "-e", "nothing", "s.jsonl"],
+    ] {
+        let o = grep_in(t.path(), args);
+        assert_eq!(
+            stdout(&o),
+            "s.jsonl:aaaa0003:toolResult/toolResult: error: connection refused\n",
+            "{args:?} {}",
+            stderr(&o)
+        );
+    }
+}
+
 #[test]
 fn many_files_in_parallel_keep_their_order() {
     let t = TempDir::new("grep-many");

@@ -156,11 +156,28 @@ impl Matcher {
     /// Compile `patterns` (any of them matches). The error is the regex
     /// crate's message.
     pub fn new(patterns: &[String], o: PatternOptions) -> Result<Matcher, String> {
-        let parts: Vec<String> = patterns
-            .iter()
-            .map(|p| if o.fixed { regex::escape(p) } else { p.clone() })
-            .map(|p| format!("(?:{p})"))
-            .collect();
+        let parse = |p: &str| {
+            regex_syntax::ParserBuilder::new()
+                .case_insensitive(o.ignore_case)
+                .build()
+                .parse(p)
+                .map(drop)
+                .map_err(|e| e.to_string())
+        };
+        let mut parts = Vec::new();
+        for p in patterns {
+            let p = if o.fixed { regex::escape(p) } else { p.clone() };
+            // Each pattern is checked alone (in a group, `a)|(b` would
+            // pass), and its group closed on a line of its own when it
+            // ends in a comment (`(?x)a # note`), where the line break is
+            // a space.
+            parse(&p)?;
+            let group = format!("(?:{p})");
+            parts.push(match parse(&group) {
+                Ok(_) => group,
+                Err(_) => format!("(?:{p}\n)"),
+            });
+        }
         let mut pat = parts.join("|");
         if o.word {
             // grep's and ripgrep's: no word character on either side (not
