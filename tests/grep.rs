@@ -108,6 +108,44 @@ fn keys_ids_signatures_and_images_are_not_searched() {
     );
 }
 
+/// A tool call's text writes its arguments again as JSON.stringify does:
+/// a control character the line spells otherwise (`\u000a`, `\u001F`) is
+/// `\n`, `\u001f` there, letters the line does not hold; the prefilter
+/// skipped such escapes, and these matches were missed (found by a
+/// hostile test comparing with a Python decode).
+#[test]
+fn a_tool_call_escape_spelled_otherwise_is_searched() {
+    let t = TempDir::new("grep-toolcall-escapes");
+    let call = |id: &str, args: &str| {
+        message(
+            id,
+            None,
+            &format!(
+                r#"{{"role":"assistant","content":[{{"type":"toolCall","id":"c","name":"bash","arguments":{args}}}]}}"#
+            ),
+        )
+    };
+    let s = session(&[
+        call("t0000001", r#"{"command":"echo x\u000aab"}"#),
+        call("t0000002", r#"{"command":"a\u001Fb"}"#),
+    ]);
+    t.write("s.jsonl", s.as_bytes());
+    for (p, want) in [
+        (
+            "nab",
+            r#"t0000001:assistant/toolCall: bash {"command":"echo x\nab"}"#,
+        ),
+        (
+            "fb",
+            r#"t0000002:assistant/toolCall: bash {"command":"a\u001fb"}"#,
+        ),
+    ] {
+        let o = grep_in(t.path(), &[p, "s.jsonl"]);
+        assert_eq!(stdout(&o), format!("s.jsonl:{want}\n"), "{p}");
+        assert_eq!(o.status.code(), Some(0), "{p}");
+    }
+}
+
 #[test]
 fn fields_and_roles() {
     let t = setup("grep-fields");
@@ -267,6 +305,37 @@ fn a_file_that_is_no_session_is_skipped_with_a_warning() {
     let o = grep_in(t.path(), &["migrate", "s.jsonl", "missing/x.jsonl"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stdout(&o).starts_with("s.jsonl:aaaa0001"));
+}
+
+/// pi takes a file whose header has no string `id` for no session (its
+/// loader returns no entries), and so does pi-grep with `--active` or of
+/// an older version; of a version-3 file it searched the entries (found
+/// by a hostile test: `"id":5` given last, or no `id`).
+#[test]
+fn a_header_without_a_string_id_is_no_session() {
+    let t = TempDir::new("grep-header-id");
+    let rest = SESSION.split_once('\n').unwrap().1;
+    for (name, header) in [
+        (
+            "none.jsonl",
+            r#"{"type":"session","version":3,"timestamp":"2026-11-02T10:00:00.000Z","cwd":"/p"}"#,
+        ),
+        (
+            "number.jsonl",
+            r#"{"type":"session","version":3,"id":"sess-0001","id":5,"timestamp":"2026-11-02T10:00:00.000Z","cwd":"/p"}"#,
+        ),
+    ] {
+        t.write(name, format!("{header}\n{rest}").as_bytes());
+        for args in [&["migrate", name][..], &["--active", "migrate", name]] {
+            let o = grep_in(t.path(), args);
+            assert_eq!(stdout(&o), "", "{args:?}");
+            assert_eq!(o.status.code(), Some(1), "{args:?}");
+            assert_stderr_has(
+                &o,
+                &format!("{name}:1: the session header has no string \"id\"; skipped"),
+            );
+        }
+    }
 }
 
 #[test]
@@ -441,6 +510,125 @@ fn session_directories_and_time() {
         },
     );
     assert_eq!(stdout(&o), format!("{p}/s-new.jsonl\n"));
+}
+
+/// pi's activity time counts a message whose `type` and `message` keys
+/// are written with `\u` escapes (JSON.parse reads them as any other);
+/// --since/--until looked only at lines holding "message" as it is
+/// written, and took the header's time for this one (found by a hostile
+/// test, checked with pi's SessionManager.list).
+#[test]
+fn activity_time_of_a_message_spelled_with_escapes() {
+    let t = TempDir::new("grep-time-escapes");
+    let s = format!(
+        "{}\n{}\n",
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2020-01-01T00:00:00.000Z","cwd":"/p"}"#,
+        r#"{"typ\u0065":"m\u0065ssage","id":"a1","parentId":null,"timestamp":"2026-05-01T00:00:00.000Z","m\u0065ssage":{"role":"user","content":"hit"}}"#
+    );
+    t.write("s.jsonl", s.as_bytes());
+    assert_eq!(
+        grep_out(t.path(), &["-c", "--since", "2026-05-01", "hit", "s.jsonl"]),
+        "s.jsonl:1\n"
+    );
+    let o = grep_in(t.path(), &["-c", "--until", "2026-05-01", "hit", "s.jsonl"]);
+    assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(1)));
+}
+
+/// With -m, the lines after the last match are printed as grep and
+/// ripgrep print them (`grep -m1 -A1`); and `--` parts the groups of two
+/// sessions, as it parts those of one (found by a hostile test, beside
+/// rg and grep on the same lines).
+#[test]
+fn context_after_the_last_match_and_between_sessions() {
+    let t = TempDir::new("grep-context-m");
+    let s = session(&[
+        user("c0000001", None, r"a hit\nb hit\nc\nd"),
+        user("c0000002", Some("c0000001"), "hit"),
+    ]);
+    t.write("a.jsonl", s.as_bytes());
+    t.write("b.jsonl", s.as_bytes());
+    assert_eq!(
+        grep_out(t.path(), &["-m", "1", "-A", "2", "hit", "a.jsonl"]),
+        "a.jsonl:c0000001:user/text: a hit\n\
+         a.jsonl-c0000001-user/text- b hit\n\
+         a.jsonl-c0000001-user/text- c\n"
+    );
+    assert_eq!(
+        grep_out(
+            t.path(),
+            &["-m", "1", "-C", "1", "hit", "a.jsonl", "b.jsonl"]
+        ),
+        "a.jsonl:c0000001:user/text: a hit\n\
+         a.jsonl-c0000001-user/text- b hit\n\
+         --\n\
+         b.jsonl:c0000001:user/text: a hit\n\
+         b.jsonl-c0000001-user/text- b hit\n"
+    );
+    // A count of lines beyond any text: all of it (the end of the lines
+    // after a match was k + NUM: it overflowed, a panic with overflow
+    // checks, no lines and a stray -- without)
+    let max = usize::MAX.to_string();
+    let o = grep_in(t.path(), &["-A", &max, "c", "a.jsonl"]);
+    assert_eq!(
+        (stdout(&o).as_str(), o.status.code()),
+        (
+            "a.jsonl:c0000001:user/text: c\na.jsonl-c0000001-user/text- d\n",
+            Some(0)
+        )
+    );
+}
+
+/// -w as grep's and ripgrep's: no word character just before or after the
+/// match; it was `\b` around the pattern, so one that starts or ends with
+/// no word character found "-x" in "a-x" but not in "a -x b" (found by a
+/// hostile test beside rg -w and grep -w).
+#[test]
+fn whole_words_of_a_pattern_that_starts_with_no_word_character() {
+    let t = TempDir::new("grep-word-edges");
+    let s = session(&[
+        user("w0000001", None, "a -x b"),
+        user("w0000002", Some("w0000001"), "e-mail"),
+        user("w0000003", Some("w0000002"), r"(x)\n\u00e9(x)"),
+    ]);
+    t.write("s.jsonl", s.as_bytes());
+    for (args, want) in [
+        (
+            &["-w", "--", "-x", "s.jsonl"][..],
+            "s.jsonl:w0000001:user/text: a -x b\n",
+        ),
+        (&["-w", "--", "-mail", "s.jsonl"], ""),
+        (
+            &["-w", "-F", "(x)", "s.jsonl"],
+            "s.jsonl:w0000003:user/text: (x)\n",
+        ),
+    ] {
+        assert_eq!(grep_out(t.path(), args), want, "{args:?}");
+    }
+}
+
+/// Each pattern is read alone, as the regex crate (and ripgrep) reads it:
+/// put in a group of pi-grep's, `foo)|(bar` passed and a verbose pattern
+/// ending in a comment lost the group's end to it (found by a hostile
+/// test beside rg).
+#[test]
+fn a_pattern_is_read_alone() {
+    let t = setup("grep-pattern-alone");
+    let o = grep_in(t.path(), &["migrate)|(refused", "s.jsonl"]);
+    assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(2)));
+    assert_stderr_has(&o, "migrate)|(refused\n");
+    assert_stderr_has(&o, "error: unopened group");
+    for args in [
+        &["(?x) conn ection \\  refused  # a comment", "s.jsonl"][..],
+        &["-w", "-e", "(?x)refused#", "-e", "nothing", "s.jsonl"],
+    ] {
+        let o = grep_in(t.path(), args);
+        assert_eq!(
+            stdout(&o),
+            "s.jsonl:aaaa0003:toolResult/toolResult: error: connection refused\n",
+            "{args:?} {}",
+            stderr(&o)
+        );
+    }
 }
 
 #[test]

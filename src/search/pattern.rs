@@ -129,14 +129,21 @@ impl Candidates<'_, '_> {
 }
 
 /// The next `\u` escape in `hay[from..]` that could hide a literal: any
-/// (`any`), or one of a character that is not a control character (not
-/// `\u000X` or `\u001X`).
+/// (`any`), or one that is not a control character's as JSON.stringify
+/// writes it (`\u000X` or `\u001X` in lowercase hex, but not `\b`, `\t`,
+/// `\n`, `\f`, `\r`'s): a tool call's text writes its arguments again as
+/// JSON.stringify does, so another spelling there (`\u000a`, `\u001F`)
+/// becomes letters that are not in the line (`\n`, `\u001f`).
 fn next_u_escape(hay: &[u8], mut from: usize, any: bool) -> Option<usize> {
     let f = memchr::memmem::Finder::new(U_ESCAPE);
     while let Some(i) = f.find(hay.get(from..)?) {
         let p = from + i;
         let h = hay.get(p + 2..).unwrap_or_default();
-        let control = matches!(h, [b'0', b'0', b'0' | b'1', ..]);
+        let control = match h {
+            [b'0', b'0', b'0', c, ..] => matches!(c, b'0'..=b'7' | b'b' | b'e' | b'f'),
+            [b'0', b'0', b'1', c, ..] => matches!(c, b'0'..=b'9' | b'a'..=b'f'),
+            _ => false,
+        };
         if any || !control {
             return Some(p);
         }
@@ -149,14 +156,34 @@ impl Matcher {
     /// Compile `patterns` (any of them matches). The error is the regex
     /// crate's message.
     pub fn new(patterns: &[String], o: PatternOptions) -> Result<Matcher, String> {
-        let parts: Vec<String> = patterns
-            .iter()
-            .map(|p| if o.fixed { regex::escape(p) } else { p.clone() })
-            .map(|p| format!("(?:{p})"))
-            .collect();
+        let parse = |p: &str| {
+            regex_syntax::ParserBuilder::new()
+                .case_insensitive(o.ignore_case)
+                .build()
+                .parse(p)
+                .map(drop)
+                .map_err(|e| e.to_string())
+        };
+        let mut parts = Vec::new();
+        for p in patterns {
+            let p = if o.fixed { regex::escape(p) } else { p.clone() };
+            // Each pattern is checked alone (in a group, `a)|(b` would
+            // pass), and its group closed on a line of its own when it
+            // ends in a comment (`(?x)a # note`), where the line break is
+            // a space.
+            parse(&p)?;
+            let group = format!("(?:{p})");
+            parts.push(match parse(&group) {
+                Ok(_) => group,
+                Err(_) => format!("(?:{p}\n)"),
+            });
+        }
         let mut pat = parts.join("|");
         if o.word {
-            pat = format!(r"\b(?:{pat})\b");
+            // grep's and ripgrep's: no word character on either side (not
+            // \b, which a pattern that starts or ends with no word
+            // character turns around: -w -x in "a -x b")
+            pat = format!(r"\b{{start-half}}(?:{pat})\b{{end-half}}");
         }
         let re = regex::RegexBuilder::new(&pat)
             .case_insensitive(o.ignore_case)
@@ -539,6 +566,7 @@ mod tests {
             r#"{"path": "a/b.rs", "x": [1.50, -0.0, 1E21, 0.0000001]}"#,
             r#"{"s":"q\"uote\\d \u00e9 \/","t":true,"z":null}"#,
             r#"{}"#,
+            r#"{"s":"x\u000aab\u0009c\u001Fd\u000b"}"#,
         ];
         let pats = [
             "bash {",
@@ -561,6 +589,10 @@ mod tests {
             "true,",
             "[1.5",
             "path\":\"a",
+            "nab",
+            "tc",
+            "fd",
+            "u000b",
         ];
         for (a, name) in args.iter().flat_map(|a| [(a, "bash"), (a, r"b\u0061sh")]) {
             // pi-grep also asks of the tool call's block alone (see

@@ -77,6 +77,7 @@ pub(crate) fn search_sources(
         let mut waiting: BTreeMap<usize, FileOut> = BTreeMap::new();
         let mut printed = 0usize;
         let mut any_printed = false;
+        let context = opts.mode == Mode::Lines && (opts.before > 0 || opts.after > 0);
         let result = (|| -> Result<()> {
             for (i, r) in rx.iter().flatten() {
                 waiting.insert(i, r);
@@ -95,6 +96,9 @@ pub(crate) fn search_sources(
                     if !r.out.is_empty() {
                         if opts.heading && any_printed {
                             out.bytes(b"\n")?;
+                        } else if context && any_printed {
+                            // between the groups of two sessions too
+                            out.bytes(b"--\n")?;
                         }
                         any_printed = true;
                         out.bytes(&r.out)?;
@@ -235,9 +239,10 @@ impl Searcher<'_> {
                 h.and_then(|h| h.str("timestamp")).map(|c| c.into_owned()),
             )
         };
-        if !(current && is_header && !opts.active) {
-            // Not a current session (or not a session at all: the loader
-            // says what is wrong with its start).
+        if !(current && is_header && id.is_some() && !opts.active) {
+            // Not a current session (or not a session at all, a header
+            // without a string id included: the loader says what is
+            // wrong with its start).
             r.rest(limit).map_err(io)?.map_err(too_long)?;
             let mtime = r.mtime;
             self.load(r.into_bytes(), mtime);
@@ -356,7 +361,8 @@ impl Searcher<'_> {
         let mut last: Option<f64> = None;
         let finder = memchr::memmem::Finder::new(b"message");
         for line in bytes.split(|&b| b == b'\n').skip(1) {
-            if finder.find(line).is_none() {
+            // (a \u escape may spell "message")
+            if finder.find(line).is_none() && memchr::memmem::find(line, b"\\u").is_none() {
                 continue;
             }
             let Ok(Some(o)) = Object::parse_line(line) else {
@@ -674,6 +680,12 @@ impl Searcher<'_> {
         let mut after_until: Option<usize> = None;
         for (k, l) in lines.iter().enumerate() {
             if self.done {
+                // -m reached: the last match's lines after it still, as
+                // grep and ripgrep print them
+                if after_until.is_some_and(|u| k <= u) {
+                    self.context(info, k, l);
+                    continue;
+                }
                 return;
             }
             if re.is_match(l) {
@@ -690,7 +702,7 @@ impl Searcher<'_> {
                 self.separator(info, k);
                 self.matched(info, k, l);
                 self.last_ctx = Some((info.line, info.text_index, k));
-                after_until = Some(k + self.opts.after);
+                after_until = Some(k.saturating_add(self.opts.after));
             } else if after_until.is_some_and(|u| k <= u) {
                 self.context(info, k, l);
             }
