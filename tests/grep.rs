@@ -477,6 +477,21 @@ fn session_directories_and_time() {
         grep_out(t.path(), &["--session-dir", &r, "-c", "refused", "s-ol"]),
         format!("{r}/--q--/s-old.jsonl:1\n")
     );
+    // A prefix that names no session is an error of its own, as a missing
+    // file is: the other sessions are searched, the status is 2.
+    let o = grep_in(
+        t.path(),
+        &["--session-dir", &r, "-c", "refused", "zz", "s-ol"],
+    );
+    assert_eq!(stdout(&o), format!("{r}/--q--/s-old.jsonl:1\n"));
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "zz: no such file, and no session id starts with 'zz' (looked in {r})"
+        )),
+        "{err}"
+    );
     // Stdin.
     let o = run_with("pi-grep", &["-c", "refused", "-"], None, |c| {
         c.stdin(std::fs::File::open(t.path().join("s.jsonl")).unwrap());

@@ -65,17 +65,14 @@ pub fn resolve_session(arg: Option<&str>, session_dir: Option<&Path>) -> Result<
         0 if arg == "help" => Err(Error::usage(
             "help: no such file, and no session id starts with 'help'; for help, run with --help",
         )),
-        0 => Err(Error::request(
-            arg,
-            format!(
-                "no such file, and no session id starts with '{arg}' (looked in {} and {})",
-                local.display(),
-                match session_dir {
-                    Some(d) => d.display().to_string(),
-                    None => sessions_root().display().to_string(),
-                }
-            ),
-        )),
+        0 => Err(Error::request(arg, {
+            let root = session_dir.map_or_else(sessions_root, Path::to_path_buf);
+            let looked = match root == local {
+                true => local.display().to_string(),
+                false => format!("{} and {}", local.display(), root.display()),
+            };
+            format!("no such file, and no session id starts with '{arg}' (looked in {looked})")
+        })),
         1 => Ok(Input::File(found.remove(0).1)),
         _ => {
             let list: Vec<String> = found

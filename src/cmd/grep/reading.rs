@@ -39,6 +39,7 @@ impl Reading {
         mtime: bool,
     ) -> Result<Reading, Diagnostic> {
         match src {
+            Source::Unresolved(d) => Err(d.clone()),
             Source::Stdin => {
                 let buf = crate::session::read_stream(&mut std::io::stdin().lock(), name)
                     .map_err(|e| e.diag)?;

@@ -11,6 +11,10 @@ use std::path::{Path, PathBuf};
 pub(crate) enum Source {
     File(PathBuf),
     Stdin,
+    /// A SESSION that names no session (no file, and a session-id prefix
+    /// that matches none or several): an error of its own, as a file
+    /// that cannot be read is, while the others are searched.
+    Unresolved(Diagnostic),
 }
 
 impl Source {
@@ -18,6 +22,7 @@ impl Source {
         match self {
             Source::File(p) => p.to_string_lossy().into_owned(),
             Source::Stdin => "<stdin>".into(),
+            Source::Unresolved(d) => d.at.as_ref().map_or(String::new(), |l| l.file.clone()),
         }
     }
 }
@@ -68,9 +73,13 @@ pub(crate) fn select(
             out.extend(files.into_iter().map(Source::File));
             continue;
         }
-        match store::resolve_session(Some(a), session_dir)? {
-            crate::session::Input::Stdin => out.push(Source::Stdin),
-            crate::session::Input::File(f) => out.push(Source::File(f)),
+        match store::resolve_session(Some(a), session_dir) {
+            Ok(crate::session::Input::Stdin) => out.push(Source::Stdin),
+            Ok(crate::session::Input::File(f)) => out.push(Source::File(f)),
+            Err(e) if e.kind != crate::error::ErrorKind::Usage => {
+                out.push(Source::Unresolved(e.diag))
+            }
+            Err(e) => return Err(e),
         }
     }
     Ok(out)
