@@ -39,12 +39,9 @@ pub fn resolve_session(arg: Option<&str>, session_dir: Option<&Path>) -> Result<
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let local = project_session_dir(&cwd, session_dir);
+    let root = session_dir.map_or_else(sessions_root, Path::to_path_buf);
     let mut found = matches_in(&local, arg);
     if found.is_empty() {
-        let root = match session_dir {
-            Some(d) => d.to_path_buf(),
-            None => sessions_root(),
-        };
         let mut dirs = vec![root.clone()];
         if let Ok(rd) = std::fs::read_dir(&root) {
             let mut subs: Vec<PathBuf> = rd
@@ -66,7 +63,6 @@ pub fn resolve_session(arg: Option<&str>, session_dir: Option<&Path>) -> Result<
             "help: no such file, and no session id starts with 'help'; for help, run with --help",
         )),
         0 => Err(Error::request(arg, {
-            let root = session_dir.map_or_else(sessions_root, Path::to_path_buf);
             let looked = match root == local {
                 true => local.display().to_string(),
                 false => format!("{} and {}", local.display(), root.display()),

@@ -348,6 +348,14 @@ pub(crate) struct Options {
     pub threads: usize,
 }
 
+impl Options {
+    /// Whether matching lines are printed with lines around them (`-A`,
+    /// `-B`, `-C` in the plain output).
+    pub fn context(&self) -> bool {
+        self.mode == Mode::Lines && (self.before > 0 || self.after > 0)
+    }
+}
+
 /// How a search went.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Status {
@@ -356,11 +364,8 @@ pub(crate) struct Status {
     pub errors: bool,
 }
 
-/// Parse a `--since`/`--until` time (ISO 8601 as JavaScript's Date reads it).
-/// As `pi-ls` reads it: ISO 8601, or a duration before now (`7d`, `12h`).
+/// Parse a `--since`/`--until` time as `pi-ls` does: ISO 8601 (as
+/// JavaScript's Date reads it), or a duration before now (`7d`, `12h`).
 pub(crate) fn parse_time(s: &str) -> Result<f64> {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_millis() as f64);
-    crate::cmd::ls::parse_when(s, now)
+    crate::cmd::ls::parse_when(s, crate::time::now_ms())
 }

@@ -77,7 +77,7 @@ pub(crate) fn search_sources(
         let mut waiting: BTreeMap<usize, FileOut> = BTreeMap::new();
         let mut printed = 0usize;
         let mut any_printed = false;
-        let context = opts.mode == Mode::Lines && (opts.before > 0 || opts.after > 0);
+        let context = opts.context();
         let result = (|| -> Result<()> {
             for (i, r) in rx.iter().flatten() {
                 waiting.insert(i, r);
@@ -601,7 +601,7 @@ impl Searcher<'_> {
                 return;
             }
         }
-        let ctx = self.opts.mode == Mode::Lines && (self.opts.before > 0 || self.opts.after > 0);
+        let ctx = self.opts.context();
         for (ti, t) in spans.enumerate() {
             if self.done {
                 return;
@@ -646,7 +646,7 @@ impl Searcher<'_> {
 
     fn text(&mut self, info: &Info<'_>, text: &str) {
         let re = &self.opts.matcher.re;
-        let ctx = self.opts.mode == Mode::Lines && (self.opts.before > 0 || self.opts.after > 0);
+        let ctx = self.opts.context();
         if !ctx && self.opts.matcher.whole {
             // match to match; each match's line counts once
             let (mut at, mut k, mut counted) = (0usize, 0usize, 0usize);

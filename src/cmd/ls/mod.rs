@@ -151,9 +151,7 @@ crate::impl_tool! { Args, "pi-ls", quiet = quiet }
 
 /// `pi-ls`: list the sessions asked for.
 pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_millis() as f64);
+    let now = crate::time::now_ms();
     let since = a.since.as_deref().map(|s| parse_when(s, now)).transpose()?;
     let mut until = a.until.as_deref().map(|s| parse_when(s, now)).transpose()?;
     if let Some(d) = &a.older_than {
