@@ -48,6 +48,24 @@ pub fn escape_name(name: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// A message made one line: control characters written as in
+/// [`escape_name`] (a backslash stays as it is: a message quotes patterns).
+pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            let mut b = [0u8; 4];
+            out.push_str(&escape_name(c.encode_utf8(&mut b)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// A problem found in the input or the request: printed as
 /// `FILE:LINE: message` (or `FILE: message`, or just the message).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -190,5 +208,9 @@ mod tests {
         let d = Diagnostic::new("a\nb\tc\\d\u{1b}e\u{85}.jsonl", Some(3), "bad");
         assert_eq!(d.to_string(), "a\\nb\\tc\\\\d\\x1be\\u{0085}.jsonl:3: bad");
         assert_eq!(escape_name("/tmp/plain s.jsonl"), "/tmp/plain s.jsonl");
+        assert_eq!(
+            one_line("a\\d \u{1b}]52;c;x\u{7}\nb"),
+            "a\\d \\x1b]52;c;x\\x07\\nb"
+        );
     }
 }

@@ -1,10 +1,17 @@
 //! The one contract every tool runs under: `cmd::<tool>::run(&Args, &mut
 //! Ctx) -> Result<Exit>`. A [`Ctx`] holds the tool's name, whether it is
-//! quiet, its standard output, and the one way to warn.
+//! quiet, its standard output, and the one reporter ([`Log`]).
+//!
+//! A tool tells the user something in one of two ways: it returns an
+//! [`crate::error::Error`] (which stops it), or it calls [`Log`] (`warn`,
+//! `error`, `note`), which goes on. [`Log::error`] remembers that an error
+//! happened, and `cli::main` turns that into the exit status, as ripgrep's
+//! `messages.rs` and uutils' `set_exit_code` do.
 
-use crate::error::{Diagnostic, Result};
+use crate::error::{one_line, Diagnostic, Result};
 use crate::io::Out;
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What a tool's run ends with, besides an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,8 +22,13 @@ pub enum Exit {
     Found(bool),
 }
 
-/// Where warnings go: `TOOL: warning: FILE:LINE: what`, on stderr, unless
-/// quiet. Small and `Copy`, so worker threads and closures take their own.
+/// Whether a [`Log::error`] was reported in this process. A static, so
+/// that worker threads report through their own copy of a [`Log`].
+static ERRORED: AtomicBool = AtomicBool::new(false);
+
+/// The reporter: `TOOL: warning: FILE:LINE: what` and `TOOL: error: ...` on
+/// stderr, each one line (control characters escaped). Small and `Copy`, so
+/// worker threads and closures take their own.
 #[derive(Debug, Clone, Copy)]
 pub struct Log {
     pub tool: &'static str,
@@ -24,30 +36,10 @@ pub struct Log {
 }
 
 impl Log {
-    /// Say a problem that does not stop the tool.
+    /// Say a problem that does not stop the tool, unless quiet.
     pub fn warn(&self, d: &Diagnostic) {
-        self.warn_to(&mut io::stderr().lock(), d);
-    }
-
-    /// [`Log::warn`] to `w` (a tool that orders its messages itself).
-    pub fn warn_to(&self, w: &mut dyn Write, d: &Diagnostic) {
         if !self.quiet {
-            let _ = writeln!(w, "{}: warning: {d}", self.tool);
-        }
-    }
-
-    /// An error that does not stop the tool (one file of many), to `w`:
-    /// `TOOL: error: ...`, quiet or not.
-    pub fn error_to(&self, w: &mut dyn Write, e: &dyn std::fmt::Display) {
-        let _ = writeln!(w, "{}: error: {e}", self.tool);
-    }
-
-    /// This log for what `-q` does not silence (errors, a failed batch's
-    /// summary).
-    pub fn loud(self) -> Log {
-        Log {
-            quiet: false,
-            ..self
+            self.emit("warning: ", d);
         }
     }
 
@@ -58,11 +50,57 @@ impl Log {
         }
     }
 
+    /// An error that does not stop the tool (one file of many): said even
+    /// when quiet, and the tool's exit status becomes its error status.
+    pub fn error(&self, e: impl std::fmt::Display) {
+        ERRORED.store(true, Ordering::Relaxed);
+        self.emit("error: ", &e);
+    }
+
     /// A remark in the tool's voice (`TOOL: text`), unless quiet.
-    pub fn note(&self, text: &str) {
+    pub fn note(&self, text: impl std::fmt::Display) {
         if !self.quiet {
-            eprintln!("{}: {text}", self.tool);
+            self.emit("", &text);
         }
+    }
+
+    /// This log for what `-q` does not silence (a failed batch's summary).
+    pub fn loud(self) -> Log {
+        Log {
+            quiet: false,
+            ..self
+        }
+    }
+
+    /// Whether [`Log::error`] was called in this process.
+    pub fn errored() -> bool {
+        ERRORED.load(Ordering::Relaxed)
+    }
+
+    /// The error that stopped the tool. A usage error keeps its line
+    /// breaks (a bad pattern's error draws a caret under it over several
+    /// lines, as ripgrep prints it): it quotes the command line, not a
+    /// session; every other control character is escaped.
+    pub(crate) fn fatal(&self, e: &crate::error::Error) {
+        ERRORED.store(true, Ordering::Relaxed);
+        if e.kind != crate::error::ErrorKind::Usage {
+            return self.emit("error: ", e);
+        }
+        let text = e.to_string();
+        let lines: Vec<_> = text.split('\n').map(one_line).collect();
+        self.emit_raw("error: ", &lines.join("\n"));
+    }
+
+    /// One line on stderr: the tool, the kind, the text made one line.
+    fn emit(&self, kind: &str, text: &dyn std::fmt::Display) {
+        self.emit_raw(kind, &one_line(&text.to_string()));
+    }
+
+    /// `TOOL: KIND TEXT` on stderr, `text` as it is.
+    fn emit_raw(&self, kind: &str, text: &str) {
+        let line = format!("{}: {kind}{text}\n", self.tool);
+        // One write, so that lines of several threads do not interleave.
+        let _ = io::stderr().lock().write_all(line.as_bytes());
     }
 }
 

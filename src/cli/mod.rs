@@ -11,7 +11,7 @@ pub use args::{use_color, ColorWhen, SessionArgs};
 pub use ctx::{Ctx, Exit, Log, Stdout};
 pub use help::PI_RELEASE;
 
-use crate::error::{Error, Result};
+use crate::error::{Diagnostic, Error, Result};
 use clap::Parser;
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -54,30 +54,50 @@ pub fn main<A: Tool>() -> ExitCode {
         Ok(a) => a,
         Err(code) => return code,
     };
-    let checked = match crate::session::max_line_from_env() {
-        Ok(_) => Ok(()),
-        Err(text) => Err(Error::usage(format!(
-            "{}={text}: not a line length in bytes from 1 to 4294967294 (e.g. 268435456 or 256M)",
-            crate::session::MAX_LINE_ENV
-        ))),
-    };
     let mut ctx = Ctx::new(tool, args.quiet());
-    let ran = checked.and_then(|()| args.run(&mut ctx)).and_then(|exit| {
-        ctx.finish()?;
-        Ok(exit)
-    });
+    let ran = check_environment(&ctx)
+        .and_then(|()| args.run(&mut ctx))
+        .and_then(|exit| {
+            ctx.finish()?;
+            Ok(exit)
+        });
+    // An error reported on the way (one file of many) makes the status the
+    // tool's error status, whatever the run returned.
+    let failed = || ExitCode::from(A::error_status(&Error::from(Diagnostic::plain(""))));
     match ran {
+        Ok(_) if Log::errored() => failed(),
         Ok(Exit::Ok | Exit::Found(true)) => ExitCode::SUCCESS,
         Ok(Exit::Found(false)) => ExitCode::FAILURE,
-        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(e) if e.is_broken_pipe() => {
+            if Log::errored() {
+                failed()
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
         Err(e) => {
             // What was printed before the error goes out before it, as the
             // error stops the output there.
             let _ = ctx.finish();
-            eprintln!("{tool}: error: {e}");
+            ctx.log.fatal(&e);
             ExitCode::from(A::error_status(&e))
         }
     }
+}
+
+/// The settings read from the environment: a bad line limit is an error
+/// before anything is read; a vector unit this processor lacks, a warning.
+fn check_environment(ctx: &Ctx) -> Result<()> {
+    if let Err(text) = crate::session::max_line_from_env() {
+        return Err(Error::usage(format!(
+            "{}={text}: not a line length in bytes from 1 to 4294967294 (e.g. 268435456 or 256M)",
+            crate::session::MAX_LINE_ENV
+        )));
+    }
+    if let Some(w) = crate::json::scan::simd::override_warning() {
+        ctx.log.warn(&Diagnostic::plain(w));
+    }
+    Ok(())
 }
 
 /// The tool's clap command, as `--help`, the man page and the completions
@@ -161,7 +181,11 @@ fn run_generate<A: Tool>(tool: &str, kind: &str) -> ExitCode {
     match generate::<A>(tool, kind, &mut io::stdout()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("{tool}: error: {e}");
+            Log {
+                tool: A::NAME,
+                quiet: false,
+            }
+            .error(&e);
             ExitCode::from(e.exit_code() as u8)
         }
     }

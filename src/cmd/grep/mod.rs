@@ -295,13 +295,9 @@ pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let mut warnings = Vec::new();
     let sources = select(&files, a.all, a.session_dir.as_deref(), &mut warnings)?;
     ctx.log.warn_all(&warnings);
-    let status = search_sources(&sources, &opts, ctx.out(), &mut std::io::stderr())?;
-    if status.errors {
-        // grep's rule: an error makes the status 2 even when a line matched.
-        return Err(Error::usage(
-            "some sessions could not be read (see above)".to_string(),
-        ));
-    }
+    // grep's rule, kept by the reporter: a session that could not be read
+    // makes the status 2 even when a line matched.
+    let status = search_sources(&sources, &opts, ctx.out())?;
     Ok(Exit::Found(status.matched))
 }
 

@@ -26,14 +26,13 @@ pub(super) struct FileOut {
     pub(super) matched: bool,
 }
 
-/// Search `sources` and print what was found to `out`, and to `err` (stderr)
-/// each session's warnings (unless `opts.log` is quiet) and error, before
-/// its matches and after those of the sessions before it.
+/// Search `sources` and print what was found to `out`, and through
+/// `opts.log` each session's warnings and error, before its matches and
+/// after those of the sessions before it.
 pub(crate) fn search_sources(
     sources: &[Source],
     opts: &Options,
     out: &mut impl Write,
-    err: &mut impl Write,
 ) -> Result<Status> {
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
@@ -84,11 +83,11 @@ pub(crate) fn search_sources(
                 while let Some(r) = waiting.remove(&printed) {
                     printed += 1;
                     for w in &r.warnings {
-                        opts.log.warn_to(err, w);
+                        opts.log.warn(w);
                     }
                     if let Some(e) = &r.error {
                         status.errors = true;
-                        opts.log.error_to(err, e);
+                        opts.log.error(e);
                     }
                     if r.matched {
                         status.matched = true;

@@ -282,7 +282,7 @@ pub(crate) fn print(req: &Request, out: &mut impl Write) -> Result<bool> {
     }
     out.done()?;
     if req.verbose {
-        log.note(&format!(
+        log.note(format!(
             "{} listed ({total} sessions, {} files not sessions or unreadable) in {:.0} ms",
             infos.len(),
             skips.len(),

@@ -27,10 +27,16 @@ enum FileResult {
 
 /// A line on standard output, written and flushed at once: a batch's
 /// workers (and its relocation) each print their own, as standard output
-/// is never held for the batch. A failed write does not fail the batch.
-pub(super) fn print_line(msg: &str) {
+/// is never held for the batch. A failed write is reported once through
+/// `log` (the exit status says it); a reader that has gone is not.
+pub(super) fn print_line(log: Log, msg: &str) {
+    static FAILED: std::sync::Once = std::sync::Once::new();
     let mut o = std::io::stdout().lock();
-    let _ = o.line(msg.as_bytes()).and_then(|()| o.done());
+    if let Err(e) = o.line(msg.as_bytes()).and_then(|()| o.done()) {
+        if !e.is_broken_pipe() {
+            FAILED.call_once(|| log.error(&e));
+        }
+    }
 }
 
 /// How a batch says things: its counters and the progress line on a
@@ -67,7 +73,7 @@ impl Progress {
 
     /// A line on standard output ([`print_line`]).
     fn line(&self, msg: &str) {
-        self.say(|| print_line(msg))
+        self.say(|| print_line(self.log, msg))
     }
 
     /// A warning ([`Log::warn`]: not when quiet).
@@ -79,7 +85,7 @@ impl Progress {
 
     /// `TOOL: error: ...`, even when quiet.
     fn error(&self, e: impl std::fmt::Display) {
-        self.say(|| self.log.loud().note(&format!("error: {e}")))
+        self.say(|| self.log.error(e))
     }
 
     fn tick(&self) {

@@ -305,7 +305,7 @@ pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
     };
     // Said even with -q when a file failed.
     let summary = if failed > 0 { log.loud() } else { log };
-    summary.note(&format!(
+    summary.note(format!(
         "{migrated} {verb}, {current} already current, {failed} failed{moved}"
     ));
     Ok(failed == 0 && !(req.mode == Mode::Check && migrated > 0))

@@ -30,7 +30,7 @@ pub(super) fn relocate(req: &Request, log: Log) -> std::result::Result<usize, us
         let dest = dir.join(file_name);
         let say = |m: String| {
             if req.mode == Mode::Check || req.mode == Mode::DryRun {
-                print_line(&m);
+                print_line(log, &m);
             } else {
                 log.note(&m);
             }
@@ -59,8 +59,8 @@ pub(super) fn relocate(req: &Request, log: Log) -> std::result::Result<usize, us
                 moved += 1;
             }
             Err(e) => {
-                log.loud().note(&format!(
-                    "error: {name}: cannot move to {}: {}",
+                log.error(format!(
+                    "{name}: cannot move to {}: {}",
                     dest.display(),
                     crate::error::io_message(&e)
                 ));

@@ -101,22 +101,21 @@ pub fn units() -> impl Iterator<Item = Unit> {
 /// best one.
 #[inline]
 pub fn unit() -> Unit {
-    static UNIT: OnceLock<Unit> = OnceLock::new();
-    *UNIT.get_or_init(|| {
+    chosen().0
+}
+
+/// Why `PI_SESSION_TOOLS_SIMD` could not be honoured, if it could not
+/// (`cli::main` warns of it where it checks the other settings).
+pub fn override_warning() -> Option<&'static str> {
+    chosen().1.as_deref()
+}
+
+/// `PI_SESSION_TOOLS_SIMD` read once: the unit, and the warning to give.
+fn chosen() -> &'static (Unit, Option<String>) {
+    static UNIT: OnceLock<(Unit, Option<String>)> = OnceLock::new();
+    UNIT.get_or_init(|| {
         let wanted = std::env::var_os("PI_SESSION_TOOLS_SIMD");
-        let (unit, warning) = choose(wanted.as_deref().map(|w| w.to_string_lossy()).as_deref());
-        if let Some(w) = warning {
-            let tool = std::env::args_os()
-                .next()
-                .and_then(|a| {
-                    std::path::Path::new(&a)
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                })
-                .unwrap_or_else(|| "pi-session-tools".into());
-            eprintln!("{tool}: warning: {w}");
-        }
-        unit
+        choose(wanted.as_deref().map(|w| w.to_string_lossy()).as_deref())
     })
 }
 
