@@ -172,29 +172,12 @@ impl Args {
 
 /// The text of `--replace-file` (`-`: stdin), which must be UTF-8.
 fn read_text(f: &std::path::Path, session: &str) -> Result<String, Error> {
-    let name = f.display().to_string();
-    let bytes = if name == "-" {
-        if session == "-" {
-            return Err(Error::usage(
-                "--replace-file - and SESSION - cannot both be stdin",
-            ));
-        }
-        let mut b = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut b)
-            .map_err(|e| Error::io("<stdin>", &e))?;
-        b
-    } else {
-        std::fs::read(f).map_err(|e| Error::io(&name, &e))?
-    };
-    String::from_utf8(bytes).map_err(|e| {
-        Error::request(
-            &name,
-            format!(
-                "not valid UTF-8 at byte {}: the replacement must be text",
-                e.utf8_error().valid_up_to()
-            ),
-        )
-    })
+    if f == std::path::Path::new("-") && session == "-" {
+        return Err(Error::usage(
+            "--replace-file - and SESSION - cannot both be stdin",
+        ));
+    }
+    crate::io::read_text(f, "the replacement")
 }
 
 crate::impl_tool! { Args, "pi-edit", quiet = input.quiet, adjust = session_required }
