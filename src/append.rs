@@ -210,11 +210,8 @@ impl Transaction {
             return Ok(None);
         }
         // Only blank or broken lines added: pi's leaf is as read.
-        let tail = crate::session::last_entry(
-            &self.appender.file,
-            &self.appender.name,
-            self.read_len,
-        )?;
+        let tail =
+            crate::session::last_entry(&self.appender.file, &self.appender.name, self.read_len)?;
         Ok(tail.map(|(_, id)| id))
     }
 

@@ -131,7 +131,9 @@ mod tests {
     fn own_parents_and_cycles_are_returned_with_their_lines() {
         let h = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#;
         let e = |id: &str, p: &str| {
-            format!(r#"{{"type":"custom","customType":"x","id":"{id}","parentId":{p},"timestamp":"2026-01-01T00:00:01.000Z"}}"#)
+            format!(
+                r#"{{"type":"custom","customType":"x","id":"{id}","parentId":{p},"timestamp":"2026-01-01T00:00:01.000Z"}}"#
+            )
         };
         let text = [
             h.to_string(),
@@ -146,9 +148,18 @@ mod tests {
         check_size(&s, &tree).unwrap();
         let found: Vec<String> = find(&s, &tree).iter().map(|d| d.to_string()).collect();
         assert_eq!(found.len(), 3, "{found:?}");
-        assert!(found[0].starts_with("t.jsonl:3: entry aaaa0002 is its own parent"), "{found:?}");
-        assert!(found[1].starts_with("t.jsonl:4: entry aaaa0003 is on a parentId cycle"), "{found:?}");
-        assert!(found[2].starts_with("t.jsonl:5: entry aaaa0004"), "{found:?}");
+        assert!(
+            found[0].starts_with("t.jsonl:3: entry aaaa0002 is its own parent"),
+            "{found:?}"
+        );
+        assert!(
+            found[1].starts_with("t.jsonl:4: entry aaaa0003 is on a parentId cycle"),
+            "{found:?}"
+        );
+        assert!(
+            found[2].starts_with("t.jsonl:5: entry aaaa0004"),
+            "{found:?}"
+        );
         let fine = open(&[h.to_string(), e("aaaa0001", "null")].join("\n"));
         assert!(find(&fine, &Tree::build(&fine)).is_empty());
     }

@@ -344,6 +344,10 @@ fn before_escapes_control_characters_in_the_text_it_hands_back() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stderr(&o), want);
     // --json carries the text as it is, in JSON.
-    let o = run("pi-fork", &[f, "--before", "aaaa0001", "--json", "-o", "-"], None);
+    let o = run(
+        "pi-fork",
+        &[f, "--before", "aaaa0001", "--json", "-o", "-"],
+        None,
+    );
     assert!(!stderr(&o).contains('\u{1b}'));
 }

@@ -1,7 +1,9 @@
 //! `pi-label`: set, clear and list labels, and name the session, by
 //! appending the entries pi's `appendLabelChange` and `appendSessionInfo` write.
 
-use crate::append::{fresh_id, label_line, now_json, require_current, session_info_line, Transaction};
+use crate::append::{
+    fresh_id, label_line, now_json, require_current, session_info_line, Transaction,
+};
 use crate::cli::{session_required, Ctx, Exit, Log, Out, SessionArgs};
 use crate::error::{Error, Result};
 use crate::json::ObjectWriter;
