@@ -205,11 +205,13 @@ impl Transaction {
     /// takes none), read again from the file: None when none was (the
     /// leaf is the one the tool read), Some(None) when it has no id.
     pub fn appended_leaf(&self) -> Result<Option<Option<crate::entry::Id>>> {
-        self.appender.wait_for_whole_last_line();
         if self.appender.len()? <= self.read_len {
             return Ok(None);
         }
-        // Only blank or broken lines added: pi's leaf is as read.
+        // pi may be in the middle of its line (a torn line of a crashed
+        // writer was waited for once, at open, and is not grown).
+        self.appender.wait_for_whole_last_line();
+        // None when only blank or broken lines were added: the leaf is as read.
         let tail =
             crate::session::last_entry(&self.appender.file, &self.appender.name, self.read_len)?;
         Ok(tail.map(|(_, id)| id))

@@ -574,3 +574,117 @@ fn second_step<R: Rewrite>(b: &Batch<R>, s: Staged<R::Change>) {
     b.hold(file);
     b.record(index, &name, Outcome::Changed(change));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Upper-cases a file; "same" needs no change, "bad" fails.
+    struct Upper {
+        seen: Mutex<Vec<(usize, String)>>,
+    }
+
+    impl Rewrite for Upper {
+        type Change = usize;
+
+        fn read_stream(&self, mut file: &File, name: &str) -> Result<Vec<u8>> {
+            let mut b = Vec::new();
+            std::io::Read::read_to_end(&mut file, &mut b).map_err(|e| Error::io(name, &e))?;
+            Ok(b)
+        }
+
+        fn transform(&self, name: &str, old: &[u8]) -> Result<Option<(Vec<u8>, usize)>> {
+            match old {
+                b"same" => Ok(None),
+                b"bad" => Err(Error::request(name, "bad")),
+                _ => Ok(Some((old.to_ascii_uppercase(), old.len()))),
+            }
+        }
+
+        fn outcome(&self, index: usize, _name: &str, outcome: Outcome<usize>) {
+            let what = match outcome {
+                Outcome::Unchanged => "unchanged".to_string(),
+                Outcome::Changed(n) => format!("changed {n}"),
+                Outcome::Failed(e) => format!("failed {}", e.diag.message),
+            };
+            self.seen.lock().unwrap().push((index, what));
+        }
+
+        fn dir_failed(&self, dir: &Path, e: &std::io::Error) {
+            panic!("{}: {e}", dir.display());
+        }
+    }
+
+    fn run(write: bool) -> (Summary, Vec<(usize, String)>, Vec<Vec<u8>>) {
+        let dir = std::env::temp_dir().join(format!("pst-many-{}-{write}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let files: Vec<PathBuf> = ["abc", "same", "bad", "xy"]
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let p = dir.join(format!("{i}.txt"));
+                std::fs::write(&p, t).unwrap();
+                p
+            })
+            .collect();
+        let up = Upper {
+            seen: Mutex::new(Vec::new()),
+        };
+        let opts = Options {
+            tag: "pst-test",
+            write,
+            backup: None,
+            done: "upper-cased",
+            instead: "",
+        };
+        let sum = rewrite_many(&files, &opts, &up);
+        let after = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert_eq!(left.len(), 4, "no temporary file left");
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut seen = up.seen.into_inner().unwrap();
+        seen.sort();
+        (sum, seen, after)
+    }
+
+    #[test]
+    fn each_file_is_rewritten_or_left_and_its_outcome_handed_back() {
+        let (sum, seen, after) = run(true);
+        let want_sum = Summary {
+            changed: 2,
+            unchanged: 1,
+            failed: 1,
+        };
+        assert_eq!(sum, want_sum);
+        assert_eq!(
+            seen,
+            vec![
+                (0, "changed 3".to_string()),
+                (1, "unchanged".to_string()),
+                (2, "failed bad".to_string()),
+                (3, "changed 2".to_string()),
+            ]
+        );
+        assert_eq!(
+            after,
+            vec![
+                b"ABC".to_vec(),
+                b"same".to_vec(),
+                b"bad".to_vec(),
+                b"XY".to_vec()
+            ]
+        );
+        // Without writing: the same outcomes, every file as it was.
+        let (sum, seen2, after) = run(false);
+        assert_eq!((sum, seen2), (want_sum, seen));
+        assert_eq!(
+            after,
+            vec![
+                b"abc".to_vec(),
+                b"same".to_vec(),
+                b"bad".to_vec(),
+                b"xy".to_vec()
+            ]
+        );
+    }
+}
