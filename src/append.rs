@@ -1,11 +1,13 @@
-//! Appending one entry to a session file the safe way, and making the ids
+//! Appending entries to a session file the safe way, and making the ids
 //! and times of new entries the way pi makes them.
 //!
-//! An append is one `write` of the complete line to a file opened for
-//! appending, preceded by a newline when the file does not end with one,
-//! then `fsync`. Our own tools hold an advisory lock (`flock`) meanwhile, so
-//! several of them never interleave; pi itself does not lock, and a single
-//! `O_APPEND` write of a whole line stays whole next to pi's own appends.
+//! An append is a [`Transaction`]: under an advisory lock (`flock`), so
+//! that our own tools never interleave, one `write` of the complete lines
+//! to a file opened for appending, preceded by a newline when the file
+//! does not end with one, then `fsync`. pi itself does not lock, and a
+//! single `O_APPEND` write of whole lines stays whole next to pi's own
+//! appends; what pi appended while a tool read the file is read again
+//! before the write, so that new entries chain to pi's last one.
 
 use crate::error::{Error, Result};
 use crate::index::Index;
@@ -19,8 +21,8 @@ use std::path::Path;
 /// torn for good: a crashed writer).
 const TORN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// An open session file, locked for appending.
-pub struct Appender {
+/// An open session file, locked for appending (what a [`Transaction`] holds).
+struct Appender {
     file: File,
     name: String,
     path: std::path::PathBuf,
@@ -29,7 +31,7 @@ pub struct Appender {
 impl Appender {
     /// Open `path` for appending and take the advisory lock (waits for
     /// other tools of this project holding it).
-    pub fn open(path: &Path) -> Result<Appender> {
+    fn open(path: &Path) -> Result<Appender> {
         let name = path.display().to_string();
         // Looked at before opening: opening a FIFO waits for a reader.
         if let Ok(m) = std::fs::metadata(path) {
@@ -86,7 +88,7 @@ impl Appender {
     /// Append `line` (without its newline) as one write on a fresh line.
     /// A write cut short (disk full, file size limit) is taken back, so the
     /// file never keeps a partial line.
-    pub fn append_line(&mut self, line: &[u8]) -> Result<()> {
+    fn append_line(&mut self, line: &[u8]) -> Result<()> {
         let io = |e: std::io::Error| Error::io(&self.name, &e);
         let before = self.file.metadata().map_err(io)?.len();
         let buf = fresh_line(&self.file, line).map_err(io)?;
@@ -183,7 +185,10 @@ pub struct Transaction {
 }
 
 impl Transaction {
-    /// Open `path` for appending and take the lock (see [`Appender::open`]).
+    /// Open `path` for appending and take the lock (waiting for other tools
+    /// of this project holding it, and for a last line without its newline
+    /// yet, up to 1 s: pi may be writing it). A directory, a pipe or a
+    /// device is refused.
     pub fn open(path: &Path) -> Result<Transaction> {
         let appender = Appender::open(path)?;
         let read_len = appender.len()?;
