@@ -1,11 +1,13 @@
-//! Appending one entry to a session file the safe way, and making the ids
+//! Appending entries to a session file the safe way, and making the ids
 //! and times of new entries the way pi makes them.
 //!
-//! An append is one `write` of the complete line to a file opened for
-//! appending, preceded by a newline when the file does not end with one,
-//! then `fsync`. Our own tools hold an advisory lock (`flock`) meanwhile, so
-//! several of them never interleave; pi itself does not lock, and a single
-//! `O_APPEND` write of a whole line stays whole next to pi's own appends.
+//! An append is a [`Transaction`]: under an advisory lock (`flock`), so
+//! that our own tools never interleave, one `write` of the complete lines
+//! to a file opened for appending, preceded by a newline when the file
+//! does not end with one, then `fsync`. pi itself does not lock, and a
+//! single `O_APPEND` write of whole lines stays whole next to pi's own
+//! appends; what pi appended while a tool read the file is read again
+//! before the write, so that new entries chain to pi's last one.
 
 use crate::error::{Error, Result};
 use crate::index::Index;
@@ -19,8 +21,8 @@ use std::path::Path;
 /// torn for good: a crashed writer).
 const TORN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// An open session file, locked for appending.
-pub struct Appender {
+/// An open session file, locked for appending (what a [`Transaction`] holds).
+struct Appender {
     file: File,
     name: String,
     path: std::path::PathBuf,
@@ -29,7 +31,7 @@ pub struct Appender {
 impl Appender {
     /// Open `path` for appending and take the advisory lock (waits for
     /// other tools of this project holding it).
-    pub fn open(path: &Path) -> Result<Appender> {
+    fn open(path: &Path) -> Result<Appender> {
         let name = path.display().to_string();
         // Looked at before opening: opening a FIFO waits for a reader.
         if let Ok(m) = std::fs::metadata(path) {
@@ -86,7 +88,7 @@ impl Appender {
     /// Append `line` (without its newline) as one write on a fresh line.
     /// A write cut short (disk full, file size limit) is taken back, so the
     /// file never keeps a partial line.
-    pub fn append_line(&mut self, line: &[u8]) -> Result<()> {
+    fn append_line(&mut self, line: &[u8]) -> Result<()> {
         let io = |e: std::io::Error| Error::io(&self.name, &e);
         let before = self.file.metadata().map_err(io)?.len();
         let buf = fresh_line(&self.file, line).map_err(io)?;
@@ -151,6 +153,89 @@ impl Appender {
             return false;
         }
         grown == 0 || (self.file.set_len(before).is_ok() && self.file.sync_all().is_ok())
+    }
+}
+
+/// Refuse to append to a session older than version 3, with the one
+/// wording every appending tool uses: pi re-numbers a version 1 or 2
+/// session's entries when it opens it, so an appended entry's parent or
+/// target would name nothing.
+pub fn require_current(name: &str, version: u32) -> Result<()> {
+    if version < crate::migrate::CURRENT_VERSION {
+        return Err(Error::request(
+            name,
+            format!(
+                "version-{version} session: pi would re-number its entries when it opens it, losing what a new entry points to; run `pi-migrate -i` first"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// One append to a session file, whole or not at all: open it, take the
+/// lock (and wait for a last line another writer is finishing), let the
+/// tool read the file, then, still under the lock, see what was appended
+/// since (pi takes no lock), so that new entries chain to the last entry
+/// at the moment of writing, and write the whole batch in one `write` on
+/// a fresh line, then `fsync`.
+pub struct Transaction {
+    appender: Appender,
+    /// The file's length once locked: what the tool then reads.
+    read_len: u64,
+}
+
+impl Transaction {
+    /// Open `path` for appending and take the lock (waiting for other tools
+    /// of this project holding it, and for a last line without its newline
+    /// yet, up to 1 s: pi may be writing it). A directory, a pipe or a
+    /// device is refused.
+    pub fn open(path: &Path) -> Result<Transaction> {
+        let appender = Appender::open(path)?;
+        let read_len = appender.len()?;
+        Ok(Transaction { appender, read_len })
+    }
+
+    /// The `parentId` (JSON text, None: `undefined`) of what is appended
+    /// now: `read`, pi's leaf when the tool read the file, unless the file
+    /// grew since the lock was taken; then pi appended meanwhile, and the
+    /// last entry it appended is read again from the file.
+    pub fn leaf_now(&self, read: Option<Vec<u8>>) -> Result<Option<Vec<u8>>> {
+        Ok(match self.appended_leaf()? {
+            None => read,
+            Some(id) => id.map(|id| id.to_json().into_bytes()),
+        })
+    }
+
+    /// The id of the last entry appended since the lock was taken (pi
+    /// takes none), read again from the file: None when none was (the
+    /// leaf is the one the tool read), Some(None) when it has no id.
+    pub fn appended_leaf(&self) -> Result<Option<Option<crate::entry::Id>>> {
+        if self.appender.len()? <= self.read_len {
+            return Ok(None);
+        }
+        // pi may be in the middle of its line (a torn line of a crashed
+        // writer was waited for once, at open, and is not grown).
+        self.appender.wait_for_whole_last_line();
+        // None when only blank or broken lines were added: the leaf is as read.
+        let tail =
+            crate::session::last_entry(&self.appender.file, &self.appender.name, self.read_len)?;
+        Ok(tail.map(|(_, id)| id))
+    }
+
+    /// Append `lines` (the batch, its lines joined by newlines, without the
+    /// last one) in one write on a fresh line, then `fsync`.
+    pub fn write(mut self, lines: &[u8]) -> Result<()> {
+        self.appender.append_line(lines)
+    }
+}
+
+impl Appender {
+    /// The file's length now.
+    fn len(&self) -> Result<u64> {
+        self.file
+            .metadata()
+            .map(|m| m.len())
+            .map_err(|e| Error::io(&self.name, &e))
     }
 }
 
@@ -287,23 +372,26 @@ pub fn context_edit_line(
     w.finish()
 }
 
-/// Write what an appending tool (pi-label, pi-edit) adds: with an
-/// [`Appender`] (a file), print `said` first (an output that fails leaves
-/// the file as it was), then append `lines` in one write; without one
+/// Write what an appending tool (pi-label, pi-edit) adds: with a
+/// [`Transaction`] (a file), `build` the lines on the leaf at the moment of
+/// writing ([`Transaction::leaf_now`]), print `said` (an output that fails
+/// leaves the file as it was), then append them in one write; without one
 /// (the session came on stdin), echo the session, on a fresh line the new
-/// `lines`, and print nothing else.
+/// lines built on its leaf, and print nothing else.
 pub fn write_new_lines(
-    appender: Option<&mut Appender>,
+    tx: Option<Transaction>,
     s: &crate::session::Session,
     said: &[u8],
-    lines: &[u8],
+    build: impl FnOnce(Option<&[u8]>) -> Vec<u8>,
     out: &mut impl std::io::Write,
 ) -> Result<()> {
     use crate::io::Out;
-    match appender {
-        Some(a) => {
+    let read = leaf_parent(s);
+    match tx {
+        Some(tx) => {
+            let lines = build(tx.leaf_now(read)?.as_deref());
             out.announce(said)?;
-            a.append_line(lines)
+            tx.write(&lines)
         }
         None => {
             let all = s.memory().unwrap_or_default();
@@ -311,7 +399,7 @@ pub fn write_new_lines(
             if !all.is_empty() && !all.ends_with(b"\n") {
                 out.bytes(b"\n")?;
             }
-            out.line(lines)?;
+            out.line(&build(read.as_deref()))?;
             out.done()
         }
     }
@@ -324,5 +412,76 @@ pub fn leaf_parent(s: &crate::session::Session) -> Option<Vec<u8>> {
     match s.index.leaf {
         None => Some(b"null".to_vec()),
         Some(l) => s.entries.id(l).map(|id| id.to_json().into_bytes()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#;
+
+    fn entry(id: &str, parent: &str) -> String {
+        format!(
+            r#"{{"type":"custom","customType":"x","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z"}}"#
+        )
+    }
+
+    fn temp_file(tag: &str, text: &str) -> std::path::PathBuf {
+        let p = std::env::temp_dir().join(format!("pst-append-{tag}-{}.jsonl", std::process::id()));
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    /// pi appends (without the lock) between the tool's read and its write:
+    /// the new entry is parented to pi's line, not to the leaf read before.
+    #[test]
+    fn an_entry_appended_meanwhile_is_the_parent() {
+        let text = format!("{HEADER}\n{}\n", entry("aaaa0001", "null"));
+        let p = temp_file("meanwhile", &text);
+        let tx = Transaction::open(&p).unwrap();
+        let s = crate::session::Session::open(
+            crate::session::Input::File(p.clone()),
+            Default::default(),
+        )
+        .unwrap();
+        let read = leaf_parent(&s);
+        assert_eq!(read.as_deref(), Some(&b"\"aaaa0001\""[..]));
+        // pi's own append: no lock, one write.
+        let mut pi = OpenOptions::new().append(true).open(&p).unwrap();
+        pi.write_all(format!("{}\n", entry("bbbb0002", "\"aaaa0001\"")).as_bytes())
+            .unwrap();
+        let parent = tx.leaf_now(read).unwrap();
+        assert_eq!(parent.as_deref(), Some(&b"\"bbbb0002\""[..]));
+        let line = label_line("cccc0003", parent.as_deref(), None, b"\"aaaa0001\"", None);
+        tx.write(&line).unwrap();
+        let after = std::fs::read_to_string(&p).unwrap();
+        let last = after.lines().last().unwrap();
+        assert!(last.contains(r#""parentId":"bbbb0002""#), "{last}");
+        let _ = std::fs::remove_file(&p);
+    }
+
+    /// Nothing appended meanwhile: the leaf read is kept, and the file is
+    /// what it was plus the batch.
+    #[test]
+    fn nothing_appended_meanwhile_keeps_the_leaf_read() {
+        let text = format!("{HEADER}\n{}\n\n", entry("aaaa0001", "null"));
+        let p = temp_file("quiet", &text);
+        let tx = Transaction::open(&p).unwrap();
+        let read = Some(b"\"aaaa0001\"".to_vec());
+        assert_eq!(tx.leaf_now(read.clone()).unwrap(), read);
+        tx.write(b"{}\n{}").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            format!("{text}{{}}\n{{}}\n")
+        );
+        let _ = std::fs::remove_file(&p);
+    }
+
+    #[test]
+    fn old_versions_are_refused_with_one_wording() {
+        let e = require_current("s.jsonl", 1).unwrap_err();
+        assert!(e.to_string().contains("run `pi-migrate -i` first"), "{e}");
+        assert!(require_current("s.jsonl", 3).is_ok());
     }
 }

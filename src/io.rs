@@ -45,6 +45,31 @@ pub fn read_at_most(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> 
     Ok(got)
 }
 
+/// The text of file `path` (`-`: stdin), which must be UTF-8: a tool's
+/// text argument given as a file (`what`, e.g. "the replacement", names
+/// it in the error).
+pub fn read_text(path: &std::path::Path, what: &str) -> Result<String> {
+    let name = path.display().to_string();
+    let bytes = if name == "-" {
+        let mut b = Vec::new();
+        io::stdin()
+            .read_to_end(&mut b)
+            .map_err(|e| Error::io("<stdin>", &e))?;
+        b
+    } else {
+        std::fs::read(path).map_err(|e| Error::io(&name, &e))?
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        Error::request(
+            &name,
+            format!(
+                "not valid UTF-8 at byte {}: {what} must be text",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
+
 /// The error for a file that has fewer bytes than when it was read.
 pub fn shrunk() -> io::Error {
     io::Error::new(

@@ -65,6 +65,7 @@ mod test_rng;
 pub mod time;
 pub mod transcript;
 pub mod tree;
+pub(crate) mod tree_problems;
 pub mod width;
 mod width_tables;
 pub(crate) mod write;

@@ -9,6 +9,9 @@
 //! flushed too. Killed at any moment, the target is either the complete
 //! old file or the complete new one.
 
+pub mod many;
+pub use many::rewrite_many;
+
 use std::ffi::OsString;
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::{self, Write};

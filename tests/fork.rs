@@ -320,3 +320,34 @@ fn labels_removed_from_the_path_rechain_it() {
         + "\n";
     assert_eq!(normalize_new_session(&stdout(&o), &known), want);
 }
+
+/// --before hands the message's text back on stderr with its line breaks
+/// and tabs, but an escape sequence in it (session text is hostile: an
+/// OSC 52 would set the terminal's clipboard) is escaped, new file and in
+/// place alike.
+#[test]
+fn before_escapes_control_characters_in_the_text_it_hands_back() {
+    let dir = TempDir::new("before-esc");
+    // JSON text: the message is "line one⏎⇥indented ESC]52;c;aGk=BEL end CR".
+    let hostile = r"line one\n\tindented \u001b]52;c;aGk=\u0007 end\r";
+    let s = session(&[
+        text_message("aaaa0001", None, "user", hostile),
+        text_message("aaaa0002", Some("aaaa0001"), "assistant", "reply"),
+    ]);
+    let f = dir.write("s.jsonl", s.as_bytes());
+    let f = f.to_str().unwrap();
+    let want = "line one\n\tindented \\x1b]52;c;aGk=\\x07 end\\r\n";
+    let o = run("pi-fork", &[f, "--before", "aaaa0001", "-o", "-"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), want);
+    let o = run("pi-fork", &[f, "--in-place", "--before", "aaaa0001"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), want);
+    // --json carries the text as it is, in JSON.
+    let o = run(
+        "pi-fork",
+        &[f, "--before", "aaaa0001", "--json", "-o", "-"],
+        None,
+    );
+    assert!(!stderr(&o).contains('\u{1b}'));
+}

@@ -72,6 +72,45 @@ impl Log {
         }
     }
 
+    /// Text from a session handed back to the user on stderr as it is
+    /// (pi-fork --before gives back the message's text, as pi's /fork puts
+    /// it in the editor): said even when quiet, without the tool's name,
+    /// its line breaks and tabs kept; every other control character is
+    /// escaped (session text is hostile: an escape sequence must not reach
+    /// a terminal raw).
+    pub fn text(&self, text: &str) {
+        let mut line = String::with_capacity(text.len() + 1);
+        for c in text.chars() {
+            if c.is_control() && c != '\n' && c != '\t' {
+                let mut b = [0u8; 4];
+                line.push_str(&one_line(c.encode_utf8(&mut b)));
+            } else {
+                line.push(c);
+            }
+        }
+        line.push('\n');
+        let _ = io::stderr().lock().write_all(line.as_bytes());
+    }
+
+    /// A terminal's progress line (`TOOL: TEXT`, drawn over the last one),
+    /// or, `None`, clear it. Only for a tool that checked that stderr is a
+    /// terminal ([`Log::progress_shown`]); every other message clears it
+    /// first (`progress(None)`).
+    pub fn progress(&self, text: Option<&str>) {
+        let line = match text {
+            Some(t) => format!("\r\x1b[K{}: {}", self.tool, one_line(t)),
+            None => "\r\x1b[K".to_string(),
+        };
+        let _ = io::stderr().lock().write_all(line.as_bytes());
+    }
+
+    /// Whether a progress line is to be drawn: stderr is a terminal and
+    /// the log is not quiet.
+    pub fn progress_shown(&self) -> bool {
+        use std::io::IsTerminal;
+        !self.quiet && io::stderr().is_terminal()
+    }
+
     /// Whether [`Log::error`] was called in this process.
     pub fn errored() -> bool {
         ERRORED.load(Ordering::Relaxed)

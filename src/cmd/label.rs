@@ -1,11 +1,12 @@
 //! `pi-label`: set, clear and list labels, and name the session, by
 //! appending the entries pi's `appendLabelChange` and `appendSessionInfo` write.
 
-use crate::append::{fresh_id, label_line, leaf_parent, now_json, session_info_line, Appender};
+use crate::append::{
+    fresh_id, label_line, now_json, require_current, session_info_line, Transaction,
+};
 use crate::cli::{session_required, Ctx, Exit, Log, Out, SessionArgs};
 use crate::error::{Error, Result};
 use crate::json::ObjectWriter;
-use crate::migrate::CURRENT_VERSION;
 use crate::refs;
 use crate::session::{Input, ReadOptions, Session};
 use crate::summary::entry_summary;
@@ -135,27 +136,33 @@ pub(crate) enum Action {
     ShowName,
 }
 
-/// The line pi's `appendLabelChange(target, label)` writes (label None = cleared).
-pub(crate) fn label_entry(s: &Session, target: &str, label: Option<&str>) -> (String, Vec<u8>) {
-    let id = fresh_id(&s.index, &[]);
-    let parent = leaf_parent(s);
-    let label = label.map(crate::migrate::json_str);
-    let line = label_line(
-        &id,
-        parent.as_deref(),
-        Some(&now_json()),
-        target.as_bytes(),
-        label.as_deref(),
-    );
-    (id, line)
+/// The entry pi-label appends, before its parent is known (the leaf at
+/// the moment of writing: see [`crate::append::Transaction::leaf_now`]).
+enum NewEntry {
+    /// pi's `appendLabelChange(target, label)` (label None: cleared);
+    /// `target` is the id's JSON text.
+    Label {
+        target: String,
+        label: Option<String>,
+    },
+    /// pi's `appendSessionInfo(name)`.
+    Name(String),
 }
 
-/// The line pi's `appendSessionInfo(name)` writes.
-pub(crate) fn session_info_entry(s: &Session, name: &str) -> (String, Vec<u8>) {
-    let id = fresh_id(&s.index, &[]);
-    let parent = leaf_parent(s);
-    let line = session_info_line(&id, parent.as_deref(), name);
-    (id, line)
+impl NewEntry {
+    /// The line, with `parent` as its `parentId` (JSON text; None: left out).
+    fn line(&self, id: &str, parent: Option<&[u8]>) -> Vec<u8> {
+        match self {
+            NewEntry::Label { target, label } => label_line(
+                id,
+                parent,
+                Some(&now_json()),
+                target.as_bytes(),
+                label.as_deref().map(crate::migrate::json_str).as_deref(),
+            ),
+            NewEntry::Name(name) => session_info_line(id, parent, name),
+        }
+    }
 }
 
 /// Run `pi-label` on a session input. File input is locked while it is
@@ -180,13 +187,13 @@ pub(crate) fn apply(
         action,
         Action::Set { .. } | Action::Clear { .. } | Action::SetName(_)
     );
-    let mut appender = match (&input, writes) {
-        (Input::File(p), true) => Some(Appender::open(p)?),
+    let tx = match (&input, writes) {
+        (Input::File(p), true) => Some(Transaction::open(p)?),
         _ => None,
     };
     let s = Session::open(input, opts)?;
     log.warn_all(&s.warnings);
-    let line = match action {
+    let entry = match action {
         Action::List { json } => return list(&s, *json, out),
         Action::ShowName => {
             if let Some(n) = &s.index.name {
@@ -200,30 +207,24 @@ pub(crate) fn apply(
                     "an empty label clears it in pi; say --clear to clear a label",
                 ));
             }
-            let target = target_id(&s, reference)?;
-            label_entry(&s, &target, Some(label))
+            NewEntry::Label {
+                target: target_id(&s, reference)?,
+                label: Some(label.clone()),
+            }
         }
-        Action::Clear { reference } => {
-            let target = target_id(&s, reference)?;
-            label_entry(&s, &target, None)
-        }
-        Action::SetName(name) => session_info_entry(&s, name),
+        Action::Clear { reference } => NewEntry::Label {
+            target: target_id(&s, reference)?,
+            label: None,
+        },
+        Action::SetName(name) => NewEntry::Name(name.clone()),
     };
-    if s.version() < CURRENT_VERSION {
-        return Err(Error::request(
-            &s.name,
-            format!(
-                "version-{} session: pi would re-number its entries when it opens it, losing this entry's target; run `pi-migrate -i` first",
-                s.version()
-            ),
-        ));
-    }
-    let (id, bytes) = line;
+    require_current(&s.name, s.version())?;
+    let id = fresh_id(&s.index, &[]);
     crate::append::write_new_lines(
-        appender.as_mut(),
+        tx,
         &s,
         format!("{id}\n").as_bytes(),
-        &bytes,
+        |parent| entry.line(&id, parent),
         out,
     )
 }
@@ -291,8 +292,8 @@ pub fn list(s: &Session, json: bool, out: &mut impl Write) -> Result<()> {
 /// ids, ...) that a full read prints are not printed, since those lines are
 /// never parsed.
 mod fast {
-    use super::Action;
-    use crate::append::{fresh_id, label_line, now_json, session_info_line, Appender};
+    use super::{Action, NewEntry};
+    use crate::append::{fresh_id, Transaction};
     use crate::error::{Error, Result};
     use crate::index::Index;
     use crate::json::Object;
@@ -348,7 +349,7 @@ mod fast {
         };
         let name = path.display().to_string();
         // Locked before reading, as the slow path does.
-        let mut appender = Appender::open(path)?;
+        let tx = Transaction::open(path)?;
         let file = File::open(path).map_err(|e| Error::io(&name, &e))?;
         let Some((header, warnings)) = session::read_header(&file, &name, opts)? else {
             return Ok(None);
@@ -390,26 +391,22 @@ mod fast {
         if collides || (want.is_some() && !found) {
             return Ok(None);
         }
-        let line = match action {
-            Action::Set { label, .. } => label_line(
-                &new_id,
-                Some(&parent),
-                Some(&now_json()),
-                &crate::migrate::json_str(target.as_deref().unwrap_or("")),
-                Some(&crate::migrate::json_str(label)),
-            ),
-            Action::Clear { .. } => label_line(
-                &new_id,
-                Some(&parent),
-                Some(&now_json()),
-                &crate::migrate::json_str(target.as_deref().unwrap_or("")),
-                None,
-            ),
-            Action::SetName(n) => session_info_line(&new_id, Some(&parent), n),
+        let target = crate::migrate::json_str(target.as_deref().unwrap_or(""));
+        let entry = match action {
+            Action::Set { label, .. } => NewEntry::Label {
+                target: String::from_utf8_lossy(&target).into_owned(),
+                label: Some(label.clone()),
+            },
+            Action::Clear { .. } => NewEntry::Label {
+                target: String::from_utf8_lossy(&target).into_owned(),
+                label: None,
+            },
+            Action::SetName(n) => NewEntry::Name(n.clone()),
             _ => return Ok(None),
         };
+        let line = entry.line(&new_id, tx.leaf_now(Some(parent))?.as_deref());
         before(&new_id)?;
-        appender.append_line(&line)?;
+        tx.write(&line)?;
         Ok(Some(new_id))
     }
 

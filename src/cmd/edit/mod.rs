@@ -2,7 +2,7 @@
 //! entry, by appending the `context_edit` entries pi 1.6.0's
 //! `appendContextEdit(targetId, replacement)` writes.
 
-use crate::append::{context_edit_line, fresh_id, now_json, Appender};
+use crate::append::{context_edit_line, fresh_id, now_json, require_current, Transaction};
 mod redact;
 
 use crate::cli::{session_required, Ctx, Exit, Log, Out, SessionArgs};
@@ -10,7 +10,6 @@ use crate::context::{self, Item};
 use crate::entry::{EntryType, Id};
 use crate::error::{Diagnostic, Error, Result};
 use crate::json::{js, scan, Object, ObjectWriter};
-use crate::migrate::CURRENT_VERSION;
 use crate::path::path_to;
 use crate::refs;
 use crate::session::{Input, ReadOptions, Session};
@@ -173,29 +172,12 @@ impl Args {
 
 /// The text of `--replace-file` (`-`: stdin), which must be UTF-8.
 fn read_text(f: &std::path::Path, session: &str) -> Result<String, Error> {
-    let name = f.display().to_string();
-    let bytes = if name == "-" {
-        if session == "-" {
-            return Err(Error::usage(
-                "--replace-file - and SESSION - cannot both be stdin",
-            ));
-        }
-        let mut b = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut b)
-            .map_err(|e| Error::io("<stdin>", &e))?;
-        b
-    } else {
-        std::fs::read(f).map_err(|e| Error::io(&name, &e))?
-    };
-    String::from_utf8(bytes).map_err(|e| {
-        Error::request(
-            &name,
-            format!(
-                "not valid UTF-8 at byte {}: the replacement must be text",
-                e.utf8_error().valid_up_to()
-            ),
-        )
-    })
+    if f == std::path::Path::new("-") && session == "-" {
+        return Err(Error::usage(
+            "--replace-file - and SESSION - cannot both be stdin",
+        ));
+    }
+    crate::io::read_text(f, "the replacement")
 }
 
 crate::impl_tool! { Args, "pi-edit", quiet = input.quiet, adjust = session_required }
@@ -429,8 +411,8 @@ pub(crate) fn apply(
         Action::Redact { dry_run, .. } => !dry_run,
         _ => true,
     };
-    let mut appender = match (&input, writes) {
-        (Input::File(p), true) => Some(Appender::open(p)?),
+    let tx = match (&input, writes) {
+        (Input::File(p), true) => Some(Transaction::open(p)?),
         _ => None,
     };
     let s = Session::open(input, opts)?;
@@ -438,59 +420,9 @@ pub(crate) fn apply(
     if let Action::List { json } = action {
         return list(&s, *json, out);
     }
-    if s.version() < CURRENT_VERSION {
-        return Err(Error::request(
-            &s.name,
-            format!(
-                "version-{} session: pi would re-number its entries when it opens it, losing this edit's target; run `pi-migrate -i` first",
-                s.version()
-            ),
-        ));
-    }
-    let planned: Vec<Planned> = match action {
-        // Answered above.
-        Action::List { .. } => Vec::new(),
-        Action::Replace { reference, content } => {
-            let t = refs::resolve(&s, reference)?;
-            let replacement = checked(&s, t, Some(content))?;
-            not_in_context_note(&s, t, log)?;
-            vec![Planned {
-                target: id_of(&s, t)?,
-                replacement,
-                matches: None,
-            }]
-        }
-        Action::Omit { reference } => {
-            let t = refs::resolve(&s, reference)?;
-            let replacement = checked(&s, t, None)?;
-            not_in_context_note(&s, t, log)?;
-            vec![Planned {
-                target: id_of(&s, t)?,
-                replacement,
-                matches: None,
-            }]
-        }
-        Action::Restore { reference } => {
-            let t = refs::resolve(&s, reference)?;
-            // pi's checks first: a target pi refuses is refused here too.
-            checked(&s, t, None)?;
-            match restore_content(&s, t)? {
-                None => {
-                    log.warn(&Diagnostic::plain(format!(
-                        "{}: entry {} has no context edit in force (or one that gives its original content): the model sees its original already; nothing written",
-                        place(&s, t),
-                        id_of(&s, t)?
-                    )));
-                    return out.done();
-                }
-                Some(content) => vec![Planned {
-                    target: id_of(&s, t)?,
-                    replacement: checked(&s, t, Some(&content))?,
-                    matches: None,
-                }],
-            }
-        }
-        Action::Redact { pattern, with, .. } => redact_plan(&s, pattern, with, log)?,
+    require_current(&s.name, s.version())?;
+    let Some(planned) = plan(&s, action, log)? else {
+        return out.done();
     };
     if planned.is_empty() {
         return Err(Error::request(
@@ -499,25 +431,68 @@ pub(crate) fn apply(
         ));
     }
     let dry_run = matches!(action, Action::Redact { dry_run: true, .. });
-    // The new entries, chained: each one's parent is the one before.
-    let mut parent = crate::append::leaf_parent(&s);
-    let mut taken: Vec<String> = Vec::new();
-    let mut lines: Vec<u8> = Vec::new();
-    let mut said: Vec<u8> = Vec::new();
-    let now = now_json();
-    for p in &planned {
-        let id = fresh_id(&s.index, &taken);
-        let line = context_edit_line(
-            &id,
-            parent.as_deref(),
-            &now,
-            p.target.to_json().as_bytes(),
-            &p.replacement,
-        );
-        if !lines.is_empty() {
-            lines.push(b'\n');
+    write_planned(tx, &s, &planned, dry_run, out)
+}
+
+/// The entries to append for `action` (not `--list`); None when there is
+/// nothing to do and that was said (`--restore` with no edit in force).
+fn plan(s: &Session, action: &Action, log: Log) -> Result<Option<Vec<Planned>>> {
+    let one = |t: usize, replacement: Vec<u8>| -> Result<Option<Vec<Planned>>> {
+        Ok(Some(vec![Planned {
+            target: id_of(s, t)?,
+            replacement,
+            matches: None,
+        }]))
+    };
+    match action {
+        // Answered before.
+        Action::List { .. } => Ok(Some(Vec::new())),
+        Action::Replace { reference, content } => {
+            let t = refs::resolve(s, reference)?;
+            let replacement = checked(s, t, Some(content))?;
+            not_in_context_note(s, t, log)?;
+            one(t, replacement)
         }
-        lines.extend_from_slice(&line);
+        Action::Omit { reference } => {
+            let t = refs::resolve(s, reference)?;
+            let replacement = checked(s, t, None)?;
+            not_in_context_note(s, t, log)?;
+            one(t, replacement)
+        }
+        Action::Restore { reference } => {
+            let t = refs::resolve(s, reference)?;
+            // pi's checks first: a target pi refuses is refused here too.
+            checked(s, t, None)?;
+            match restore_content(s, t)? {
+                None => {
+                    log.warn(&Diagnostic::plain(format!(
+                        "{}: entry {} has no context edit in force (or one that gives its original content): the model sees its original already; nothing written",
+                        place(s, t),
+                        id_of(s, t)?
+                    )));
+                    Ok(None)
+                }
+                Some(content) => one(t, checked(s, t, Some(&content))?),
+            }
+        }
+        Action::Redact { pattern, with, .. } => Ok(Some(redact_plan(s, pattern, with, log)?)),
+    }
+}
+
+/// Print what `planned` makes and append it (or, dry run, only print).
+/// The new entries are chained: each one's parent is the one before, the
+/// first one's the leaf at the moment of writing.
+fn write_planned(
+    tx: Option<Transaction>,
+    s: &Session,
+    planned: &[Planned],
+    dry_run: bool,
+    out: &mut impl Write,
+) -> Result<()> {
+    let mut ids: Vec<String> = Vec::new();
+    let mut said: Vec<u8> = Vec::new();
+    for p in planned {
+        let id = fresh_id(&s.index, &ids);
         match p.matches {
             Some(n) => said.extend_from_slice(
                 format!(
@@ -529,14 +504,32 @@ pub(crate) fn apply(
             ),
             None => said.extend_from_slice(format!("{id}\n").as_bytes()),
         }
-        parent = Some(crate::migrate::json_str(&id));
-        taken.push(id);
+        ids.push(id);
     }
     if dry_run {
         out.bytes(&said)?;
         return out.done();
     }
-    crate::append::write_new_lines(appender.as_mut(), &s, &said, &lines, out)
+    let now = now_json();
+    let build = |leaf: Option<&[u8]>| {
+        let mut parent = leaf.map(<[u8]>::to_vec);
+        let mut lines: Vec<u8> = Vec::new();
+        for (p, id) in planned.iter().zip(&ids) {
+            if !lines.is_empty() {
+                lines.push(b'\n');
+            }
+            lines.extend_from_slice(&context_edit_line(
+                id,
+                parent.as_deref(),
+                &now,
+                p.target.to_json().as_bytes(),
+                &p.replacement,
+            ));
+            parent = Some(crate::migrate::json_str(id));
+        }
+        lines
+    };
+    crate::append::write_new_lines(tx, s, &said, build, out)
 }
 
 /// A warning when the target is on the branch but not in the context (a

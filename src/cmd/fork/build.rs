@@ -3,7 +3,8 @@
 //! back to an earlier entry (`/tree`: `branch`, `branchWithSummary`).
 
 use crate::append::{
-    fresh_id, label_line, new_session_id, random_id, session_file_name, session_info_line, Appender,
+    fresh_id, label_line, new_session_id, random_id, require_current, session_file_name,
+    session_info_line, Transaction,
 };
 use crate::cli::Out;
 use crate::entry::{EntryType, Id};
@@ -415,23 +416,19 @@ pub(crate) fn move_in_place(
     log: crate::cli::Log,
     before: &mut dyn FnMut(&Moved) -> Result<()>,
 ) -> Result<Moved> {
-    let mut appender = Appender::open(path)?;
+    let tx = Transaction::open(path)?;
     let s = Session::open(crate::session::Input::File(path.to_path_buf()), opts)?;
     log.warn_all(&s.warnings);
-    if s.version() < CURRENT_VERSION {
-        return Err(Error::request(
-            &s.name,
-            format!(
-                "version-{} session: pi would re-number its entries when it opens it; run `pi-migrate -i` first",
-                s.version()
-            ),
-        ));
-    }
+    require_current(&s.name, s.version())?;
     let target = choose(&s)?;
     let id_of = |i: usize| s.entries.id(i).as_ref().map(Id::to_string);
-    let old_leaf = s.index.leaf.and_then(id_of);
     let target_id = target.and_then(id_of);
-    if target.is_some() && target == s.index.leaf {
+    // pi's leaf now: what was read, or what pi appended since.
+    let (old_leaf, moved_on) = match tx.appended_leaf()? {
+        None => (s.index.leaf.and_then(id_of), false),
+        Some(id) => (id.as_ref().map(Id::to_string), true),
+    };
+    if target.is_some() && target == s.index.leaf && !moved_on {
         return Ok(Moved {
             id: None,
             old_leaf,
@@ -477,7 +474,7 @@ pub(crate) fn move_in_place(
     };
     // Told first (what the tool prints): a failure there leaves the file as it was.
     before(&moved)?;
-    appender.append_line(&w.finish())?;
+    tx.write(&w.finish())?;
     Ok(moved)
 }
 

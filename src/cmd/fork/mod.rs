@@ -157,6 +157,7 @@ pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     }
     let s = Session::open(input, opts)?;
     ctx.log.warn_all(&s.warnings);
+    let log = ctx.log;
     let out = ctx.out();
     let source = s.path().map(resolve_path);
     let parent = source.as_ref().map(|p| p.to_string_lossy().into_owned());
@@ -202,7 +203,7 @@ pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
             }
         };
         if let (Some(t), false) = (&text, args.json) {
-            eprintln!("{t}");
+            log.text(t);
         }
         let Some(path) = path else { continue };
         created.push(path.clone());
@@ -244,7 +245,7 @@ fn in_place(args: &Args, input: Input, opts: ReadOptions, ctx: &mut Ctx) -> Resu
     };
     let summary = match (&args.summary, &args.summary_file) {
         (Some(t), _) => Some(t.clone()),
-        (None, Some(f)) => Some(read_text(f)?),
+        (None, Some(f)) => Some(crate::io::read_text(f, "the summary")?),
         (None, None) => None,
     };
     if summary.as_deref() == Some("") {
@@ -280,7 +281,7 @@ fn in_place(args: &Args, input: Input, opts: ReadOptions, ctx: &mut Ctx) -> Resu
         ctx.log.note("already at that entry; nothing written");
     }
     if let (Some(t), false) = (&*text.borrow(), args.json) {
-        eprintln!("{t}");
+        ctx.log.text(t);
     }
     if !announced {
         ctx.out()
@@ -320,19 +321,6 @@ fn report(args: &Args, moved: &Moved, text: Option<&str>) -> Vec<u8> {
         out.push(b'\n');
     }
     out
-}
-
-fn read_text(f: &Path) -> Result<String> {
-    let name = f.display().to_string();
-    let bytes = if f == Path::new("-") {
-        let mut b = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut b)
-            .map_err(|e| Error::io("<stdin>", &e))?;
-        b
-    } else {
-        std::fs::read(f).map_err(|e| Error::io(&name, &e))?
-    };
-    String::from_utf8(bytes).map_err(|_| Error::request(&name, "the summary is not UTF-8 text"))
 }
 
 fn absolute(p: &Path) -> PathBuf {
