@@ -12,10 +12,11 @@
 //!   and `listAll` read, in pi's order ([`dir_candidates`],
 //!   [`all_candidates`]).
 //! - `info`: pi's `SessionInfo` of each file ([`session_info`],
-//!   [`read_all_cached`], [`sort_infos`]), built line by line in `build`, the
+//!   [`sort_infos`]), built line by line in `build`, the
 //!   lines pi wrote read by their quotes and brackets alone ([`raw`]).
 //! - `cache`: what a tool found in each file, kept between runs
-//!   ([`FileCache`], pi-ls's [`Cache`]), each entry framed by its length
+//!   ([`FileCache`], pi-ls's [`Cache`], read through by
+//!   [`read_all_cached`]), each entry framed by its length
 //!   and checksum (`frame`).
 //! - `parallel`: a function over many items on every core
 //!   ([`parallel_map`]).
@@ -30,7 +31,7 @@ mod parallel;
 pub mod raw;
 
 pub use cache::{
-    put_bytes, put_opt, put_u64, Cache, CacheWriter, Cached, Entries, FileCache, Key, Reader,
+    put_bytes, put_opt, put_u64, read_all_cached, Cache, CacheWriter, Cached, Entries, FileCache, Key, Reader,
     CACHE_DIR_ENV, CACHE_ENV,
 };
 pub use dirs::{
@@ -43,6 +44,6 @@ pub use find::{
     resolve_session, session_files_in, session_files_under, Candidate, Walk,
 };
 pub use info::{
-    read_all_cached, session_info, session_info_with, sort_infos, write_date, Info, Outcome, Skip,
+    session_info, session_info_with, sort_infos, write_date, Info, Outcome, Skip,
 };
 pub use parallel::parallel_map;

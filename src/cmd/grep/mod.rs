@@ -265,8 +265,8 @@ pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
         roles: (!a.role.is_empty()).then(|| a.role.clone()),
         fields: (!a.fields.is_empty()).then(|| a.fields.clone()),
         active: a.active,
-        since: a.since.as_deref().map(parse_time).transpose()?,
-        until: a.until.as_deref().map(parse_time).transpose()?,
+        since: a.since.as_deref().map(|s| crate::time::parse_when(s, crate::time::now_ms())).transpose()?,
+        until: a.until.as_deref().map(|s| crate::time::parse_when(s, crate::time::now_ms())).transpose()?,
         mode,
         max_count: a.max_count,
         before: a.before_context.or(a.context).unwrap_or(0),
@@ -358,10 +358,4 @@ pub(crate) struct Status {
     pub matched: bool,
     /// A session could not be read (not: was not a session).
     pub errors: bool,
-}
-
-/// Parse a `--since`/`--until` time as `pi-ls` does: ISO 8601 (as
-/// JavaScript's Date reads it), or a duration before now (`7d`, `12h`).
-pub(crate) fn parse_time(s: &str) -> Result<f64> {
-    crate::cmd::ls::parse_when(s, crate::time::now_ms())
 }

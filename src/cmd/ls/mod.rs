@@ -11,7 +11,7 @@ mod long;
 mod text;
 mod tree;
 
-pub(crate) use filter::{filter, parse_duration, parse_when};
+pub(crate) use filter::filter;
 pub(crate) use list::list;
 pub(crate) use long::{long_info, Long};
 
@@ -152,10 +152,10 @@ crate::impl_tool! { Args, "pi-ls", quiet = quiet }
 /// `pi-ls`: list the sessions asked for.
 pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let now = crate::time::now_ms();
-    let since = a.since.as_deref().map(|s| parse_when(s, now)).transpose()?;
-    let mut until = a.until.as_deref().map(|s| parse_when(s, now)).transpose()?;
+    let since = a.since.as_deref().map(|s| crate::time::parse_when(s, now)).transpose()?;
+    let mut until = a.until.as_deref().map(|s| crate::time::parse_when(s, now)).transpose()?;
     if let Some(d) = &a.older_than {
-        let Some(ms) = parse_duration(d) else {
+        let Some(ms) = crate::time::parse_duration(d) else {
             return Err(Error::usage(format!(
                 "--older-than '{d}': not a duration (90d, 12h, 30m, 45s, 2w)"
             )));

@@ -10,9 +10,9 @@
 //! again. (What is kept of a file, its encoding, is with the file's
 //! records in `record`.)
 
-use super::dedupe::{families, Head};
-use super::record::decode_head;
-use super::scan::{header_of, scan_all, FileUsage};
+use super::dedupe::families;
+use super::record::{decode_head, FileUsage, Head};
+use super::scan::{header_of, scan_all};
 use crate::cli::Log;
 use crate::error::Diagnostic;
 use crate::store::{self, CacheWriter, Cached, Entries, Key};

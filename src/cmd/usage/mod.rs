@@ -40,7 +40,7 @@ use crate::cli::{Ctx, Exit, Log};
 use crate::error::{escape_name, Error, Result};
 use crate::store;
 use clap::Parser;
-use scan::FileUsage;
+use record::FileUsage;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -311,7 +311,7 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
             };
             fu.say_warnings(req.log);
             if branch {
-                let recs: Vec<&scan::Record> = fu
+                let recs: Vec<&record::Record> = fu
                     .records
                     .iter()
                     .filter(|r| rows.day(r).is_some())

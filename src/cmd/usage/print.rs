@@ -2,7 +2,7 @@
 //! CSV with a header line, or a table fitted to the terminal's width.
 
 use super::report::{Group, Row};
-use super::scan::Source;
+use super::record::Source;
 use super::{By, Report, Request};
 use crate::cli::Out;
 use crate::error::Result;

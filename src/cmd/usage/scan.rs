@@ -3,7 +3,8 @@
 //! as written), the header of each file, and the files under the roots
 //! asked for, read on every core.
 
-pub(crate) use super::record::{Amounts, FileUsage, Record, Source};
+use super::record::{FileUsage, Source};
+use super::sum::Amounts;
 use crate::cli::Log;
 use crate::error::Diagnostic;
 use crate::json::{js, Object};
