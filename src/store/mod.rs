@@ -18,6 +18,11 @@
 //!   ([`FileCache`], pi-ls's [`Cache`], read through by
 //!   [`read_all_cached`]), each entry framed by its length
 //!   and checksum (`frame`).
+//! - `list`: what pi lists ([`list`]: `SessionManager.list` and `listAll`,
+//!   through the cache), for pi-ls.
+//! - `select`: which sessions a tool over many of them reads
+//!   ([`select`]: SESSION arguments, directories walked, this project's
+//!   sessions or the whole store; the one meaning of `--session-dir`).
 //! - `parallel`: a function over many items on every core
 //!   ([`parallel_map`]).
 
@@ -27,8 +32,10 @@ mod dirs;
 mod find;
 mod frame;
 mod info;
+mod list;
 mod parallel;
 pub mod raw;
+mod select;
 
 pub use cache::{
     put_bytes, put_opt, put_u64, read_all_cached, Cache, CacheWriter, Cached, Entries, FileCache, Key, Reader,
@@ -40,10 +47,12 @@ pub use dirs::{
     store_root,
 };
 pub use find::{
-    all_candidates, dir_candidates, first_line, header_id, locale_compare, mtime_ms,
+    all_candidates, dir_candidates, first_line, header_id, locale_compare, looks_like_path, mtime_ms,
     resolve_session, session_files_in, session_files_under, Candidate, Walk,
 };
 pub use info::{
     session_info, session_info_with, sort_infos, write_date, Info, Outcome, Skip,
 };
-pub use parallel::parallel_map;
+pub use list::{list, ListRequest};
+pub use parallel::{parallel_map, set_threads, threads};
+pub use select::{select, DirWalk, Request, Selection, Source};

@@ -1,7 +1,7 @@
 //! Reading a session for `pi-grep`: a file a chunk at a time, standard
 //! input whole, with the line limit every tool keeps.
 
-use super::select::Source;
+use crate::store::Source;
 use crate::error::Diagnostic;
 use std::io::Read;
 

@@ -5,7 +5,7 @@
 
 use super::print::{FileOut, Info, Printer};
 use super::reading::{Reading, READ_CHUNK};
-use super::select::Source;
+use crate::store::Source;
 use super::{Mode, Options, Status};
 use crate::cli::Out;
 use crate::entry::EntryType;

@@ -1,7 +1,7 @@
 //! The raw search of JSON strings against the search of the decoded text.
 
 use super::search::search_source;
-use super::select::Source;
+use crate::store::Source;
 use super::*;
 use crate::json::js;
 use crate::search::{self, Matcher};

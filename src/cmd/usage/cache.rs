@@ -25,19 +25,17 @@ const BATCH: usize = 256;
 /// Hand on what each of `paths` gave (the files that are sessions, in
 /// order: its index in `paths`, what it gave, whether it is in a fork
 /// family), read on every core, each warning said in file order. With
-/// `cache` (and one root) the unchanged files come from the cache of
-/// `roots`, which is rewritten when a file was read or is gone.
+/// `cache` (and a root: the directory they were found in) the unchanged
+/// files come from the cache of `root`, which is rewritten when a file
+/// was read or is gone.
 pub(super) fn each_file(
-    roots: &[PathBuf],
+    root: Option<&Path>,
     paths: &[(PathBuf, Metadata)],
     cache: bool,
     log: Log,
     mut each: impl FnMut(usize, FileUsage, bool),
 ) {
-    let root = match roots {
-        [root] => Some(store::resolve_path(root)),
-        _ => None,
-    };
+    let root = root.map(store::resolve_path);
     let open = || match &root {
         Some(r) => Entries::open::<FileUsage>(r, cache),
         None => (None, None),

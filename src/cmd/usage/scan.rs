@@ -5,14 +5,11 @@
 
 use super::record::{FileUsage, Source};
 use super::sum::Amounts;
-use crate::cli::Log;
-use crate::error::Diagnostic;
 use crate::json::{js, Object};
 use crate::store;
-use std::fs::Metadata;
 use std::io::Read;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn number_field(
     obj: &Object<'_>,
@@ -432,54 +429,6 @@ fn scan_bytes_with(
     // kept until every file is read: no room to spare
     fu.shrink();
     Ok(fu)
-}
-
-/// Every `*.jsonl` file in `root` and in its subdirectories (one level, as
-/// pi lays them out), sorted, with its metadata (the one stat each takes,
-/// links followed); a `root` that cannot be read (but exists) is warned
-/// about.
-pub(crate) fn collect(root: &Path, log: Log) -> Vec<(PathBuf, Metadata)> {
-    let mut out = Vec::new();
-    let rd = match std::fs::read_dir(root) {
-        Ok(rd) => rd,
-        Err(e) => {
-            if e.kind() != std::io::ErrorKind::NotFound {
-                let name = root.to_string_lossy();
-                log.warn(&Diagnostic::new(&name, None, crate::error::io_message(&e)));
-            }
-            return out;
-        }
-    };
-    let session = |p: PathBuf, m: Metadata, out: &mut Vec<(PathBuf, Metadata)>| {
-        if m.is_file() && p.extension().is_some_and(|x| x == "jsonl") {
-            out.push((p, m));
-        }
-    };
-    // the projects' directories listed and their files stat'd on every core
-    let entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-    for found in store::parallel_map(&entries, |p| {
-        let mut out = Vec::new();
-        let Ok(m) = std::fs::metadata(p) else {
-            return out;
-        };
-        if m.is_dir() {
-            for sub in std::fs::read_dir(p).into_iter().flatten().flatten() {
-                let q = sub.path();
-                if q.extension().is_some_and(|x| x == "jsonl") {
-                    if let Ok(m) = std::fs::metadata(&q) {
-                        session(q, m, &mut out);
-                    }
-                }
-            }
-        } else {
-            session(p.clone(), m, &mut out);
-        }
-        out
-    }) {
-        out.extend(found);
-    }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
 }
 
 /// Read files on every core: what each gave, or why it is not a session
