@@ -19,8 +19,8 @@
 //! checksum, path and key); what a tool keeps of a file is its [`Cached`]
 //! encoding.
 
-use super::frame::{frame, seal, Frame, FRAME};
 use super::find::Candidate;
+use super::frame::{frame, seal, Frame, FRAME};
 use super::info::{session_info_with, Info, Outcome};
 use super::parallel::parallel_map;
 use crate::json::js;

@@ -278,7 +278,11 @@ fn read_dir_noting(dir: &Path, warn: &mut dyn FnMut(Diagnostic)) -> Option<std::
 
 /// The warning for a directory that cannot be read.
 fn unreadable(dir: &Path, e: &std::io::Error) -> Diagnostic {
-    Diagnostic::new(&dir.display().to_string(), None, crate::error::io_message(e))
+    Diagnostic::new(
+        &dir.display().to_string(),
+        None,
+        crate::error::io_message(e),
+    )
 }
 
 /// `stats.mtime.getTime()`: Node's `mtimeMs` cut to whole milliseconds.

@@ -26,9 +26,7 @@ pub fn threads() -> usize {
 /// `f` over `items` on every core (plain threads): exactly one result per
 /// item, in item order (a panic in `f` is the caller's, as in a loop).
 pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = threads()
-        .clamp(1, 64)
-        .min(items.len().max(1));
+    let threads = threads().clamp(1, 64).min(items.len().max(1));
     if threads <= 1 {
         return items.iter().map(&f).collect();
     }

@@ -166,12 +166,15 @@ pub fn select(req: &Request<'_>, warn: &mut dyn FnMut(Diagnostic)) -> Result<Sel
 /// (its files and the directories directly under it).
 fn default_sessions(req: &Request<'_>, sel: &mut Selection, warn: &mut dyn FnMut(Diagnostic)) {
     let (dir, depth) = if req.all {
-        (req.session_dir.map_or_else(store_root, Path::to_path_buf), 1)
+        (
+            req.session_dir.map_or_else(store_root, Path::to_path_buf),
+            1,
+        )
     } else {
         let dir = match (req.project, req.session_dir) {
-            (Some(p), Some(d)) => d.join(super::dirs::encode_cwd(
-                &resolve_path(p).to_string_lossy(),
-            )),
+            (Some(p), Some(d)) => {
+                d.join(super::dirs::encode_cwd(&resolve_path(p).to_string_lossy()))
+            }
             (Some(p), None) => project_session_dir(&resolve_path(p), None),
             (None, d) => {
                 let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
@@ -207,14 +210,22 @@ fn walk(
             let mut files = Vec::new();
             walk_ordered(dir, depth, &mut files, warn, &mut seen);
             sel.may_repeat = true;
-            files.into_iter().for_each(|f| sel.push(Source::File(f), None));
+            files
+                .into_iter()
+                .for_each(|f| sel.push(Source::File(f), None));
         }
         DirWalk::Sorted => {
             let w = session_files_under(dir, |d, e| {
-                warn(Diagnostic::new(&d.display().to_string(), None, io_message(e)))
+                warn(Diagnostic::new(
+                    &d.display().to_string(),
+                    None,
+                    io_message(e),
+                ))
             });
             sel.may_repeat |= w.links;
-            w.files.into_iter().for_each(|f| sel.push(Source::File(f), None));
+            w.files
+                .into_iter()
+                .for_each(|f| sel.push(Source::File(f), None));
         }
         DirWalk::Stat => {
             sel.may_repeat = true;
@@ -364,4 +375,82 @@ fn stdin_is_readable() -> bool {
         let t = m.file_type();
         t.is_file() || t.is_fifo() || t.is_socket()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Directories walked in each tool's order, the same file found twice
+    /// kept once by `dedupe`, a prefix that names none a source of its
+    /// own, an empty SESSION a usage error.
+    #[test]
+    fn selects_and_walks() {
+        let root = std::env::temp_dir().join(format!("pi-store-select-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for d in ["p/deep", "q"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        for f in ["p/b.jsonl", "p/deep/a.jsonl", "q/c.jsonl", "top.jsonl"] {
+            std::fs::write(root.join(f), "{}\n").unwrap();
+        }
+        let names = |sel: &Selection| -> Vec<String> {
+            sel.sources
+                .iter()
+                .map(|s| match s {
+                    Source::File(p) => p.strip_prefix(&root).unwrap().display().to_string(),
+                    other => format!("{other:?}"),
+                })
+                .collect()
+        };
+        let dir = root.to_string_lossy().into_owned();
+        let mut req = Request {
+            sessions: &[],
+            all: true,
+            session_dir: Some(&root),
+            project: None,
+            stdin_if_piped: false,
+            walk: DirWalk::Ordered,
+        };
+        let mut warned = Vec::new();
+        let sel = select(&req, &mut |d| warned.push(d)).unwrap();
+        // the store: its files, then one level down, directory by directory
+        assert_eq!(names(&sel), ["top.jsonl", "p/b.jsonl", "q/c.jsonl"]);
+        assert_eq!(sel.root.as_deref(), Some(root.as_path()));
+        req.walk = DirWalk::Stat;
+        let sel = select(&req, &mut |d| warned.push(d)).unwrap();
+        assert_eq!(names(&sel), ["p/b.jsonl", "q/c.jsonl", "top.jsonl"]);
+        assert!(sel.meta.iter().all(Option::is_some));
+        // a directory argument: every file below
+        let args = [dir.clone(), root.join("top.jsonl").to_string_lossy().into()];
+        req.sessions = &args;
+        req.all = false;
+        req.walk = DirWalk::Sorted;
+        let mut sel = select(&req, &mut |d| warned.push(d)).unwrap();
+        assert_eq!(
+            names(&sel),
+            [
+                "p/b.jsonl",
+                "p/deep/a.jsonl",
+                "q/c.jsonl",
+                "top.jsonl",
+                "top.jsonl"
+            ]
+        );
+        sel.dedupe();
+        assert_eq!(
+            names(&sel),
+            ["p/b.jsonl", "p/deep/a.jsonl", "q/c.jsonl", "top.jsonl"]
+        );
+        assert!(warned.is_empty(), "{warned:?}");
+        // a prefix that names nothing; an empty SESSION
+        let args = ["zzz-no-such".to_string()];
+        req.sessions = &args;
+        let sel = select(&req, &mut |d| warned.push(d)).unwrap();
+        assert!(matches!(sel.sources[..], [Source::Unresolved(_)]));
+        let args = [String::new()];
+        req.sessions = &args;
+        assert!(select(&req, &mut |d| warned.push(d)).is_err());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }

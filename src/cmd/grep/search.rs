@@ -5,7 +5,6 @@
 
 use super::print::{FileOut, Info, Printer};
 use super::reading::{Reading, READ_CHUNK};
-use crate::store::Source;
 use super::{Mode, Options, Status};
 use crate::cli::Out;
 use crate::entry::EntryType;
@@ -13,6 +12,7 @@ use crate::error::{Diagnostic, Result};
 use crate::json::{js, Object};
 use crate::search;
 use crate::session::{ReadOptions, Session};
+use crate::store::Source;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -78,7 +78,8 @@ pub struct Args {
     #[command(flatten)]
     pub color: ColorArgs,
 
-    /// --all: pi's listAll(); --session-dir: listed as pi lists it (below).
+    // --all is pi's listAll(); --session-dir is listed as pi lists it
+    // (the help's Directories).
     #[command(flatten)]
     pub store: StoreArgs,
 

@@ -8,7 +8,6 @@ use crate::store;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-
 /// Which files share their source with another (a fork family, or the
 /// same session twice): only their records need holding until every file
 /// is read; every other file's repeats are its own.

@@ -398,6 +398,10 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
 fn day_bound(s: &str, now: f64, tz: &jiff::tz::TimeZone) -> Option<(String, String)> {
     let ms = crate::time::parse_when(s, now).ok()?;
     let t = jiff::Timestamp::from_millisecond(ms as i64).ok()?;
-    let d = t.to_zoned(tz.clone()).date().strftime("%Y-%m-%d").to_string();
+    let d = t
+        .to_zoned(tz.clone())
+        .date()
+        .strftime("%Y-%m-%d")
+        .to_string();
     Some((d.clone(), d))
 }

@@ -19,7 +19,6 @@ pub(crate) struct Amounts {
     pub cost: f64,
 }
 
-
 /// The exact sum of the floats added, as non-overlapping parts (a few:
 /// costs span few binades); infinities and NaN kept apart.
 #[derive(Clone, Debug, Default)]
