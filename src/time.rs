@@ -1,4 +1,7 @@
-//! `new Date(value).getTime()` for the values pi keeps in `timestamp`.
+//! `new Date(value).getTime()` for the values pi keeps in `timestamp`, and
+//! the one reader of the times and durations tools are given (`--since 7d`).
+
+use crate::error::{Error, Result};
 
 /// Milliseconds since the epoch that JavaScript's `new Date(v).getTime()`
 /// gives for the JSON value text `v` (a string, number, literal...);
@@ -209,9 +212,54 @@ pub fn now_iso() -> String {
     iso_string(now_ms() as i64)
 }
 
+/// A duration in milliseconds: `90d`, `12h`, `30m` (or `30min`), `45s`,
+/// `2w`, a number with a unit (`1.5d` too). The one reader of durations
+/// for every tool's `--since`, `--until` and `--older-than`.
+pub fn parse_duration(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit() && c != '.')?);
+    let n: f64 = num.parse().ok()?;
+    let mult = match unit {
+        "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        "d" => 86_400.0,
+        "w" => 7.0 * 86_400.0,
+        _ => return None,
+    };
+    Some(n * mult * 1000.0)
+}
+
+/// A time for `--since`/`--until`, in milliseconds since the epoch: a
+/// duration before `now` (`7d`, as [`parse_duration`] reads it), else an
+/// ISO date or date-time as JavaScript's `Date` reads it ([`parse_iso`]:
+/// UTC unless an offset is given).
+pub fn parse_when(s: &str, now: f64) -> Result<f64> {
+    if let Some(d) = parse_duration(s) {
+        return Ok(now - d);
+    }
+    let t = parse_iso(s.trim());
+    if t.is_nan() {
+        return Err(Error::usage(format!(
+            "'{s}': not a date (2026-11-01, 2026-11-01T09:30:00Z) or a duration (7d, 12h)"
+        )));
+    }
+    Ok(t)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("90d"), Some(90.0 * 86_400_000.0));
+        assert_eq!(parse_duration("x"), None);
+        assert_eq!(parse_duration("5y"), None);
+        assert_eq!(parse_when("7d", 1e9).unwrap(), 1e9 - 7.0 * 86_400_000.0);
+        assert_eq!(parse_when("2026-07-20", 0.0).unwrap(), 1784505600000.0);
+        assert!(parse_when("July", 0.0).is_err());
+    }
 
     #[test]
     fn matches_v8_on_iso_forms() {

@@ -508,3 +508,32 @@ pub(crate) fn damage_is_ignored<T: PartialEq + std::fmt::Debug + Send>(
         "not rewritten over a FIFO"
     );
 }
+
+/// The options every store tool shares: -j (threads) changes nothing
+/// printed, with or without the cache; --since and --until read durations
+/// and dates with one reader; --session-dir must name a directory.
+#[test]
+fn shared_store_options() {
+    let (_t, agent, proj, _) = install();
+    let full = ls_in(&proj, &agent, &["--all", "--json", "-l", "--no-cache"]);
+    assert!(full.status.success(), "{}", stderr(&full));
+    for j in ["1", "3"] {
+        let o = ls_in(
+            &proj,
+            &agent,
+            &["--all", "--json", "-l", "--no-cache", "-j", j],
+        );
+        assert_eq!(stdout(&o), stdout(&full), "-j {j}");
+        assert_eq!(stderr(&o), stderr(&full), "-j {j}");
+    }
+    let since = |w: &str| stdout(&ls_in(&proj, &agent, &["--all", "--json", "--since", w]));
+    assert_eq!(
+        since("36500d"),
+        stdout(&ls_in(&proj, &agent, &["--all", "--json"]))
+    );
+    assert_eq!(since("2999-01-01"), "");
+    let bad = ls_in(&proj, &agent, &["--since", "someday"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let bad = ls_in(&proj, &agent, &["--session-dir", ""]);
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -688,3 +688,64 @@ fn agrees_with_ccusage() {
         }
     }
 }
+
+/// Several SESSIONs (files, a directory, a session-id prefix) count those
+/// sessions alone, each once (a fork's copies too); --since and --until
+/// take durations as the other store tools do; a SESSION that names no
+/// session is the error.
+#[test]
+fn several_sessions_and_durations() {
+    let s = Store::new("usage-several");
+    let a = s.file(
+        "--p--",
+        "a.jsonl",
+        &[
+            header("sess-a", MARCH, "/p", None),
+            paid("a1", None, "2026-03-01T10:00:01.000Z", 1.0),
+        ],
+    );
+    let b = s.file(
+        "--q--",
+        "b.jsonl",
+        &[
+            header("sess-b", MARCH, "/q", Some(&a)),
+            paid("a1", None, "2026-03-01T10:00:01.000Z", 1.0),
+            paid("b1", Some("a1"), "2026-03-02T10:00:01.000Z", 2.0),
+        ],
+    );
+    s.file(
+        "--r--",
+        "c.jsonl",
+        &[
+            header("sess-c", MARCH, "/r", None),
+            paid("c1", None, "2026-03-03T10:00:01.000Z", 4.0),
+        ],
+    );
+    let all = json(s.agent(), &["session"]);
+    assert_eq!(total_cost(&all), 7.0);
+    // two files: the fork's copy of a1 counts once
+    let two = json(s.agent(), &["session", &a, &b]);
+    assert_eq!(total_cost(&two), 3.0);
+    // the same file twice counts once
+    assert_eq!(total_cost(&json(s.agent(), &["session", &a, &a])), 1.0);
+    // a directory and a session-id prefix
+    let q = s.agent().join("sessions/--q--");
+    let mixed = json(s.agent(), &["session", q.to_str().unwrap(), "sess-c"]);
+    assert_eq!(total_cost(&mixed), 7.0);
+    // durations: 100 years ago is before every record, 1 second ago after
+    assert_eq!(total_cost(&json(s.agent(), &["--since", "36500d"])), 7.0);
+    let none = usage_run(s.agent(), &["--until", "36500d", "--json"]);
+    assert!(none.status.success(), "{}", stderr(&none));
+    assert_eq!(stdout(&none).trim(), "[]");
+    // a SESSION that names no session stops the count
+    let bad = usage_run(s.agent(), &["session", &a, "zzz"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        stderr(&bad).contains("no session id starts with 'zzz'"),
+        "{}",
+        stderr(&bad)
+    );
+    // --all counts every project: no SESSION with it
+    let bad = usage_run(s.agent(), &["--all", &a]);
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -1,4 +1,5 @@
-//! The arguments tools share: SESSION and how it is read, and `--color`.
+//! The arguments tools share: SESSION and how it is read; the store tools'
+//! selection of sessions ([`StoreArgs`]); and `--color`.
 
 use super::ctx::Ctx;
 use crate::error::Result;
@@ -14,9 +15,7 @@ pub struct SessionArgs {
     #[arg(value_name = "SESSION")]
     pub session: Option<String>,
 
-    /// Directory to look up session-id prefixes in (instead of
-    /// $PI_CODING_AGENT_SESSION_DIR or ~/.pi/agent/sessions).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help = crate::help_session_dir_one!())]
     pub session_dir: Option<PathBuf>,
 
     /// Treat lines that are not JSON objects as errors (pi skips them with no word).
@@ -53,6 +52,95 @@ impl SessionArgs {
     /// finds (see [`crate::store::resolve_session`]).
     pub fn input(&self) -> Result<crate::session::Input> {
         crate::store::resolve_session(self.session.as_deref(), self.session_dir.as_deref())
+    }
+}
+
+/// How a tool over many sessions selects them, beside its own SESSION
+/// arguments (each tool names those its way: pi-grep's come after the
+/// pattern, pi-usage's after the report): `--all`, `--session-dir`,
+/// `--since`/`--until`, `-j`, `-q`. [`StoreArgs::request`] makes the
+/// store's plain request of it.
+#[derive(Args, Debug, Clone, Default)]
+pub struct StoreArgs {
+    /// Every project's sessions, not only this project's.
+    #[arg(short, long)]
+    pub all: bool,
+
+    #[arg(long, value_name = "DIR", help = crate::help_session_dir_store!())]
+    pub session_dir: Option<PathBuf>,
+
+    /// Only what is dated at or after TIME (see TIME below): a session by
+    /// its last activity (pi's: its latest user or assistant message),
+    /// pi-usage's usage by its day.
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+
+    /// Only what is dated before TIME (pi-usage: up to TIME's day).
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+
+    /// Read with NUM threads (default: one per core).
+    #[arg(short = 'j', long, value_name = "NUM")]
+    pub threads: Option<usize>,
+
+    /// Do not print warnings.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl StoreArgs {
+    /// The store's request for `sessions` (the tool's SESSION arguments),
+    /// walking directories as `walk`; `-j` set for the store's threads.
+    pub fn request<'a>(
+        &'a self,
+        sessions: &'a [String],
+        walk: crate::store::DirWalk,
+    ) -> crate::store::Request<'a> {
+        if let Some(n) = self.threads {
+            crate::store::set_threads(n);
+        }
+        crate::store::Request {
+            sessions,
+            all: self.all,
+            session_dir: self.session_dir.as_deref(),
+            project: None,
+            stdin_if_piped: false,
+            walk,
+        }
+    }
+
+    /// `--since` and `--until` as milliseconds since the epoch, read by
+    /// [`crate::time::parse_when`] against `now`.
+    pub fn bounds(&self, now: f64) -> Result<(Option<f64>, Option<f64>)> {
+        let when = |s: &Option<String>| {
+            s.as_deref()
+                .map(|s| crate::time::parse_when(s, now))
+                .transpose()
+        };
+        Ok((when(&self.since)?, when(&self.until)?))
+    }
+
+    /// Whether `--session-dir` was given empty (a usage error).
+    pub fn empty_session_dir(&self) -> bool {
+        self.session_dir
+            .as_ref()
+            .is_some_and(|d| d.as_os_str().is_empty())
+    }
+}
+
+/// `--color`, for a tool that colours its output.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct ColorArgs {
+    /// When to colour: auto (on a terminal, unless NO_COLOR is set;
+    /// CLICOLOR_FORCE or FORCE_COLOR force it), always (e.g. for `less -R`), never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub color: ColorWhen,
+}
+
+impl ColorArgs {
+    /// Whether to colour standard output ([`use_color`]).
+    pub fn on(&self) -> bool {
+        use_color(self.color)
     }
 }
 

@@ -76,3 +76,40 @@ macro_rules! help_leaf_tool_footer {
         )
     };
 }
+
+/// `--session-dir` for a tool that reads one session: where session-id
+/// prefixes are looked up. The one text of its meaning, for every such
+/// tool's `--help` and man page.
+#[macro_export]
+macro_rules! help_session_dir_one {
+    () => {
+        "Where session-id prefixes are looked up: DIR itself first, then the \
+directories directly under it (default: this project's session directory, \
+$PI_CODING_AGENT_SESSION_DIR or ~/.pi/agent/sessions/--<cwd>--, then every \
+project's in ~/.pi/agent/sessions)."
+    };
+}
+
+/// `--session-dir` for a tool over the store (pi-ls, pi-grep, pi-usage):
+/// the store read instead of pi's. The one text of its meaning.
+#[macro_export]
+macro_rules! help_session_dir_store {
+    () => {
+        "The store to read instead of pi's: this project's sessions are the \
+files in DIR itself, every project's (--all) those in DIR and in the \
+directories directly under it; session-id prefixes are looked up in it too \
+(default: $PI_CODING_AGENT_SESSION_DIR, else ~/.pi/agent/sessions and this \
+project's --<cwd>-- directory in it)."
+    };
+}
+
+/// `--since` and `--until`: the one text of what they read
+/// ([`crate::time::parse_when`]).
+#[macro_export]
+macro_rules! help_time {
+    () => {
+        "TIME (--since, --until): a date or time (2026-11-01, 2026-11-01T09:30Z; ISO 8601 as \
+JavaScript's Date reads it, UTC unless an offset is given) or a duration \
+before now (90d, 12h, 30m, 45s, 2w)."
+    };
+}

@@ -8,6 +8,7 @@ use super::raw;
 use crate::json::scan::trim_ws;
 use crate::json::{js, scan, Object};
 use crate::time::js_date_ms;
+use std::ops::Range;
 
 pub(super) struct HeaderInfo {
     pub(super) id_json: Option<Vec<u8>>,
@@ -113,7 +114,6 @@ impl State {
     }
 
     fn entry(&mut self, obj: &Object<'_>, fast: bool) -> Step {
-        let line = obj.text;
         let ty = obj.raw("type");
         if self.header.is_none() {
             if !ty.is_some_and(|t| str_is(t, "session")) {
@@ -125,28 +125,43 @@ impl State {
         }
         let Some(ty) = ty else { return Step::Go };
         if str_is(ty, "session_info") {
-            match obj.get("name") {
-                None => self.name = None,
-                Some(r) => match line[r.start] {
-                    b'n' => self.name = None,
-                    b'"' => {
-                        let s = js::decode_utf16(line, r);
-                        let t = js::trim_utf16(&s);
-                        self.name = (!t.is_empty()).then(|| t.to_vec());
-                    }
-                    _ => {
-                        return Step::Stop(
-                            "a session_info name that is not a string (pi's listing fails on it: TypeError)"
-                                .into(),
-                        )
-                    }
-                },
-            }
-            return Step::Go;
+            return self.session_info(obj);
         }
         if !str_is(ty, "message") {
             return Step::Go;
         }
+        self.message(obj, fast)
+    }
+
+    /// A `session_info` entry: the session's name (the last one given).
+    #[inline]
+    fn session_info(&mut self, obj: &Object<'_>) -> Step {
+        let line = obj.text;
+        match obj.get("name") {
+            None => self.name = None,
+            Some(r) => match line[r.start] {
+                b'n' => self.name = None,
+                b'"' => {
+                    let s = js::decode_utf16(line, r);
+                    let t = js::trim_utf16(&s);
+                    self.name = (!t.is_empty()).then(|| t.to_vec());
+                }
+                _ => {
+                    return Step::Stop(
+                        "a session_info name that is not a string (pi's listing fails on it: TypeError)"
+                            .into(),
+                    )
+                }
+            },
+        }
+        Step::Go
+    }
+
+    /// A `message` entry: counted; a user or assistant message's time is
+    /// activity; the first user message's text is kept.
+    #[inline]
+    fn message(&mut self, obj: &Object<'_>, fast: bool) -> Step {
+        let line = obj.text;
         self.message_count += 1;
         let Some(mr) = obj.get("message").filter(|r| line[r.start] != b'n') else {
             return Step::Stop(
@@ -207,52 +222,59 @@ impl State {
                     self.first_message = js::decode_utf16(line, content);
                 }
             }
-            b'[' => {
-                let blocks = if fast {
-                    raw::elements(line, content)
-                } else {
-                    match scan::elements(line, content) {
-                        Ok(b) => b,
-                        Err(_) => return Step::Go,
-                    }
-                };
-                let mut text: Vec<u16> = Vec::new();
-                let mut first = true;
-                for b in blocks {
-                    match line[b.start] {
-                        b'n' => {
-                            return Step::Stop(
-                                "a null content block (pi's listing fails on it: TypeError)".into(),
-                            )
-                        }
-                        b'{' if want_text => {
-                            let block = if fast {
-                                raw::object(line, b)
-                            } else {
-                                match Object::at(line, b) {
-                                    Ok(b) => b,
-                                    Err(_) => continue,
-                                }
-                            };
-                            if !block.raw("type").is_some_and(|t| str_is(t, "text")) {
-                                continue;
-                            }
-                            if !first {
-                                text.push(u16::from(b' '));
-                            }
-                            first = false;
-                            if let Some(tr) = block.get("text") {
-                                js::string::string_value_or_empty_utf16(line, tr, &mut text);
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                if want_text {
-                    self.first_message = text;
-                }
-            }
+            b'[' => return self.blocks(line, content, fast, want_text),
             _ => return Step::Stop(BAD_CONTENT.into()),
+        }
+        Step::Go
+    }
+
+    /// A message's content blocks: a null block makes pi's listing fail;
+    /// with `want_text`, the text blocks' texts joined by spaces are the
+    /// first message.
+    #[inline]
+    fn blocks(&mut self, line: &[u8], content: Range<usize>, fast: bool, want_text: bool) -> Step {
+        let blocks = if fast {
+            raw::elements(line, content)
+        } else {
+            match scan::elements(line, content) {
+                Ok(b) => b,
+                Err(_) => return Step::Go,
+            }
+        };
+        let mut text: Vec<u16> = Vec::new();
+        let mut first = true;
+        for b in blocks {
+            match line[b.start] {
+                b'n' => {
+                    return Step::Stop(
+                        "a null content block (pi's listing fails on it: TypeError)".into(),
+                    )
+                }
+                b'{' if want_text => {
+                    let block = if fast {
+                        raw::object(line, b)
+                    } else {
+                        match Object::at(line, b) {
+                            Ok(b) => b,
+                            Err(_) => continue,
+                        }
+                    };
+                    if !block.raw("type").is_some_and(|t| str_is(t, "text")) {
+                        continue;
+                    }
+                    if !first {
+                        text.push(u16::from(b' '));
+                    }
+                    first = false;
+                    if let Some(tr) = block.get("text") {
+                        js::string::string_value_or_empty_utf16(line, tr, &mut text);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if want_text {
+            self.first_message = text;
         }
         Step::Go
     }

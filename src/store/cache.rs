@@ -19,8 +19,11 @@
 //! checksum, path and key); what a tool keeps of a file is its [`Cached`]
 //! encoding.
 
+use super::find::Candidate;
 use super::frame::{frame, seal, Frame, FRAME};
-use super::info::Info;
+use super::info::{session_info_with, Info, Outcome};
+use super::parallel::parallel_map;
+use crate::json::js;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fs::Metadata;
@@ -93,6 +96,45 @@ impl<V> Default for FileCache<V> {
 
 /// pi-ls's cache: the `SessionInfo` of each file.
 pub type Cache = FileCache<Info>;
+
+/// Read every candidate as pi's `buildSessionInfo` does, in parallel,
+/// with what `cache` still knows taken from it instead: each outcome, and
+/// whether the file was read. A candidate not yet stat'd is stat'd here
+/// (the cache's key; the reader would take the same stat).
+pub fn read_all_cached(cands: &mut [Candidate], cache: &mut Cache) -> Vec<(Outcome, bool)> {
+    for c in cands.iter_mut().filter(|c| c.meta.is_none()) {
+        c.meta = std::fs::metadata(&c.path).ok();
+    }
+    let hits: Vec<Option<Info>> = cands
+        .iter()
+        .map(|c| cache.take(&c.path, c.meta.as_ref()))
+        .collect();
+    let misses: Vec<&Candidate> = cands
+        .iter()
+        .zip(&hits)
+        .filter(|(_, h)| h.is_none())
+        .map(|(c, _)| c)
+        .collect();
+    let mut read = parallel_map(&misses, |c| {
+        BUF.with(|b| {
+            let (b, checker) = &mut *b.borrow_mut();
+            session_info_with(&c.path, c.meta.clone(), b, checker)
+        })
+    })
+    .into_iter();
+    hits.into_iter()
+        .map(|h| match h {
+            Some(info) => (Ok(info), false),
+            // parallel_map: one result per item, in order.
+            None => (read.next().expect("one outcome per file read"), true),
+        })
+        .collect()
+}
+
+thread_local! {
+    static BUF: std::cell::RefCell<(Vec<u8>, js::Checker)> =
+        std::cell::RefCell::new((Vec::new(), js::Checker::new()));
+}
 
 fn magic<V: Cached>() -> Vec<u8> {
     format!("pi-session-tools {} cache 2\n", V::KIND).into_bytes()

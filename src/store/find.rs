@@ -5,7 +5,7 @@
 
 use super::dirs::{node_join, project_session_dir, sessions_root};
 use super::parallel::parallel_map;
-use crate::error::{Error, Result};
+use crate::error::{Diagnostic, Error, Result};
 use crate::session::Input;
 use std::fs::Metadata;
 use std::io::{BufRead, BufReader, Read};
@@ -30,11 +30,7 @@ pub fn resolve_session(arg: Option<&str>, session_dir: Option<&Path>) -> Result<
     let p = Path::new(arg);
     // `symlink_metadata`: a link that leads nowhere, or in a loop, is a
     // file argument too (opening it says what is wrong), not a prefix.
-    if p.symlink_metadata().is_ok()
-        || arg.contains('/')
-        || arg.contains('\\')
-        || arg.ends_with(".jsonl")
-    {
+    if p.symlink_metadata().is_ok() || looks_like_path(arg) {
         return Ok(Input::File(p.to_path_buf()));
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
@@ -85,6 +81,12 @@ pub fn resolve_session(arg: Option<&str>, session_dir: Option<&Path>) -> Result<
             ))
         }
     }
+}
+
+/// Whether a SESSION argument that names nothing is a path all the same
+/// (a `/` or `\\` in it, or a `.jsonl` end), not a session-id prefix.
+pub fn looks_like_path(arg: &str) -> bool {
+    arg.contains('/') || arg.contains('\\') || arg.ends_with(".jsonl")
 }
 
 /// Session files in `dir` whose header id starts with `prefix`.
@@ -188,8 +190,8 @@ pub struct Candidate {
 
 /// `listSessionsFromDir(dir)`'s files: the names ending in `.jsonl`, by
 /// `localeCompare`, descending. A directory that cannot be read lists nothing.
-pub fn dir_candidates(dir: &Path, problems: &mut Vec<String>) -> Vec<Candidate> {
-    let Some(rd) = read_dir_noting(dir, problems) else {
+pub fn dir_candidates(dir: &Path, warn: &mut dyn FnMut(Diagnostic)) -> Vec<Candidate> {
+    let Some(rd) = read_dir_noting(dir, warn) else {
         return Vec::new();
     };
     let mut names: Vec<String> = rd
@@ -210,8 +212,8 @@ pub fn dir_candidates(dir: &Path, problems: &mut Vec<String>) -> Vec<Candidate> 
 /// `listAll()`'s files: `*.jsonl` in every directory (or link) directly
 /// under `root`, by modification time, newest first, then by name
 /// (`localeCompare`, descending).
-pub fn all_candidates(root: &Path, problems: &mut Vec<String>) -> Vec<Candidate> {
-    let Some(rd) = read_dir_noting(root, problems) else {
+pub fn all_candidates(root: &Path, warn: &mut dyn FnMut(Diagnostic)) -> Vec<Candidate> {
+    let Some(rd) = read_dir_noting(root, warn) else {
         return Vec::new();
     };
     let mut dirs: Vec<PathBuf> = Vec::new();
@@ -235,11 +237,7 @@ pub fn all_candidates(root: &Path, problems: &mut Vec<String>) -> Vec<Candidate>
             Err(e) => {
                 // A link to a file is no directory: pi passes over it too.
                 if e.raw_os_error() != Some(libc::ENOTDIR) {
-                    problems.push(format!(
-                        "{}: {}",
-                        dir.display(),
-                        crate::error::io_message(&e)
-                    ));
+                    warn(unreadable(dir, &e));
                 }
             }
         }
@@ -264,22 +262,27 @@ pub fn all_candidates(root: &Path, problems: &mut Vec<String>) -> Vec<Candidate>
     cands.into_iter().map(|c| c.2).collect()
 }
 
-/// `dir`'s entries; None when it cannot be read, with a line in `problems`
-/// unless it does not exist (pi lists nothing then, without a word).
-fn read_dir_noting(dir: &Path, problems: &mut Vec<String>) -> Option<std::fs::ReadDir> {
+/// `dir`'s entries; None when it cannot be read, with a warning unless
+/// it does not exist (pi lists nothing then, without a word).
+fn read_dir_noting(dir: &Path, warn: &mut dyn FnMut(Diagnostic)) -> Option<std::fs::ReadDir> {
     match std::fs::read_dir(dir) {
         Ok(rd) => Some(rd),
         Err(e) => {
             if e.kind() != std::io::ErrorKind::NotFound {
-                problems.push(format!(
-                    "{}: {}",
-                    dir.display(),
-                    crate::error::io_message(&e)
-                ));
+                warn(unreadable(dir, &e));
             }
             None
         }
     }
+}
+
+/// The warning for a directory that cannot be read.
+fn unreadable(dir: &Path, e: &std::io::Error) -> Diagnostic {
+    Diagnostic::new(
+        &dir.display().to_string(),
+        None,
+        crate::error::io_message(e),
+    )
 }
 
 /// `stats.mtime.getTime()`: Node's `mtimeMs` cut to whole milliseconds.

@@ -12,8 +12,7 @@
 
 use super::build::{State, Step};
 use super::dirs::node_path_string;
-use super::find::{mtime_ms, Candidate};
-use super::parallel::parallel_map;
+use super::find::mtime_ms;
 use crate::json::js;
 use std::fs::Metadata;
 use std::io::Read;
@@ -129,45 +128,6 @@ pub fn sort_infos(infos: &mut [Info]) {
             .unwrap_or(std::cmp::Ordering::Equal),
         (x, y) => x.cmp(&y),
     });
-}
-
-/// Read every candidate as pi's `buildSessionInfo` does, in parallel,
-/// with what `cache` still knows taken from it instead: each outcome, and
-/// whether the file was read. A candidate not yet stat'd is stat'd here
-/// (the cache's key; the reader would take the same stat).
-pub fn read_all_cached(cands: &mut [Candidate], cache: &mut super::Cache) -> Vec<(Outcome, bool)> {
-    for c in cands.iter_mut().filter(|c| c.meta.is_none()) {
-        c.meta = std::fs::metadata(&c.path).ok();
-    }
-    let hits: Vec<Option<Info>> = cands
-        .iter()
-        .map(|c| cache.take(&c.path, c.meta.as_ref()))
-        .collect();
-    let misses: Vec<&Candidate> = cands
-        .iter()
-        .zip(&hits)
-        .filter(|(_, h)| h.is_none())
-        .map(|(c, _)| c)
-        .collect();
-    let mut read = parallel_map(&misses, |c| {
-        BUF.with(|b| {
-            let (b, checker) = &mut *b.borrow_mut();
-            session_info_with(&c.path, c.meta.clone(), b, checker)
-        })
-    })
-    .into_iter();
-    hits.into_iter()
-        .map(|h| match h {
-            Some(info) => (Ok(info), false),
-            // parallel_map: one result per item, in order.
-            None => (read.next().expect("one outcome per file read"), true),
-        })
-        .collect()
-}
-
-thread_local! {
-    static BUF: std::cell::RefCell<(Vec<u8>, js::Checker)> =
-        std::cell::RefCell::new((Vec::new(), js::Checker::new()));
 }
 
 const CHUNK: usize = 256 << 10;

@@ -12,11 +12,17 @@
 //!   and `listAll` read, in pi's order ([`dir_candidates`],
 //!   [`all_candidates`]).
 //! - `info`: pi's `SessionInfo` of each file ([`session_info`],
-//!   [`read_all_cached`], [`sort_infos`]), built line by line in `build`, the
+//!   [`sort_infos`]), built line by line in `build`, the
 //!   lines pi wrote read by their quotes and brackets alone ([`raw`]).
 //! - `cache`: what a tool found in each file, kept between runs
-//!   ([`FileCache`], pi-ls's [`Cache`]), each entry framed by its length
+//!   ([`FileCache`], pi-ls's [`Cache`], read through by
+//!   [`read_all_cached`]), each entry framed by its length
 //!   and checksum (`frame`).
+//! - `list`: what pi lists ([`list`]: `SessionManager.list` and `listAll`,
+//!   through the cache), for pi-ls.
+//! - `select`: which sessions a tool over many of them reads
+//!   ([`select`]: SESSION arguments, directories walked, this project's
+//!   sessions or the whole store; the one meaning of `--session-dir`).
 //! - `parallel`: a function over many items on every core
 //!   ([`parallel_map`]).
 
@@ -26,12 +32,14 @@ mod dirs;
 mod find;
 mod frame;
 mod info;
+mod list;
 mod parallel;
 pub mod raw;
+mod select;
 
 pub use cache::{
-    put_bytes, put_opt, put_u64, Cache, CacheWriter, Cached, Entries, FileCache, Key, Reader,
-    CACHE_DIR_ENV, CACHE_ENV,
+    put_bytes, put_opt, put_u64, read_all_cached, Cache, CacheWriter, Cached, Entries, FileCache,
+    Key, Reader, CACHE_DIR_ENV, CACHE_ENV,
 };
 pub use dirs::{
     agent_dir, encode_cwd, env_session_dir, expand_tilde, node_join, node_normalize,
@@ -39,10 +47,10 @@ pub use dirs::{
     store_root,
 };
 pub use find::{
-    all_candidates, dir_candidates, first_line, header_id, locale_compare, mtime_ms,
-    resolve_session, session_files_in, session_files_under, Candidate, Walk,
+    all_candidates, dir_candidates, first_line, header_id, locale_compare, looks_like_path,
+    mtime_ms, resolve_session, session_files_in, session_files_under, Candidate, Walk,
 };
-pub use info::{
-    read_all_cached, session_info, session_info_with, sort_infos, write_date, Info, Outcome, Skip,
-};
-pub use parallel::parallel_map;
+pub use info::{session_info, session_info_with, sort_infos, write_date, Info, Outcome, Skip};
+pub use list::{list, ListRequest};
+pub use parallel::{parallel_map, set_threads, threads};
+pub use select::{select, DirWalk, Request, Selection, Source};

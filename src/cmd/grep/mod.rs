@@ -10,25 +10,22 @@
 //! `pi-migrate` will give, and for the path), as do `--since`/`--until`
 //! (the activity time is the whole file's), and are read whole.
 //!
-//! Here the command and its options; the work in `select` (which
-//! sessions), `search` (searching them, in parallel) and `print` (what a
-//! match prints, by mode).
+//! Here the command and its options; the sessions are the store's
+//! selection (`store::select`); the work in `search` (searching them, in
+//! parallel, through `reading`) and `print` (what a match prints, by mode).
 
 mod print;
 mod reading;
 mod search;
-mod select;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use search::search_sources;
-pub(crate) use select::select;
 
-use crate::cli::{Ctx, Exit, Log, Tool};
+use crate::cli::{ColorArgs, Ctx, Exit, Log, StoreArgs, Tool};
 use crate::error::{Error, Result};
 use crate::search::{Matcher, PatternOptions, FIELDS};
 use clap::Parser;
-use std::path::PathBuf;
 
 const EXAMPLES: &str = concat!(
     "\
@@ -67,6 +64,10 @@ is the character it stands for, and each line of a multi-line text is a line.
 
 Patterns are Rust regular expressions (the regex crate, ripgrep's engine):
 https://docs.rs/regex/#syntax.
+
+",
+    crate::help_time!(),
+    "
 
 Exit status (as grep's): 0 a line matched, 1 none did, 2 an error (wrong
 usage, a SESSION that cannot be read). A file that is not a pi session is
@@ -157,52 +158,25 @@ pub struct Args {
     #[arg(long)]
     pub active: bool,
 
-    /// Only sessions whose last activity (pi's session list: the latest user
-    /// or assistant message) is at or after this time (ISO 8601, UTC unless
-    /// an offset is given: 2026-11-01, 2026-11-01T09:30Z; or a duration
-    /// before now, as pi-ls: 7d, 12h).
-    #[arg(long, value_name = "TIME")]
-    pub since: Option<String>,
-
-    /// Only sessions whose last activity is before this time.
-    #[arg(long, value_name = "TIME")]
-    pub until: Option<String>,
-
-    /// Search every project's sessions.
-    #[arg(short, long)]
-    pub all: bool,
-
-    /// The sessions root (with --all) or this project's session directory
-    /// (instead of $PI_CODING_AGENT_SESSION_DIR or ~/.pi/agent/sessions).
-    #[arg(long, value_name = "DIR")]
-    pub session_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
 
     /// With -l: end each path with NUL instead of a newline.
     #[arg(short = '0', long)]
     pub null: bool,
 
-    /// When to colour matches: auto (on a terminal, unless NO_COLOR is
-    /// set), always, never.
-    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
-    pub color: String,
+    #[command(flatten)]
+    pub color: ColorArgs,
 
     /// Path headings above the matches: auto (on a terminal), always, never.
     #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
     pub heading: String,
-
-    /// Search with NUM threads (default: one per core).
-    #[arg(short = 'j', long, value_name = "NUM")]
-    pub threads: Option<usize>,
-
-    /// Do not print warnings.
-    #[arg(short, long)]
-    pub quiet: bool,
 }
 
 impl Tool for Args {
     const NAME: &'static str = "pi-grep";
     fn quiet(&self) -> bool {
-        self.quiet
+        self.store.quiet
     }
     fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
         run(self, ctx)
@@ -225,7 +199,7 @@ pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
     } else {
         a.regexp.clone()
     };
-    if a.all && !files.is_empty() {
+    if a.store.all && !files.is_empty() {
         return Err(Error::usage(
             "--all searches every project: give it no SESSION",
         ));
@@ -260,23 +234,19 @@ pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
         Mode::Lines
     };
     let text_mode = matches!(mode, Mode::Lines | Mode::Only);
+    let (since, until) = a.store.bounds(crate::time::now_ms())?;
     let opts = Options {
         matcher,
         roles: (!a.role.is_empty()).then(|| a.role.clone()),
         fields: (!a.fields.is_empty()).then(|| a.fields.clone()),
         active: a.active,
-        since: a.since.as_deref().map(parse_time).transpose()?,
-        until: a.until.as_deref().map(parse_time).transpose()?,
+        since,
+        until,
         mode,
         max_count: a.max_count,
         before: a.before_context.or(a.context).unwrap_or(0),
         after: a.after_context.or(a.context).unwrap_or(0),
-        color: text_mode
-            && match a.color.as_str() {
-                "always" => true,
-                "never" => false,
-                _ => crate::cli::use_color(crate::cli::ColorWhen::Auto),
-            },
+        color: text_mode && a.color.on(),
         heading: text_mode
             && match a.heading.as_str() {
                 "always" => true,
@@ -286,15 +256,21 @@ pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
         null: a.null,
         log: ctx.log,
         threads: a
+            .store
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
     };
     if opts.max_count == Some(0) {
         return Ok(Exit::Found(false));
     }
-    let mut warnings = Vec::new();
-    let sources = select(&files, a.all, a.session_dir.as_deref(), &mut warnings)?;
-    ctx.log.warn_all(&warnings);
+    // A session that names none (a prefix matching none) is searched for
+    // as an error of its own, in its place; the rest is warned of as found.
+    let req = crate::store::Request {
+        stdin_if_piped: true,
+        ..a.store.request(&files, crate::store::DirWalk::Ordered)
+    };
+    let log = ctx.log;
+    let sources = crate::store::select(&req, &mut |d| log.warn(&d))?.sources;
     // grep's rule, kept by the reporter: a session that could not be read
     // makes the status 2 even when a line matched.
     let status = search_sources(&sources, &opts, ctx.out())?;
@@ -358,10 +334,4 @@ pub(crate) struct Status {
     pub matched: bool,
     /// A session could not be read (not: was not a session).
     pub errors: bool,
-}
-
-/// Parse a `--since`/`--until` time as `pi-ls` does: ISO 8601 (as
-/// JavaScript's Date reads it), or a duration before now (`7d`, `12h`).
-pub(crate) fn parse_time(s: &str) -> Result<f64> {
-    crate::cmd::ls::parse_when(s, crate::time::now_ms())
 }

@@ -2,11 +2,35 @@
 //! under a path heading, with context lines and `--` between groups), the
 //! matched parts alone, the path (`-l`), or a JSON object.
 
-use super::search::Searcher;
-use super::Mode;
+use super::{Mode, Options};
+use crate::error::Diagnostic;
 use crate::json::{js, ObjectWriter};
 
-impl Searcher<'_> {
+/// What one file gave.
+#[derive(Default)]
+pub(super) struct FileOut {
+    pub(super) out: Vec<u8>,
+    pub(super) warnings: Vec<Diagnostic>,
+    pub(super) error: Option<Diagnostic>,
+    pub(super) matched: bool,
+}
+
+/// The printing side of one session's search: where its output goes, and
+/// how far it has gone (the search stops when `done`).
+pub(super) struct Printer<'a> {
+    pub(super) opts: &'a Options,
+    pub(super) name: &'a str,
+    pub(super) session_id: String,
+    pub(super) fo: &'a mut FileOut,
+    /// Matching lines so far.
+    pub(super) count: u64,
+    /// `-m` reached, or `-l` found one.
+    pub(super) done: bool,
+    /// The last line printed with context: (entry line, text index, text line).
+    pub(super) last_ctx: Option<(u64, usize, usize)>,
+}
+
+impl Printer<'_> {
     /// `--` before a group of lines that does not follow the last one.
     pub(super) fn separator(&mut self, info: &Info<'_>, k: usize) {
         if let Some((el, ti, kl)) = self.last_ctx {

@@ -1,8 +1,8 @@
 //! Reading a session for `pi-grep`: a file a chunk at a time, standard
 //! input whole, with the line limit every tool keeps.
 
-use super::select::Source;
 use crate::error::Diagnostic;
+use crate::store::Source;
 use std::io::Read;
 
 /// A session's bytes as they are read: all of stdin at once, a file a

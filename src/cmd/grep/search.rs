@@ -3,9 +3,8 @@
 //! lines the prefilter lets through are parsed), an older one, or
 //! `--active`, through the session loader.
 
-use super::print::Info;
+use super::print::{FileOut, Info, Printer};
 use super::reading::{Reading, READ_CHUNK};
-use super::select::Source;
 use super::{Mode, Options, Status};
 use crate::cli::Out;
 use crate::entry::EntryType;
@@ -13,18 +12,10 @@ use crate::error::{Diagnostic, Result};
 use crate::json::{js, Object};
 use crate::search;
 use crate::session::{ReadOptions, Session};
+use crate::store::Source;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
-/// What one file gave.
-#[derive(Default)]
-pub(super) struct FileOut {
-    pub(super) out: Vec<u8>,
-    warnings: Vec<Diagnostic>,
-    error: Option<Diagnostic>,
-    pub(super) matched: bool,
-}
 
 /// Search `sources` and print what was found to `out`, and through
 /// `opts.log` each session's warnings and error, before its matches and
@@ -137,13 +128,15 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
     let mut fo = FileOut::default();
     let buffer = BUFFER.with(|b| std::mem::take(&mut *b.borrow_mut()));
     let mut s = Searcher {
-        opts,
-        name: &name,
-        session_id: String::new(),
-        fo: &mut fo,
-        count: 0,
-        done: false,
-        last_ctx: None,
+        p: Printer {
+            opts,
+            name: &name,
+            session_id: String::new(),
+            fo: &mut fo,
+            count: 0,
+            done: false,
+            last_ctx: None,
+        },
         checker: CHECKER.with(|c| std::mem::take(&mut *c.borrow_mut())),
         canon: crate::json::js::Checker::new(),
         count_lines: opts.mode == Mode::Json || opts.before > 0 || opts.after > 0,
@@ -154,7 +147,7 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
     let read = Reading::open(src, &name, buffer, want_mtime).and_then(|r| s.search(r));
     let checker = std::mem::take(&mut s.checker);
     CHECKER.with(|c| *c.borrow_mut() = checker);
-    let count = s.count;
+    let count = s.p.count;
     match read {
         Ok(Some(buf)) if buf.capacity() <= KEEP_BUFFER => {
             BUFFER.with(|b| *b.borrow_mut() = buf);
@@ -184,16 +177,8 @@ struct Found<'a, 'i> {
 
 /// The search of one session, and what it has found so far.
 pub(super) struct Searcher<'a> {
-    pub(super) opts: &'a Options,
-    pub(super) name: &'a str,
-    pub(super) session_id: String,
-    pub(super) fo: &'a mut FileOut,
-    /// Matching lines so far.
-    pub(super) count: u64,
-    /// `-m` reached, or `-l` found one.
-    pub(super) done: bool,
-    /// The last line printed with context: (entry line, text index, text line).
-    pub(super) last_ctx: Option<(u64, usize, usize)>,
+    /// What is printed, and how far the search has gone.
+    p: Printer<'a>,
     checker: crate::json::js::Checker,
     /// For a tool call's arguments (see [`search::quick_entry`]).
     canon: crate::json::js::Checker,
@@ -212,8 +197,8 @@ impl Searcher<'_> {
     /// Search what `r` reads; the buffer back, to be kept for the next
     /// file (None when the loader took it).
     fn search(&mut self, mut r: Reading) -> Result<Option<Vec<u8>>, Diagnostic> {
-        let opts = self.opts;
-        let name = self.name;
+        let opts = self.p.opts;
+        let name = self.p.name;
         let io = |e: std::io::Error| Diagnostic::new(name, None, super::reading::read_error(&e));
         // no line is held beyond the limit the loader sets (a file of NULs,
         // `/dev/zero`)
@@ -247,7 +232,7 @@ impl Searcher<'_> {
             self.load(r.into_bytes(), mtime);
             return Ok(None);
         }
-        self.session_id = id.unwrap_or_default();
+        self.p.session_id = id.unwrap_or_default();
         let mut line_no = 2u64;
         if opts.since.is_some() || opts.until.is_some() {
             // the activity time is the whole file's
@@ -286,7 +271,7 @@ impl Searcher<'_> {
                 }
                 pos = end;
             }
-            if r.eof || self.done {
+            if r.eof || self.p.done {
                 self.count_warned_lines(&r).map_err(io)?;
                 return Ok(Some(r.buf));
             }
@@ -308,7 +293,7 @@ impl Searcher<'_> {
     fn count_warned_lines(&mut self, r: &Reading) -> std::io::Result<()> {
         for (w, at) in std::mem::take(&mut self.uncounted) {
             let line = r.line_at(at)?;
-            if let Some(l) = &mut self.fo.warnings[w].at {
+            if let Some(l) = &mut self.p.fo.warnings[w].at {
                 l.line = Some(line);
             }
         }
@@ -317,18 +302,18 @@ impl Searcher<'_> {
 
     /// An older session, or `--active`: through the session loader.
     fn load(&mut self, bytes: Vec<u8>, mtime: Option<std::time::SystemTime>) {
-        let session = match Session::from_bytes(self.name, bytes, ReadOptions::default()) {
+        let session = match Session::from_bytes(self.p.name, bytes, ReadOptions::default()) {
             Ok(x) => x,
             Err(e) => {
-                self.fo.warnings.push(skipped(e, "; skipped"));
+                self.p.fo.warnings.push(skipped(e, "; skipped"));
                 return;
             }
         };
-        self.session_id = session.header.id.clone();
+        self.p.session_id = session.header.id.clone();
         for w in &session.warnings {
             // Every old file says so; a search need not.
             if !w.to_string().contains("read as version 3 in memory") {
-                self.fo.warnings.push(w.clone());
+                self.p.fo.warnings.push(w.clone());
             }
         }
         let mem = session.memory().unwrap_or_default();
@@ -341,7 +326,7 @@ impl Searcher<'_> {
             return;
         }
         if let Err(e) = self.loaded(&session) {
-            self.fo.warnings.push(skipped(e, "; skipped the rest"));
+            self.p.fo.warnings.push(skipped(e, "; skipped the rest"));
         }
     }
 
@@ -354,7 +339,7 @@ impl Searcher<'_> {
         header_time: Option<&str>,
         mtime: Option<std::time::SystemTime>,
     ) -> bool {
-        if self.opts.since.is_none() && self.opts.until.is_none() {
+        if self.p.opts.since.is_none() && self.p.opts.until.is_none() {
             return true;
         }
         let mut last: Option<f64> = None;
@@ -404,7 +389,7 @@ impl Searcher<'_> {
                 }
             }
         };
-        self.opts.since.is_none_or(|s| t >= s) && self.opts.until.is_none_or(|u| t < u)
+        self.p.opts.since.is_none_or(|s| t >= s) && self.p.opts.until.is_none_or(|u| t < u)
     }
 
     /// The lines of a version-3 file in `bytes[from..]` (which ends at a
@@ -414,12 +399,12 @@ impl Searcher<'_> {
     fn stream(&mut self, bytes: &[u8], from: usize, line_no: &mut u64) {
         let mut pos = from;
         let mut counted_to = pos.min(bytes.len());
-        let opts = self.opts;
+        let opts = self.p.opts;
         let mut candidates = opts.matcher.candidates(bytes);
         // Out of `self` while its marks of a line are in use.
         let mut checker = std::mem::take(&mut self.checker);
         let mut spans: Vec<search::Span<'_>> = Vec::new();
-        while pos < bytes.len() && !self.done {
+        while pos < bytes.len() && !self.p.done {
             let Some(c) = candidates.next_from(pos) else {
                 break;
             };
@@ -450,10 +435,10 @@ impl Searcher<'_> {
                     if !crate::json::js::string::is_blank(line) {
                         if !self.count_lines {
                             let at = self.base + start as u64;
-                            self.uncounted.push((self.fo.warnings.len(), at));
+                            self.uncounted.push((self.p.fo.warnings.len(), at));
                         }
-                        self.fo.warnings.push(Diagnostic::new(
-                            self.name,
+                        self.p.fo.warnings.push(Diagnostic::new(
+                            self.p.name,
                             Some(*line_no),
                             format!("not valid JSON ({e}); skipped, as pi does"),
                         ));
@@ -471,7 +456,7 @@ impl Searcher<'_> {
 
     /// A session through the loader (old versions, `--active`).
     fn loaded(&mut self, s: &Session) -> Result<()> {
-        let mut which: Vec<usize> = if self.opts.active {
+        let mut which: Vec<usize> = if self.p.opts.active {
             match s.index.leaf {
                 Some(l) if s.entries.id(l).is_some() => crate::path::path_to(s, l)?,
                 _ => Vec::new(),
@@ -484,7 +469,7 @@ impl Searcher<'_> {
         let mut checker = std::mem::take(&mut self.checker);
         let mut result = Ok(());
         for i in which {
-            if self.done {
+            if self.p.done {
                 break;
             }
             let e = &s.entries[i];
@@ -498,7 +483,7 @@ impl Searcher<'_> {
                     break;
                 }
             };
-            if !self.opts.matcher.may_match(&line) {
+            if !self.p.opts.matcher.may_match(&line) {
                 continue;
             }
             let id = s.entries.id(i).map(|_| s.entries.id_string(i));
@@ -530,7 +515,7 @@ impl Searcher<'_> {
         line_no: u64,
         spans: &mut Vec<search::Span<'l>>,
     ) {
-        let opts = self.opts;
+        let opts = self.p.opts;
         let (top, marks) = (checker.members(), checker.marks());
         spans.clear();
         let may_match = |b: &[u8]| opts.matcher.may_match(b);
@@ -565,7 +550,7 @@ impl Searcher<'_> {
     fn entry(&mut self, o: &Object<'_>, line_no: u64, id: Option<&str>) {
         let e = search::Entry::new(o, None);
         let spans = search::entry_spans(&e);
-        let timestamp = match self.opts.mode {
+        let timestamp = match self.p.opts.mode {
             Mode::Json => o.canonical("timestamp").ok().flatten(),
             _ => None,
         };
@@ -595,17 +580,17 @@ impl Searcher<'_> {
             line: line_no,
         } = found;
         let who = role.as_deref().or(ty.as_deref()).unwrap_or("?");
-        if let Some(roles) = &self.opts.roles {
+        if let Some(roles) = &self.p.opts.roles {
             if !roles.iter().any(|r| r == who) {
                 return;
             }
         }
-        let ctx = self.opts.context();
+        let ctx = self.p.opts.context();
         for (ti, t) in spans.enumerate() {
-            if self.done {
+            if self.p.done {
                 return;
             }
-            if let Some(f) = &self.opts.fields {
+            if let Some(f) = &self.p.opts.fields {
                 if !f.iter().any(|f| f == t.field) {
                     continue;
                 }
@@ -621,7 +606,7 @@ impl Searcher<'_> {
                 text_index: ti,
             };
             if let (Some(raw), search::SpanText::Raw(text, r), false) =
-                (&self.opts.matcher.raw, &t.text, ctx)
+                (&self.p.opts.matcher.raw, &t.text, ctx)
             {
                 let s = &text[r.start + 1..r.end - 1];
                 let done = match marks {
@@ -644,12 +629,12 @@ impl Searcher<'_> {
     }
 
     fn text(&mut self, info: &Info<'_>, text: &str) {
-        let re = &self.opts.matcher.re;
-        let ctx = self.opts.context();
-        if !ctx && self.opts.matcher.whole {
+        let re = &self.p.opts.matcher.re;
+        let ctx = self.p.opts.context();
+        if !ctx && self.p.opts.matcher.whole {
             // match to match; each match's line counts once
             let (mut at, mut k, mut counted) = (0usize, 0usize, 0usize);
-            while at <= text.len() && !self.done {
+            while at <= text.len() && !self.p.done {
                 let Some(m) = re.find_at(text, at) else {
                     return;
                 };
@@ -659,18 +644,18 @@ impl Searcher<'_> {
                     .map_or(text.len(), |i| m.start() + i);
                 k += memchr::memchr_iter(b'\n', &text.as_bytes()[counted..ls]).count();
                 counted = ls;
-                self.matched(info, k, &text[ls..le]);
+                self.p.matched(info, k, &text[ls..le]);
                 at = le + 1;
             }
             return;
         }
         if !ctx {
             for (k, l) in text.split('\n').enumerate() {
-                if self.done {
+                if self.p.done {
                     return;
                 }
                 if re.is_match(l) {
-                    self.matched(info, k, l);
+                    self.p.matched(info, k, l);
                 }
             }
             return;
@@ -678,32 +663,32 @@ impl Searcher<'_> {
         let lines: Vec<&str> = text.split('\n').collect();
         let mut after_until: Option<usize> = None;
         for (k, l) in lines.iter().enumerate() {
-            if self.done {
+            if self.p.done {
                 // -m reached: the last match's lines after it still, as
                 // grep and ripgrep print them
                 if after_until.is_some_and(|u| k <= u) {
-                    self.context(info, k, l);
+                    self.p.context(info, k, l);
                     continue;
                 }
                 return;
             }
             if re.is_match(l) {
-                let from = k.saturating_sub(self.opts.before);
-                let from = match self.last_ctx {
+                let from = k.saturating_sub(self.p.opts.before);
+                let from = match self.p.last_ctx {
                     Some((el, ti, kl)) if el == info.line && ti == info.text_index => {
                         from.max(kl + 1)
                     }
                     _ => from,
                 };
                 for (j, cl) in lines.iter().enumerate().take(k).skip(from) {
-                    self.context(info, j, cl);
+                    self.p.context(info, j, cl);
                 }
-                self.separator(info, k);
-                self.matched(info, k, l);
-                self.last_ctx = Some((info.line, info.text_index, k));
-                after_until = Some(k.saturating_add(self.opts.after));
+                self.p.separator(info, k);
+                self.p.matched(info, k, l);
+                self.p.last_ctx = Some((info.line, info.text_index, k));
+                after_until = Some(k.saturating_add(self.p.opts.after));
             } else if after_until.is_some_and(|u| k <= u) {
-                self.context(info, k, l);
+                self.p.context(info, k, l);
             }
         }
     }
@@ -729,7 +714,7 @@ impl Searcher<'_> {
         if maybe_unicode && memchr::memmem::find(s, b"\\u").is_some() {
             return false;
         }
-        if matches!(self.opts.mode, Mode::Count | Mode::Files) {
+        if matches!(self.p.opts.mode, Mode::Count | Mode::Files) {
             self.count_raw(info, s, raw, escapes_from);
             return true;
         }
@@ -737,7 +722,7 @@ impl Searcher<'_> {
         let mut escapes = escapes_from(0).peekable();
         // k, ls: the text line at the escapes taken so far, its start
         let (mut k, mut ls, mut at) = (0usize, 0usize, 0usize);
-        while at <= s.len() && !self.done {
+        while at <= s.len() && !self.p.done {
             let Some(m) = raw.find_at(s, at) else { break };
             let p = m.start;
             // the escapes before the match: line breaks, and whether the
@@ -768,7 +753,7 @@ impl Searcher<'_> {
             buf.extend_from_slice(&s[ls..le]);
             buf.push(b'"');
             let l = js::decode_string(&buf, 0..buf.len()).into_owned();
-            self.matched(info, k, &l);
+            self.p.matched(info, k, &l);
             if le >= s.len() {
                 break;
             }
@@ -793,7 +778,7 @@ impl Searcher<'_> {
         escapes_from: impl Fn(usize) -> E,
     ) {
         let mut at = 0usize;
-        while at <= s.len() && !self.done {
+        while at <= s.len() && !self.p.done {
             let Some(m) = raw.find_at(s, at) else { return };
             let run = s[..m.start]
                 .iter()
@@ -804,7 +789,7 @@ impl Searcher<'_> {
                 at = m.start + 1;
                 continue;
             }
-            self.matched(info, 0, "");
+            self.p.matched(info, 0, "");
             match escapes_from(m.end).find(|&i| s.get(i + 1) == Some(&b'n')) {
                 Some(i) => at = i + 2,
                 None => return,

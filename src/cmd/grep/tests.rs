@@ -1,10 +1,10 @@
 //! The raw search of JSON strings against the search of the decoded text.
 
 use super::search::search_source;
-use super::select::Source;
 use super::*;
 use crate::json::js;
 use crate::search::{self, Matcher};
+use crate::store::Source;
 
 /// The raw search of JSON strings (and the whole-text search) gives
 /// what the line-by-line search of the decoded text gives.

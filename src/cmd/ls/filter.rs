@@ -1,8 +1,7 @@
 //! The filters of a listing: activity times (`--since`, `--until`,
-//! `--older-than`), the working directory, the name's glob, orphans.
+//! `--older-than`, read by `time::parse_when`), the working directory, the name's glob, orphans.
 
 use super::Request;
-use crate::error::{Error, Result};
 use crate::store::{self, Info};
 use std::path::Path;
 
@@ -105,37 +104,6 @@ fn class_or_char(p: &[char], c: char) -> Option<(bool, usize)> {
     }
 }
 
-/// `--older-than` durations: `90d`, `12h`, `30m`, `45s`, `2w`.
-pub(crate) fn parse_duration(s: &str) -> Option<f64> {
-    let s = s.trim();
-    let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit() && c != '.')?);
-    let n: f64 = num.parse().ok()?;
-    let mult = match unit {
-        "s" => 1.0,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
-        "d" => 86_400.0,
-        "w" => 7.0 * 86_400.0,
-        _ => return None,
-    };
-    Some(n * mult * 1000.0)
-}
-
-/// A date for `--since`/`--until`: an ISO date or date-time (UTC), or a
-/// duration before now (`7d`).
-pub(crate) fn parse_when(s: &str, now: f64) -> Result<f64> {
-    if let Some(d) = parse_duration(s) {
-        return Ok(now - d);
-    }
-    let t = crate::time::parse_iso(s.trim());
-    if t.is_nan() {
-        return Err(Error::usage(format!(
-            "'{s}': not a date (2026-11-01, 2026-11-01T09:30:00Z) or a duration (7d, 12h)"
-        )));
-    }
-    Ok(t)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,12 +115,5 @@ mod tests {
         assert!(glob("*pars?r*", "the parser"));
         assert!(glob("[pq]x", "qx"));
         assert!(!glob("[!pq]x", "qx"));
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("90d"), Some(90.0 * 86_400_000.0));
-        assert_eq!(parse_duration("x"), None);
-        assert_eq!(parse_duration("5y"), None);
     }
 }

@@ -1,22 +1,21 @@
 //! pi-ls: the session store at a glance (pi's `SessionManager.list` and
 //! `listAll`, filtered, in text, JSON lines, or NUL-separated paths).
 //!
-//! Here the command, its request and the run (list, filter, print); the
-//! work in `list` (what pi lists), `filter`, `long` (the `-l` fields),
+//! Here the command, its request and the run (list, filter, print); what
+//! pi lists is the store's (`store::list`); the work in `filter`, `long`
+//! (the `-l` fields),
 //! `text` (the listing for people) and `tree` (forks under their source).
 
 mod filter;
-mod list;
 mod long;
 mod text;
 mod tree;
 
-pub(crate) use filter::{filter, parse_duration, parse_when};
-pub(crate) use list::list;
+pub(crate) use filter::filter;
 pub(crate) use long::{long_info, Long};
 
-use crate::cli::{Ctx, Exit, Log, Out};
-use crate::error::{escape_name, Diagnostic, Error, Result};
+use crate::cli::{ColorArgs, Ctx, Exit, Log, Out, StoreArgs};
+use crate::error::{Diagnostic, Error, Result};
 use crate::store;
 use clap::Parser;
 use std::io::Write;
@@ -60,6 +59,9 @@ again (pi only appends). One file per listed directory in
 $PI_SESSION_TOOLS_CACHE_DIR, else $XDG_CACHE_HOME/pi-session-tools, else
 ~/.cache/pi-session-tools; --no-cache or PI_SESSION_TOOLS_CACHE=off reads every
 file and neither reads nor writes it.
+",
+    crate::help_time!(),
+    "
 Exit status: 0 listed (an empty listing too), 1 an error, 2 wrong usage.",
     crate::exact_to_pi!()
 );
@@ -73,14 +75,13 @@ Exit status: 0 listed (an empty listing too), 1 an error, 2 wrong usage.",
 #[derive(Parser, Debug)]
 #[command(name = "pi-ls", version, after_help = EXAMPLES)]
 pub struct Args {
-    /// When to colour: auto (on a terminal, unless NO_COLOR is set;
-    /// CLICOLOR_FORCE or FORCE_COLOR force it), always (e.g. for `less -R`), never.
-    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
-    pub color: crate::cli::ColorWhen,
+    #[command(flatten)]
+    pub color: ColorArgs,
 
-    /// Every project's sessions (pi's listAll()), not only this directory's.
-    #[arg(short, long)]
-    pub all: bool,
+    // --all is pi's listAll(); --session-dir is listed as pi lists it
+    // (the help's Directories).
+    #[command(flatten)]
+    pub store: StoreArgs,
 
     /// One JSON object per session and line: pi's SessionInfo fields.
     #[arg(long, conflicts_with = "null")]
@@ -103,14 +104,6 @@ pub struct Args {
     #[arg(long)]
     pub orphans: bool,
 
-    /// Only sessions active at or after WHEN (2026-11-01, an ISO time, or 7d for 7 days ago).
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
-
-    /// Only sessions last active before WHEN.
-    #[arg(long, value_name = "WHEN")]
-    pub until: Option<String>,
-
     /// Only sessions last active more than DURATION ago (90d, 12h, 30m, 2w).
     #[arg(long, value_name = "DURATION")]
     pub older_than: Option<String>,
@@ -123,17 +116,12 @@ pub struct Args {
     #[arg(long, value_name = "GLOB")]
     pub name: Option<String>,
 
-    /// The session directory to list (instead of
-    /// $PI_CODING_AGENT_SESSION_DIR or ~/.pi/agent/sessions/--<cwd>--).
-    #[arg(long, value_name = "DIR")]
-    pub session_dir: Option<PathBuf>,
-
     /// Text: the width to fit (default: the terminal's; no limit in a pipe).
     #[arg(long, value_name = "N")]
     pub width: Option<usize>,
 
     /// Say why each skipped file is skipped (with its line) and sum up.
-    #[arg(short, long)]
+    #[arg(short, long, conflicts_with = "quiet")]
     pub verbose: bool,
 
     /// Read every file, and neither read nor write the cache of what each
@@ -141,21 +129,16 @@ pub struct Args {
     /// PI_SESSION_TOOLS_CACHE=off).
     #[arg(long)]
     pub no_cache: bool,
-
-    /// Do not print warnings.
-    #[arg(short, long, conflicts_with = "verbose")]
-    pub quiet: bool,
 }
 
-crate::impl_tool! { Args, "pi-ls", quiet = quiet }
+crate::impl_tool! { Args, "pi-ls", quiet = store.quiet }
 
 /// `pi-ls`: list the sessions asked for.
 pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let now = crate::time::now_ms();
-    let since = a.since.as_deref().map(|s| parse_when(s, now)).transpose()?;
-    let mut until = a.until.as_deref().map(|s| parse_when(s, now)).transpose()?;
+    let (since, mut until) = a.store.bounds(now)?;
     if let Some(d) = &a.older_than {
-        let Some(ms) = parse_duration(d) else {
+        let Some(ms) = crate::time::parse_duration(d) else {
             return Err(Error::usage(format!(
                 "--older-than '{d}': not a duration (90d, 12h, 30m, 45s, 2w)"
             )));
@@ -163,16 +146,16 @@ pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
         let t = now - ms;
         until = Some(until.map_or(t, |u: f64| u.min(t)));
     }
-    if a.session_dir
-        .as_ref()
-        .is_some_and(|d| d.as_os_str().is_empty())
-    {
+    if a.store.empty_session_dir() {
         return Err(Error::usage("--session-dir needs a directory"));
+    }
+    if let Some(n) = a.store.threads {
+        store::set_threads(n);
     }
     let tty = ctx.out_is_terminal();
     let req = Request {
-        all: a.all,
-        session_dir: a.session_dir.clone(),
+        all: a.store.all,
+        session_dir: a.store.session_dir.clone(),
         format: if a.json {
             Format::Json
         } else if a.null {
@@ -192,7 +175,7 @@ pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
         log: ctx.log,
         width: a.width.or_else(|| ctx.terminal_width()),
         relative: tty,
-        color: crate::cli::use_color(a.color),
+        color: a.color.on(),
         now,
     };
     print(&req, ctx.out())?;
@@ -239,18 +222,19 @@ pub(crate) struct Request {
 /// Run pi-ls: list, filter, print. Ok(false) when nothing was listed.
 pub(crate) fn print(req: &Request, out: &mut impl Write) -> Result<bool> {
     let t0 = std::time::Instant::now();
-    let (infos, skips, problems) = list(req);
     let log = req.log;
-    for p in &problems {
-        log.warn(&Diagnostic::plain(escape_name(p)));
-    }
-    if !log.quiet {
-        for s in &skips {
-            let line = s.line.filter(|_| req.verbose);
-            let why = format!("{}; not listed", s.reason);
-            log.warn(&Diagnostic::new(&s.path.to_string_lossy(), line, why));
-        }
-    }
+    let mut skipped = 0usize;
+    let listing = store::ListRequest {
+        all: req.all,
+        session_dir: req.session_dir.as_deref(),
+        cache: req.cache,
+    };
+    let infos = store::list(&listing, &mut |d| log.warn(&d), &mut |s| {
+        skipped += 1;
+        let line = s.line.filter(|_| req.verbose);
+        let why = format!("{}; not listed", s.reason);
+        log.warn(&Diagnostic::new(&s.path.to_string_lossy(), line, why));
+    });
     let total = infos.len();
     let infos = filter(req, infos);
     let longs: Vec<Option<Long>> = if req.long {
@@ -285,7 +269,7 @@ pub(crate) fn print(req: &Request, out: &mut impl Write) -> Result<bool> {
         log.note(format!(
             "{} listed ({total} sessions, {} files not sessions or unreadable) in {:.0} ms",
             infos.len(),
-            skips.len(),
+            skipped,
             t0.elapsed().as_secs_f64() * 1000.0
         ));
     }

@@ -15,6 +15,28 @@ pub(super) fn write_text(
     longs: &[Option<Long>],
     out: &mut impl Write,
 ) -> Result<()> {
+    let (head, rows, titles) = table(req, infos, longs);
+    let layout = Layout::new(req, head, &rows);
+    if req.relative && !rows.is_empty() {
+        let h: Vec<String> = layout.head.iter().map(|h| h.to_string()).collect();
+        out.bytes(layout.line(&h, "TITLE", true, true).as_bytes())?;
+    }
+    for (r, (t, named)) in rows.iter().zip(&titles) {
+        out.bytes(layout.line(r, t, *named, false).as_bytes())?;
+    }
+    Ok(())
+}
+
+/// A row's title: the indented name or first message, and whether it is a name.
+type Title = (String, bool);
+
+/// The column heads, each row's cells and each row's title, in the order
+/// printed (forks under their source with `--tree`).
+fn table(
+    req: &Request,
+    infos: &[Info],
+    longs: &[Option<Long>],
+) -> (Vec<&'static str>, Vec<Vec<String>>, Vec<Title>) {
     let ids = short_ids(infos);
     let order: Vec<(usize, usize)> = if req.tree {
         super::tree::tree_order(infos)
@@ -28,7 +50,7 @@ pub(super) fn write_text(
             iso(t)
         }
     };
-    let mut head: Vec<&str> = vec!["ID", "MODIFIED", "MSGS"];
+    let mut head: Vec<&'static str> = vec!["ID", "MODIFIED", "MSGS"];
     if req.long {
         head.extend([
             "CREATED", "ENTRIES", "LEAVES", "BRANCHES", "COMPACT", "LABELS", "SIZE", "VER",
@@ -39,7 +61,7 @@ pub(super) fn write_text(
         head.push("PROJECT");
     }
     let mut rows: Vec<Vec<String>> = Vec::with_capacity(order.len());
-    let mut titles: Vec<(String, bool)> = Vec::with_capacity(order.len());
+    let mut titles: Vec<Title> = Vec::with_capacity(order.len());
     for &(k, depth) in &order {
         let i = &infos[k];
         let mut r = vec![
@@ -49,26 +71,7 @@ pub(super) fn write_text(
         ];
         if req.long {
             r.push(time(i.created));
-            match longs.get(k).and_then(|l| l.as_ref()) {
-                Some(l) => {
-                    r.push(l.entries.to_string());
-                    r.push(l.leaves.to_string());
-                    r.push(l.branch_points.to_string());
-                    r.push(l.compactions.to_string());
-                    r.push(l.labels.to_string());
-                    r.push(human_bytes(i.bytes));
-                    r.push(i.version.to_string());
-                    r.push(js::number_to_js(l.tokens));
-                    r.push(format!("{:.2}", l.cost));
-                    r.push(l.last_model.clone().unwrap_or_else(|| "-".into()));
-                }
-                None => {
-                    r.extend(["-", "-", "-", "-", "-"].map(String::from));
-                    r.push(human_bytes(i.bytes));
-                    r.push(i.version.to_string());
-                    r.extend(["-", "-", "-"].map(String::from));
-                }
-            }
+            long_cells(&mut r, i, longs.get(k).and_then(|l| l.as_ref()));
         }
         if req.all {
             r.push(home_short(&i.cwd_string()));
@@ -85,28 +88,80 @@ pub(super) fn write_text(
         titles.push((format!("{indent}{}", one_line(&title)), named));
         rows.push(r);
     }
-    let ncols = head.len();
-    let mut widths: Vec<usize> = head.iter().map(|h| h.len()).collect();
-    for r in &rows {
-        for (c, v) in r.iter().enumerate() {
-            widths[c] = widths[c].max(crate::width::width(v));
+    (head, rows, titles)
+}
+
+/// The `-l` cells after CREATED (`-` where the file could not be read whole).
+fn long_cells(r: &mut Vec<String>, i: &Info, long: Option<&Long>) {
+    match long {
+        Some(l) => {
+            r.push(l.entries.to_string());
+            r.push(l.leaves.to_string());
+            r.push(l.branch_points.to_string());
+            r.push(l.compactions.to_string());
+            r.push(l.labels.to_string());
+            r.push(human_bytes(i.bytes));
+            r.push(i.version.to_string());
+            r.push(js::number_to_js(l.tokens));
+            r.push(format!("{:.2}", l.cost));
+            r.push(l.last_model.clone().unwrap_or_else(|| "-".into()));
+        }
+        None => {
+            r.extend(["-", "-", "-", "-", "-"].map(String::from));
+            r.push(human_bytes(i.bytes));
+            r.push(i.version.to_string());
+            r.extend(["-", "-", "-"].map(String::from));
         }
     }
-    // The project column gives way first, then the title.
-    if let (Some(w), true) = (req.width, req.all) {
-        let fixed: usize = widths[..ncols - 1].iter().map(|x| x + 2).sum();
-        let room = w.saturating_sub(fixed + 20);
-        let pc = &mut widths[ncols - 1];
-        *pc = (*pc).min(room.max(10));
+}
+
+/// The columns' widths and colours: how each line is laid out.
+struct Layout<'r> {
+    req: &'r Request,
+    head: Vec<&'static str>,
+    widths: Vec<usize>,
+    bold: &'static str,
+    dim: &'static str,
+    yellow: &'static str,
+    reset: &'static str,
+}
+
+impl<'r> Layout<'r> {
+    fn new(req: &'r Request, head: Vec<&'static str>, rows: &[Vec<String>]) -> Layout<'r> {
+        let ncols = head.len();
+        let mut widths: Vec<usize> = head.iter().map(|h| h.len()).collect();
+        for r in rows {
+            for (c, v) in r.iter().enumerate() {
+                widths[c] = widths[c].max(crate::width::width(v));
+            }
+        }
+        // The project column gives way first, then the title.
+        if let (Some(w), true) = (req.width, req.all) {
+            let fixed: usize = widths[..ncols - 1].iter().map(|x| x + 2).sum();
+            let room = w.saturating_sub(fixed + 20);
+            let pc = &mut widths[ncols - 1];
+            *pc = (*pc).min(room.max(10));
+        }
+        let (bold, dim, yellow, reset) = if req.color {
+            ("\x1b[1m", "\x1b[2m", "\x1b[33m", "\x1b[0m")
+        } else {
+            ("", "", "", "")
+        };
+        Layout {
+            req,
+            head,
+            widths,
+            bold,
+            dim,
+            yellow,
+            reset,
+        }
     }
-    let (bold, dim, yellow, reset) = if req.color {
-        ("\x1b[1m", "\x1b[2m", "\x1b[33m", "\x1b[0m")
-    } else {
-        ("", "", "", "")
-    };
-    let numeric = |c: usize| {
+
+    /// Whether column `c` holds numbers (aligned right).
+    fn numeric(&self, c: usize) -> bool {
         matches!(
-            head[c],
+            self.head[c],
             "MSGS"
                 | "ENTRIES"
                 | "LEAVES"
@@ -118,8 +173,12 @@ pub(super) fn write_text(
                 | "TOKENS"
                 | "COST"
         )
-    };
-    let line_of = |cells: &[String], title: &str, named: bool, header: bool| {
+    }
+
+    /// One line: the cells, then the title (cut to the width).
+    fn line(&self, cells: &[String], title: &str, named: bool, header: bool) -> String {
+        let (bold, dim, yellow, reset) = (self.bold, self.dim, self.yellow, self.reset);
+        let widths = &self.widths;
         let mut s = String::new();
         for (c, v) in cells.iter().enumerate() {
             let v = cut(v, widths[c]);
@@ -129,7 +188,7 @@ pub(super) fn write_text(
                 (0, false) => format!("{yellow}{v}{reset}"),
                 _ => v,
             };
-            if numeric(c) && !header {
+            if self.numeric(c) && !header {
                 s.push_str(&" ".repeat(pad));
                 s.push_str(&colored);
             } else {
@@ -139,7 +198,7 @@ pub(super) fn write_text(
             s.push_str("  ");
         }
         let used: usize = widths.iter().map(|w| w + 2).sum();
-        let t = match req.width {
+        let t = match self.req.width {
             Some(w) => cut(title, w.saturating_sub(used)),
             None => title.to_string(),
         };
@@ -150,7 +209,7 @@ pub(super) fn write_text(
         }
         s.truncate(s.trim_end().len());
         // Columns wider than the terminal: the line cut, without colour.
-        if let Some(w) = req.width {
+        if let Some(w) = self.req.width {
             if used > w {
                 let plain = strip_ansi(&s);
                 s = cut(&plain, w);
@@ -158,15 +217,7 @@ pub(super) fn write_text(
         }
         s.push('\n');
         s
-    };
-    if req.relative && !rows.is_empty() {
-        let h: Vec<String> = head.iter().map(|h| h.to_string()).collect();
-        out.bytes(line_of(&h, "TITLE", true, true).as_bytes())?;
     }
-    for (r, (t, named)) in rows.iter().zip(&titles) {
-        out.bytes(line_of(r, t, *named, false).as_bytes())?;
-    }
-    Ok(())
 }
 
 fn strip_ansi(s: &str) -> String {

@@ -19,11 +19,10 @@ mod batch;
 mod relocate;
 
 use crate::cli::{Ctx, Exit, Log, Out};
-use crate::error::{Diagnostic, Error, Result};
+use crate::error::{Error, Result};
 use crate::migrate::CURRENT_VERSION;
-use crate::store;
+use crate::store::{self, Source};
 use clap::Parser;
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// The file-level migration, at the path it had when it lived here.
@@ -140,21 +139,8 @@ pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     } else {
         Mode::Stdout
     };
-    // A PATH that names nothing may be a session-id prefix, looked up as
-    // the other tools look up SESSION.
-    let mut paths = Vec::with_capacity(args.paths.len());
-    for p in &args.paths {
-        if p.is_empty() || p == "-" || Path::new(p).symlink_metadata().is_ok() {
-            paths.push(p.clone());
-            continue;
-        }
-        match store::resolve_session(Some(p), None)? {
-            crate::session::Input::File(f) => paths.push(f.to_string_lossy().into_owned()),
-            crate::session::Input::Stdin => paths.push(p.clone()),
-        }
-    }
     let req = Request {
-        paths,
+        paths: args.paths.clone(),
         mode,
         all: args.all,
         relocate: args.relocate,
@@ -228,52 +214,17 @@ pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
         return Err(Error::usage("--backup needs --in-place"));
     }
     let batch = req.mode != Mode::Stdout;
-    let mut files = Vec::new();
     let mut failed = 0usize;
     let mut relocated = 0usize;
-    let mut roots: Vec<PathBuf> = req.paths.iter().map(PathBuf::from).collect();
-    // Whether a symbolic link to a file was found in a directory.
-    let mut links = false;
-    if req.all {
-        if req.relocate {
+    let files = select(req, batch, log, &mut || {
+        // before the store is walked: the files moved are found there
+        if req.all && req.relocate {
             match relocate::relocate(req, log) {
                 Ok(n) => relocated = n,
                 Err(n) => failed += n,
             }
         }
-        let root = store::store_root();
-        if root.is_dir() {
-            roots.push(root);
-        } else {
-            log.warn(&Diagnostic::new(
-                &root.display().to_string(),
-                None,
-                "no sessions directory",
-            ));
-        }
-    }
-    for p in &roots {
-        let meta = std::fs::metadata(p).map_err(|e| Error::io(&p.display().to_string(), &e))?;
-        if meta.is_dir() {
-            if !batch {
-                return Err(Error::usage(format!(
-                    "{}: a directory needs --in-place, --check or --dry-run",
-                    p.display()
-                )));
-            }
-            let walk = store::session_files_under(p, |d, e| {
-                log.warn(&Diagnostic::new(
-                    &d.display().to_string(),
-                    None,
-                    crate::error::io_message(e),
-                ))
-            });
-            links |= walk.links;
-            files.extend(walk.files);
-        } else {
-            files.push(p.clone());
-        }
-    }
+    })?;
     if !batch {
         if files.len() != 1 {
             return Err(Error::usage(
@@ -284,12 +235,6 @@ pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
         let f = std::fs::File::open(&files[0]).map_err(|e| Error::io(&name, &e))?;
         let bytes = crate::session::read_stream(&mut &f, &name)?;
         return single(req, &name, &bytes, log, ctx.out());
-    }
-    // The same file reached twice (by two arguments or a link) is done once.
-    // One directory walked without links cannot name a file twice.
-    if roots.len() > 1 || links {
-        let mut seen = HashSet::new();
-        files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
     }
     let (migrated, current, batch_failed) = batch::run_batch(req, &files, log);
     failed += batch_failed;
@@ -309,6 +254,66 @@ pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
         "{migrated} {verb}, {current} already current, {failed} failed{moved}"
     ));
     Ok(failed == 0 && !(req.mode == Mode::Check && migrated > 0))
+}
+
+/// The files the PATHs (and `--all`) name, each once, through the store's
+/// selection: a directory is every `*.jsonl` below it, a PATH that names
+/// nothing may be a session-id prefix (looked up as the other tools look
+/// up SESSION). A PATH that cannot be read, or that names no session, is
+/// an error; so is a directory without `batch`. `before_walk` runs once
+/// the arguments are checked, before any directory is walked.
+fn select(
+    req: &Request,
+    batch: bool,
+    log: Log,
+    before_walk: &mut dyn FnMut(),
+) -> Result<Vec<PathBuf>> {
+    for p in &req.paths {
+        let path = Path::new(p);
+        if path.symlink_metadata().is_err() && !store::looks_like_path(p) {
+            continue; // a session-id prefix: the selection looks it up
+        }
+        let meta = std::fs::metadata(path).map_err(|e| Error::io(p, &e))?;
+        if meta.is_dir() && !batch {
+            return Err(Error::usage(format!(
+                "{p}: a directory needs --in-place, --check or --dry-run"
+            )));
+        }
+    }
+    let root = store::store_root();
+    if req.all && !batch && root.is_dir() {
+        return Err(Error::usage(format!(
+            "{}: a directory needs --in-place, --check or --dry-run",
+            root.display()
+        )));
+    }
+    before_walk();
+    let sel_req = store::Request {
+        sessions: &req.paths,
+        all: req.all,
+        session_dir: None,
+        project: None,
+        stdin_if_piped: false,
+        walk: store::DirWalk::Sorted,
+    };
+    let mut sel = store::select(&sel_req, &mut |d| log.warn(&d))?;
+    sel.dedupe();
+    let mut files = Vec::with_capacity(sel.sources.len());
+    for s in sel.sources {
+        match s {
+            Source::File(f) => files.push(f),
+            // `-` was taken as stdin before
+            Source::Stdin => {}
+            Source::Unresolved(diag) => {
+                return Err(Error {
+                    kind: crate::error::ErrorKind::Data,
+                    diag,
+                    io: None,
+                })
+            }
+        }
+    }
+    Ok(files)
 }
 
 /// One session (stdin or a file) in stdout/check/dry-run mode.

@@ -10,9 +10,9 @@
 //! again. (What is kept of a file, its encoding, is with the file's
 //! records in `record`.)
 
-use super::dedupe::{families, Head};
-use super::record::decode_head;
-use super::scan::{header_of, scan_all, FileUsage};
+use super::dedupe::families;
+use super::record::{decode_head, FileUsage, Head};
+use super::scan::{header_of, scan_all};
 use crate::cli::Log;
 use crate::error::Diagnostic;
 use crate::store::{self, CacheWriter, Cached, Entries, Key};
@@ -25,67 +25,29 @@ const BATCH: usize = 256;
 /// Hand on what each of `paths` gave (the files that are sessions, in
 /// order: its index in `paths`, what it gave, whether it is in a fork
 /// family), read on every core, each warning said in file order. With
-/// `cache` (and one root) the unchanged files come from the cache of
-/// `roots`, which is rewritten when a file was read or is gone.
+/// `cache` (and a root: the directory they were found in) the unchanged
+/// files come from the cache of `root`, which is rewritten when a file
+/// was read or is gone.
 pub(super) fn each_file(
-    roots: &[PathBuf],
+    root: Option<&Path>,
     paths: &[(PathBuf, Metadata)],
     cache: bool,
     log: Log,
     mut each: impl FnMut(usize, FileUsage, bool),
 ) {
-    let root = match roots {
-        [root] => Some(store::resolve_path(root)),
-        _ => None,
-    };
+    let root = root.map(store::resolve_path);
     let open = || match &root {
         Some(r) => Entries::open::<FileUsage>(r, cache),
         None => (None, None),
     };
     // 1. the headers: the cache's, then the first lines of the others
     let (mut old, file) = open();
-    let mut hit = vec![false; paths.len()];
-    let mut heads: Vec<Option<Head>> = vec![None; paths.len()];
-    let mut leftover = false;
-    if let Some(e) = &mut old {
-        let mut i = 0;
-        while let Some((p, key, head)) = e.next(decode_head) {
-            while i < paths.len() && paths[i].0 < p {
-                i += 1;
-            }
-            if i < paths.len() && paths[i].0 == p && key == Key::of(&paths[i].1) {
-                hit[i] = true;
-                heads[i] = Some(head);
-                i += 1;
-            } else {
-                leftover = true;
-            }
-        }
-        if e.damaged {
-            hit.iter_mut().for_each(|h| *h = false);
-            heads.iter_mut().for_each(|h| *h = None);
-            leftover = true;
-        }
-    }
-    let misses: Vec<usize> = (0..paths.len()).filter(|&i| !hit[i]).collect();
-    let read = store::parallel_map(&misses, |&i| {
-        let line = store::first_line(&paths[i].0)?;
-        header_of(&line).map(|(session_id, _, _, parent_session)| Head {
-            path: paths[i].0.clone(),
-            session_id,
-            parent_session,
-        })
-    });
-    for (&i, h) in misses.iter().zip(read) {
-        heads[i] = h;
-    }
-    let some: Vec<usize> = (0..paths.len()).filter(|&i| heads[i].is_some()).collect();
-    let listed: Vec<Head> = some.iter().filter_map(|&i| heads[i].take()).collect();
-    let mut family = vec![false; paths.len()];
-    for (&i, f) in some.iter().zip(families(&listed)) {
-        family[i] = f;
-    }
-    drop(listed);
+    let Known {
+        hit,
+        family,
+        leftover,
+        missed,
+    } = known(paths, old.as_mut());
     // 2. what each file gave, a batch at a time
     let (mut old, _) = if hit.iter().any(|&h| h) {
         open()
@@ -93,7 +55,7 @@ pub(super) fn each_file(
         (None, None)
     };
     let mut new = file
-        .filter(|_| leftover || !misses.is_empty())
+        .filter(|_| leftover || missed)
         .and_then(|f| CacheWriter::create::<FileUsage>(&f));
     let mut any_read = false;
     for start in (0..paths.len()).step_by(BATCH) {
@@ -146,5 +108,71 @@ pub(super) fn each_file(
         if any_read || leftover {
             w.commit();
         }
+    }
+}
+
+/// What the cache still knows of the files, and their families.
+struct Known {
+    /// The cache has the file as it is.
+    hit: Vec<bool>,
+    /// The file is in a fork family (held until all are read).
+    family: Vec<bool>,
+    /// The cache has entries for files that are gone or changed.
+    leftover: bool,
+    /// Some file is not in the cache.
+    missed: bool,
+}
+
+/// The files' headers, from the cache (`old`) where it has the file as
+/// it is, else from their first lines: which the cache knows, and which
+/// are in a fork family.
+fn known(paths: &[(PathBuf, Metadata)], old: Option<&mut Entries>) -> Known {
+    let mut hit = vec![false; paths.len()];
+    let mut heads: Vec<Option<Head>> = vec![None; paths.len()];
+    let mut leftover = false;
+    if let Some(e) = old {
+        let mut i = 0;
+        while let Some((p, key, head)) = e.next(decode_head) {
+            while i < paths.len() && paths[i].0 < p {
+                i += 1;
+            }
+            if i < paths.len() && paths[i].0 == p && key == Key::of(&paths[i].1) {
+                hit[i] = true;
+                heads[i] = Some(head);
+                i += 1;
+            } else {
+                leftover = true;
+            }
+        }
+        if e.damaged {
+            hit.iter_mut().for_each(|h| *h = false);
+            heads.iter_mut().for_each(|h| *h = None);
+            leftover = true;
+        }
+    }
+    let misses: Vec<usize> = (0..paths.len()).filter(|&i| !hit[i]).collect();
+    let read = store::parallel_map(&misses, |&i| {
+        let line = store::first_line(&paths[i].0)?;
+        header_of(&line).map(|(session_id, _, _, parent_session)| Head {
+            path: paths[i].0.clone(),
+            session_id,
+            parent_session,
+        })
+    });
+    for (&i, h) in misses.iter().zip(read) {
+        heads[i] = h;
+    }
+    let some: Vec<usize> = (0..paths.len()).filter(|&i| heads[i].is_some()).collect();
+    let listed: Vec<Head> = some.iter().filter_map(|&i| heads[i].take()).collect();
+    let mut family = vec![false; paths.len()];
+    for (&i, f) in some.iter().zip(families(&listed)) {
+        family[i] = f;
+    }
+    drop(listed);
+    Known {
+        hit,
+        family,
+        leftover,
+        missed: !misses.is_empty(),
     }
 }

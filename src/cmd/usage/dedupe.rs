@@ -2,28 +2,11 @@
 //! every file (followed through the headers' `parentSession`), and the
 //! copies of an entry dropped but the one nearest the source.
 
-use super::scan::{header_of, FileUsage};
+use super::record::{FileUsage, Head};
+use super::scan::header_of;
 use crate::store;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-
-/// What the dedupe needs of a file's header.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Head {
-    pub path: std::path::PathBuf,
-    pub session_id: String,
-    pub parent_session: Option<String>,
-}
-
-impl Head {
-    fn of(f: &FileUsage) -> Head {
-        Head {
-            path: f.path.clone(),
-            session_id: f.session_id.clone(),
-            parent_session: f.parent_session.clone(),
-        }
-    }
-}
 
 /// Which files share their source with another (a fork family, or the
 /// same session twice): only their records need holding until every file

@@ -34,15 +34,16 @@ mod sum;
 
 pub(crate) use dedupe::dedupe;
 pub(crate) use report::{parse_date_bound, time_zone};
-pub(crate) use scan::{collect, scan_file};
+pub(crate) use scan::scan_file;
 
-use crate::cli::{Ctx, Exit, Log};
-use crate::error::{escape_name, Error, Result};
-use crate::store;
+use crate::cli::{ColorArgs, Ctx, Exit, Log, StoreArgs};
+use crate::error::{escape_name, Error, ErrorKind, Result};
+use crate::store::{self, DirWalk, Source};
 use clap::Parser;
-use scan::FileUsage;
+use record::FileUsage;
+use std::fs::Metadata;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 const EXAMPLES: &str = concat!(
     "\
@@ -55,6 +56,7 @@ Examples:
   pi-usage project                  a row per project directory
   pi-usage daily --timezone Europe/Berlin --csv > usage.csv
   pi-usage s.jsonl --by branch      one session: what each branch cost
+  pi-usage session 019a5c 01a1      the sessions named (files, directories, id prefixes)
   pi-usage weekly --breakdown       cost split into input, output, cache read, cache write
 
 Counted: every assistant message with usage (on every branch: abandoned
@@ -72,6 +74,13 @@ ccusage's field names (inputTokens, outputTokens, cacheCreationTokens,
 cacheReadTokens, totalTokens, totalCost) plus cost, costBreakdown, modelsUsed
 and source (how many records of each kind).
 
+SESSIONs (files, directories, session-id prefixes) count those sessions
+only; a directory counts its files and those of the directories directly under
+it. --since and --until bound days in --timezone: a TIME counts its day, and
+they also read YYYYMMDD and YYYY-MM (the month's first day, for --until its
+last). By default every project's sessions are read (--all is the default;
+--cwd DIR, one project's).
+
 The cache: what each session file gave is kept for the next run, and a file
 whose device, inode, size, modification and change times are unchanged is not
 read again (pi only appends to its files); its warnings are said again as
@@ -81,6 +90,8 @@ $PI_SESSION_TOOLS_CACHE_DIR, else $XDG_CACHE_HOME/pi-session-tools, else
 every file and neither reads nor writes it.
 
 ",
+    crate::help_time!(),
+    "\n",
     crate::help_exit!(),
     crate::exact_to_pi!()
 );
@@ -89,34 +100,24 @@ every file and neither reads nor writes it.
 /// provider or branch.
 ///
 /// Reads every session of every project (or of one project with --cwd, or
-/// one SESSION), counts every recorded usage once, and prints a table, JSON
+/// the SESSIONs given), counts every recorded usage once, and prints a table, JSON
 /// or CSV.
 #[derive(Parser, Debug)]
 #[command(name = "pi-usage", version, after_help = EXAMPLES)]
 pub struct Args {
-    /// When to colour: auto (on a terminal, unless NO_COLOR is set;
-    /// CLICOLOR_FORCE or FORCE_COLOR force it), always (e.g. for `less -R`), never.
-    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
-    pub color: crate::cli::ColorWhen,
+    #[command(flatten)]
+    pub color: ColorArgs,
 
     /// The report (daily, weekly, monthly, session, project; default daily),
-    /// then optionally one SESSION (a file or a session-id prefix): only that
-    /// session is counted.
-    #[arg(value_name = "REPORT|SESSION", num_args = 0..=2)]
+    /// then optionally SESSIONs (files, directories, session-id prefixes):
+    /// only those sessions are counted.
+    #[arg(value_name = "REPORT|SESSION")]
     pub words: Vec<String>,
 
     /// A second grouping: a row per model or provider within each row;
     /// `branch` (with one SESSION): a row per leaf, with what its path cost.
     #[arg(long, value_enum)]
     pub by: Option<By>,
-
-    /// First day counted (YYYY-MM-DD, YYYYMMDD, or YYYY-MM for the month's first day).
-    #[arg(long, value_name = "DATE")]
-    pub since: Option<String>,
-
-    /// Last day counted (YYYY-MM-DD, YYYYMMDD, or YYYY-MM for the month's last day).
-    #[arg(long, value_name = "DATE")]
-    pub until: Option<String>,
 
     /// IANA time zone the days are counted in (default: the system's).
     #[arg(long, short = 'z', value_name = "ZONE")]
@@ -135,13 +136,11 @@ pub struct Args {
     pub breakdown: bool,
 
     /// Only the sessions of the project in DIR (pi's session directory for it).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "all")]
     pub cwd: Option<PathBuf>,
 
-    /// The sessions root to read instead of $PI_CODING_AGENT_SESSION_DIR or
-    /// <agentDir>/sessions (also where SESSION prefixes are looked up).
-    #[arg(long, value_name = "DIR")]
-    pub session_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
 
     /// Table width (default: the terminal's; unlimited when not a terminal).
     #[arg(long, value_name = "N")]
@@ -151,52 +150,24 @@ pub struct Args {
     /// file gave when last counted (also PI_SESSION_TOOLS_CACHE=off).
     #[arg(long)]
     pub no_cache: bool,
-
-    /// Do not print warnings.
-    #[arg(short, long)]
-    pub quiet: bool,
 }
 
-crate::impl_tool! { Args, "pi-usage", quiet = quiet }
+crate::impl_tool! { Args, "pi-usage", quiet = store.quiet }
 
 /// `pi-usage`: add up the usage of the sessions asked for and print the report.
 pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
-    let mut report = Report::Daily;
-    let mut session = None;
-    for (i, w) in args.words.iter().enumerate() {
-        match Report::parse(w) {
-            Some(r) if i == 0 => report = r,
-            _ if session.is_none() => session = Some(w.clone()),
-            _ => return Err(Error::usage(format!("unexpected argument '{w}'"))),
-        }
+    let (report, sessions) = words(&args.words)?;
+    if args.store.all && !sessions.is_empty() {
+        return Err(Error::usage(
+            "--all counts every project: give it no SESSION",
+        ));
     }
-    let file = match session {
-        Some(s) => match store::resolve_session(Some(&s), args.session_dir.as_deref())? {
-            crate::session::Input::File(p) => Some(p),
-            _ => {
-                return Err(Error::usage(
-                    "SESSION must be a file or a session-id prefix",
-                ))
-            }
-        },
-        None => None,
-    };
-    let roots = if let Some(d) = &args.session_dir {
-        match &args.cwd {
-            Some(c) => vec![d.join(store::encode_cwd(&store::resolve_path(c).to_string_lossy()))],
-            None => vec![d.clone()],
-        }
-    } else {
-        match &args.cwd {
-            Some(c) => vec![store::project_session_dir(&store::resolve_path(c), None)],
-            None => vec![store::store_root()],
-        }
-    };
+    let (file, files, root) = select(args, &sessions, ctx.log)?;
     let req = Request {
         report,
         by: args.by,
-        since: args.since.clone(),
-        until: args.until.clone(),
+        since: args.store.since.clone(),
+        until: args.store.until.clone(),
         timezone: args.timezone.clone(),
         output: if args.json {
             Output::Json
@@ -206,15 +177,76 @@ pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
             Output::Table
         },
         breakdown: args.breakdown,
-        roots,
+        files,
+        root,
         file,
         cache: !args.no_cache,
         log: ctx.log,
-        color: crate::cli::use_color(args.color),
+        color: args.color.on(),
         width: args.width.or_else(|| ctx.terminal_width()),
     };
     report_usage(&req, ctx.out())?;
     Ok(Exit::Ok)
+}
+
+/// The report word (when the first word is one) and the SESSIONs.
+fn words(words: &[String]) -> Result<(Report, Vec<String>)> {
+    let mut report = Report::Daily;
+    let mut sessions = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        match Report::parse(w) {
+            Some(r) if i == 0 => report = r,
+            Some(_) => return Err(Error::usage(format!("unexpected argument '{w}'"))),
+            None => sessions.push(w.clone()),
+        }
+    }
+    Ok((report, sessions))
+}
+
+/// The files to count, from the store's selection: one SESSION that names
+/// a file is that session alone (its own errors are the tool's); else
+/// every file with its metadata, in path order, and the directory read
+/// for want of SESSIONs (the cache's).
+type Selected = (Option<PathBuf>, Vec<(PathBuf, Metadata)>, Option<PathBuf>);
+
+fn select(args: &Args, sessions: &[String], log: Log) -> Result<Selected> {
+    let req = store::Request {
+        all: sessions.is_empty() && args.cwd.is_none(),
+        project: args.cwd.as_deref(),
+        ..args.store.request(sessions, DirWalk::Stat)
+    };
+    let sel = store::select(&req, &mut |d| log.warn(&d))?;
+    let mut files = Vec::with_capacity(sel.sources.len());
+    for (s, m) in sel.sources.into_iter().zip(sel.meta) {
+        let p = match s {
+            Source::File(p) => p,
+            Source::Stdin => {
+                return Err(Error::usage(
+                    "SESSION must be a file or a session-id prefix",
+                ))
+            }
+            Source::Unresolved(diag) => {
+                return Err(Error {
+                    kind: ErrorKind::Data,
+                    diag,
+                    io: None,
+                })
+            }
+        };
+        if let [one] = sessions {
+            if !Path::new(one).is_dir() {
+                return Ok((Some(p), Vec::new(), None));
+            }
+        }
+        let m = match m {
+            Some(m) => m,
+            None => std::fs::metadata(&p).map_err(|e| Error::io(&p.to_string_lossy(), &e))?,
+        };
+        files.push((p, m));
+    }
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    files.dedup_by(|a, b| a.0 == b.0);
+    Ok((None, files, sel.root))
 }
 
 /// Which report.
@@ -266,8 +298,10 @@ pub(crate) struct Request {
     pub timezone: Option<String>,
     pub output: Output,
     pub breakdown: bool,
-    /// Walk these roots (every `*.jsonl` one or two levels down).
-    pub roots: Vec<PathBuf>,
+    /// The files to count, with their metadata, in path order.
+    pub files: Vec<(PathBuf, Metadata)>,
+    /// The directory they were found in for want of SESSIONs (the cache's).
+    pub root: Option<PathBuf>,
     /// Or count just this file.
     pub file: Option<PathBuf>,
     /// Take unchanged files from the cache, and keep this run's.
@@ -281,15 +315,19 @@ pub(crate) struct Request {
 /// Run the request; returns nothing, writes to `out`.
 pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
     let tz = time_zone(req.timezone.as_deref())?;
+    let now = crate::time::now_ms();
     let bound = |flag: &str, value: &Option<String>| {
         value
             .as_deref()
             .map(|s| {
-                parse_date_bound(s).ok_or_else(|| {
-                    Error::usage(format!(
-                        "{flag} {s}: not a date (YYYY-MM-DD, YYYYMMDD or YYYY-MM)"
-                    ))
-                })
+                parse_date_bound(s)
+                    .or_else(|| day_bound(s, now, &tz))
+                    .ok_or_else(|| {
+                        Error::usage(format!(
+                            "{flag} {s}: not a date (YYYY-MM-DD, YYYYMMDD or YYYY-MM) \
+                             or a duration (7d, 12h)"
+                        ))
+                    })
             })
             .transpose()
     };
@@ -311,7 +349,7 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
             };
             fu.say_warnings(req.log);
             if branch {
-                let recs: Vec<&scan::Record> = fu
+                let recs: Vec<&record::Record> = fu
                     .records
                     .iter()
                     .filter(|r| rows.day(r).is_some())
@@ -323,18 +361,12 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
             }
         }
         None => {
-            let mut paths = Vec::new();
-            for r in &req.roots {
-                paths.extend(collect(r, req.log));
-            }
-            paths.sort_by(|a, b| a.0.cmp(&b.0));
-            paths.dedup_by(|a, b| a.0 == b.0);
             // a fork family's files are held until all are read, then
             // counted once; every other file is folded in as it comes
             let mut held: Vec<(usize, FileUsage)> = Vec::new();
             cache::each_file(
-                &req.roots,
-                &paths,
+                req.root.as_deref(),
+                &req.files,
                 req.cache,
                 req.log,
                 |i, mut fu, family| {
@@ -359,4 +391,17 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
         Output::Csv => print::write_csv(req, &rows, out),
         Output::Table => print::write_table(req, &rows, &total, out),
     }
+}
+
+/// A TIME as `time::parse_when` reads it (a duration before `now`, or
+/// an ISO time) as its day in `tz`: (day, day).
+fn day_bound(s: &str, now: f64, tz: &jiff::tz::TimeZone) -> Option<(String, String)> {
+    let ms = crate::time::parse_when(s, now).ok()?;
+    let t = jiff::Timestamp::from_millisecond(ms as i64).ok()?;
+    let d = t
+        .to_zoned(tz.clone())
+        .date()
+        .strftime("%Y-%m-%d")
+        .to_string();
+    Some((d.clone(), d))
 }

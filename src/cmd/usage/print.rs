@@ -1,8 +1,8 @@
 //! The outputs of a report: a JSON array of rows (ccusage's field names),
 //! CSV with a header line, or a table fitted to the terminal's width.
 
+use super::record::Source;
 use super::report::{Group, Row};
-use super::scan::Source;
 use super::{By, Report, Request};
 use crate::cli::Out;
 use crate::error::Result;
@@ -202,63 +202,7 @@ pub(super) fn write_table(
         out.line(b"No usage found.")?;
         return out.done();
     }
-    let mut heads: Vec<(String, bool, bool)> = Vec::new(); // (title, right-aligned, optional)
-    for k in key_names(req) {
-        let title = match k {
-            "date" => "Date",
-            "week" => "Week",
-            "month" => "Month",
-            "sessionId" => "Session",
-            "file" => continue,
-            "project" => "Project",
-            "model" => "Model",
-            "provider" => "Provider",
-            "leaf" => "Leaf",
-            _ => k,
-        };
-        heads.push((title.into(), false, false));
-    }
-    let mut numeric = vec![
-        "Input",
-        "Output",
-        "Cache Write",
-        "Cache Read",
-        "Total Tokens",
-        "Cost",
-    ];
-    if req.by == Some(By::Branch) {
-        numeric.push("Own Cost");
-    }
-    if req.breakdown {
-        numeric.extend(["Cost In", "Cost Out", "Cost CR", "Cost CW"]);
-    }
-    for n in &numeric {
-        let optional = !matches!(*n, "Total Tokens" | "Cost");
-        heads.push((n.to_string(), true, optional));
-    }
-    let numbers = |g: &Group| -> Vec<String> {
-        let a = &g.amounts;
-        let mut v = vec![
-            thousands(a.input),
-            thousands(a.output),
-            thousands(a.cache_write),
-            thousands(a.cache_read),
-            thousands(a.total_tokens),
-            money(a.cost),
-        ];
-        if req.by == Some(By::Branch) {
-            v.push(money(g.own.map(|o| o.cost).unwrap_or(0.0)));
-        }
-        if req.breakdown {
-            v.extend([
-                money(a.cost_input),
-                money(a.cost_output),
-                money(a.cost_cache_read),
-                money(a.cost_cache_write),
-            ]);
-        }
-        v
-    };
+    let heads = table_heads(req);
     let mut cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
@@ -268,46 +212,27 @@ pub(super) fn write_table(
                 .filter(|(k, _)| *k != "file")
                 .map(|(_, v)| v.clone())
                 .collect();
-            c.extend(numbers(&r.group));
+            c.extend(numbers(req, &r.group));
             c
         })
         .collect();
-    let nkeys = heads.len() - numeric.len();
+    let nkeys = heads.iter().filter(|h| !h.1).count();
     let mut tot: Vec<String> = vec![String::new(); nkeys];
     tot[0] = "Total".into();
-    tot.extend(numbers(total));
+    tot.extend(numbers(req, total));
     cells.push(tot);
     let width = |s: &str| crate::width::width(s);
-    let mut keep: Vec<bool> = vec![true; heads.len()];
-    let col_w = |i: usize, cells: &[Vec<String>]| -> usize {
-        cells
-            .iter()
-            .map(|r| width(&r[i]))
-            .chain([width(&heads[i].0)])
-            .max()
-            .unwrap_or(0)
-    };
-    let widths: Vec<usize> = (0..heads.len()).map(|i| col_w(i, &cells)).collect();
-    let total_w = |keep: &[bool]| -> usize {
-        widths
-            .iter()
-            .zip(keep)
-            .filter(|(_, k)| **k)
-            .map(|(w, _)| w + 2)
-            .sum::<usize>()
-    };
-    let limit = req.width.unwrap_or(usize::MAX);
-    // drop optional columns from the right until it fits
-    let mut hidden = 0;
-    for i in (0..heads.len()).rev() {
-        if total_w(&keep) <= limit {
-            break;
-        }
-        if heads[i].2 {
-            keep[i] = false;
-            hidden += 1;
-        }
-    }
+    let widths: Vec<usize> = (0..heads.len())
+        .map(|i| {
+            cells
+                .iter()
+                .map(|r| width(&r[i]))
+                .chain([width(&heads[i].0)])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let (keep, hidden) = fit(&heads, &widths, req.width.unwrap_or(usize::MAX));
     let (bold, reset) = if req.color {
         ("\x1b[1m", "\x1b[0m")
     } else {
@@ -359,4 +284,97 @@ pub(super) fn write_table(
         ))?;
     }
     out.done()
+}
+
+/// A table's column: (title, right-aligned, optional: left out first
+/// when the table is too wide).
+type Head = (String, bool, bool);
+
+/// The table's columns: the keys, then the numbers.
+fn table_heads(req: &Request) -> Vec<Head> {
+    let mut heads: Vec<Head> = Vec::new();
+    for k in key_names(req) {
+        let title = match k {
+            "date" => "Date",
+            "week" => "Week",
+            "month" => "Month",
+            "sessionId" => "Session",
+            "file" => continue,
+            "project" => "Project",
+            "model" => "Model",
+            "provider" => "Provider",
+            "leaf" => "Leaf",
+            _ => k,
+        };
+        heads.push((title.into(), false, false));
+    }
+    let mut numeric = vec![
+        "Input",
+        "Output",
+        "Cache Write",
+        "Cache Read",
+        "Total Tokens",
+        "Cost",
+    ];
+    if req.by == Some(By::Branch) {
+        numeric.push("Own Cost");
+    }
+    if req.breakdown {
+        numeric.extend(["Cost In", "Cost Out", "Cost CR", "Cost CW"]);
+    }
+    for n in &numeric {
+        let optional = !matches!(*n, "Total Tokens" | "Cost");
+        heads.push((n.to_string(), true, optional));
+    }
+    heads
+}
+
+/// A row's numbers, as the table prints them.
+fn numbers(req: &Request, g: &Group) -> Vec<String> {
+    let a = &g.amounts;
+    let mut v = vec![
+        thousands(a.input),
+        thousands(a.output),
+        thousands(a.cache_write),
+        thousands(a.cache_read),
+        thousands(a.total_tokens),
+        money(a.cost),
+    ];
+    if req.by == Some(By::Branch) {
+        v.push(money(g.own.map(|o| o.cost).unwrap_or(0.0)));
+    }
+    if req.breakdown {
+        v.extend([
+            money(a.cost_input),
+            money(a.cost_output),
+            money(a.cost_cache_read),
+            money(a.cost_cache_write),
+        ]);
+    }
+    v
+}
+
+/// Which columns are kept in `limit` columns (optional ones dropped from
+/// the right until the table fits), and how many were dropped.
+fn fit(heads: &[Head], widths: &[usize], limit: usize) -> (Vec<bool>, usize) {
+    let mut keep: Vec<bool> = vec![true; heads.len()];
+    let total_w = |keep: &[bool]| -> usize {
+        widths
+            .iter()
+            .zip(keep)
+            .filter(|(_, k)| **k)
+            .map(|(w, _)| w + 2)
+            .sum::<usize>()
+    };
+    let mut hidden = 0;
+    for i in (0..heads.len()).rev() {
+        if total_w(&keep) <= limit {
+            break;
+        }
+        if heads[i].2 {
+            keep[i] = false;
+            hidden += 1;
+        }
+    }
+    (keep, hidden)
 }

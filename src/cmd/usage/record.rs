@@ -1,10 +1,11 @@
-//! What the files gave: the numbers of a usage object ([`Amounts`]), one
+//! What the files gave: one
 //! counted record, kept compact ([`Record`]: there is one per usage object
 //! of a file, and a fork family's are kept until every file is read), and what one
 //! file gave ([`FileUsage`]: its header's fields, its records, its
 //! warnings), which hands each record's parts back; and how a file's
 //! usage is kept in the cache (`store::Cached`).
 
+use super::sum::{Amounts, Sums};
 use crate::cli::Log;
 use crate::error::Diagnostic;
 use crate::store::{put_bytes, put_opt, put_u64, Cached, Reader};
@@ -17,21 +18,6 @@ pub(crate) enum Source {
     Usage,
     Compaction,
     BranchSummary,
-}
-
-/// The numbers of one usage object.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct Amounts {
-    pub input: f64,
-    pub output: f64,
-    pub cache_read: f64,
-    pub cache_write: f64,
-    pub total_tokens: f64,
-    pub cost_input: f64,
-    pub cost_output: f64,
-    pub cost_cache_read: f64,
-    pub cost_cache_write: f64,
-    pub cost: f64,
 }
 
 /// One counted usage object, compact (88 bytes): its names are indices
@@ -108,7 +94,7 @@ impl FileUsage {
     }
 
     /// Add the record's numbers to `s`.
-    pub(super) fn sum_into(&self, r: &Record, s: &mut super::sum::Sums) {
+    pub(super) fn sum_into(&self, r: &Record, s: &mut Sums) {
         if r.wide {
             s.add_odd(
                 self.wide
@@ -394,9 +380,27 @@ impl Cached for FileUsage {
     }
 }
 
+/// What the dedupe needs of a file's header.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Head {
+    pub path: std::path::PathBuf,
+    pub session_id: String,
+    pub parent_session: Option<String>,
+}
+
+impl Head {
+    pub(super) fn of(f: &FileUsage) -> Head {
+        Head {
+            path: f.path.clone(),
+            session_id: f.session_id.clone(),
+            parent_session: f.parent_session.clone(),
+        }
+    }
+}
+
 /// The header fields of a file's cache entry (the rest of it is skipped
 /// by the cache's frame).
-pub(super) fn decode_head(path: &Path, r: &mut Reader<'_>) -> Option<super::dedupe::Head> {
+pub(super) fn decode_head(path: &Path, r: &mut Reader<'_>) -> Option<Head> {
     let session_id = string(r)?;
     r.bytes()?;
     r.bytes()?;
@@ -404,7 +408,7 @@ pub(super) fn decode_head(path: &Path, r: &mut Reader<'_>) -> Option<super::dedu
         Some(b) => Some(String::from_utf8(b.to_vec()).ok()?),
         None => None,
     };
-    Some(super::dedupe::Head {
+    Some(Head {
         path: path.to_path_buf(),
         session_id,
         parent_session,

@@ -2,8 +2,8 @@
 //! in a time zone, `--since`/`--until` bounds), by session or project, then
 //! by model or provider; or, for one session, by branch (a row per leaf).
 
-use super::scan::{Amounts, FileUsage, Record, Source};
-use super::sum::Sums;
+use super::record::{FileUsage, Record, Source};
+use super::sum::{Amounts, Sums};
 use super::{By, Report, Request};
 use crate::error::{Error, Result};
 use std::collections::{BTreeSet, HashMap, HashSet};

@@ -3,15 +3,13 @@
 //! as written), the header of each file, and the files under the roots
 //! asked for, read on every core.
 
-pub(crate) use super::record::{Amounts, FileUsage, Record, Source};
-use crate::cli::Log;
-use crate::error::Diagnostic;
+use super::record::{FileUsage, Source};
+use super::sum::Amounts;
 use crate::json::{js, Object};
 use crate::store;
-use std::fs::Metadata;
 use std::io::Read;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn number_field(
     obj: &Object<'_>,
@@ -290,24 +288,7 @@ fn scan_bytes_with(
 ) -> std::result::Result<FileUsage, String> {
     let mut warnings: Vec<(u64, String)> = Vec::new();
     let mut warn = |line_no: u64, what: &str| warnings.push((line_no, what.to_string()));
-    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
-    if first.starts_with(b"\xEF\xBB\xBF") {
-        return Err("starts with a byte order mark; pi refuses such a file".into());
-    }
-    let Some((session_id, cwd, header_time, parent_session)) = header_of(first) else {
-        return Err("not a session file (the first line is not a session header)".into());
-    };
-    let version = Object::parse_line(first)
-        .ok()
-        .flatten()
-        .and_then(|o| o.raw("version").map(|v| v.to_vec()));
-    let v1 = version.is_none();
-    let mut fu = FileUsage::default();
-    fu.path = path.to_path_buf();
-    fu.session_id = session_id;
-    fu.cwd = cwd;
-    fu.header_time = header_time;
-    fu.parent_session = parent_session;
+    let (mut fu, v1) = file_usage(path, bytes)?;
     let mut prev_id: Option<String> = None;
     let mut skel: Vec<u8> = Vec::new();
     let lines = LineNumbers::new(bytes);
@@ -369,63 +350,11 @@ fn scan_bytes_with(
             fu.tree.push((id.clone(), parent));
             prev_id = Some(id.clone());
         }
-        if !has_usage {
-            return;
+        if has_usage {
+            count(&mut fu, &obj, message, fast, &id, |what| {
+                warn(line_no(), what)
+            });
         }
-        let ty = obj.str("type");
-        let (source, holder) = match ty.as_deref() {
-            Some("message") => match message
-                .or_else(|| crate::store::raw::sub_object(&obj, "message", fast))
-            {
-                Some(m) if m.str("role").as_deref() == Some("assistant") => (Source::Assistant, m),
-                _ => return,
-            },
-            Some("usage") => (Source::Usage, obj.clone()),
-            Some("compaction") => (Source::Compaction, obj.clone()),
-            Some("branch_summary") => (Source::BranchSummary, obj.clone()),
-            _ => return,
-        };
-        let Some(usage) = crate::store::raw::sub_object(&holder, "usage", fast) else {
-            if holder.raw("usage").is_some_and(|r| r != b"null") {
-                warn(line_no(), "usage is not an object; not counted");
-            }
-            return;
-        };
-        let mut problems = Vec::new();
-        let amounts = amounts_of(&usage, &mut problems);
-        for p in problems {
-            warn(line_no(), &p);
-        }
-        let time_ms = obj
-            .raw("timestamp")
-            .map(crate::time::js_date_ms)
-            .unwrap_or(f64::NAN);
-        let time_ms = if time_ms.is_nan() {
-            // an assistant message's own time (ms), else the header's
-            let t = holder
-                .raw("timestamp")
-                .map(crate::time::js_date_ms)
-                .unwrap_or(f64::NAN);
-            if t.is_nan() {
-                warn(
-                    line_no(),
-                    "no usable timestamp; dated by the session header",
-                );
-                crate::time::parse_iso(&fu.header_time)
-            } else {
-                t
-            }
-        } else {
-            time_ms
-        };
-        fu.push(
-            time_ms,
-            &amounts,
-            &id,
-            &holder.str("model").unwrap_or_default(),
-            &holder.str("provider").unwrap_or_default(),
-            source,
-        );
     });
     fu.warnings = warnings;
     // kept until every file is read: no room to spare
@@ -433,52 +362,93 @@ fn scan_bytes_with(
     Ok(fu)
 }
 
-/// Every `*.jsonl` file in `root` and in its subdirectories (one level, as
-/// pi lays them out), sorted, with its metadata (the one stat each takes,
-/// links followed); a `root` that cannot be read (but exists) is warned
-/// about.
-pub(crate) fn collect(root: &Path, log: Log) -> Vec<(PathBuf, Metadata)> {
-    let mut out = Vec::new();
-    let rd = match std::fs::read_dir(root) {
-        Ok(rd) => rd,
-        Err(e) => {
-            if e.kind() != std::io::ErrorKind::NotFound {
-                let name = root.to_string_lossy();
-                log.warn(&Diagnostic::new(&name, None, crate::error::io_message(&e)));
-            }
-            return out;
-        }
-    };
-    let session = |p: PathBuf, m: Metadata, out: &mut Vec<(PathBuf, Metadata)>| {
-        if m.is_file() && p.extension().is_some_and(|x| x == "jsonl") {
-            out.push((p, m));
-        }
-    };
-    // the projects' directories listed and their files stat'd on every core
-    let entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-    for found in store::parallel_map(&entries, |p| {
-        let mut out = Vec::new();
-        let Ok(m) = std::fs::metadata(p) else {
-            return out;
-        };
-        if m.is_dir() {
-            for sub in std::fs::read_dir(p).into_iter().flatten().flatten() {
-                let q = sub.path();
-                if q.extension().is_some_and(|x| x == "jsonl") {
-                    if let Ok(m) = std::fs::metadata(&q) {
-                        session(q, m, &mut out);
-                    }
-                }
-            }
-        } else {
-            session(p.clone(), m, &mut out);
-        }
-        out
-    }) {
-        out.extend(found);
+/// A file's usage with its header's fields, and whether it is a version 1
+/// file (no `version`: its ids are made as pi-migrate makes them); or why
+/// it is not a session file.
+fn file_usage(path: &Path, bytes: &[u8]) -> std::result::Result<(FileUsage, bool), String> {
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    if first.starts_with(b"\xEF\xBB\xBF") {
+        return Err("starts with a byte order mark; pi refuses such a file".into());
     }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
+    let Some((session_id, cwd, header_time, parent_session)) = header_of(first) else {
+        return Err("not a session file (the first line is not a session header)".into());
+    };
+    let version = Object::parse_line(first)
+        .ok()
+        .flatten()
+        .and_then(|o| o.raw("version").map(|v| v.to_vec()));
+    let mut fu = FileUsage::default();
+    fu.path = path.to_path_buf();
+    fu.session_id = session_id;
+    fu.cwd = cwd;
+    fu.header_time = header_time;
+    fu.parent_session = parent_session;
+    Ok((fu, version.is_none()))
+}
+
+/// Count the usage of entry `obj` (`message`: its message, when the quick
+/// check cut it out), with entry id `id`, into `fu`; `warn` says what is
+/// wrong with it.
+#[inline]
+fn count(
+    fu: &mut FileUsage,
+    obj: &Object<'_>,
+    message: Option<Object<'_>>,
+    fast: bool,
+    id: &str,
+    mut warn: impl FnMut(&str),
+) {
+    let ty = obj.str("type");
+    let (source, holder) = match ty.as_deref() {
+        Some("message") => {
+            match message.or_else(|| crate::store::raw::sub_object(obj, "message", fast)) {
+                Some(m) if m.str("role").as_deref() == Some("assistant") => (Source::Assistant, m),
+                _ => return,
+            }
+        }
+        Some("usage") => (Source::Usage, obj.clone()),
+        Some("compaction") => (Source::Compaction, obj.clone()),
+        Some("branch_summary") => (Source::BranchSummary, obj.clone()),
+        _ => return,
+    };
+    let Some(usage) = crate::store::raw::sub_object(&holder, "usage", fast) else {
+        if holder.raw("usage").is_some_and(|r| r != b"null") {
+            warn("usage is not an object; not counted");
+        }
+        return;
+    };
+    let mut problems = Vec::new();
+    let amounts = amounts_of(&usage, &mut problems);
+    for p in problems {
+        warn(&p);
+    }
+    let time_ms = obj
+        .raw("timestamp")
+        .map(crate::time::js_date_ms)
+        .unwrap_or(f64::NAN);
+    let time_ms = if time_ms.is_nan() {
+        // an assistant message's own time (ms), else the header's
+        let t = holder
+            .raw("timestamp")
+            .map(crate::time::js_date_ms)
+            .unwrap_or(f64::NAN);
+        if t.is_nan() {
+            warn("no usable timestamp; dated by the session header");
+            crate::time::parse_iso(&fu.header_time)
+        } else {
+            t
+        }
+    } else {
+        time_ms
+    };
+    fu.push(
+        time_ms,
+        &amounts,
+        id,
+        &holder.str("model").unwrap_or_default(),
+        &holder.str("provider").unwrap_or_default(),
+        source,
+    );
 }
 
 /// Read files on every core: what each gave, or why it is not a session

@@ -1,9 +1,23 @@
 //! Sums that do not depend on the order their terms come in: [`Exact`],
 //! Shewchuk's exact summation (as Python's `math.fsum`): the float nearest
 //! the exact sum of the terms; and [`Sums`], a row's ten totals (whole
-//! tokens summed as integers, the rest exactly).
+//! tokens summed as integers, the rest exactly), given back as [`Amounts`],
+//! the numbers of one usage object.
 
-use super::record::Amounts;
+/// The numbers of one usage object.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Amounts {
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+    pub total_tokens: f64,
+    pub cost_input: f64,
+    pub cost_output: f64,
+    pub cost_cache_read: f64,
+    pub cost_cache_write: f64,
+    pub cost: f64,
+}
 
 /// The exact sum of the floats added, as non-overlapping parts (a few:
 /// costs span few binades); infinities and NaN kept apart.

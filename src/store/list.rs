@@ -1,15 +1,40 @@
 //! What pi lists: the session directory of this project (or the one
 //! asked for), or every project's, read as pi's `SessionManager.list` and
-//! `listAll` read them, in pi's order.
+//! `listAll` read them, in pi's order (pi-ls; the other store tools select
+//! with [`super::select`]).
+//!
+//! `--session-dir` here is pi's `sessionDir`: without `--all`, DIR's
+//! sessions whose cwd is this directory (all of them when DIR is this
+//! project's own directory); with `--all`, DIR itself only, as pi lists it.
 
-use super::Request;
-use crate::store::{self, Info};
+use super::cache::{read_all_cached, Cache};
+use super::info::{sort_infos, Info, Skip};
+use crate::error::Diagnostic;
+use crate::store;
 use std::path::{Path, PathBuf};
 
-/// The sessions pi lists, in pi's order, and the files it skips.
-pub(crate) fn list(req: &Request) -> (Vec<Info>, Vec<store::Skip>, Vec<String>) {
-    let mut problems = Vec::new();
-    let session_dir = req.session_dir.clone().or_else(store::env_session_dir);
+/// What to list.
+#[derive(Debug, Clone, Copy)]
+pub struct ListRequest<'a> {
+    /// Every project's sessions (`listAll`), not this directory's (`list`).
+    pub all: bool,
+    /// pi's `sessionDir` (else `$PI_CODING_AGENT_SESSION_DIR`).
+    pub session_dir: Option<&'a Path>,
+    /// Take unchanged files' infos from the cache, and keep this run's.
+    pub cache: bool,
+}
+
+/// The sessions pi lists, in pi's order. A directory that cannot be read
+/// is handed to `warn`, each file pi does not list to `skipped`, as found.
+pub fn list(
+    req: &ListRequest<'_>,
+    warn: &mut dyn FnMut(Diagnostic),
+    skipped: &mut dyn FnMut(Skip),
+) -> Vec<Info> {
+    let session_dir = req
+        .session_dir
+        .map(Path::to_path_buf)
+        .or_else(store::env_session_dir);
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let resolved_cwd = store::resolve_path(&cwd);
     let mut cands;
@@ -19,12 +44,12 @@ pub(crate) fn list(req: &Request) -> (Vec<Info>, Vec<store::Skip>, Vec<String>) 
         (cands, root) = match &session_dir {
             Some(d) => {
                 let d = normalize_dir(d);
-                (store::dir_candidates(&d, &mut problems), d)
+                (store::dir_candidates(&d, warn), d)
             }
             None => {
                 // getSessionsDir(): join(getAgentDir(), "sessions"), not resolved.
                 let r = store::node_join(&store::agent_dir(), "sessions");
-                (store::all_candidates(&r, &mut problems), r)
+                (store::all_candidates(&r, warn), r)
             }
         };
     } else {
@@ -37,15 +62,14 @@ pub(crate) fn list(req: &Request) -> (Vec<Info>, Vec<store::Skip>, Vec<String>) 
             }
             None => default,
         };
-        cands = store::dir_candidates(&dir, &mut problems);
+        cands = store::dir_candidates(&dir, warn);
         root = dir;
     }
     let mut infos = Vec::new();
-    let mut skips = Vec::new();
-    let mut cache = store::Cache::open(&store::resolve_path(&root), req.cache);
+    let mut cache = Cache::open(&store::resolve_path(&root), req.cache);
     let mut listed = Vec::new();
     let mut any_read = false;
-    let outcomes = store::read_all_cached(&mut cands, &mut cache);
+    let outcomes = read_all_cached(&mut cands, &mut cache);
     for (c, (o, read)) in cands.iter().zip(outcomes) {
         // A skipped file is not kept: reading it again says why again.
         any_read |= read && o.is_ok();
@@ -54,7 +78,7 @@ pub(crate) fn list(req: &Request) -> (Vec<Info>, Vec<store::Skip>, Vec<String>) 
                 listed.push(c);
                 infos.push(i)
             }
-            Err(s) => skips.push(s),
+            Err(s) => skipped(s),
         }
     }
     cache.save(
@@ -71,8 +95,8 @@ pub(crate) fn list(req: &Request) -> (Vec<Info>, Vec<store::Skip>, Vec<String>) 
             !c.is_empty() && store::resolve_path_str(&c) == want
         });
     }
-    store::sort_infos(&mut infos);
-    (infos, skips, problems)
+    sort_infos(&mut infos);
+    infos
 }
 
 /// pi's `normalizePath(dir)`: `~` expanded, the text otherwise as given.
