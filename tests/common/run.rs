@@ -223,3 +223,82 @@ fn drain(
         (total, kept)
     })
 }
+
+/// [`run_within`], also measuring the most memory the tool held: its peak
+/// resident set in bytes (`wait4`'s `ru_maxrss`), where the system gives it.
+#[cfg(target_os = "linux")]
+pub fn run_within_measured(
+    cmd: &mut Command,
+    limit: Duration,
+    keep_out: usize,
+    keep_err: usize,
+) -> (Timed, Option<u64>) {
+    use std::os::unix::process::ExitStatusExt;
+    let start = Instant::now();
+    let mut child = cmd.spawn().expect("spawn");
+    let out = child.stdout.take().map(|s| drain(s, keep_out));
+    let err = child.stderr.take().map(|s| drain(s, keep_err));
+    let pid = child.id() as libc::pid_t;
+    let mut hung = false;
+    let mut raw = 0;
+    // SAFETY: rusage is plain data; wait4 fills it. The child is reaped
+    // here, not by `child` (whose drop neither waits nor kills).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        let r = unsafe { libc::wait4(pid, &mut raw, libc::WNOHANG, &mut usage) };
+        if r == pid {
+            break;
+        }
+        assert!(r == 0, "wait4: {}", std::io::Error::last_os_error());
+        if !hung && start.elapsed() > limit {
+            hung = true;
+            let _ = child.kill();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let joined = |h: Option<std::thread::JoinHandle<(u64, Vec<u8>)>>| {
+        h.map_or((0, Vec::new()), |h| h.join().unwrap())
+    };
+    let (stdout_len, stdout) = joined(out);
+    let (_, stderr) = joined(err);
+    let timed = Timed {
+        status: ExitStatus::from_raw(raw),
+        hung,
+        stdout,
+        stdout_len,
+        stderr,
+    };
+    (timed, Some(usage.ru_maxrss as u64 * 1024))
+}
+
+/// [`run_within`]: no measure of memory here.
+#[cfg(not(target_os = "linux"))]
+pub fn run_within_measured(
+    cmd: &mut Command,
+    limit: Duration,
+    keep_out: usize,
+    keep_err: usize,
+) -> (Timed, Option<u64>) {
+    (run_within(cmd, limit, keep_out, keep_err), None)
+}
+
+/// [`kill_after`], with `setup` changing the command (its environment)
+/// first.
+pub fn kill_after_with(
+    tool: &str,
+    args: &[&str],
+    delay: Duration,
+    setup: impl FnOnce(&mut Command),
+) -> ExitStatus {
+    let mut cmd = command(tool, args);
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    setup(&mut cmd);
+    let mut c = cmd.spawn().expect("spawn tool");
+    if !delay.is_zero() {
+        std::thread::sleep(delay);
+    }
+    let _ = c.kill();
+    c.wait().expect("wait")
+}
