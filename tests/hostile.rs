@@ -4,6 +4,11 @@
 //! (the table is parsed here, so it cannot go stale), must name FILE:LINE in
 //! stderr when the problem sits on a line, and a writing tool that fails must
 //! leave its file byte for byte as it was, with no temporary file behind.
+//! The store tools (pi-grep, pi-ls, pi-usage: `STORE_COLUMNS`) run on the
+//! same inputs, named or found in a store of the test's own, and keep the
+//! rules every tool keeps (`check_store_case`) rather than a cell each. A
+//! binary in neither list is in `NOT_IN_THE_TABLE` with the reason, or
+//! `every_binary_is_in_the_hostile_matrix` fails.
 //!
 //! The big inputs (a 100 MB line, a chain a million entries deep, a million
 //! siblings) are made at test time in a temporary directory. They run in

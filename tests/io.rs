@@ -838,8 +838,7 @@ fn store_readers_print_no_raw_control_characters() {
         "2026-07-20T09-00-00-000Z_0190aaaa-0000-7000-8000-00000000000{}.jsonl",
         "\u{1b}[2J"
     );
-    let text = format!(
-        "{}\n{}\n{}\n{}\n{}\n",
+    let text = lines(&[
         format!(
             r#"{{"type":"session","version":3,"id":"0190aaaa-0000-7000-8000-000000000001","timestamp":"2026-07-20T09:00:00.000Z","cwd":{}}}"#,
             esc(&format!("/tmp/{evil}"))
@@ -862,7 +861,7 @@ fn store_readers_print_no_raw_control_characters() {
             r#"{{"type":"label","id":"aaaa0004","parentId":"aaaa0003","timestamp":"2026-07-20T09:00:04.000Z","targetId":"aaaa0001","label":{}}}"#,
             esc(&format!("two {evil}"))
         ),
-    );
+    ]);
     let f = s.project.join(&name);
     std::fs::write(&f, &text).unwrap();
     // And a file that is no session, with a control character in its name.

@@ -227,6 +227,7 @@ fn drain(
 /// [`run_within`], also measuring the most memory the tool held: its peak
 /// resident set in bytes (`wait4`'s `ru_maxrss`), where the system gives it.
 #[cfg(target_os = "linux")]
+#[allow(clippy::zombie_processes)] // reaped by wait4, not Child::wait
 pub fn run_within_measured(
     cmd: &mut Command,
     limit: Duration,
