@@ -224,52 +224,69 @@ fn drain(
     })
 }
 
-/// [`run_within`], also measuring the most memory the tool held: its peak
-/// resident set in bytes (`wait4`'s `ru_maxrss`), where the system gives it.
+/// [`run_within`], also measuring the most memory the tool held: the
+/// largest peak resident set (`VmHWM` of /proc/PID/status, in bytes) seen
+/// while it ran, looked at every millisecond. Not `wait4`'s `ru_maxrss`,
+/// which counts the test process's own peak (the memory a child has before
+/// it execs the tool is the parent's). A lower bound: growth in the last
+/// millisecond before the tool exits may be missed.
 #[cfg(target_os = "linux")]
-#[allow(clippy::zombie_processes)] // reaped by wait4, not Child::wait
 pub fn run_within_measured(
     cmd: &mut Command,
     limit: Duration,
     keep_out: usize,
     keep_err: usize,
 ) -> (Timed, Option<u64>) {
-    use std::os::unix::process::ExitStatusExt;
     let start = Instant::now();
+    // Once spawn returns the child has exec'd: its /proc entry is the tool's.
     let mut child = cmd.spawn().expect("spawn");
     let out = child.stdout.take().map(|s| drain(s, keep_out));
     let err = child.stderr.take().map(|s| drain(s, keep_err));
-    let pid = child.id() as libc::pid_t;
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = 0u64;
     let mut hung = false;
-    let mut raw = 0;
-    // SAFETY: rusage is plain data; wait4 fills it. The child is reaped
-    // here, not by `child` (whose drop neither waits nor kills).
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        let r = unsafe { libc::wait4(pid, &mut raw, libc::WNOHANG, &mut usage) };
-        if r == pid {
-            break;
+    let status = loop {
+        if let Some(kb) = std::fs::read_to_string(&status_file)
+            .ok()
+            .and_then(|t| vm_hwm_kb(&t))
+        {
+            peak = peak.max(kb << 10);
         }
-        assert!(r == 0, "wait4: {}", std::io::Error::last_os_error());
-        if !hung && start.elapsed() > limit {
+        if let Some(st) = child.try_wait().expect("wait") {
+            break st;
+        }
+        if start.elapsed() > limit {
             hung = true;
             let _ = child.kill();
+            break child.wait().expect("wait");
         }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+        std::thread::sleep(Duration::from_millis(1));
+    };
     let joined = |h: Option<std::thread::JoinHandle<(u64, Vec<u8>)>>| {
         h.map_or((0, Vec::new()), |h| h.join().unwrap())
     };
     let (stdout_len, stdout) = joined(out);
     let (_, stderr) = joined(err);
     let timed = Timed {
-        status: ExitStatus::from_raw(raw),
+        status,
         hung,
         stdout,
         stdout_len,
         stderr,
     };
-    (timed, Some(usage.ru_maxrss as u64 * 1024))
+    (timed, Some(peak))
+}
+
+/// The `VmHWM:` line of /proc/PID/status, in kB.
+#[cfg(target_os = "linux")]
+fn vm_hwm_kb(status: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line["VmHWM:".len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// [`run_within`]: no measure of memory here.
