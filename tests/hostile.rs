@@ -431,6 +431,19 @@ fn check_store_case(key: &str, root: &Path) -> Vec<String> {
         let (tool, args) = store_command_line(col, &name);
         let StoreRan { ran, stdout, rss } = run_store(tool, &args, &agent);
         let at = format!("{key} / {col}");
+        // pi-ls and pi-usage keep a cache of the store (the test's own):
+        // a second run reads what the first wrote, and prints the same.
+        if tool != "pi-grep" && !ran.hung && ran.signal.is_none() {
+            let again = run_store(tool, &args, &agent);
+            if (again.ran.code, again.ran.stdout_len, &again.stdout)
+                != (ran.code, ran.stdout_len, &stdout)
+            {
+                bad.push(format!(
+                    "{at}: a second run, from the cache, printed otherwise (exit {:?}): {}",
+                    again.ran.code, again.ran.stderr
+                ));
+            }
+        }
         if report {
             eprintln!(
                 "{at}: exit {:?} signal {:?} {:.2}s stdout {} bytes, peak {} MiB\n    {}",
