@@ -4,6 +4,9 @@
 //!   killed with SIGKILL at random moments: afterwards the file is the
 //!   complete old or the complete new version (an append: the old bytes plus
 //!   at most one whole line), and the next run leaves no temporary file.
+//!   pi-ls and pi-usage, killed while they write the cache of a store: the
+//!   next run prints what a run without the cache prints. `KILLED` is the
+//!   list; a binary not in it is in `WRITE_NOTHING` with the reason.
 //!   30 kills per tool by default; `.ci/run` runs the 200-kill version with
 //!   `cargo test --release --test tests crash:: -- --ignored`.
 //! - A file size limit (`ulimit -f`), a full file system (a small tmpfs, when
@@ -266,34 +269,154 @@ fn kill_fork_new(kills: usize, rng: &mut Rng) -> Tally {
     tally
 }
 
+/// A store of `projects` x `per` sessions, each a chain of a few messages
+/// and a priced reply, for the tools that write a cache of a store.
+fn store(agent: &Path, projects: usize, per: usize) {
+    for p in 0..projects {
+        let d = agent.join("sessions").join(format!("--tmp-crash-{p}--"));
+        std::fs::create_dir_all(&d).unwrap();
+        for k in 0..per {
+            let id = format!("0190aaaa-0000-7000-8000-{:06x}{k:06x}", p);
+            let mut ls = vec![header(
+                &id,
+                "2026-07-20T09:00:00.000Z",
+                &format!("/tmp/p{p}"),
+                None,
+            )];
+            ls.extend(chain(6, |i| {
+                user_message(&format!("message {i} of session {k}"))
+            }));
+            ls.push(message(
+                "0000ffff",
+                Some(&hex_id(5)),
+                r#"{"role":"assistant","content":[{"type":"text","text":"ok"}],"api":"x","provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.25}},"stopReason":"stop","timestamp":2}"#,
+            ));
+            let name = format!("2026-07-20T09-00-00-000Z_{id}.jsonl");
+            std::fs::write(d.join(name), lines(&ls)).unwrap();
+        }
+    }
+}
+
+/// pi-ls and pi-usage killed while they read a store and write its cache:
+/// the cache is the complete old one (here: none) or the complete new one,
+/// and the next run prints what a run without the cache prints.
+fn kill_cache(tool: &str, kills: usize, rng: &mut Rng) -> Tally {
+    let t = TempDir::new("crash-cache");
+    let agent = t.path().join("agent");
+    let cache = t.path().join("cache");
+    store(&agent, 4, 150);
+    let args: &[&str] = match tool {
+        "pi-ls" => &["--all", "--json"],
+        _ => &["session", "--json"],
+    };
+    let env = |c: &mut std::process::Command| {
+        c.env("PI_CODING_AGENT_DIR", &agent)
+            .env("PI_SESSION_TOOLS_CACHE_DIR", &cache)
+            .env("TZ", "UTC");
+    };
+    let run_env = |extra: &[&str]| {
+        let all: Vec<&str> = args.iter().chain(extra).copied().collect();
+        let o = run_with(tool, &all, None, env);
+        assert!(o.status.success(), "{tool} {all:?}: {}", stderr(&o));
+        o.stdout
+    };
+    let reference = run_env(&["--no-cache"]);
+    assert!(!reference.is_empty());
+    let full = calibrate(|| {
+        let _ = std::fs::remove_dir_all(&cache);
+        assert_same(&run_env(&[]), &reference, "calibration");
+    });
+    let cached = |c: &Path| -> Vec<String> {
+        std::fs::read_dir(c)
+            .map(|rd| {
+                rd.flatten()
+                    .map(|d| d.file_name().to_string_lossy().into_owned())
+                    .filter(|n| !n.starts_with('.'))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut tally = Tally::default();
+    for k in 0..kills {
+        let _ = std::fs::remove_dir_all(&cache);
+        let delay = Duration::from_micros(rng.below(full.as_micros() as u64 * 3 / 2));
+        kill_after_with(tool, args, delay, env);
+        let what = format!("{tool} killed after {delay:?} (kill {k})");
+        match cached(&cache).len() {
+            0 => tally.old += 1,
+            1 => tally.new += 1,
+            n => panic!("{what}: {n} cache files"),
+        }
+        // The next run reads what is there and prints what it must.
+        assert_same(&run_env(&[]), &reference, &what);
+        assert_eq!(cached(&cache).len(), 1, "{what}");
+    }
+    tally
+}
+
+/// The crash matrix: each writing run killed at random moments (its name,
+/// and the binary it runs).
+const KILLED: &[(&str, &str)] = &[
+    ("pi-migrate -i", "pi-migrate"),
+    ("pi-label", "pi-label"),
+    ("pi-fork -i", "pi-fork"),
+    ("pi-edit", "pi-edit"),
+    ("pi-fork (new file)", "pi-fork"),
+    ("pi-ls (its cache)", "pi-ls"),
+    ("pi-usage (its cache)", "pi-usage"),
+];
+
+/// The binaries that write no file, so that no kill can leave one half
+/// written.
+const WRITE_NOTHING: &[(&str, &str)] = &[
+    ("pi-path", "prints only: writes no file"),
+    ("pi-tree", "prints only: writes no file"),
+    ("pi-convert", "prints only: writes no file"),
+    (
+        "pi-grep",
+        "prints only: writes no file (and keeps no cache)",
+    ),
+];
+
+fn kill_one(row: &str, kills: usize, rng: &mut Rng) -> Tally {
+    match row {
+        "pi-migrate -i" => kill_migrate(kills, rng),
+        "pi-label" => kill_append("pi-label", kills, rng),
+        "pi-fork -i" => kill_append("pi-fork", kills, rng),
+        "pi-edit" => kill_append("pi-edit", kills, rng),
+        "pi-fork (new file)" => kill_fork_new(kills, rng),
+        "pi-ls (its cache)" => kill_cache("pi-ls", kills, rng),
+        "pi-usage (its cache)" => kill_cache("pi-usage", kills, rng),
+        other => panic!("no crash row {other}"),
+    }
+}
+
 fn kill_all(kills: usize, demand_both: bool) {
     let mut rng = Rng::new();
     let start = Instant::now();
-    let m = kill_migrate(kills, &mut rng);
-    let l = kill_append("pi-label", kills, &mut rng);
-    let fi = kill_append("pi-fork", kills, &mut rng);
-    let e = kill_append("pi-edit", kills, &mut rng);
-    let fnew = kill_fork_new(kills, &mut rng);
-    eprintln!(
-        "{kills} kills each in {:?}: pi-migrate -i {m:?}, pi-label {l:?}, pi-fork -i {fi:?}, pi-edit {e:?}, pi-fork (new file) {fnew:?}",
-        start.elapsed()
-    );
+    let tallies: Vec<(&str, Tally)> = KILLED
+        .iter()
+        .map(|(row, _)| (*row, kill_one(row, kills, &mut rng)))
+        .collect();
+    eprintln!("{kills} kills each in {:?}: {tallies:?}", start.elapsed());
     if demand_both {
         // The kills must land both before and after the write, or the
         // test proves nothing.
-        for (tool, t) in [
-            ("pi-migrate", &m),
-            ("pi-label", &l),
-            ("pi-fork -i", &fi),
-            ("pi-edit", &e),
-            ("pi-fork", &fnew),
-        ] {
+        for (row, t) in &tallies {
             assert!(
                 t.old > 0 && t.new > 0,
-                "{tool}: every kill landed on the same side: {t:?}"
+                "{row}: every kill landed on the same side: {t:?}"
             );
         }
     }
+}
+
+/// Every binary is killed in [`KILLED`], or named in [`WRITE_NOTHING`]
+/// with the reason.
+#[test]
+fn every_binary_is_in_the_crash_matrix() {
+    let listed: Vec<&str> = KILLED.iter().map(|(_, b)| *b).collect();
+    every_binary_in("crash", &listed, WRITE_NOTHING);
 }
 
 #[test]

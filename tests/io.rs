@@ -63,7 +63,7 @@ fn no_temp_files(dir: &Path, keep: &[&str]) {
     assert!(stray.is_empty(), "left behind: {stray:?}");
 }
 
-/// The read-only tools, each with what it is asked.
+/// The read-only tools, each with what it is asked of one SESSION.
 const READERS: &[(&str, &[&str])] = &[
     ("pi-path", &[]),
     ("pi-path", &["--format", "context"]),
@@ -73,7 +73,57 @@ const READERS: &[(&str, &[&str])] = &[
     ("pi-migrate", &[]),
     ("pi-label", &["--list"]),
     ("pi-fork", &["--at", "leaf~1", "-o", "-"]),
+    ("pi-grep", &["-C", "1", "two"]),
+    ("pi-grep", &["--json", "t"]),
+    ("pi-usage", &["--by", "branch"]),
+    ("pi-usage", &["session", "--json"]),
 ];
+
+/// The tools that read the session store, each with what it is asked: run
+/// with `PI_CODING_AGENT_DIR` a directory of the test's own (never the
+/// user's ~/.pi), they walk its `sessions/`.
+const STORE_READERS: &[(&str, &[&str])] = &[
+    ("pi-ls", &["--all"]),
+    ("pi-ls", &["--all", "-l", "--json"]),
+    ("pi-grep", &["--all", "two"]),
+    ("pi-grep", &["--all", "-l", "two"]),
+    ("pi-usage", &["session"]),
+    ("pi-usage", &["daily", "--json"]),
+];
+
+/// The binaries in neither [`READERS`] nor [`STORE_READERS`], and why.
+const NOT_READERS: &[(&str, &str)] = &[(
+    "pi-edit",
+    "prints nothing of the session: it only appends (see WRITERS)",
+)];
+
+/// The tools that write a session in place, each with its arguments (FILE:
+/// the session).
+const WRITERS: &[(&str, &[&str])] = &[
+    ("pi-migrate", &["-i", "FILE"]),
+    ("pi-label", &["FILE", "leaf", "x"]),
+    ("pi-fork", &["FILE", "--in-place", "--at", "leaf~1"]),
+    ("pi-edit", &["FILE", "leaf", "--omit"]),
+];
+
+/// The binaries that never write a session, and what they write instead.
+const NEVER_WRITE: &[(&str, &str)] = &[
+    ("pi-path", "prints only"),
+    ("pi-tree", "prints only"),
+    ("pi-convert", "prints only"),
+    ("pi-grep", "prints only"),
+    ("pi-ls", "writes only its cache, in the cache directory"),
+    ("pi-usage", "writes only its cache, in the cache directory"),
+];
+
+/// A tool's exit status for an error (grep's is 2, as grep's own).
+fn error_status(tool: &str) -> i32 {
+    if tool == "pi-grep" {
+        2
+    } else {
+        1
+    }
+}
 
 fn args_for<'a>(tool: &str, extra: &[&'a str], file: &'a str) -> Vec<&'a str> {
     // pi-fork and pi-label take SESSION first; the others last.
@@ -83,9 +133,21 @@ fn args_for<'a>(tool: &str, extra: &[&'a str], file: &'a str) -> Vec<&'a str> {
     }
 }
 
-/// pi-fork's new session differs in its header and fresh ids; compare the rest.
-fn comparable(tool: &str, out: &[u8]) -> String {
+/// [`WRITERS`]'s arguments for `file`.
+fn writer_args<'a>(args: &[&'a str], file: &'a str) -> Vec<&'a str> {
+    args.iter()
+        .map(|a| if *a == "FILE" { file } else { a })
+        .collect()
+}
+
+/// What a tool printed, comparable across the names one session is read
+/// by: pi-fork's new session differs in its header and fresh ids (compare
+/// the rest); pi-grep and pi-usage print the name they were given (FILE).
+fn comparable(tool: &str, out: &[u8], file: &str) -> String {
     let text = String::from_utf8_lossy(out).into_owned();
+    if tool == "pi-grep" || tool == "pi-usage" {
+        return text.replace(file, "FILE");
+    }
     if tool == "pi-fork" {
         text.lines()
             .skip(1)
@@ -122,8 +184,8 @@ fn pipes_and_fifos_given_as_paths_are_read_as_streams() {
         let _ = cat.wait();
         assert!(got.status.success(), "{tool} /dev/stdin: {}", stderr(&got));
         assert_eq!(
-            comparable(tool, &got.stdout),
-            comparable(tool, &want.stdout),
+            comparable(tool, &got.stdout, "/dev/stdin"),
+            comparable(tool, &want.stdout, fs),
             "{tool} /dev/stdin"
         );
         // A FIFO.
@@ -131,18 +193,13 @@ fn pipes_and_fifos_given_as_paths_are_read_as_streams() {
         let _ = std::fs::remove_file(&fifo);
         mkfifo(&fifo);
         let w = feed_fifo(&fifo, labelled().into_bytes());
-        let got = run_io(
-            tool,
-            &args_for(tool, extra, fifo.to_str().unwrap()),
-            &[],
-            None,
-            None,
-        );
+        let fifos = fifo.to_str().unwrap();
+        let got = run_io(tool, &args_for(tool, extra, fifos), &[], None, None);
         w.join().unwrap();
         assert!(got.status.success(), "{tool} FIFO: {}", stderr(&got));
         assert_eq!(
-            comparable(tool, &got.stdout),
-            comparable(tool, &want.stdout),
+            comparable(tool, &got.stdout, fifos),
+            comparable(tool, &want.stdout, fs),
             "{tool} FIFO"
         );
         std::fs::remove_file(&fifo).unwrap();
@@ -155,13 +212,8 @@ fn writing_in_place_to_a_fifo_is_refused_without_waiting_for_a_writer() {
     let fifo = dir.path().join("s.jsonl");
     mkfifo(&fifo);
     let fs = fifo.to_str().unwrap();
-    for (tool, args) in [
-        ("pi-migrate", vec!["-i", fs]),
-        ("pi-label", vec![fs, "leaf", "x"]),
-        ("pi-fork", vec![fs, "--in-place", "--at", "leaf~1"]),
-        ("pi-edit", vec![fs, "leaf", "--omit"]),
-    ] {
-        let o = run_io(tool, &args, &[], None, None);
+    for (tool, args) in WRITERS {
+        let o = run_io(tool, &writer_args(args, fs), &[], None, None);
         assert_eq!(o.status.code(), Some(1), "{tool}: {}", stderr(&o));
         assert!(
             stderr(&o).contains(&format!("{tool}: error: {fs}: not a regular file")),
@@ -267,7 +319,12 @@ fn a_line_longer_than_the_limit_is_a_file_line_error() {
         .chain([("pi-label", &["leaf", "x"][..])])
     {
         let o = run_io(tool, &args_for(tool, extra, fs), &env, None, None);
-        assert_eq!(o.status.code(), Some(1), "{tool} {extra:?}: {}", stderr(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(error_status(tool)),
+            "{tool} {extra:?}: {}",
+            stderr(&o)
+        );
         assert!(
             stderr(&o).contains(&want),
             "{tool} {extra:?}: {}",
@@ -288,15 +345,15 @@ fn a_line_longer_than_the_limit_is_a_file_line_error() {
     );
     assert!(stderr(&o).contains("<stdin>:4: line longer than 65536 bytes"));
     // /dev/zero: one endless line, read no further than the limit.
-    for (tool, args) in [
-        ("pi-path", vec!["/dev/zero"]),
-        ("pi-tree", vec!["/dev/zero"]),
-        ("pi-convert", vec!["/dev/zero"]),
-        ("pi-migrate", vec!["/dev/zero"]),
-        ("pi-label", vec!["/dev/zero", "--list"]),
-    ] {
+    for (tool, extra) in READERS {
+        let args = args_for(tool, extra, "/dev/zero");
         let o = run_io(tool, &args, &env, None, None);
-        assert_eq!(o.status.code(), Some(1), "{tool}: {}", stderr(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(error_status(tool)),
+            "{tool} {args:?}: {}",
+            stderr(&o)
+        );
         assert!(
             stderr(&o).contains("/dev/zero:1: line longer than 65536 bytes"),
             "{tool}: {}",
@@ -428,6 +485,9 @@ fn an_empty_session_argument_is_wrong_usage() {
             vec!["--session-dir", sds, "", "--in-place", "--at", "leaf~1"],
         ),
         ("pi-fork", vec!["--session-dir", sds, "", "--at", "leaf"]),
+        ("pi-grep", vec!["--session-dir", sds, "two", ""]),
+        ("pi-usage", vec!["--session-dir", sds, ""]),
+        ("pi-usage", vec!["--session-dir", sds, "session", ""]),
     ] {
         let o = run_io(tool, &args, &[], None, None);
         assert_eq!(o.status.code(), Some(2), "{tool} {args:?}: {}", stderr(&o));
@@ -450,9 +510,17 @@ fn a_symbolic_link_loop_is_named_as_one() {
         ("pi-migrate", vec![ls]),
         ("pi-label", vec![ls, "--list"]),
         ("pi-fork", vec![ls, "--at", "leaf"]),
+        ("pi-grep", vec!["two", ls]),
+        ("pi-usage", vec![ls]),
+        ("pi-usage", vec!["--by", "branch", ls]),
     ] {
         let o = run_io(tool, &args, &[], None, None);
-        assert_eq!(o.status.code(), Some(1), "{tool}: {}", stderr(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(error_status(tool)),
+            "{tool}: {}",
+            stderr(&o)
+        );
         assert!(
             stderr(&o).contains("symbolic links") && !stderr(&o).contains("no session id"),
             "{tool}: {}",
@@ -581,5 +649,266 @@ fn a_terminal_on_stdin_is_a_usage_error_not_a_silent_wait() {
             )),
             "{tool}: {text}"
         );
+    }
+}
+
+/// Every binary reads in the I/O matrix ([`READERS`], [`STORE_READERS`]),
+/// or is named in [`NOT_READERS`] with the reason.
+#[test]
+fn every_binary_is_in_the_io_readers() {
+    let listed: Vec<&str> = READERS
+        .iter()
+        .chain(STORE_READERS)
+        .map(|(t, _)| *t)
+        .collect();
+    every_binary_in("I/O (readers)", &listed, NOT_READERS);
+}
+
+/// Every binary writes in place in the I/O matrix ([`WRITERS`]), or is
+/// named in [`NEVER_WRITE`] with what it writes instead.
+#[test]
+fn every_binary_is_in_the_io_writers() {
+    let listed: Vec<&str> = WRITERS.iter().map(|(t, _)| *t).collect();
+    every_binary_in("I/O (writers)", &listed, NEVER_WRITE);
+}
+
+/// A store of its own: `agent/sessions/--tmp-io--/` with one session.
+struct Store {
+    _dir: TempDir,
+    agent: std::path::PathBuf,
+    project: std::path::PathBuf,
+}
+
+impl Store {
+    fn new(tag: &str) -> Store {
+        let dir = TempDir::new(tag);
+        let agent = dir.path().join("agent");
+        let project = agent.join("sessions").join("--tmp-io--");
+        std::fs::create_dir_all(&project).unwrap();
+        Store {
+            _dir: dir,
+            agent,
+            project,
+        }
+    }
+
+    /// Run a store reader on it, with `env`; stdout to `out` (None: a pipe).
+    fn run(&self, tool: &str, args: &[&str], env: &[(&str, &str)], out: Option<Stdio>) -> Output {
+        let agent = self.agent.to_str().unwrap();
+        let mut all = vec![("PI_CODING_AGENT_DIR", agent), ("TZ", "UTC")];
+        all.extend(env.iter().copied());
+        run_io(tool, args, &all, None, out)
+    }
+}
+
+/// [`labelled`] and a reply that cost $0.50: something for pi-usage to count.
+fn priced() -> String {
+    let reply = r#"{"type":"message","id":"aaaa0006","parentId":"aaaa0005","timestamp":"2026-07-20T09:00:03.000Z","message":{"role":"assistant","content":[{"type":"text","text":"two"}],"api":"x","provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.5}},"stopReason":"stop","timestamp":2}}"#;
+    format!("{}{reply}\n", labelled())
+}
+
+/// The name of the good session in a store ([`priced`]: `two` in it).
+const GOOD: &str = "2026-07-20T09-00-00-000Z_0190aaaa-0000-7000-8000-000000000001.jsonl";
+
+/// In the store, beside a good session, a name ending in `.jsonl` that is
+/// no session file: a FIFO nobody writes to, /dev/zero, a directory, a
+/// link to itself, a link that leads nowhere, a file of NULs longer than
+/// the line limit. The store readers neither hang nor fail on it: it is
+/// skipped (with a warning in the tool's voice, on one line, where the
+/// tool names it) and the good session is read. pi-grep's one exception is
+/// documented: a line over the limit is an error (status 2, FILE:LINE),
+/// the other sessions searched all the same.
+#[test]
+fn store_readers_skip_what_is_no_session_file() {
+    let env = [("PI_SESSION_TOOLS_MAX_LINE", "1M")];
+    for kind in ["fifo", "zero", "dir", "loop", "dangling", "nul"] {
+        let s = Store::new("io-store");
+        std::fs::write(s.project.join(GOOD), priced()).unwrap();
+        let bad = s.project.join("x.jsonl");
+        match kind {
+            "fifo" => mkfifo(&bad),
+            "zero" => std::os::unix::fs::symlink("/dev/zero", &bad).unwrap(),
+            "dir" => std::fs::create_dir(&bad).unwrap(),
+            "loop" => std::os::unix::fs::symlink(&bad, &bad).unwrap(),
+            "dangling" => std::os::unix::fs::symlink(s.project.join("gone"), &bad).unwrap(),
+            _ => std::fs::write(&bad, vec![0u8; 2 << 20]).unwrap(),
+        }
+        for (tool, args) in STORE_READERS {
+            // pi-ls opens a FIFO and waits for a writer: left out here
+            // until it skips one (issue 30's report).
+            if kind == "fifo" && *tool == "pi-ls" {
+                continue;
+            }
+            let o = s.run(tool, args, &env, None);
+            let (out, err) = (stdout(&o), stderr(&o));
+            let what = format!("{kind} / {tool} {args:?}");
+            assert!(!err.contains("panicked"), "{what}: {err}");
+            if kind == "nul" && *tool == "pi-grep" {
+                assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+                let want = format!("pi-grep: error: {}:1: line longer than", bad.display());
+                assert!(err.contains(&want), "{what}: {err}");
+            } else {
+                assert_eq!(o.status.code(), Some(0), "{what}: {err}");
+            }
+            for line in err.lines() {
+                assert!(
+                    line.starts_with(&format!("{tool}: ")),
+                    "{what}: a stderr line not in the tool's voice: {line:?}"
+                );
+            }
+            // The good session is read: listed (by path, or id in text),
+            // found, or counted.
+            if *tool != "pi-usage" {
+                assert!(
+                    out.contains(GOOD) || (*tool == "pi-ls" && out.starts_with("0190aaaa")),
+                    "{what}: {out}"
+                );
+            } else {
+                assert!(
+                    !out.trim().is_empty() && out.trim() != "[]",
+                    "{what}: {out}"
+                );
+            }
+            assert_eq!(names_in(&s.project, &[]), [GOOD, "x.jsonl"], "{what}");
+        }
+    }
+}
+
+/// A full disk on stdout is an error (`TOOL: error:`, the error status); a
+/// reader that has gone is none (status 0), for every reader.
+#[test]
+fn a_full_or_closed_stdout_in_every_reader() {
+    if dev_full().is_none() {
+        eprintln!("SKIPPED: no /dev/full");
+        return;
+    }
+    let s = Store::new("io-readers-stdout");
+    let f = s.project.join(GOOD);
+    std::fs::write(&f, priced()).unwrap();
+    let fs = f.to_str().unwrap();
+    let runs: Vec<(&str, Vec<&str>)> = READERS
+        .iter()
+        .map(|(t, extra)| (*t, args_for(t, extra, fs)))
+        .chain(STORE_READERS.iter().map(|(t, a)| (*t, a.to_vec())))
+        .collect();
+    for (tool, args) in &runs {
+        let o = s.run(tool, args, &[], dev_full());
+        assert_eq!(
+            o.status.code(),
+            Some(error_status(tool)),
+            "{tool} {args:?} > /dev/full: {}",
+            stderr(&o)
+        );
+        assert!(
+            stderr(&o).contains(&format!("{tool}: error: "))
+                && stderr(&o).contains("No space left on device"),
+            "{tool} {args:?} > /dev/full: {}",
+            stderr(&o)
+        );
+        // The reader gone before the tool writes.
+        let mut cmd = command(tool, args);
+        cmd.env("PI_CODING_AGENT_DIR", &s.agent)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        drop(child.stdout.take());
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{tool} {args:?} | (closed): {}",
+            stderr(&o)
+        );
+        assert_eq!(stderr(&o), "", "{tool} {args:?} | (closed)");
+    }
+}
+
+/// Control characters (escape sequences, a bell, a carriage return, tabs
+/// and line breaks) in a session's file name, name, labels, working
+/// directory and texts: the store readers print none of them raw in their
+/// text outputs, nor in their warnings.
+#[test]
+fn store_readers_print_no_raw_control_characters() {
+    let s = Store::new("io-store-escape");
+    let evil = "a\u{1b}[31mred\u{7}\r\tb\nc";
+    let esc = |t: &str| serde_json::to_string(t).unwrap();
+    let name = format!(
+        "2026-07-20T09-00-00-000Z_0190aaaa-0000-7000-8000-00000000000{}.jsonl",
+        "\u{1b}[2J"
+    );
+    let text = lines(&[
+        format!(
+            r#"{{"type":"session","version":3,"id":"0190aaaa-0000-7000-8000-000000000001","timestamp":"2026-07-20T09:00:00.000Z","cwd":{}}}"#,
+            esc(&format!("/tmp/{evil}"))
+        ),
+        format!(
+            r#"{{"type":"message","id":"aaaa0001","parentId":null,"timestamp":"2026-07-20T09:00:01.000Z","message":{{"role":"user","content":{},"timestamp":1}}}}"#,
+            esc(&format!("two {evil} two"))
+        ),
+        format!(
+            r#"{{"type":"message","id":"aaaa0002","parentId":"aaaa0001","timestamp":"2026-07-20T09:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":{}}}],"api":"x","provider":{},"model":{},"usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.5}}}},"stopReason":"stop","timestamp":2}}}}"#,
+            esc(&format!("two {evil}")),
+            esc(&format!("p{evil}")),
+            esc(&format!("m{evil}"))
+        ),
+        format!(
+            r#"{{"type":"session_info","id":"aaaa0003","parentId":"aaaa0002","timestamp":"2026-07-20T09:00:03.000Z","name":{}}}"#,
+            esc(&format!("two {evil}"))
+        ),
+        format!(
+            r#"{{"type":"label","id":"aaaa0004","parentId":"aaaa0003","timestamp":"2026-07-20T09:00:04.000Z","targetId":"aaaa0001","label":{}}}"#,
+            esc(&format!("two {evil}"))
+        ),
+    ]);
+    let f = s.project.join(&name);
+    std::fs::write(&f, &text).unwrap();
+    // And a file that is no session, with a control character in its name.
+    std::fs::write(s.project.join("bad\u{1b}[1m\n.jsonl"), b"not a session\n").unwrap();
+    let fs = f.to_str().unwrap();
+    // Each run, and whether its stdout is checked too. Left out for now
+    // (issue 30's report): pi-ls's text (cwd, name), pi-grep's lines and
+    // paths, pi-usage's project, model and provider columns print the
+    // session's text as it is.
+    let runs: Vec<(&str, Vec<&str>, bool)> = vec![
+        ("pi-ls", vec!["--all"], false),
+        ("pi-ls", vec!["--all", "-l"], false),
+        ("pi-ls", vec!["--all", "--tree"], false),
+        ("pi-grep", vec!["--all", "two"], false),
+        (
+            "pi-grep",
+            vec!["--all", "-C", "2", "--heading", "always", "two"],
+            false,
+        ),
+        ("pi-grep", vec!["--all", "-o", "two.*"], false),
+        ("pi-grep", vec!["--all", "-c", "two"], false),
+        ("pi-grep", vec!["two", fs], false),
+        ("pi-usage", vec!["daily"], true),
+        ("pi-usage", vec!["weekly", "--breakdown"], true),
+        ("pi-usage", vec!["session"], true),
+        ("pi-usage", vec!["project"], false),
+        ("pi-usage", vec!["daily", "--by", "model"], false),
+        ("pi-usage", vec!["daily", "--by", "provider"], false),
+        ("pi-usage", vec!["--by", "branch", fs], true),
+    ];
+    let raw = |t: &str| t.chars().find(|&c| c.is_control() && c != '\n');
+    for (tool, args, check_stdout) in &runs {
+        let o = s.run(tool, args, &[], None);
+        let (out, err) = (stdout(&o), stderr(&o));
+        assert!(
+            o.status.code() == Some(0) && !err.contains("panicked"),
+            "{tool} {args:?}: {err}"
+        );
+        assert!(!out.is_empty(), "{tool} {args:?}: no output");
+        if let Some(c) = raw(&out).filter(|_| *check_stdout) {
+            panic!("{tool} {args:?}: a raw {c:?} on stdout: {out:?}");
+        }
+        if let Some(c) = raw(&err) {
+            panic!("{tool} {args:?}: a raw {c:?} on stderr: {err:?}");
+        }
+        for line in err.lines() {
+            assert!(line.starts_with(&format!("{tool}: ")), "{tool}: {line:?}");
+        }
     }
 }

@@ -29,3 +29,15 @@ mod man;
 mod properties;
 mod readme;
 mod scale;
+
+/// Every tests/*.rs (and folder of Rust files) is a module above, and every
+/// tests/X/Y.rs a module of X: a file left out would never be compiled.
+#[test]
+fn no_forgotten_test_files() {
+    let forgotten = common::forgotten_test_files(&common::repo().join("tests"));
+    assert!(
+        forgotten.is_empty(),
+        "test files that are no module:\n{}",
+        forgotten.join("\n")
+    );
+}

@@ -223,3 +223,100 @@ fn drain(
         (total, kept)
     })
 }
+
+/// [`run_within`], also measuring the most memory the tool held: the
+/// largest peak resident set (`VmHWM` of /proc/PID/status, in bytes) seen
+/// while it ran, looked at every millisecond. Not `wait4`'s `ru_maxrss`,
+/// which counts the test process's own peak (the memory a child has before
+/// it execs the tool is the parent's). A lower bound: growth in the last
+/// millisecond before the tool exits may be missed.
+#[cfg(target_os = "linux")]
+pub fn run_within_measured(
+    cmd: &mut Command,
+    limit: Duration,
+    keep_out: usize,
+    keep_err: usize,
+) -> (Timed, Option<u64>) {
+    let start = Instant::now();
+    // Once spawn returns the child has exec'd: its /proc entry is the tool's.
+    let mut child = cmd.spawn().expect("spawn");
+    let out = child.stdout.take().map(|s| drain(s, keep_out));
+    let err = child.stderr.take().map(|s| drain(s, keep_err));
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = 0u64;
+    let mut hung = false;
+    let status = loop {
+        if let Some(kb) = std::fs::read_to_string(&status_file)
+            .ok()
+            .and_then(|t| vm_hwm_kb(&t))
+        {
+            peak = peak.max(kb << 10);
+        }
+        if let Some(st) = child.try_wait().expect("wait") {
+            break st;
+        }
+        if start.elapsed() > limit {
+            hung = true;
+            let _ = child.kill();
+            break child.wait().expect("wait");
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    let joined = |h: Option<std::thread::JoinHandle<(u64, Vec<u8>)>>| {
+        h.map_or((0, Vec::new()), |h| h.join().unwrap())
+    };
+    let (stdout_len, stdout) = joined(out);
+    let (_, stderr) = joined(err);
+    let timed = Timed {
+        status,
+        hung,
+        stdout,
+        stdout_len,
+        stderr,
+    };
+    (timed, Some(peak))
+}
+
+/// The `VmHWM:` line of /proc/PID/status, in kB.
+#[cfg(target_os = "linux")]
+fn vm_hwm_kb(status: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line["VmHWM:".len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// [`run_within`]: no measure of memory here.
+#[cfg(not(target_os = "linux"))]
+pub fn run_within_measured(
+    cmd: &mut Command,
+    limit: Duration,
+    keep_out: usize,
+    keep_err: usize,
+) -> (Timed, Option<u64>) {
+    (run_within(cmd, limit, keep_out, keep_err), None)
+}
+
+/// [`kill_after`], with `setup` changing the command (its environment)
+/// first.
+pub fn kill_after_with(
+    tool: &str,
+    args: &[&str],
+    delay: Duration,
+    setup: impl FnOnce(&mut Command),
+) -> ExitStatus {
+    let mut cmd = command(tool, args);
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    setup(&mut cmd);
+    let mut c = cmd.spawn().expect("spawn tool");
+    if !delay.is_zero() {
+        std::thread::sleep(delay);
+    }
+    let _ = c.kill();
+    c.wait().expect("wait")
+}
