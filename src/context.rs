@@ -377,9 +377,11 @@ pub fn message_json(session: &Session, item: Item) -> Result<Option<Vec<u8>>> {
                     .is_some_and(|m| matches!(m.raw("content"), None | Some(b"null")))
             };
             let msg = match role.as_str() {
-                "system" if content_null() => js::with_member(&msg, "content", Some(b"\"\"")),
+                "system" if content_null() => {
+                    js::stringify::with_member(&msg, "content", Some(b"\"\""))
+                }
                 "user" | "assistant" | "toolResult" if content_null() => {
-                    js::with_member(&msg, "content", Some(b"[]"))
+                    js::stringify::with_member(&msg, "content", Some(b"[]"))
                 }
                 _ => msg,
             };
@@ -420,7 +422,7 @@ pub fn message_json(session: &Session, item: Item) -> Result<Option<Vec<u8>>> {
     ) {
         return Ok(Some(message));
     }
-    Ok(Some(js::with_member(
+    Ok(Some(js::stringify::with_member(
         &message,
         "content",
         replacement_content(session, edit, &role)?.as_deref(),
@@ -648,7 +650,7 @@ mod tests {
         use crate::json::scan;
         fn role_keys(t: &[u8], r: std::ops::Range<usize>) -> u32 {
             match t[r.start] {
-                b'{' => scan::members(t, r)
+                b'{' => crate::json::members(t, r)
                     .unwrap()
                     .into_iter()
                     .map(|m| u32::from(&t[m.key] == b"\"role\"") + role_keys(t, m.value))
@@ -667,13 +669,13 @@ mod tests {
             let text = random_session(&mut next);
             for line in text.lines() {
                 let t = line.as_bytes();
-                let mut c = js::Checker::new();
+                let mut c = js::check::Checker::new();
                 if c.object_counting_roles(t, false).is_none() {
                     continue;
                 }
                 let facts = c.line_facts();
                 // the other calls leave the roles uncounted, and say so
-                let mut plain = js::Checker::new();
+                let mut plain = js::check::Checker::new();
                 assert!(plain.valid_object(t).is_some());
                 assert_eq!(plain.line_facts().role_keys, u32::MAX);
                 let unicode = t.windows(2).enumerate().any(|(k, w)| {
@@ -698,7 +700,7 @@ mod tests {
             let text = random_session(&mut next);
             for line in text.lines().skip(1) {
                 let obj = Object::parse_line(line.as_bytes()).unwrap().unwrap();
-                let mut c = js::Checker::new();
+                let mut c = js::check::Checker::new();
                 let took = c.object_counting_roles(line.as_bytes(), false).is_some();
                 let quick = took.then(|| c.line_facts());
                 let want = match obj.raw("message") {

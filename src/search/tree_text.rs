@@ -7,7 +7,7 @@
 //! [`crate::json::js::string`]'s.
 
 use crate::entry::EntryType;
-use crate::json::js::{self, number, string};
+use crate::json::js::{self, string};
 use crate::json::{scan, Object};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -69,8 +69,11 @@ pub fn searchable(ty: EntryType, label: Option<&str>, obj: &Object<'_>) -> Strin
     if let Some(l) = label {
         parts.push(l.to_string());
     }
-    let field =
-        |o: &Object<'_>, k: &str| o.raw(k).map(js::string_value_or_empty).unwrap_or_default();
+    let field = |o: &Object<'_>, k: &str| {
+        o.raw(k)
+            .map(js::string::string_value_or_empty)
+            .unwrap_or_default()
+    };
     match ty {
         EntryType::Message => {
             if let Some(m) = obj.object("message") {
@@ -241,7 +244,8 @@ impl Display {
                             v.push(("(aborted)".into(), Some(DIM)));
                         } else if let Some(err) = m.raw("errorMessage").filter(|r| js::truthy(r)) {
                             v.push((
-                                string::slice(&normalize(&js::string_value(err)), 80).into(),
+                                string::slice(&normalize(&js::string::string_value(err)), 80)
+                                    .into(),
                                 Some(ERROR),
                             ));
                         } else {
@@ -252,13 +256,13 @@ impl Display {
                         let call = m
                             .raw("toolCallId")
                             .filter(|r| js::truthy(r))
-                            .and_then(|r| self.tool_calls.get(&js::string_value(r)));
+                            .and_then(|r| self.tool_calls.get(&js::string::string_value(r)));
                         let t = match call {
                             Some((name, args)) => self.format_tool_call(name, args.as_deref()),
                             None => {
                                 let name = match m.raw("toolName") {
                                     None | Some(b"null") => "tool".to_string(),
-                                    Some(r) => js::string_value(r),
+                                    Some(r) => js::string::string_value(r),
                                 };
                                 format!("[{name}]")
                             }
@@ -268,7 +272,7 @@ impl Display {
                     "bashExecution" => {
                         let cmd = match m.raw("command") {
                             None | Some(b"null") => String::new(),
-                            Some(r) => js::string_value(r),
+                            Some(r) => js::string::string_value(r),
                         };
                         v.push((format!("[bash]: {}", normalize(&cmd)).into(), Some(DIM)));
                     }
@@ -280,7 +284,7 @@ impl Display {
                 // c.text).join("")` when it is not a string: a TypeError on
                 // anything but an array, and on a null block.
                 let content = match obj.get("content") {
-                    Some(r) if obj.text[r.start] == b'"' => js::string_value(&obj.text[r]),
+                    Some(r) if obj.text[r.start] == b'"' => js::string::string_value(&obj.text[r]),
                     Some(r) if obj.text[r.start] == b'[' => {
                         let mut s = String::new();
                         for el in scan::elements(obj.text, r).unwrap_or_default() {
@@ -295,7 +299,7 @@ impl Display {
                             {
                                 s.push_str(
                                     &b.raw("text")
-                                        .map(js::string_value_or_empty)
+                                        .map(js::string::string_value_or_empty)
                                         .unwrap_or_default(),
                                 );
                             }
@@ -312,7 +316,7 @@ impl Display {
                     .raw("tokensBefore")
                     .and_then(|r| std::str::from_utf8(r).ok())
                     .and_then(|s| s.parse::<f64>().ok())
-                    .map(|t| js::number_to_js((t / 1000.0 + 0.5).floor()))
+                    .map(|t| js::number::number_to_js((t / 1000.0 + 0.5).floor()))
                     .unwrap_or_else(|| "NaN".into());
                 v.push((
                     format!("[compaction: {tokens}k tokens]").into(),
@@ -341,7 +345,7 @@ impl Display {
             EntryType::Label => {
                 let l = match obj.raw("label") {
                     None | Some(b"null") => "(cleared)".to_string(),
-                    Some(r) => js::string_value(r),
+                    Some(r) => js::string::string_value(r),
                 };
                 v.push((format!("[label: {l}]").into(), Some(DIM)));
             }
@@ -349,7 +353,7 @@ impl Display {
                 let name = obj
                     .raw("name")
                     .filter(|r| js::truthy(r))
-                    .map(js::string_value);
+                    .map(js::string::string_value);
                 v.push((
                     format!("[title: {}]", name.as_deref().unwrap_or("empty")).into(),
                     Some(DIM),
@@ -364,7 +368,11 @@ impl Display {
     pub fn format_tool_call(&self, name: &str, args: Option<&[u8]>) -> String {
         let a = args.and_then(|t| Object::parse_line(t).ok().flatten());
         let get = |k: &str| a.as_ref().and_then(|o| o.raw(k));
-        let truthy_str = |k: &str| get(k).filter(|r| js::truthy(r)).map(js::string_value);
+        let truthy_str = |k: &str| {
+            get(k)
+                .filter(|r| js::truthy(r))
+                .map(js::string::string_value)
+        };
         let shorten = |p: String| shorten_home_path(p, &self.home);
         let path_arg = || {
             shorten(
@@ -486,16 +494,20 @@ fn read_line_range(offset: Option<&[u8]>, limit: Option<&[u8]>) -> String {
         _ => 1.0,
     };
     let Some(lim) = limit.filter(|r| *r != b"null") else {
-        return format!(":{}", js::number_string(start));
+        return format!(":{}", js::number::number_string(start));
     };
     let Some(count) = parse_line_number(lim) else {
         return String::new();
     };
     let end = start + count - 1.0;
     if end == 0.0 || end.is_nan() {
-        format!(":{}", js::number_string(start))
+        format!(":{}", js::number::number_string(start))
     } else {
-        format!(":{}-{}", js::number_string(start), js::number_string(end))
+        format!(
+            ":{}-{}",
+            js::number::number_string(start),
+            js::number::number_string(end)
+        )
     }
 }
 
@@ -504,11 +516,11 @@ fn read_line_range(offset: Option<&[u8]>, limit: Option<&[u8]>) -> String {
 fn parse_line_number(raw: &[u8]) -> Option<f64> {
     let n = match raw.first() {
         Some(b'"') => {
-            let s = js::decode_string(raw, 0..raw.len());
+            let s = js::escape::decode_string(raw, 0..raw.len());
             if string::trim(&s).is_empty() {
                 return None;
             }
-            number::string_to_number(&s)
+            string::string_to_number(&s)
         }
         Some(b'-' | b'0'..=b'9') => std::str::from_utf8(raw).ok()?.parse::<f64>().ok()?,
         _ => return None,
@@ -546,7 +558,7 @@ fn normalize_owned(s: String) -> String {
 /// `text` blocks concatenated (cut once 200 is reached).
 fn extract_content(text: &[u8], r: Range<usize>) -> String {
     match text[r.start] {
-        b'"' => string::slice(&js::decode_string(text, r), 200),
+        b'"' => string::slice(&js::escape::decode_string(text, r), 200),
         b'[' => {
             let mut s = String::new();
             for el in scan::elements(text, r).unwrap_or_default() {
@@ -586,7 +598,7 @@ pub fn has_text_content(text: &[u8], r: Range<usize>) -> bool {
                     _ => return true,
                 }
             }
-            !string::trim(&js::decode_string(text, r)).is_empty()
+            !string::trim(&js::escape::decode_string(text, r)).is_empty()
         }
         // Valid JSON: the blocks are found by their brackets alone.
         b'[' => crate::store::raw::elements(text, r).into_iter().any(|el| {

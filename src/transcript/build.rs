@@ -80,7 +80,7 @@ pub fn build(name: &str, msgs: &[Source], opts: Options) -> Result<Vec<Turn>> {
                 };
                 if let Some(sections) = obj.object("sections") {
                     for m in &sections.members {
-                        let key = js::decode_string(sections.text, m.key.clone());
+                        let key = js::escape::decode_string(sections.text, m.key.clone());
                         let v = &sections.text[m.value.clone()];
                         turn.parts.push(Part::Text(if v == b"null" {
                             format!("[section {}: removed]", clean(&key))
@@ -88,7 +88,7 @@ pub fn build(name: &str, msgs: &[Source], opts: Options) -> Result<Vec<Turn>> {
                             format!(
                                 "[section {}]\n{}",
                                 clean(&key),
-                                clean(&js::decode_string(sections.text, m.value.clone()))
+                                clean(&js::escape::decode_string(sections.text, m.value.clone()))
                             )
                         } else {
                             format!("[section {}]\n{}", clean(&key), pretty(v))
@@ -425,7 +425,9 @@ fn usage_turn(obj: &Object<'_>) -> Turn {
 
 /// `String(value)` of a member ("" when absent).
 fn string_of(obj: &Object<'_>, key: &str) -> String {
-    obj.raw(key).map(js::string_value).unwrap_or_default()
+    obj.raw(key)
+        .map(js::string::string_value)
+        .unwrap_or_default()
 }
 
 /// The elements of an array member that are objects (None for others).
@@ -458,7 +460,7 @@ fn content_parts(obj: &Object<'_>, key: &str) -> std::result::Result<Vec<Part>, 
     match t[r.start] {
         // pi 1.6 sends [] (or "") for null content.
         b'n' => Ok(vec![]),
-        b'"' => Ok(vec![Part::Text(clean(&js::decode_string(t, r)))]),
+        b'"' => Ok(vec![Part::Text(clean(&js::escape::decode_string(t, r)))]),
         b'[' => {
             let mut parts = Vec::new();
             for el in scan::elements(t, r).map_err(|e| e.to_string())? {
@@ -489,7 +491,7 @@ fn image(b: &Object<'_>) -> std::result::Result<Part, String> {
     let Some(r) = b.get("data").filter(|r| b.text[r.start] == b'"') else {
         return Err("image block has no data (a base64 string)".into());
     };
-    let data = js::decode_string(b.text, r);
+    let data = js::escape::decode_string(b.text, r);
     let data = data.trim_end();
     let pad = data.bytes().rev().take_while(|&c| c == b'=').count();
     let len = data.bytes().filter(|c| !c.is_ascii_whitespace()).count();
@@ -528,12 +530,12 @@ fn tool_args(name: &str, b: &Object<'_>) -> Args {
         let mut w = ObjectWriter::new();
         let mut any = false;
         for m in &args.members {
-            let key = js::decode_string(args.text, m.key.clone());
+            let key = js::escape::decode_string(args.text, m.key.clone());
             if key == skip || args.get(&key) != Some(m.value.clone()) {
                 continue;
             }
             any = true;
-            let v = js::canonical_vec(args.text, m.value.clone()).ok();
+            let v = js::stringify::canonical_vec(args.text, m.value.clone()).ok();
             w.raw(&key, Some(v.as_deref().unwrap_or(b"null")));
         }
         any.then(|| pretty(&w.finish()))

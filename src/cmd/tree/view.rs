@@ -2,8 +2,6 @@
 //! the tree flattened with the branch holding the active leaf first, the
 //! active path, and the rows a filter and a search let through.
 
-use super::batches;
-use super::lines::{line_source, LineSource};
 use super::{Filter, Options};
 use crate::entry::glance::{
     glance, info_of, message_at, Glance, MESSAGE_KEY, MSG_BAD_STOP, MSG_CALLS, MSG_HAS_TEXT,
@@ -12,6 +10,8 @@ use crate::entry::glance::{
 use crate::entry::{EntryType, Id};
 use crate::error::{Error, Result};
 use crate::json::{js, Object};
+use crate::render::batches;
+use crate::render::lines::{line_source, LineSource};
 use crate::search::tree_text::{searchable, Display, Query, Seg};
 use crate::session::Session;
 use crate::tree::{Step, Tree};
@@ -34,7 +34,7 @@ pub(super) struct View<'s> {
     /// The session file opened again ([`View::lines`]).
     file: Option<File>,
     /// For [`View::object`].
-    checker: std::sync::Mutex<js::Checker>,
+    checker: std::sync::Mutex<js::check::Checker>,
     /// What the display text needs besides the entry (the tool calls).
     text: Display,
     leaf: Option<usize>,
@@ -64,10 +64,10 @@ enum First {
 }
 
 /// The quick pass's look at entry `i`: a compact line's members as
-/// [`js::Checker::valid_object`] finds them (no fallback: the plain way
+/// [`js::check::Checker::valid_object`] finds them (no fallback: the plain way
 /// is taken on the main thread).
 fn first_look(
-    c: &mut js::Checker,
+    c: &mut js::check::Checker,
     s: &Session,
     i: usize,
     src: &mut dyn LineSource,
@@ -90,10 +90,10 @@ fn first_look(
 }
 
 /// [`Session::object`], the quick way first: a compact line's members as
-/// [`js::Checker::valid_object`] finds them (the scanner's, in a quicker
+/// [`js::check::Checker::valid_object`] finds them (the scanner's, in a quicker
 /// pass), as the load reads it.
 fn quick_object<'a>(
-    checker: &mut js::Checker,
+    checker: &mut js::check::Checker,
     s: &Session,
     bytes: &'a [u8],
     line: u64,
@@ -174,8 +174,8 @@ impl<'s> View<'s> {
         // The first pass over the messages: the filters' roles and flags,
         // the tool calls, and where each message object stands in its
         // line (so that its row reads the message alone, not the line).
-        let file = super::lines::reopen(s);
-        let mut checker = js::Checker::new();
+        let file = crate::render::lines::reopen(s);
+        let mut checker = js::check::Checker::new();
         let mut msg_info = vec![0; n];
         let mut msg_at = vec![(0, 0); n];
         let mut text = Display::new();
@@ -186,7 +186,7 @@ impl<'s> View<'s> {
         let mut again: Vec<usize> = Vec::new();
         let mut src = line_source(s, file.as_ref());
         let quick = |r: Range<usize>, src: &mut dyn LineSource| -> Result<Vec<First>> {
-            let mut c = js::Checker::new();
+            let mut c = js::check::Checker::new();
             r.map(|k| first_look(&mut c, s, flat[k].0, src)).collect()
         };
         let mut found = |k: usize, info: u8, at: (u32, u32)| {
@@ -276,7 +276,7 @@ impl<'s> View<'s> {
     }
 
     /// [`Session::object`], the quick way first: a compact line's members
-    /// as [`js::Checker::valid_object`] finds them (the scanner's, in a
+    /// as [`js::check::Checker::valid_object`] finds them (the scanner's, in a
     /// quicker pass), as the load reads it.
     pub(super) fn object<'a>(&self, bytes: &'a [u8], line: u64) -> Result<Object<'a>> {
         match self.checker.try_lock() {
