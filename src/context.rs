@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::json::{js, Object, ObjectWriter};
 use crate::path::path_to;
 use crate::session::Session;
+use std::collections::HashMap;
 
 /// One contribution to the context: which entry it comes from, and how
 /// (pi 1.6's `buildSessionProjection`).
@@ -95,10 +96,29 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
         return Ok(empty);
     };
     let path = path_to(session, leaf)?;
-    let ty = |i: usize| session.entries[i].ty();
+    let settings = settings(session, &path)?;
+    let entries = context_entries(session, &path, &settings.system)?;
+    let edits = latest_edits(session, &entries)?;
+    Ok(Context {
+        items: items(session, &entries, &edits)?,
+        thinking_level: settings.thinking_level,
+        model: settings.model,
+    })
+}
 
-    // Settings (getSessionContextSettings): the last of each kind on the
-    // path wins; every message entry's role is read.
+/// What the walk along the path settles besides the messages.
+struct Settings {
+    thinking_level: Option<Vec<u8>>,
+    model: Option<Vec<u8>>,
+    /// Which entries are system messages (empty when none is).
+    system: Vec<bool>,
+}
+
+/// Settings (getSessionContextSettings): the last of each kind on the
+/// path wins; every message entry's role is read.
+#[inline]
+fn settings(session: &Session, path: &[usize]) -> Result<Settings> {
+    let ty = |i: usize| session.entries[i].ty();
     let mut thinking_level = Some(b"\"off\"".to_vec());
     let mut model = None;
     // The assistant message that set the model last, when the load found
@@ -111,7 +131,7 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
     let roles = (session.roles.len() == session.entries.len()
         && session.header.version >= crate::migrate::CURRENT_VERSION)
         .then_some(&session.roles[..]);
-    for &i in &path {
+    for &i in path {
         if let (Some(r), EntryType::Message) = (roles, ty(i)) {
             match glanced_role(r[i]) {
                 Glanced::NoMessage => return Err(no_message(session, i)),
@@ -174,17 +194,26 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
             model = Some(assistant_model(session, &msg, i)?);
         }
     }
-    let is_system = |i: usize| system.get(i).copied().unwrap_or(false);
+    Ok(Settings {
+        thinking_level,
+        model,
+        system,
+    })
+}
 
-    // buildContextEntries: the newest compaction, the kept entries before
-    // it (system messages dropped) and everything after it.
+/// buildContextEntries: the newest compaction, the kept entries before it
+/// (system messages dropped) and everything after it.
+#[inline]
+fn context_entries(session: &Session, path: &[usize], system: &[bool]) -> Result<Vec<usize>> {
+    let ty = |i: usize| session.entries[i].ty();
+    let is_system = |i: usize| system.get(i).copied().unwrap_or(false);
     let compaction = path
         .iter()
         .rev()
         .copied()
         .find(|&i| ty(i) == EntryType::Compaction);
-    let entries: Vec<usize> = match compaction {
-        None => path.clone(),
+    Ok(match compaction {
+        None => path.to_vec(),
         Some(c) => {
             let cpos = path
                 .iter()
@@ -205,12 +234,15 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
             out.extend_from_slice(&path[cpos + 1..]);
             out
         }
-    };
+    })
+}
 
-    // The latest context_edit among those entries, by target id.
-    let mut edits: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for &i in &entries {
-        if ty(i) == EntryType::ContextEdit {
+/// The latest context_edit among `entries`, by target id.
+#[inline]
+fn latest_edits(session: &Session, entries: &[usize]) -> Result<HashMap<String, usize>> {
+    let mut edits = HashMap::new();
+    for &i in entries {
+        if session.entries[i].ty() == EntryType::ContextEdit {
             let line = session.line(i)?;
             let obj = session.object(&line, session.entries[i].line())?;
             if let Some(t) = obj.str("targetId") {
@@ -218,7 +250,17 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
             }
         }
     }
+    Ok(edits)
+}
 
+/// What each of `entries` gives the context, `edits` applied.
+#[inline]
+fn items(
+    session: &Session,
+    entries: &[usize],
+    edits: &HashMap<String, usize>,
+) -> Result<Vec<Item>> {
+    let ty = |i: usize| session.entries[i].ty();
     let mut items = Vec::new();
     for (k, &i) in entries.iter().enumerate() {
         let contributes = match ty(i) {
@@ -269,11 +311,7 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
             None => Item::Entry(i),
         });
     }
-    Ok(Context {
-        items,
-        thinking_level,
-        model,
-    })
+    Ok(items)
 }
 
 /// Where on `path` the first entry whose id, as pi writes it into text

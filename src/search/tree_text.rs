@@ -209,108 +209,8 @@ impl Display {
     ) -> Result<(), &'static str> {
         let tmpl = |k: &str| string::template(obj.raw(k));
         match ty {
-            EntryType::Message => {
-                let Some(m) = obj.object("message") else {
-                    // `entry.message.role` throws in pi; show the type.
-                    v.push(("[message]".into(), Some(DIM)));
-                    return Ok(());
-                };
-                // `${role}`: a plain string's own text, without a copy.
-                let role: Cow<'_, str> = match m.raw("role") {
-                    Some(r) if r.len() >= 2 && r[0] == b'"' && !r.contains(&b'\\') => {
-                        match std::str::from_utf8(&r[1..r.len() - 1]) {
-                            Ok(plain) => Cow::Borrowed(plain),
-                            Err(_) => string::template(Some(r)).into(),
-                        }
-                    }
-                    other => string::template(other).into(),
-                };
-                let content = || {
-                    m.get("content")
-                        .map(|r| normalize_owned(extract_content(m.text, r)))
-                        .unwrap_or_default()
-                };
-                match &*role {
-                    "user" => {
-                        v.push(("user: ".into(), Some(ACCENT)));
-                        v.push((content().into(), None));
-                    }
-                    "assistant" => {
-                        v.push(("assistant: ".into(), Some(SUCCESS)));
-                        let text = content();
-                        if !text.is_empty() {
-                            v.push((text.into(), None));
-                        } else if m.raw("stopReason") == Some(b"\"aborted\"") {
-                            v.push(("(aborted)".into(), Some(DIM)));
-                        } else if let Some(err) = m.raw("errorMessage").filter(|r| js::truthy(r)) {
-                            v.push((
-                                string::slice(&normalize(&js::string::string_value(err)), 80)
-                                    .into(),
-                                Some(ERROR),
-                            ));
-                        } else {
-                            v.push(("(no content)".into(), Some(DIM)));
-                        }
-                    }
-                    "toolResult" => {
-                        let call = m
-                            .raw("toolCallId")
-                            .filter(|r| js::truthy(r))
-                            .and_then(|r| self.tool_calls.get(&js::string::string_value(r)));
-                        let t = match call {
-                            Some((name, args)) => self.format_tool_call(name, args.as_deref()),
-                            None => {
-                                let name = match m.raw("toolName") {
-                                    None | Some(b"null") => "tool".to_string(),
-                                    Some(r) => js::string::string_value(r),
-                                };
-                                format!("[{name}]")
-                            }
-                        };
-                        v.push((t.into(), Some(DIM)));
-                    }
-                    "bashExecution" => {
-                        let cmd = match m.raw("command") {
-                            None | Some(b"null") => String::new(),
-                            Some(r) => js::string::string_value(r),
-                        };
-                        v.push((format!("[bash]: {}", normalize(&cmd)).into(), Some(DIM)));
-                    }
-                    _ => v.push((format!("[{role}]").into(), Some(DIM))),
-                }
-            }
-            EntryType::CustomMessage => {
-                // pi: `content.filter((c) => c.type === "text").map((c) =>
-                // c.text).join("")` when it is not a string: a TypeError on
-                // anything but an array, and on a null block.
-                let content = match obj.get("content") {
-                    Some(r) if obj.text[r.start] == b'"' => js::string::string_value(&obj.text[r]),
-                    Some(r) if obj.text[r.start] == b'[' => {
-                        let mut s = String::new();
-                        for el in scan::elements(obj.text, r).unwrap_or_default() {
-                            if &obj.text[el.clone()] == b"null" {
-                                return Err(CUSTOM_MESSAGE_REFUSED);
-                            }
-                            let Ok(b) = Object::at(obj.text, el.clone()) else {
-                                continue;
-                            };
-                            if obj.text[el.start] == b'{'
-                                && b.str("type").as_deref() == Some("text")
-                            {
-                                s.push_str(
-                                    &b.raw("text")
-                                        .map(js::string::string_value_or_empty)
-                                        .unwrap_or_default(),
-                                );
-                            }
-                        }
-                        s
-                    }
-                    _ => return Err(CUSTOM_MESSAGE_REFUSED),
-                };
-                v.push((format!("[{}]: ", tmpl("customType")).into(), Some(WARNING)));
-                v.push((normalize(&content).into(), None));
-            }
+            EntryType::Message => self.message_text(obj, v),
+            EntryType::CustomMessage => custom_message_text(obj, v)?,
             EntryType::Compaction => {
                 let tokens = obj
                     .raw("tokensBefore")
@@ -362,6 +262,78 @@ impl Display {
             _ => {}
         }
         Ok(())
+    }
+
+    /// [`Display::text_into`] of a `message` entry: by the message's role.
+    #[inline]
+    fn message_text(&self, obj: &Object<'_>, v: &mut Vec<Seg>) {
+        let Some(m) = obj.object("message") else {
+            // `entry.message.role` throws in pi; show the type.
+            v.push(("[message]".into(), Some(DIM)));
+            return;
+        };
+        // `${role}`: a plain string's own text, without a copy.
+        let role: Cow<'_, str> = match m.raw("role") {
+            Some(r) if r.len() >= 2 && r[0] == b'"' && !r.contains(&b'\\') => {
+                match std::str::from_utf8(&r[1..r.len() - 1]) {
+                    Ok(plain) => Cow::Borrowed(plain),
+                    Err(_) => string::template(Some(r)).into(),
+                }
+            }
+            other => string::template(other).into(),
+        };
+        let content = || {
+            m.get("content")
+                .map(|r| normalize_owned(extract_content(m.text, r)))
+                .unwrap_or_default()
+        };
+        match &*role {
+            "user" => {
+                v.push(("user: ".into(), Some(ACCENT)));
+                v.push((content().into(), None));
+            }
+            "assistant" => {
+                v.push(("assistant: ".into(), Some(SUCCESS)));
+                let text = content();
+                if !text.is_empty() {
+                    v.push((text.into(), None));
+                } else if m.raw("stopReason") == Some(b"\"aborted\"") {
+                    v.push(("(aborted)".into(), Some(DIM)));
+                } else if let Some(err) = m.raw("errorMessage").filter(|r| js::truthy(r)) {
+                    v.push((
+                        string::slice(&normalize(&js::string::string_value(err)), 80).into(),
+                        Some(ERROR),
+                    ));
+                } else {
+                    v.push(("(no content)".into(), Some(DIM)));
+                }
+            }
+            "toolResult" => {
+                let call = m
+                    .raw("toolCallId")
+                    .filter(|r| js::truthy(r))
+                    .and_then(|r| self.tool_calls.get(&js::string::string_value(r)));
+                let t = match call {
+                    Some((name, args)) => self.format_tool_call(name, args.as_deref()),
+                    None => {
+                        let name = match m.raw("toolName") {
+                            None | Some(b"null") => "tool".to_string(),
+                            Some(r) => js::string::string_value(r),
+                        };
+                        format!("[{name}]")
+                    }
+                };
+                v.push((t.into(), Some(DIM)));
+            }
+            "bashExecution" => {
+                let cmd = match m.raw("command") {
+                    None | Some(b"null") => String::new(),
+                    Some(r) => js::string::string_value(r),
+                };
+                v.push((format!("[bash]: {}", normalize(&cmd)).into(), Some(DIM)));
+            }
+            _ => v.push((format!("[{role}]").into(), Some(DIM))),
+        }
     }
 
     /// `formatToolCall(name, args)`: a tool result's row, from its call.
@@ -526,6 +498,42 @@ fn parse_line_number(raw: &[u8]) -> Option<f64> {
         _ => return None,
     };
     n.is_finite().then_some(n)
+}
+
+/// [`Display::text_into`] of a `custom_message` entry: its type and text;
+/// `Err` where pi's render throws (content that is not text).
+#[inline]
+fn custom_message_text(obj: &Object<'_>, v: &mut Vec<Seg>) -> Result<(), &'static str> {
+    let tmpl = |k: &str| string::template(obj.raw(k));
+    // pi: `content.filter((c) => c.type === "text").map((c) =>
+    // c.text).join("")` when it is not a string: a TypeError on
+    // anything but an array, and on a null block.
+    let content = match obj.get("content") {
+        Some(r) if obj.text[r.start] == b'"' => js::string::string_value(&obj.text[r]),
+        Some(r) if obj.text[r.start] == b'[' => {
+            let mut s = String::new();
+            for el in scan::elements(obj.text, r).unwrap_or_default() {
+                if &obj.text[el.clone()] == b"null" {
+                    return Err(CUSTOM_MESSAGE_REFUSED);
+                }
+                let Ok(b) = Object::at(obj.text, el.clone()) else {
+                    continue;
+                };
+                if obj.text[el.start] == b'{' && b.str("type").as_deref() == Some("text") {
+                    s.push_str(
+                        &b.raw("text")
+                            .map(js::string::string_value_or_empty)
+                            .unwrap_or_default(),
+                    );
+                }
+            }
+            s
+        }
+        _ => return Err(CUSTOM_MESSAGE_REFUSED),
+    };
+    v.push((format!("[{}]: ", tmpl("customType")).into(), Some(WARNING)));
+    v.push((normalize(&content).into(), None));
+    Ok(())
 }
 
 /// `entry.replacement === null ? "omit" : "replace"`.
