@@ -5,8 +5,9 @@
 //! took out of a line (a message, a summary), the result must equal
 //! `JSON.stringify(JSON.parse(text))`: no whitespace, escapes normalized,
 //! numbers in JavaScript's shortest form, integer-like keys first, duplicate
-//! keys collapsed. [`canonical`] does that directly on the text, without a
-//! value tree; for text pi wrote itself it returns the same bytes.
+//! keys collapsed. [`canonical`](stringify::canonical) does that directly on
+//! the text, without a value tree; for text pi wrote itself it returns the
+//! same bytes.
 //!
 //! By concept: [`stringify`](mod@stringify) (that rewrite, and a member set in place),
 //! [`check`] (the quick proof that a text already is what it writes),
@@ -31,7 +32,7 @@ pub use number::{number_to_js, write_number};
 pub use string::trim_utf16;
 pub use stringify::{canonical_long_way, canonical_vec, with_member};
 
-/// How deep [`canonical`] follows nested arrays and objects. JavaScript's own
+/// How deep [`canonical`](stringify::canonical) follows nested arrays and objects. JavaScript's own
 /// `JSON.stringify` gives up (stack overflow) at a similar depth.
 pub const MAX_DEPTH: usize = 2000;
 
