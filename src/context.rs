@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::json::{js, Object, ObjectWriter};
 use crate::path::path_to;
 use crate::session::Session;
+use std::collections::HashMap;
 
 /// One contribution to the context: which entry it comes from, and how
 /// (pi 1.6's `buildSessionProjection`).
@@ -95,10 +96,29 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
         return Ok(empty);
     };
     let path = path_to(session, leaf)?;
-    let ty = |i: usize| session.entries[i].ty();
+    let settings = settings(session, &path)?;
+    let entries = context_entries(session, &path, &settings.system)?;
+    let edits = latest_edits(session, &entries)?;
+    Ok(Context {
+        items: items(session, &entries, &edits)?,
+        thinking_level: settings.thinking_level,
+        model: settings.model,
+    })
+}
 
-    // Settings (getSessionContextSettings): the last of each kind on the
-    // path wins; every message entry's role is read.
+/// What the walk along the path settles besides the messages.
+struct Settings {
+    thinking_level: Option<Vec<u8>>,
+    model: Option<Vec<u8>>,
+    /// Which entries are system messages (empty when none is).
+    system: Vec<bool>,
+}
+
+/// Settings (getSessionContextSettings): the last of each kind on the
+/// path wins; every message entry's role is read.
+#[inline]
+fn settings(session: &Session, path: &[usize]) -> Result<Settings> {
+    let ty = |i: usize| session.entries[i].ty();
     let mut thinking_level = Some(b"\"off\"".to_vec());
     let mut model = None;
     // The assistant message that set the model last, when the load found
@@ -111,7 +131,7 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
     let roles = (session.roles.len() == session.entries.len()
         && session.header.version >= crate::migrate::CURRENT_VERSION)
         .then_some(&session.roles[..]);
-    for &i in &path {
+    for &i in path {
         if let (Some(r), EntryType::Message) = (roles, ty(i)) {
             match glanced_role(r[i]) {
                 Glanced::NoMessage => return Err(no_message(session, i)),
@@ -174,17 +194,26 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
             model = Some(assistant_model(session, &msg, i)?);
         }
     }
-    let is_system = |i: usize| system.get(i).copied().unwrap_or(false);
+    Ok(Settings {
+        thinking_level,
+        model,
+        system,
+    })
+}
 
-    // buildContextEntries: the newest compaction, the kept entries before
-    // it (system messages dropped) and everything after it.
+/// buildContextEntries: the newest compaction, the kept entries before it
+/// (system messages dropped) and everything after it.
+#[inline]
+fn context_entries(session: &Session, path: &[usize], system: &[bool]) -> Result<Vec<usize>> {
+    let ty = |i: usize| session.entries[i].ty();
+    let is_system = |i: usize| system.get(i).copied().unwrap_or(false);
     let compaction = path
         .iter()
         .rev()
         .copied()
         .find(|&i| ty(i) == EntryType::Compaction);
-    let entries: Vec<usize> = match compaction {
-        None => path.clone(),
+    Ok(match compaction {
+        None => path.to_vec(),
         Some(c) => {
             let cpos = path
                 .iter()
@@ -205,12 +234,15 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
             out.extend_from_slice(&path[cpos + 1..]);
             out
         }
-    };
+    })
+}
 
-    // The latest context_edit among those entries, by target id.
-    let mut edits: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for &i in &entries {
-        if ty(i) == EntryType::ContextEdit {
+/// The latest context_edit among `entries`, by target id.
+#[inline]
+fn latest_edits(session: &Session, entries: &[usize]) -> Result<HashMap<String, usize>> {
+    let mut edits = HashMap::new();
+    for &i in entries {
+        if session.entries[i].ty() == EntryType::ContextEdit {
             let line = session.line(i)?;
             let obj = session.object(&line, session.entries[i].line())?;
             if let Some(t) = obj.str("targetId") {
@@ -218,7 +250,17 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
             }
         }
     }
+    Ok(edits)
+}
 
+/// What each of `entries` gives the context, `edits` applied.
+#[inline]
+fn items(
+    session: &Session,
+    entries: &[usize],
+    edits: &HashMap<String, usize>,
+) -> Result<Vec<Item>> {
+    let ty = |i: usize| session.entries[i].ty();
     let mut items = Vec::new();
     for (k, &i) in entries.iter().enumerate() {
         let contributes = match ty(i) {
@@ -269,11 +311,7 @@ pub fn build(session: &Session, leaf: Option<usize>) -> Result<Context> {
             None => Item::Entry(i),
         });
     }
-    Ok(Context {
-        items,
-        thinking_level,
-        model,
-    })
+    Ok(items)
 }
 
 /// Where on `path` the first entry whose id, as pi writes it into text
@@ -377,9 +415,11 @@ pub fn message_json(session: &Session, item: Item) -> Result<Option<Vec<u8>>> {
                     .is_some_and(|m| matches!(m.raw("content"), None | Some(b"null")))
             };
             let msg = match role.as_str() {
-                "system" if content_null() => js::with_member(&msg, "content", Some(b"\"\"")),
+                "system" if content_null() => {
+                    js::stringify::with_member(&msg, "content", Some(b"\"\""))
+                }
                 "user" | "assistant" | "toolResult" if content_null() => {
-                    js::with_member(&msg, "content", Some(b"[]"))
+                    js::stringify::with_member(&msg, "content", Some(b"[]"))
                 }
                 _ => msg,
             };
@@ -420,7 +460,7 @@ pub fn message_json(session: &Session, item: Item) -> Result<Option<Vec<u8>>> {
     ) {
         return Ok(Some(message));
     }
-    Ok(Some(js::with_member(
+    Ok(Some(js::stringify::with_member(
         &message,
         "content",
         replacement_content(session, edit, &role)?.as_deref(),
@@ -648,7 +688,7 @@ mod tests {
         use crate::json::scan;
         fn role_keys(t: &[u8], r: std::ops::Range<usize>) -> u32 {
             match t[r.start] {
-                b'{' => scan::members(t, r)
+                b'{' => crate::json::members(t, r)
                     .unwrap()
                     .into_iter()
                     .map(|m| u32::from(&t[m.key] == b"\"role\"") + role_keys(t, m.value))
@@ -667,13 +707,13 @@ mod tests {
             let text = random_session(&mut next);
             for line in text.lines() {
                 let t = line.as_bytes();
-                let mut c = js::Checker::new();
+                let mut c = js::check::Checker::new();
                 if c.object_counting_roles(t, false).is_none() {
                     continue;
                 }
                 let facts = c.line_facts();
                 // the other calls leave the roles uncounted, and say so
-                let mut plain = js::Checker::new();
+                let mut plain = js::check::Checker::new();
                 assert!(plain.valid_object(t).is_some());
                 assert_eq!(plain.line_facts().role_keys, u32::MAX);
                 let unicode = t.windows(2).enumerate().any(|(k, w)| {
@@ -698,7 +738,7 @@ mod tests {
             let text = random_session(&mut next);
             for line in text.lines().skip(1) {
                 let obj = Object::parse_line(line.as_bytes()).unwrap().unwrap();
-                let mut c = js::Checker::new();
+                let mut c = js::check::Checker::new();
                 let took = c.object_counting_roles(line.as_bytes(), false).is_some();
                 let quick = took.then(|| c.line_facts());
                 let want = match obj.raw("message") {

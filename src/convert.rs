@@ -77,9 +77,9 @@ pub fn to_llm(text: &[u8], range: Range<usize>) -> Result<Converted, ConvertErro
     };
     match role.as_ref() {
         // pi 1.x: system messages pass through too.
-        "system" | "user" | "assistant" | "toolResult" => {
-            Ok(Converted::Message(js::canonical_vec(text, range)?))
-        }
+        "system" | "user" | "assistant" | "toolResult" => Ok(Converted::Message(
+            js::stringify::canonical_vec(text, range)?,
+        )),
         "bashExecution" => {
             if m.raw("excludeFromContext").is_some_and(js::truthy) {
                 return Ok(Converted::Excluded);
@@ -90,11 +90,11 @@ pub fn to_llm(text: &[u8], range: Range<usize>) -> Result<Converted, ConvertErro
             let content = match m.get("content") {
                 Some(r) if text[r.start] == b'"' => {
                     let mut c = b"[{\"type\":\"text\",\"text\":".to_vec();
-                    js::canonical(&mut c, text, r)?;
+                    js::stringify::canonical(&mut c, text, r)?;
                     c.extend_from_slice(b"}]");
                     Some(c)
                 }
-                Some(r) => Some(js::canonical_vec(text, r)?),
+                Some(r) => Some(js::stringify::canonical_vec(text, r)?),
                 None => None,
             };
             let mut w = ObjectWriter::new();

@@ -56,6 +56,7 @@ pub mod json;
 pub mod migrate;
 pub mod path;
 pub mod refs;
+pub(crate) mod render;
 pub(crate) mod search;
 pub mod session;
 pub mod store;

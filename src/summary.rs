@@ -14,7 +14,9 @@ pub fn message_text(msg: &Object<'_>) -> Option<String> {
 /// None when the content is neither a string nor an array.
 pub fn content_text(content: &[u8], sep: &str) -> Option<String> {
     match content.first()? {
-        b'"' => Some(crate::json::js::decode_string(content, 0..content.len()).into_owned()),
+        b'"' => {
+            Some(crate::json::js::escape::decode_string(content, 0..content.len()).into_owned())
+        }
         b'[' => {
             let mut parts = Vec::new();
             for el in crate::json::scan::elements(content, 0..content.len()).ok()? {

@@ -8,6 +8,8 @@
 
 mod common;
 
+mod architecture;
+
 // One module per tool.
 mod convert;
 mod edit;

@@ -10,7 +10,6 @@ use crate::cli::{Ctx, Exit, SessionArgs};
 use clap::Parser;
 
 use crate::cli::Out;
-use crate::cmd::tree::{batches, lines, write_id, write_str};
 use crate::context::{self, message_json};
 use crate::entry::EntryType;
 use crate::error::Result;
@@ -18,6 +17,7 @@ use crate::json::{js, Object};
 use crate::migrate::CURRENT_VERSION;
 use crate::path::path_to;
 use crate::refs;
+use crate::render::{batches, lines, write_id, write_str};
 use crate::session::Session;
 use crate::store::raw;
 use crate::summary;
@@ -228,7 +228,7 @@ pub(crate) fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
         &mut *src,
         ready,
         out,
-        js::Checker::new,
+        js::check::Checker::new,
         |v, checker, row, src| {
             let i = leaves[v];
             let line = src.line(i)?;
@@ -242,7 +242,7 @@ pub(crate) fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
             Ok(())
         },
     )?;
-    let mut checker = js::Checker::new();
+    let mut checker = js::check::Checker::new();
     let mut row = Vec::new();
     for &i in &leaves[ready..] {
         let depth = memo.depth(s, i)?;
@@ -269,7 +269,7 @@ pub(crate) fn write_leaves(s: &Session, out: &mut impl Write) -> Result<()> {
 /// as `"current"`; return [`user_text`] of the leaf itself.
 fn leaf_row(
     s: &Session,
-    checker: &mut js::Checker,
+    checker: &mut js::check::Checker,
     i: usize,
     depth: usize,
     line: &[u8],
@@ -291,7 +291,7 @@ fn leaf_row(
     if let Some(t) = obj.get("timestamp") {
         let at = row.len();
         row.extend_from_slice(b",\"timestamp\":");
-        if js::canonical_with(checker, row, obj.text, t).is_err() {
+        if js::stringify::canonical_with(checker, row, obj.text, t).is_err() {
             row.truncate(at);
         }
     }
@@ -322,12 +322,12 @@ fn end_row(row: &mut Vec<u8>, last_user: Option<&str>) {
 }
 
 /// [`Session::object`], the quick way first (as the load reads a compact
-/// line: [`js::Checker::valid_object`] finds the scanner's members in a
+/// line: [`js::check::Checker::valid_object`] finds the scanner's members in a
 /// quicker pass), and how the strings of the text, valid JSON either way,
 /// are skipped when its values are looked into ([`raw::Strings`]: by the
 /// checker's quote bits after a quick yes).
 fn quick_object<'a, 'c>(
-    checker: &'c mut js::Checker,
+    checker: &'c mut js::check::Checker,
     s: &Session,
     bytes: &'a [u8],
     line: u64,
@@ -360,7 +360,7 @@ struct Memo {
     texts: Vec<Option<String>>,
     /// Entries walked and not yet answered.
     chain: Vec<usize>,
-    checker: js::Checker,
+    checker: js::check::Checker,
 }
 
 impl Memo {
@@ -370,7 +370,7 @@ impl Memo {
             last_user: vec![NOT_YET; n],
             texts: Vec::new(),
             chain: Vec::new(),
-            checker: js::Checker::new(),
+            checker: js::check::Checker::new(),
         }
     }
 

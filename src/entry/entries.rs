@@ -224,7 +224,7 @@ impl Entries {
         let ty = match ty {
             Some(v) if v[0] == b'"' => match plain(v) {
                 Some(name) => EntryType::parse_bytes(name),
-                None => EntryType::parse(&js::decode_string(v, 0..v.len())),
+                None => EntryType::parse(&js::escape::decode_string(v, 0..v.len())),
             },
             _ => EntryType::None,
         };

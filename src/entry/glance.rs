@@ -148,7 +148,7 @@ fn is_string(raw: Option<&[u8]>, want: &str) -> bool {
     if !inner.contains(&b'\\') {
         return inner == want.as_bytes();
     }
-    js::decode_string(raw, 0..raw.len()) == want
+    js::escape::decode_string(raw, 0..raw.len()) == want
 }
 
 /// [`role`]: the line must be read to know the role (or the message is
@@ -158,7 +158,7 @@ pub const ROLE_UNKNOWN: u8 = 0x80;
 /// The role of the message entry `obj` (a whole line known to be valid
 /// JSON) as one of the `ROLE_` values or [`MSG_NONE`] (no message, or a
 /// null one), or [`ROLE_UNKNOWN`]. `quick`: what the quick check
-/// ([`js::Checker::valid_object`]) saw of the line, when it took it (so the
+/// ([`js::check::Checker::valid_object`]) saw of the line, when it took it (so the
 /// line has no white space between tokens and is nested less than
 /// [`js::MAX_DEPTH`]). A message object that starts `{"role":"` has that
 /// role when no other key of it can be `role`: it has no `\u` escape (the
@@ -237,7 +237,7 @@ mod tests {
         let g = glance(&obj, Strings::Memchr, &mut Vec::new());
         assert_eq!(g, glance_checked(&obj));
         // The quick check's quote bits find the same.
-        let mut c = js::Checker::new();
+        let mut c = js::check::Checker::new();
         let members = c.valid_object(line.as_bytes()).unwrap().to_vec();
         let quick = Object { members, ..obj };
         assert_eq!(

@@ -47,7 +47,7 @@ impl Id {
             });
             return Id::Hex8(n);
         }
-        Id::new(&js::decode_string(v, 0..v.len()))
+        Id::new(&js::escape::decode_string(v, 0..v.len()))
     }
 
     /// The id any JSON value (its text) is as a `Map` key.
@@ -59,7 +59,7 @@ impl Id {
                     .ok()
                     .and_then(|s| s.parse::<f64>().ok())
                     .unwrap_or(f64::NAN);
-                Id::Value(Box::new(format!("#{}", js::number_string(n))))
+                Id::Value(Box::new(format!("#{}", js::number::number_string(n))))
             }
             Some(b'{' | b'[') => {
                 use std::sync::atomic::{AtomicU64, Ordering};
@@ -102,7 +102,7 @@ impl Id {
                 Some(b'#') => k[1..].to_string(),
                 Some(b'{') => {
                     let raw = object_text(k);
-                    js::canonical_vec(raw.as_bytes(), 0..raw.len())
+                    js::stringify::canonical_vec(raw.as_bytes(), 0..raw.len())
                         .map(|v| String::from_utf8_lossy(&v).into_owned())
                         .unwrap_or_else(|_| raw.to_string())
                 }
@@ -110,7 +110,7 @@ impl Id {
             },
             _ => {
                 let mut out = Vec::new();
-                js::write_str(&mut out, &self.to_string());
+                js::escape::write_str(&mut out, &self.to_string());
                 String::from_utf8(out).unwrap_or_default()
             }
         }
@@ -146,7 +146,7 @@ impl fmt::Display for Id {
             Id::Other(s) => f.write_str(s),
             Id::Value(k) => match k.as_bytes().first() {
                 Some(b'#') => f.write_str(&k[1..]),
-                Some(b'{') => f.write_str(&js::string_value(object_text(k).as_bytes())),
+                Some(b'{') => f.write_str(&js::string::string_value(object_text(k).as_bytes())),
                 _ => f.write_str(k),
             },
         }

@@ -123,7 +123,7 @@ impl Extra {
                 label: obj
                     .raw("label")
                     .filter(|l| crate::json::js::truthy(l))
-                    .map(|l| crate::json::js::string_value(l).into_boxed_str()),
+                    .map(|l| crate::json::js::string::string_value(l).into_boxed_str()),
             })),
             EntryType::SessionInfo => Extra::SessionInfo(Box::new(obj.str("name").map(|n| {
                 crate::json::js::string::trim(&n)

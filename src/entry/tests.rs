@@ -65,7 +65,7 @@ fn ids_round_trip() {
         "\"\"",
         r#""caf\u00e9""#,
     ] {
-        let decoded = js::decode_string(json.as_bytes(), 0..json.len());
+        let decoded = js::escape::decode_string(json.as_bytes(), 0..json.len());
         assert_eq!(Id::from_json(json.as_bytes()), Id::new(&decoded), "{json}");
     }
     for name in ["message", "session", "label", "x", "", "Message"] {

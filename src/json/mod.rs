@@ -4,9 +4,70 @@
 pub mod js;
 pub mod scan;
 
+use scan::Member;
 pub use scan::SyntaxError;
 use std::borrow::Cow;
 use std::ops::Range;
+
+/// [`scan::validate`] and, when the value is an object, its members in the
+/// same pass (one scan instead of two); errors are exactly `validate`'s.
+/// `Ok(None)` for valid JSON that is not an object.
+///
+/// A line without white space between its tokens (every line pi writes)
+/// takes [`js::check::Checker`]'s quick read (64 bytes a step, strings skipped
+/// by their quote bits); any other, or one it does not take, the scanner. It
+/// lives here, above both, so the scanner needs nothing from the checker.
+#[allow(clippy::type_complexity)]
+pub fn validate_object(text: &[u8]) -> Result<Option<(Range<usize>, Vec<Member>)>, SyntaxError> {
+    if let Some(found) = quick_members(text, 0) {
+        return Ok(Some((0..text.len(), found)));
+    }
+    scan::validate_object_scanned(text)
+}
+
+/// The members of the object whose text is `text[range]` (which must be a
+/// valid object, e.g. from [`scan::validate`]), in order, duplicates
+/// included: the quick read's, else the scanner's.
+pub fn members(text: &[u8], range: Range<usize>) -> Result<Vec<Member>, SyntaxError> {
+    if let Some(found) = text
+        .get(range.clone())
+        .and_then(|v| quick_members(v, range.start))
+    {
+        return Ok(found);
+    }
+    scan::members_scanned(text, range)
+}
+
+/// The members of the object `v` by [`js::check::Checker::valid_object`],
+/// moved by `shift`; `None` when it does not take `v` (then the scanner
+/// decides).
+fn quick_members(v: &[u8], shift: usize) -> Option<Vec<Member>> {
+    thread_local! {
+        static CHECKER: std::cell::RefCell<js::check::Checker> = Default::default();
+    }
+    if v.first() != Some(&b'{') {
+        return None;
+    }
+    CHECKER
+        .try_with(|c| {
+            let mut c = c.try_borrow_mut().ok()?;
+            let found = c.valid_object(v).map(|ms| {
+                ms.iter()
+                    .map(|m| Member {
+                        key: m.key.start + shift..m.key.end + shift,
+                        value: m.value.start + shift..m.value.end + shift,
+                    })
+                    .collect()
+            });
+            if v.len() > 1 << 20 {
+                // Let a huge line's scratch space go.
+                *c = js::check::Checker::new();
+            }
+            found
+        })
+        .ok()
+        .flatten()
+}
 
 /// A view of one JSON object: its text and the spans of its members.
 #[derive(Debug, Clone)]
@@ -20,7 +81,7 @@ impl<'a> Object<'a> {
     /// Validate `text` as one JSON value and view it as an object.
     /// `Ok(None)` when it is valid JSON but not an object.
     pub fn parse_line(text: &'a [u8]) -> Result<Option<Self>, SyntaxError> {
-        Ok(scan::validate_object(text)?.map(|(range, members)| Object {
+        Ok(validate_object(text)?.map(|(range, members)| Object {
             text,
             range,
             members,
@@ -29,7 +90,7 @@ impl<'a> Object<'a> {
 
     /// View the (valid) object at `text[range]`.
     pub fn at(text: &'a [u8], range: Range<usize>) -> Result<Self, SyntaxError> {
-        let members = scan::members(text, range.clone())?;
+        let members = members(text, range.clone())?;
         Ok(Object {
             text,
             range,
@@ -50,7 +111,7 @@ impl<'a> Object<'a> {
     /// `key`'s value when it is a string, decoded.
     pub fn str(&self, key: &str) -> Option<Cow<'a, str>> {
         let r = self.get(key)?;
-        (self.text[r.start] == b'"').then(|| js::decode_string(self.text, r))
+        (self.text[r.start] == b'"').then(|| js::escape::decode_string(self.text, r))
     }
 
     /// `key`'s value when it is an object.
@@ -67,7 +128,7 @@ impl<'a> Object<'a> {
     pub fn canonical(&self, key: &str) -> Result<Option<Vec<u8>>, SyntaxError> {
         match self.get(key) {
             None => Ok(None),
-            Some(r) => js::canonical_vec(self.text, r).map(Some),
+            Some(r) => js::stringify::canonical_vec(self.text, r).map(Some),
         }
     }
 }
@@ -93,7 +154,7 @@ pub fn key_is(text: &[u8], key: &Range<usize>, want: &str) -> bool {
         // Escapes only make a key longer than what it decodes to.
         std::cmp::Ordering::Less => false,
         std::cmp::Ordering::Greater => {
-            raw.contains(&b'\\') && js::decode_string(text, key.clone()) == want
+            raw.contains(&b'\\') && js::escape::decode_string(text, key.clone()) == want
         }
     }
 }
@@ -126,7 +187,7 @@ impl ObjectWriter {
             self.buf.push(b',');
         }
         self.any = true;
-        js::write_str(&mut self.buf, key);
+        js::escape::write_str(&mut self.buf, key);
         self.buf.push(b':');
     }
 
@@ -141,13 +202,13 @@ impl ObjectWriter {
 
     pub fn str(&mut self, key: &str, value: &str) -> &mut Self {
         self.key(key);
-        js::write_str(&mut self.buf, value);
+        js::escape::write_str(&mut self.buf, value);
         self
     }
 
     pub fn number(&mut self, key: &str, n: f64) -> &mut Self {
         self.key(key);
-        js::write_number(&mut self.buf, n);
+        js::number::write_number(&mut self.buf, n);
         self
     }
 

@@ -105,7 +105,7 @@ pub(crate) struct Classes {
 /// Hand the [`Classes`] of each 64 bytes of `v` to `each`, in order (the
 /// last block padded with `a`, of no kind); None when a byte is below 0x20
 /// or `each` says false, else the blocks from the first to the last that
-/// are not ASCII. `js::Checker` reads a line this way, in one pass, with
+/// are not ASCII. `js::check::Checker` reads a line this way, in one pass, with
 /// the process's vector unit ([`simd::for_each_block`]).
 #[inline]
 pub(crate) fn for_each_block<F: simd::EachBlock>(v: &[u8], each: F) -> Option<Range<usize>> {
@@ -347,50 +347,10 @@ pub fn validate(text: &[u8]) -> Result<Range<usize>, SyntaxError> {
     Ok(start..end)
 }
 
-/// [`validate`] and, when the value is an object, its members in the same
-/// pass (one scan instead of two); errors are exactly [`validate`]'s.
-/// `Ok(None)` for valid JSON that is not an object.
-///
-/// A line without white space between its tokens (every line pi writes)
-/// takes `js::Checker`'s quick read (64 bytes a step, strings skipped by
-/// their quote bits); any other, or one it does not take, the scanner.
-#[allow(clippy::type_complexity)]
-pub fn validate_object(text: &[u8]) -> Result<Option<(Range<usize>, Vec<Member>)>, SyntaxError> {
-    if let Some(found) = quick_members(text, 0) {
-        return Ok(Some((0..text.len(), found)));
-    }
-    validate_object_scanned(text)
-}
-
-/// The members of the object `v` by `js::Checker::valid_object`, moved by
-/// `shift`; `None` when it does not take `v` (then the scanner decides).
-fn quick_members(v: &[u8], shift: usize) -> Option<Vec<Member>> {
-    thread_local! {
-        static CHECKER: std::cell::RefCell<super::js::Checker> = Default::default();
-    }
-    if v.first() != Some(&b'{') {
-        return None;
-    }
-    CHECKER
-        .try_with(|c| {
-            let mut c = c.try_borrow_mut().ok()?;
-            let found = c.valid_object(v).map(|ms| {
-                ms.iter()
-                    .map(|m| Member {
-                        key: m.key.start + shift..m.key.end + shift,
-                        value: m.value.start + shift..m.value.end + shift,
-                    })
-                    .collect()
-            });
-            if v.len() > 1 << 20 {
-                // Let a huge line's scratch space go.
-                *c = super::js::Checker::new();
-            }
-            found
-        })
-        .ok()
-        .flatten()
-}
+// `validate_object` and `members` take the quick check first; they live
+// above it and this scanner, in `json` (re-exported for the store and
+// pi-edit, which call them by this path).
+pub use super::{members, validate_object};
 
 /// [`validate_object`] by the scanner alone (what the quick read is held to).
 #[doc(hidden)]
@@ -440,15 +400,8 @@ pub fn validate_object_scanned(
     Ok(Some((start..end, members)))
 }
 
-/// The members of the object whose text is `text[range]` (which must be a
-/// valid object, e.g. from [`validate`]), in order, duplicates included.
-pub fn members(text: &[u8], range: Range<usize>) -> Result<Vec<Member>, SyntaxError> {
-    if let Some(found) = text
-        .get(range.clone())
-        .and_then(|v| quick_members(v, range.start))
-    {
-        return Ok(found);
-    }
+/// [`members`] by the scanner alone (what the quick read is held to).
+pub fn members_scanned(text: &[u8], range: Range<usize>) -> Result<Vec<Member>, SyntaxError> {
     let mut out = Vec::new();
     for_each_member(text, range, |m| {
         out.push(m);

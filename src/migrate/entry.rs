@@ -129,7 +129,7 @@ impl ObjectEdit {
                 out.push(b',');
             }
             has_members = true;
-            crate::json::js::write_str(out, k);
+            crate::json::js::escape::write_str(out, k);
             out.push(b':');
             out.extend_from_slice(v);
         }
@@ -140,7 +140,7 @@ impl ObjectEdit {
 /// JSON text of a string.
 pub fn json_str(s: &str) -> Vec<u8> {
     let mut v = Vec::new();
-    crate::json::js::write_str(&mut v, s);
+    crate::json::js::escape::write_str(&mut v, s);
     v
 }
 

@@ -15,6 +15,7 @@ use crate::json::js::string::is_blank;
 use crate::json::{scan, Object};
 use crate::migrate::{self, EntryMigration, CURRENT_VERSION};
 use std::collections::HashSet;
+use std::ops::Range;
 
 /// How one session is migrated.
 #[derive(Debug, Clone, Copy, Default)]
@@ -96,22 +97,21 @@ pub enum Outcome {
 /// [`Session`](crate::session::Session) and migrating each of its lines
 /// gives, which the tests check against that construction.
 pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<Outcome> {
-    let mut out: Vec<u8> = Vec::new();
-    let mut changes = Changes::default();
+    let mut m = Migration {
+        opts,
+        out: Vec::new(),
+        changes: Changes::default(),
+        is_session: Vec::new(),
+        ids: Vec::new(),
+        used: HashSet::new(),
+        prev_id: None,
+        forward: Vec::new(),
+    };
     // The session header, once found: (line, id, version).
     let mut header: Option<(u64, String, u32)> = None;
     // The first line that is not a JSON object (reported only once the
     // header is known to be fine, as loading the file comes first).
     let mut malformed: Option<(u64, String)> = None;
-    // Per entry (file order): whether it is a second header, and the id a
-    // version-1 migration gives it.
-    let mut is_session: Vec<bool> = Vec::new();
-    let mut ids: Vec<Option<u32>> = Vec::new();
-    let mut used: HashSet<u32> = HashSet::new();
-    let mut prev_id: Option<u32> = None;
-    // Compactions of version 1 pointing at a later entry (index, entry
-    // index, line, text range in `bytes`, range in `out`, id, parent).
-    let mut forward: Vec<Forward> = Vec::new();
     let mut offset = 0usize;
     let mut number = 0u64;
     while offset < bytes.len() {
@@ -125,46 +125,23 @@ pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<O
         let next = end + 1;
         let newline = end < bytes.len();
         if is_blank(text) {
-            out.extend_from_slice(&bytes[offset..end.min(bytes.len())]);
+            m.out
+                .extend_from_slice(&bytes[offset..end.min(bytes.len())]);
             if newline {
-                out.push(b'\n');
+                m.out.push(b'\n');
             }
             offset = next;
             continue;
         }
-        let obj = match Object::parse_line(text) {
-            Ok(Some(o)) => Some(o),
-            Ok(None) => {
-                // pi 1.6 takes a truthy value for its first entry, and
-                // refuses the file: no migration repairs that.
-                if header.is_none() && crate::json::js::truthy(crate::json::scan::trim_ws(text)) {
-                    return Err(Error::data(name, Some(number), super::NOT_OBJECT_FIRST));
-                }
-                if malformed.is_none() {
-                    malformed = Some((number, "valid JSON but not an object".into()));
-                }
-                None
-            }
-            Err(e) => {
-                if malformed.is_none() {
-                    let what = if e.offset >= text.len() {
-                        format!("not valid JSON: {} (a torn or truncated line?)", e.what)
-                    } else {
-                        format!("not valid JSON ({e})")
-                    };
-                    malformed = Some((number, what));
-                }
-                None
-            }
-        };
+        let obj = parse_entry(name, text, number, header.is_none(), &mut malformed)?;
         let Some(obj) = obj else {
             if !opts.keep_malformed && header.is_some() {
                 return Err(malformed_error(name, malformed));
             }
-            changes.malformed_kept += 1;
-            out.extend_from_slice(&bytes[offset..end]);
+            m.changes.malformed_kept += 1;
+            m.out.extend_from_slice(&bytes[offset..end]);
             if newline {
-                out.push(b'\n');
+                m.out.push(b'\n');
             }
             offset = next;
             continue;
@@ -187,60 +164,136 @@ pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<O
                 }
                 return Ok(Outcome::Current);
             }
-            changes.bom_removed = bom;
+            m.changes.bom_removed = bom;
             if !opts.keep_malformed && malformed.is_some() {
                 return Err(malformed_error(name, malformed));
             }
-            changes.from_version = from;
+            m.changes.from_version = from;
             let id = obj.str("id").map(|c| c.into_owned()).unwrap_or_default();
             header = Some((number, id, from));
-            out.reserve(bytes.len() + bytes.len() / 8 + 64);
-            migrate::migrate_header_into(&obj, &mut out);
+            m.out.reserve(bytes.len() + bytes.len() / 8 + 64);
+            migrate::migrate_header_into(&obj, &mut m.out);
             if newline {
-                out.push(b'\n');
+                m.out.push(b'\n');
             }
             offset = next;
             continue;
         };
-        let from = *from;
-        let i = is_session.len();
+        m.out.extend_from_slice(&bytes[offset..start]);
+        m.entry(&obj, *from, session_id, number, start..end);
+        if newline {
+            m.out.push(b'\n');
+        }
+        offset = next;
+    }
+    if header.is_none() {
+        let what = if number == 0 {
+            "empty input: not a session"
+        } else {
+            "no session header: not a session"
+        };
+        return Err(Error::request(name, what));
+    }
+    let mut out = m.out;
+    if !m.forward.is_empty() {
+        out = mend_forward(out, bytes, &m.forward, &m.is_session, &m.ids);
+    }
+    Ok(Outcome::Migrated {
+        bytes: out,
+        changes: m.changes,
+    })
+}
+
+/// Line `number`, `text`, as a JSON object; `None` for a line that is not
+/// one, the first of which is kept in `malformed` (to be reported once the
+/// header is known to be fine, as loading the file comes first). A truthy
+/// value before the header (`first`) refuses the file, as pi 1.6 does.
+#[inline]
+fn parse_entry<'t>(
+    name: &str,
+    text: &'t [u8],
+    number: u64,
+    first: bool,
+    malformed: &mut Option<(u64, String)>,
+) -> Result<Option<Object<'t>>> {
+    Ok(match Object::parse_line(text) {
+        Ok(Some(o)) => Some(o),
+        Ok(None) => {
+            // pi 1.6 takes a truthy value for its first entry, and
+            // refuses the file: no migration repairs that.
+            if first && crate::json::js::truthy(crate::json::scan::trim_ws(text)) {
+                return Err(Error::data(name, Some(number), super::NOT_OBJECT_FIRST));
+            }
+            if malformed.is_none() {
+                *malformed = Some((number, "valid JSON but not an object".into()));
+            }
+            None
+        }
+        Err(e) => {
+            if malformed.is_none() {
+                let what = if e.offset >= text.len() {
+                    format!("not valid JSON: {} (a torn or truncated line?)", e.what)
+                } else {
+                    format!("not valid JSON ({e})")
+                };
+                *malformed = Some((number, what));
+            }
+            None
+        }
+    })
+}
+
+/// A file being migrated, past its header: the text so far, what changed,
+/// and what a version-1 migration remembers of the entries before.
+struct Migration {
+    opts: MigrateOptions,
+    out: Vec<u8>,
+    changes: Changes,
+    /// Per entry (file order): whether it is a second header, and the id a
+    /// version-1 migration gives it.
+    is_session: Vec<bool>,
+    ids: Vec<Option<u32>>,
+    used: HashSet<u32>,
+    prev_id: Option<u32>,
+    /// Compactions of version 1 pointing at a later entry.
+    forward: Vec<Forward>,
+}
+
+impl Migration {
+    /// Migrate the entry `obj` (line `number`, at `text` in the file) of a
+    /// version-`from` session whose header's id is `session_id`.
+    #[inline]
+    fn entry(
+        &mut self,
+        obj: &Object<'_>,
+        from: u32,
+        session_id: &str,
+        number: u64,
+        text: Range<usize>,
+    ) {
+        let i = self.is_session.len();
         let ty = match obj.str("type") {
             Some(t) => EntryType::parse(&t),
             None => EntryType::None,
         };
         let session = ty == EntryType::Session;
-        is_session.push(session);
+        self.is_session.push(session);
         let mut id = None;
         if from < 2 {
             if !session {
-                changes.ids_given += 1;
-                id = Some(if opts.random_ids {
-                    loop {
-                        let n = random_id();
-                        if used.insert(n) {
-                            break n;
-                        }
-                    }
-                } else {
-                    let mut attempt = 0;
-                    loop {
-                        let n = migrate::v1_id_number(session_id, number, attempt);
-                        if used.insert(n) {
-                            break n;
-                        }
-                        attempt += 1;
-                    }
-                });
+                self.changes.ids_given += 1;
+                id = Some(self.new_id(session_id, number));
             }
-            ids.push(id);
+            self.ids.push(id);
         }
         let mut first_kept = migrate::FirstKept::None;
         let mut pending = None;
         if from < 2 && !session && ty == EntryType::Compaction {
-            if let Some(k) = migrate::first_kept_index(&obj) {
-                changes.compactions_repointed += 1;
+            if let Some(k) = migrate::first_kept_index(obj) {
+                self.changes.compactions_repointed += 1;
                 // Whether a later target exists is known only at the end:
                 // written as if it does, mended then if not.
+                let (is_session, ids) = (&self.is_session, &self.ids);
                 first_kept = migrate::v1_first_kept(
                     k,
                     i,
@@ -253,11 +306,15 @@ pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<O
                 }
             }
         }
-        if from < 3 && migrate::hook_message_role(&obj).is_some() {
-            changes.roles_renamed += 1;
+        if from < 3 && migrate::hook_message_role(obj).is_some() {
+            self.changes.roles_renamed += 1;
         }
         let id_text = id.map(hex8);
-        let parent_text = if session { None } else { prev_id.map(hex8) };
+        let parent_text = if session {
+            None
+        } else {
+            self.prev_id.map(hex8)
+        };
         let m = EntryMigration {
             from_version: from,
             id: id_text.as_deref(),
@@ -265,42 +322,44 @@ pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<O
             first_kept,
             is_session: session,
         };
-        out.extend_from_slice(&bytes[offset..start]);
-        let at = out.len();
-        migrate::migrate_entry_into(&obj, &m, &mut out);
+        let at = self.out.len();
+        migrate::migrate_entry_into(obj, &m, &mut self.out);
         if let Some(k) = pending {
-            forward.push(Forward {
+            self.forward.push(Forward {
                 k,
                 entry: i,
-                text: start..end,
-                out: at..out.len(),
+                text,
+                out: at..self.out.len(),
                 id,
-                parent: prev_id,
+                parent: self.prev_id,
             });
         }
         if from < 2 && !session {
-            prev_id = id;
+            self.prev_id = id;
         }
-        if newline {
-            out.push(b'\n');
+    }
+
+    /// The id a version-1 migration gives the entry on line `number`:
+    /// drawn as pi does with `random_ids`, else deterministic; never one
+    /// given before.
+    fn new_id(&mut self, session_id: &str, number: u64) -> u32 {
+        if self.opts.random_ids {
+            loop {
+                let n = random_id();
+                if self.used.insert(n) {
+                    return n;
+                }
+            }
         }
-        offset = next;
+        let mut attempt = 0;
+        loop {
+            let n = migrate::v1_id_number(session_id, number, attempt);
+            if self.used.insert(n) {
+                return n;
+            }
+            attempt += 1;
+        }
     }
-    if header.is_none() {
-        let what = if number == 0 {
-            "empty input: not a session"
-        } else {
-            "no session header: not a session"
-        };
-        return Err(Error::request(name, what));
-    }
-    if !forward.is_empty() {
-        out = mend_forward(out, bytes, &forward, &is_session, &ids);
-    }
-    Ok(Outcome::Migrated {
-        bytes: out,
-        changes,
-    })
 }
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";

@@ -39,7 +39,7 @@ fn js_version_number(v: &[u8]) -> f64 {
                 (false, false) => 0.0,
             },
             V::Number(n) => n.as_f64().unwrap_or(f64::NAN),
-            V::String(s) => crate::json::js::number::string_to_number(s),
+            V::String(s) => crate::json::js::string::string_to_number(s),
             V::Array(a) => match a.as_slice() {
                 [] => 0.0,
                 [one] => of(one, true),
@@ -89,7 +89,7 @@ impl<'a> HeaderFields<'a> {
                     let odd = (!number).then(|| {
                         format!(
                             "session version {shown} is not a number; pi reads it as {}",
-                            js::number_to_js(n)
+                            js::number::number_to_js(n)
                         )
                     });
                     if n > CURRENT_VERSION as f64 {

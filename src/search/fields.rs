@@ -48,7 +48,7 @@ impl<'a> Span<'a> {
         Text {
             field: self.field,
             text: match self.text {
-                SpanText::Raw(t, r) => js::decode_string(t, r),
+                SpanText::Raw(t, r) => js::escape::decode_string(t, r),
                 SpanText::Owned(s) => Cow::Owned(s),
             },
         }
@@ -203,7 +203,7 @@ fn blocks<'a>(o: &Object<'a>, key: &str, fast: Option<Strings<'_>>) -> Vec<Objec
 }
 
 /// [`Entry::new`] and [`entry_spans`] at once, for a line `t` that
-/// [`js::Checker::valid_object`] took (`top`: the members it gave, `m`:
+/// [`js::check::Checker::valid_object`] took (`top`: the members it gave, `m`:
 /// its marks): the entry's type and role, and its spans pushed onto `out`,
 /// the same as the two give. Nothing is allocated but a tool call's text:
 /// objects and arrays are walked by the marks' quote bits and the walk's
@@ -215,8 +215,8 @@ fn blocks<'a>(o: &Object<'a>, key: &str, fast: Option<Strings<'_>>) -> Vec<Objec
 pub fn quick_entry<'a>(
     t: &'a [u8],
     top: &[scan::Member],
-    m: js::Marks<'_>,
-    canon: &mut js::Checker,
+    m: js::check::Marks<'_>,
+    canon: &mut js::check::Checker,
     may_match: &dyn Fn(&[u8]) -> bool,
     out: &mut Vec<Span<'a>>,
 ) -> (Option<Cow<'a, str>>, Option<Cow<'a, str>>) {
@@ -261,7 +261,7 @@ pub fn quick_entry<'a>(
                                 .unwrap_or_default();
                             if let Some(a) = args {
                                 let mut buf = Vec::new();
-                                if js::canonical_with(canon, &mut buf, t, a).is_ok() {
+                                if js::stringify::canonical_with(canon, &mut buf, t, a).is_ok() {
                                     s.push(' ');
                                     s.push_str(&String::from_utf8_lossy(&buf));
                                 }
@@ -294,7 +294,7 @@ pub fn quick_entry<'a>(
 
 /// The string at `t[r]` decoded, when it is one.
 fn str_at(t: &[u8], r: Range<usize>) -> Option<Cow<'_, str>> {
-    (t.get(r.start) == Some(&b'"')).then(|| js::decode_string(t, r))
+    (t.get(r.start) == Some(&b'"')).then(|| js::escape::decode_string(t, r))
 }
 
 /// Whether the value at `t[r]` is a string that decodes to `want`.
@@ -307,7 +307,7 @@ fn str_is(t: &[u8], r: &Range<usize>, want: &str) -> bool {
 fn quick_content<'a>(
     t: &'a [u8],
     content: Option<Range<usize>>,
-    m: js::Marks<'_>,
+    m: js::check::Marks<'_>,
     field: &'static str,
     out: &mut Vec<Span<'a>>,
 ) {
@@ -339,7 +339,7 @@ fn quick_content<'a>(
 fn pick<const N: usize>(
     t: &[u8],
     open: usize,
-    m: js::Marks<'_>,
+    m: js::check::Marks<'_>,
     keys: [&str; N],
 ) -> [Option<Range<usize>>; N] {
     let mut found: [Option<Range<usize>>; N] = std::array::from_fn(|_| None);
@@ -371,7 +371,12 @@ fn pick<const N: usize>(
 
 /// Each object element (where it opens) of the array at `t[r]`, when it
 /// is an array.
-fn each_object(t: &[u8], r: Option<Range<usize>>, m: js::Marks<'_>, mut f: impl FnMut(usize)) {
+fn each_object(
+    t: &[u8],
+    r: Option<Range<usize>>,
+    m: js::check::Marks<'_>,
+    mut f: impl FnMut(usize),
+) {
     let Some(r) = r.filter(|r| t.get(r.start) == Some(&b'[')) else {
         return;
     };
@@ -474,7 +479,7 @@ mod tests {
             seed ^= seed << 17;
             (seed % n as u64) as usize
         };
-        let mut checker = js::Checker::new();
+        let mut checker = js::check::Checker::new();
         let (mut taken, mut texts) = (0, 0);
         for _ in 0..20_000 {
             let object = |next: &mut dyn FnMut(usize) -> usize, depth: usize| {
@@ -545,7 +550,7 @@ mod tests {
                 t,
                 &top_members,
                 checker.marks(),
-                &mut js::Checker::new(),
+                &mut js::check::Checker::new(),
                 &|_| true,
                 &mut out,
             );

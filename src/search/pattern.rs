@@ -500,7 +500,7 @@ mod tests {
         ];
         let canonical = |t: &str| {
             let mut v = Vec::new();
-            js::write_str(&mut v, t);
+            js::escape::write_str(&mut v, t);
             v
         };
         let all_u = |t: &str| {

@@ -7,7 +7,7 @@
 //! [`crate::json::js::string`]'s.
 
 use crate::entry::EntryType;
-use crate::json::js::{self, number, string};
+use crate::json::js::{self, string};
 use crate::json::{scan, Object};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -69,8 +69,11 @@ pub fn searchable(ty: EntryType, label: Option<&str>, obj: &Object<'_>) -> Strin
     if let Some(l) = label {
         parts.push(l.to_string());
     }
-    let field =
-        |o: &Object<'_>, k: &str| o.raw(k).map(js::string_value_or_empty).unwrap_or_default();
+    let field = |o: &Object<'_>, k: &str| {
+        o.raw(k)
+            .map(js::string::string_value_or_empty)
+            .unwrap_or_default()
+    };
     match ty {
         EntryType::Message => {
             if let Some(m) = obj.object("message") {
@@ -206,113 +209,14 @@ impl Display {
     ) -> Result<(), &'static str> {
         let tmpl = |k: &str| string::template(obj.raw(k));
         match ty {
-            EntryType::Message => {
-                let Some(m) = obj.object("message") else {
-                    // `entry.message.role` throws in pi; show the type.
-                    v.push(("[message]".into(), Some(DIM)));
-                    return Ok(());
-                };
-                // `${role}`: a plain string's own text, without a copy.
-                let role: Cow<'_, str> = match m.raw("role") {
-                    Some(r) if r.len() >= 2 && r[0] == b'"' && !r.contains(&b'\\') => {
-                        match std::str::from_utf8(&r[1..r.len() - 1]) {
-                            Ok(plain) => Cow::Borrowed(plain),
-                            Err(_) => string::template(Some(r)).into(),
-                        }
-                    }
-                    other => string::template(other).into(),
-                };
-                let content = || {
-                    m.get("content")
-                        .map(|r| normalize_owned(extract_content(m.text, r)))
-                        .unwrap_or_default()
-                };
-                match &*role {
-                    "user" => {
-                        v.push(("user: ".into(), Some(ACCENT)));
-                        v.push((content().into(), None));
-                    }
-                    "assistant" => {
-                        v.push(("assistant: ".into(), Some(SUCCESS)));
-                        let text = content();
-                        if !text.is_empty() {
-                            v.push((text.into(), None));
-                        } else if m.raw("stopReason") == Some(b"\"aborted\"") {
-                            v.push(("(aborted)".into(), Some(DIM)));
-                        } else if let Some(err) = m.raw("errorMessage").filter(|r| js::truthy(r)) {
-                            v.push((
-                                string::slice(&normalize(&js::string_value(err)), 80).into(),
-                                Some(ERROR),
-                            ));
-                        } else {
-                            v.push(("(no content)".into(), Some(DIM)));
-                        }
-                    }
-                    "toolResult" => {
-                        let call = m
-                            .raw("toolCallId")
-                            .filter(|r| js::truthy(r))
-                            .and_then(|r| self.tool_calls.get(&js::string_value(r)));
-                        let t = match call {
-                            Some((name, args)) => self.format_tool_call(name, args.as_deref()),
-                            None => {
-                                let name = match m.raw("toolName") {
-                                    None | Some(b"null") => "tool".to_string(),
-                                    Some(r) => js::string_value(r),
-                                };
-                                format!("[{name}]")
-                            }
-                        };
-                        v.push((t.into(), Some(DIM)));
-                    }
-                    "bashExecution" => {
-                        let cmd = match m.raw("command") {
-                            None | Some(b"null") => String::new(),
-                            Some(r) => js::string_value(r),
-                        };
-                        v.push((format!("[bash]: {}", normalize(&cmd)).into(), Some(DIM)));
-                    }
-                    _ => v.push((format!("[{role}]").into(), Some(DIM))),
-                }
-            }
-            EntryType::CustomMessage => {
-                // pi: `content.filter((c) => c.type === "text").map((c) =>
-                // c.text).join("")` when it is not a string: a TypeError on
-                // anything but an array, and on a null block.
-                let content = match obj.get("content") {
-                    Some(r) if obj.text[r.start] == b'"' => js::string_value(&obj.text[r]),
-                    Some(r) if obj.text[r.start] == b'[' => {
-                        let mut s = String::new();
-                        for el in scan::elements(obj.text, r).unwrap_or_default() {
-                            if &obj.text[el.clone()] == b"null" {
-                                return Err(CUSTOM_MESSAGE_REFUSED);
-                            }
-                            let Ok(b) = Object::at(obj.text, el.clone()) else {
-                                continue;
-                            };
-                            if obj.text[el.start] == b'{'
-                                && b.str("type").as_deref() == Some("text")
-                            {
-                                s.push_str(
-                                    &b.raw("text")
-                                        .map(js::string_value_or_empty)
-                                        .unwrap_or_default(),
-                                );
-                            }
-                        }
-                        s
-                    }
-                    _ => return Err(CUSTOM_MESSAGE_REFUSED),
-                };
-                v.push((format!("[{}]: ", tmpl("customType")).into(), Some(WARNING)));
-                v.push((normalize(&content).into(), None));
-            }
+            EntryType::Message => self.message_text(obj, v),
+            EntryType::CustomMessage => custom_message_text(obj, v)?,
             EntryType::Compaction => {
                 let tokens = obj
                     .raw("tokensBefore")
                     .and_then(|r| std::str::from_utf8(r).ok())
                     .and_then(|s| s.parse::<f64>().ok())
-                    .map(|t| js::number_to_js((t / 1000.0 + 0.5).floor()))
+                    .map(|t| js::number::number_to_js((t / 1000.0 + 0.5).floor()))
                     .unwrap_or_else(|| "NaN".into());
                 v.push((
                     format!("[compaction: {tokens}k tokens]").into(),
@@ -341,7 +245,7 @@ impl Display {
             EntryType::Label => {
                 let l = match obj.raw("label") {
                     None | Some(b"null") => "(cleared)".to_string(),
-                    Some(r) => js::string_value(r),
+                    Some(r) => js::string::string_value(r),
                 };
                 v.push((format!("[label: {l}]").into(), Some(DIM)));
             }
@@ -349,7 +253,7 @@ impl Display {
                 let name = obj
                     .raw("name")
                     .filter(|r| js::truthy(r))
-                    .map(js::string_value);
+                    .map(js::string::string_value);
                 v.push((
                     format!("[title: {}]", name.as_deref().unwrap_or("empty")).into(),
                     Some(DIM),
@@ -360,11 +264,87 @@ impl Display {
         Ok(())
     }
 
+    /// [`Display::text_into`] of a `message` entry: by the message's role.
+    #[inline]
+    fn message_text(&self, obj: &Object<'_>, v: &mut Vec<Seg>) {
+        let Some(m) = obj.object("message") else {
+            // `entry.message.role` throws in pi; show the type.
+            v.push(("[message]".into(), Some(DIM)));
+            return;
+        };
+        // `${role}`: a plain string's own text, without a copy.
+        let role: Cow<'_, str> = match m.raw("role") {
+            Some(r) if r.len() >= 2 && r[0] == b'"' && !r.contains(&b'\\') => {
+                match std::str::from_utf8(&r[1..r.len() - 1]) {
+                    Ok(plain) => Cow::Borrowed(plain),
+                    Err(_) => string::template(Some(r)).into(),
+                }
+            }
+            other => string::template(other).into(),
+        };
+        let content = || {
+            m.get("content")
+                .map(|r| normalize_owned(extract_content(m.text, r)))
+                .unwrap_or_default()
+        };
+        match &*role {
+            "user" => {
+                v.push(("user: ".into(), Some(ACCENT)));
+                v.push((content().into(), None));
+            }
+            "assistant" => {
+                v.push(("assistant: ".into(), Some(SUCCESS)));
+                let text = content();
+                if !text.is_empty() {
+                    v.push((text.into(), None));
+                } else if m.raw("stopReason") == Some(b"\"aborted\"") {
+                    v.push(("(aborted)".into(), Some(DIM)));
+                } else if let Some(err) = m.raw("errorMessage").filter(|r| js::truthy(r)) {
+                    v.push((
+                        string::slice(&normalize(&js::string::string_value(err)), 80).into(),
+                        Some(ERROR),
+                    ));
+                } else {
+                    v.push(("(no content)".into(), Some(DIM)));
+                }
+            }
+            "toolResult" => {
+                let call = m
+                    .raw("toolCallId")
+                    .filter(|r| js::truthy(r))
+                    .and_then(|r| self.tool_calls.get(&js::string::string_value(r)));
+                let t = match call {
+                    Some((name, args)) => self.format_tool_call(name, args.as_deref()),
+                    None => {
+                        let name = match m.raw("toolName") {
+                            None | Some(b"null") => "tool".to_string(),
+                            Some(r) => js::string::string_value(r),
+                        };
+                        format!("[{name}]")
+                    }
+                };
+                v.push((t.into(), Some(DIM)));
+            }
+            "bashExecution" => {
+                let cmd = match m.raw("command") {
+                    None | Some(b"null") => String::new(),
+                    Some(r) => js::string::string_value(r),
+                };
+                v.push((format!("[bash]: {}", normalize(&cmd)).into(), Some(DIM)));
+            }
+            _ => v.push((format!("[{role}]").into(), Some(DIM))),
+        }
+    }
+
     /// `formatToolCall(name, args)`: a tool result's row, from its call.
     pub fn format_tool_call(&self, name: &str, args: Option<&[u8]>) -> String {
         let a = args.and_then(|t| Object::parse_line(t).ok().flatten());
         let get = |k: &str| a.as_ref().and_then(|o| o.raw(k));
-        let truthy_str = |k: &str| get(k).filter(|r| js::truthy(r)).map(js::string_value);
+        let truthy_str = |k: &str| {
+            get(k)
+                .filter(|r| js::truthy(r))
+                .map(js::string::string_value)
+        };
         let shorten = |p: String| shorten_home_path(p, &self.home);
         let path_arg = || {
             shorten(
@@ -486,16 +466,20 @@ fn read_line_range(offset: Option<&[u8]>, limit: Option<&[u8]>) -> String {
         _ => 1.0,
     };
     let Some(lim) = limit.filter(|r| *r != b"null") else {
-        return format!(":{}", js::number_string(start));
+        return format!(":{}", js::number::number_string(start));
     };
     let Some(count) = parse_line_number(lim) else {
         return String::new();
     };
     let end = start + count - 1.0;
     if end == 0.0 || end.is_nan() {
-        format!(":{}", js::number_string(start))
+        format!(":{}", js::number::number_string(start))
     } else {
-        format!(":{}-{}", js::number_string(start), js::number_string(end))
+        format!(
+            ":{}-{}",
+            js::number::number_string(start),
+            js::number::number_string(end)
+        )
     }
 }
 
@@ -504,16 +488,52 @@ fn read_line_range(offset: Option<&[u8]>, limit: Option<&[u8]>) -> String {
 fn parse_line_number(raw: &[u8]) -> Option<f64> {
     let n = match raw.first() {
         Some(b'"') => {
-            let s = js::decode_string(raw, 0..raw.len());
+            let s = js::escape::decode_string(raw, 0..raw.len());
             if string::trim(&s).is_empty() {
                 return None;
             }
-            number::string_to_number(&s)
+            string::string_to_number(&s)
         }
         Some(b'-' | b'0'..=b'9') => std::str::from_utf8(raw).ok()?.parse::<f64>().ok()?,
         _ => return None,
     };
     n.is_finite().then_some(n)
+}
+
+/// [`Display::text_into`] of a `custom_message` entry: its type and text;
+/// `Err` where pi's render throws (content that is not text).
+#[inline]
+fn custom_message_text(obj: &Object<'_>, v: &mut Vec<Seg>) -> Result<(), &'static str> {
+    let tmpl = |k: &str| string::template(obj.raw(k));
+    // pi: `content.filter((c) => c.type === "text").map((c) =>
+    // c.text).join("")` when it is not a string: a TypeError on
+    // anything but an array, and on a null block.
+    let content = match obj.get("content") {
+        Some(r) if obj.text[r.start] == b'"' => js::string::string_value(&obj.text[r]),
+        Some(r) if obj.text[r.start] == b'[' => {
+            let mut s = String::new();
+            for el in scan::elements(obj.text, r).unwrap_or_default() {
+                if &obj.text[el.clone()] == b"null" {
+                    return Err(CUSTOM_MESSAGE_REFUSED);
+                }
+                let Ok(b) = Object::at(obj.text, el.clone()) else {
+                    continue;
+                };
+                if obj.text[el.start] == b'{' && b.str("type").as_deref() == Some("text") {
+                    s.push_str(
+                        &b.raw("text")
+                            .map(js::string::string_value_or_empty)
+                            .unwrap_or_default(),
+                    );
+                }
+            }
+            s
+        }
+        _ => return Err(CUSTOM_MESSAGE_REFUSED),
+    };
+    v.push((format!("[{}]: ", tmpl("customType")).into(), Some(WARNING)));
+    v.push((normalize(&content).into(), None));
+    Ok(())
 }
 
 /// `entry.replacement === null ? "omit" : "replace"`.
@@ -546,7 +566,7 @@ fn normalize_owned(s: String) -> String {
 /// `text` blocks concatenated (cut once 200 is reached).
 fn extract_content(text: &[u8], r: Range<usize>) -> String {
     match text[r.start] {
-        b'"' => string::slice(&js::decode_string(text, r), 200),
+        b'"' => string::slice(&js::escape::decode_string(text, r), 200),
         b'[' => {
             let mut s = String::new();
             for el in scan::elements(text, r).unwrap_or_default() {
@@ -586,7 +606,7 @@ pub fn has_text_content(text: &[u8], r: Range<usize>) -> bool {
                     _ => return true,
                 }
             }
-            !string::trim(&js::decode_string(text, r)).is_empty()
+            !string::trim(&js::escape::decode_string(text, r)).is_empty()
         }
         // Valid JSON: the blocks are found by their brackets alone.
         b'[' => crate::store::raw::elements(text, r).into_iter().any(|el| {

@@ -40,7 +40,7 @@ pub(super) struct Loader<'n> {
     pub(super) warnings: Vec<Diagnostic>,
     pub(super) lines_seen: u64,
     /// For [`ReadOptions::canonical`].
-    pub(super) checker: js::Checker,
+    pub(super) checker: js::check::Checker,
     /// Reading a later part of a file (see [`load_file`]): every object
     /// line is an entry, line numbers count from the part's start.
     pub(super) tail: bool,
@@ -68,7 +68,7 @@ impl<'n> Loader<'n> {
             other_types: Vec::new(),
             warnings: Vec::new(),
             lines_seen: 0,
-            checker: js::Checker::new(),
+            checker: js::check::Checker::new(),
             tail: false,
             non_objects: 0,
             spare_members: Vec::new(),

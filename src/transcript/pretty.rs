@@ -11,7 +11,7 @@ pub fn pretty(json: &[u8]) -> String {
     if max_depth(json) >= js::MAX_DEPTH {
         return clean(&String::from_utf8_lossy(json));
     }
-    let canon = match scan::validate(json).and_then(|r| js::canonical_vec(json, r)) {
+    let canon = match scan::validate(json).and_then(|r| js::stringify::canonical_vec(json, r)) {
         Ok(c) => c,
         Err(_) => return clean(&String::from_utf8_lossy(json)),
     };

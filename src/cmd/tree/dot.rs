@@ -1,13 +1,13 @@
 //! `pi-tree --format dot`: the tree as a Graphviz digraph, the active path
 //! in bold, labelled entries with a double border.
 
-use super::batches;
-use super::lines::LineSource;
 use super::view::View;
 use super::Options;
 use crate::cli::Out;
 use crate::error::Result;
 use crate::json::js::number::push_decimal;
+use crate::render::batches;
+use crate::render::lines::LineSource;
 use crate::tree::Step;
 use std::borrow::Cow;
 use std::io::Write;

@@ -3,11 +3,11 @@
 //! kernel copying the lines pi wrote straight from the session file to
 //! standard output (see [`crate::gather`]).
 
-use super::lines::{reopen, FileLines, LineSource, SessionLines};
 use crate::cli::{Log, Out};
 use crate::entry::Entry;
 use crate::error::{Diagnostic, Error, Result};
 use crate::json::{js, scan};
+use crate::render::lines::{reopen, FileLines, LineSource, SessionLines};
 use crate::session::Session;
 use crate::tree::{Step, Tree};
 use std::fs::File;
@@ -77,7 +77,7 @@ pub(super) fn write_json_gathered(
         size: gather.release_every() as usize,
     };
     let mut src = FileLines::new(file, &s.entries, &s.name);
-    let mut checker = js::Checker::new();
+    let mut checker = js::check::Checker::new();
     let mut b = Batch::default();
     let all = |b: &[u8]| Piece::Own {
         start: 0,
@@ -112,7 +112,7 @@ fn write_batches(
     out: &mut impl Write,
     log: Log,
 ) -> Result<()> {
-    let mut checker = js::Checker::new();
+    let mut checker = js::check::Checker::new();
     let mut b = Batch::default();
     loop {
         cut.fill(&mut b, log)?;
@@ -138,7 +138,7 @@ fn write_batches_two_threads(
         let (done_tx, done_rx) = sync_channel::<(Batch, Result<()>)>(1);
         let mut src = FileLines::new(file, entries, name);
         scope.spawn(move || {
-            let mut checker = js::Checker::new();
+            let mut checker = js::check::Checker::new();
             for mut b in job_rx {
                 let r = b.render_with(entries, name, &mut checker, &mut src);
                 if done_tx.send((b, r)).is_err() {
@@ -147,7 +147,7 @@ fn write_batches_two_threads(
             }
         });
         let mut src = FileLines::new(file, entries, name);
-        let mut checker = js::Checker::new();
+        let mut checker = js::check::Checker::new();
         let gone = || Error::request(name, "the second writer thread stopped");
         // Batch a goes to the other thread, batch b is rendered here; a
         // comes before b in the output.
@@ -205,7 +205,7 @@ impl Batch {
     fn render(
         &mut self,
         s: &Session,
-        checker: &mut js::Checker,
+        checker: &mut js::check::Checker,
         src: &mut impl LineSource,
     ) -> Result<()> {
         self.render_with(&s.entries, &s.name, checker, src)
@@ -219,7 +219,7 @@ impl Batch {
         &mut self,
         entries: &[Entry],
         name: &str,
-        checker: &mut js::Checker,
+        checker: &mut js::check::Checker,
         src: &mut impl LineSource,
     ) -> Result<()> {
         use crate::gather::Piece;
@@ -267,7 +267,7 @@ impl Batch {
         &mut self,
         entries: &[Entry],
         name: &str,
-        checker: &mut js::Checker,
+        checker: &mut js::check::Checker,
         src: &mut impl LineSource,
     ) -> Result<()> {
         let Batch {
@@ -294,7 +294,7 @@ fn entry_json(
     entries: &[Entry],
     name: &str,
     i: usize,
-    checker: &mut js::Checker,
+    checker: &mut js::check::Checker,
     src: &mut impl LineSource,
 ) -> Result<()> {
     let line = src.line(i)?;
@@ -312,7 +312,7 @@ fn entry_json(
         )
     };
     let range = scan::validate(&line).map_err(bad)?;
-    js::canonical_with(checker, out, &line, range).map_err(bad)
+    js::stringify::canonical_with(checker, out, &line, range).map_err(bad)
 }
 
 /// `{"entry":`, after a comma when `comma`.
@@ -401,7 +401,7 @@ fn label_json(s: &Session, i: usize, buf: &mut Vec<u8>) -> Result<()> {
     // pi keeps the label's own value (a number, a lone surrogate escape).
     match obj.canonical("label") {
         Ok(Some(v)) => buf.extend_from_slice(&v),
-        _ => js::write_str(buf, &l.label),
+        _ => js::escape::write_str(buf, &l.label),
     }
     if let Ok(Some(ts)) = obj.canonical("timestamp") {
         buf.extend_from_slice(b",\"labelTimestamp\":");

@@ -2,13 +2,13 @@
 //! id, parent, depth, children, label, whether it is on the active path,
 //! type, role and display text).
 
-use super::batches;
-use super::lines::LineSource;
 use super::view::View;
 use super::Options;
 use crate::entry::{EntryType, Id, Parent};
 use crate::error::Result;
 use crate::json::{js, Object};
+use crate::render::lines::LineSource;
+use crate::render::{batches, write_id, write_str};
 use std::io::Write;
 
 impl View<'_> {
@@ -68,7 +68,7 @@ impl View<'_> {
         buf.push(b']');
         if let Some(l) = self.label_of(i) {
             buf.extend_from_slice(b",\"label\":");
-            js::write_str(buf, l);
+            js::escape::write_str(buf, l);
         }
         buf.extend_from_slice(b",\"active\":");
         buf.extend_from_slice(if self.active[i] { b"true" } else { b"false" });
@@ -113,37 +113,6 @@ fn quick_id(id: Option<Id>) -> bool {
 /// none, or 8 hex digits.
 fn quick_parent(p: &Parent) -> bool {
     matches!(p, Parent::Null | Parent::Missing | Parent::Id(Id::Hex8(_)))
-}
-
-/// An id as its JSON value (a number stays a number; `null` for none).
-pub(crate) fn write_id(buf: &mut Vec<u8>, id: Option<Id>) {
-    match id {
-        Some(Id::Hex8(n)) => {
-            buf.push(b'"');
-            buf.extend(
-                (0..8)
-                    .rev()
-                    .map(|k| b"0123456789abcdef"[(n >> (4 * k)) as usize & 15]),
-            );
-            buf.push(b'"');
-        }
-        Some(id) => buf.extend_from_slice(id.to_json().as_bytes()),
-        None => buf.extend_from_slice(b"null"),
-    }
-}
-
-/// `JSON.stringify(s)`, a string of printable ASCII without `"` or `\\`
-/// copied as it is.
-pub(crate) fn write_str(buf: &mut Vec<u8>, s: &str) {
-    if s.bytes()
-        .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\')
-    {
-        buf.push(b'"');
-        buf.extend_from_slice(s.as_bytes());
-        buf.push(b'"');
-    } else {
-        js::write_str(buf, s);
-    }
 }
 
 /// `obj[key]` as JSON, `null` when absent or not readable.

@@ -56,21 +56,19 @@ pub(super) struct Layout {
     pub(super) multiple_roots: bool,
 }
 
-/// flattenTree()'s rule for a node's children: their indent (branch points,
+/// flattenTree()'s rule for the children of `node` (laid out already;
+/// `just_branched` is pi's flag of that name): their indent (branch points,
 /// and the first generation after one, shift right) and gutters (a gutter
 /// where the node's connector is shown).
-#[allow(clippy::too_many_arguments)]
+#[inline]
 fn child_layout(
     lists: &mut Lists,
-    indent: u32,
+    node: &Visual,
     just_branched: bool,
-    show_connector: bool,
-    virtual_root_child: bool,
-    is_last: bool,
-    gutters: Gutters,
     multiple_children: bool,
     multiple_roots: bool,
 ) -> (u32, Gutters) {
+    let indent = node.indent;
     let child_indent = if multiple_children || (just_branched && indent > 0) {
         indent + 1
     } else {
@@ -81,12 +79,34 @@ fn child_layout(
     } else {
         indent
     };
-    let child_gutters = if show_connector && !virtual_root_child {
-        lists.with(gutters, (display.saturating_sub(1) as usize, !is_last))
+    let child_gutters = if node.show_connector && !node.virtual_root_child {
+        lists.with(
+            node.gutters,
+            (display.saturating_sub(1) as usize, !node.is_last),
+        )
     } else {
-        gutters
+        node.gutters
     };
     (child_indent, child_gutters)
+}
+
+/// The rows of a view by their nearest visible ancestor.
+struct VisibleChildren {
+    /// The entries without a visible ancestor.
+    roots: Vec<usize>,
+    /// Each entry's row (`u32::MAX`: not shown).
+    pos_of: Vec<u32>,
+    /// Entry `a`'s children are `kids[first[a]..first[a + 1]]`.
+    first: Vec<u32>,
+    kids: Vec<usize>,
+}
+
+impl VisibleChildren {
+    /// The shown children of entry `i`, in row order.
+    #[inline]
+    fn of(&self, i: usize) -> &[usize] {
+        &self.kids[self.first[i] as usize..self.first[i + 1] as usize]
+    }
 }
 
 impl View<'_> {
@@ -102,6 +122,86 @@ impl View<'_> {
                 multiple_roots: false,
             };
         }
+        let kids = self.visible_children(vis);
+        let (roots, pos_of) = (&kids.roots, &kids.pos_of);
+        let multiple_roots = roots.len() > 1;
+        // Pre-order, a level a list of siblings (the roots first), each
+        // child laid out as it is reached: one frame a parent, not a child.
+        struct Level<'k> {
+            list: &'k [usize],
+            next: usize,
+            indent: u32,
+            /// `justBranched` and `showConnector` of the list's rows.
+            branched: bool,
+            gutters: Gutters,
+            virtual_root_child: bool,
+        }
+        let mut stack = vec![Level {
+            list: roots,
+            next: 0,
+            indent: u32::from(multiple_roots),
+            branched: multiple_roots,
+            gutters: 0,
+            virtual_root_child: multiple_roots,
+        }];
+        let mut done = vec![false; n];
+        const NO: u32 = u32::MAX;
+        while let Some(top) = stack.last_mut() {
+            let Some(&i) = top.list.get(top.next) else {
+                stack.pop();
+                continue;
+            };
+            top.next += 1;
+            let is_last = top.next == top.list.len();
+            let (indent, branched, gutters, vrc) = (
+                top.indent,
+                top.branched,
+                top.gutters,
+                top.virtual_root_child,
+            );
+            let v = pos_of[i] as usize;
+            if v == NO as usize || done[i] {
+                continue;
+            }
+            done[i] = true;
+            let row = Visual {
+                indent,
+                show_connector: branched,
+                is_last,
+                gutters,
+                virtual_root_child: vrc,
+            };
+            visual[v] = row;
+            let children = kids.of(i);
+            if children.is_empty() {
+                // A leaf of the view: no child layout to work out (its
+                // gutters would be a new list for nobody).
+                continue;
+            }
+            let multiple = children.len() > 1;
+            let (child_indent, child_gutters) =
+                child_layout(&mut lists, &row, branched, multiple, multiple_roots);
+            stack.push(Level {
+                list: children,
+                next: 0,
+                indent: child_indent,
+                branched: multiple,
+                gutters: child_gutters,
+                virtual_root_child: false,
+            });
+        }
+        Layout {
+            rows: visual,
+            lists,
+            multiple_roots,
+        }
+    }
+
+    /// Each row's children in the view: the rows whose nearest visible
+    /// ancestor it is, in row order; the rows without one are the roots.
+    #[inline]
+    fn visible_children(&self, vis: &[usize]) -> VisibleChildren {
+        let n = self.s.entries.len();
         let mut visible = vec![false; n];
         let mut in_flat = vec![false; n];
         for &(i, _) in &self.flat {
@@ -178,84 +278,11 @@ impl View<'_> {
                 fill[a] += 1;
             }
         }
-        drop(fill);
-        let multiple_roots = roots.len() > 1;
-        // Pre-order, a level a list of siblings (the roots first), each
-        // child laid out as it is reached: one frame a parent, not a child.
-        struct Level<'k> {
-            list: &'k [usize],
-            next: usize,
-            indent: u32,
-            /// `justBranched` and `showConnector` of the list's rows.
-            branched: bool,
-            gutters: Gutters,
-            virtual_root_child: bool,
-        }
-        let mut stack = vec![Level {
-            list: &roots,
-            next: 0,
-            indent: u32::from(multiple_roots),
-            branched: multiple_roots,
-            gutters: 0,
-            virtual_root_child: multiple_roots,
-        }];
-        let mut done = vec![false; n];
-        while let Some(top) = stack.last_mut() {
-            let Some(&i) = top.list.get(top.next) else {
-                stack.pop();
-                continue;
-            };
-            top.next += 1;
-            let is_last = top.next == top.list.len();
-            let (indent, branched, gutters, vrc) = (
-                top.indent,
-                top.branched,
-                top.gutters,
-                top.virtual_root_child,
-            );
-            let v = pos_of[i] as usize;
-            if v == NO as usize || done[i] {
-                continue;
-            }
-            done[i] = true;
-            visual[v] = Visual {
-                indent,
-                show_connector: branched,
-                is_last,
-                gutters,
-                virtual_root_child: vrc,
-            };
-            let children = &kids[first[i] as usize..first[i + 1] as usize];
-            if children.is_empty() {
-                // A leaf of the view: no child layout to work out (its
-                // gutters would be a new list for nobody).
-                continue;
-            }
-            let multiple = children.len() > 1;
-            let (child_indent, child_gutters) = child_layout(
-                &mut lists,
-                indent,
-                branched,
-                branched,
-                vrc,
-                is_last,
-                gutters,
-                multiple,
-                multiple_roots,
-            );
-            stack.push(Level {
-                list: children,
-                next: 0,
-                indent: child_indent,
-                branched: multiple,
-                gutters: child_gutters,
-                virtual_root_child: false,
-            });
-        }
-        Layout {
-            rows: visual,
-            lists,
-            multiple_roots,
+        VisibleChildren {
+            roots,
+            pos_of,
+            first,
+            kids,
         }
     }
 
@@ -300,24 +327,16 @@ impl View<'_> {
                     };
                 let children = self.ordered.children(node).len();
                 let multiple = children > 1;
-                let (child_indent, child_gutters) = child_layout(
-                    lists,
-                    indent,
-                    just_branched,
-                    show_connector,
-                    vrc,
-                    is_last,
-                    gutters,
-                    multiple,
-                    mr,
-                );
-                out.push(Visual {
+                let row = Visual {
                     indent,
                     show_connector,
                     is_last,
                     gutters,
                     virtual_root_child: vrc,
-                });
+                };
+                let (child_indent, child_gutters) =
+                    child_layout(lists, &row, just_branched, multiple, mr);
+                out.push(row);
                 stack.push(Occ {
                     child_indent,
                     multiple,
@@ -407,13 +426,14 @@ impl View<'_> {
             let Some(&k) = filtered.get(&id) else {
                 continue;
             };
-            rows[k] = Visual {
+            let row = Visual {
                 indent,
                 show_connector,
                 is_last,
                 gutters,
                 virtual_root_child: vrc,
             };
+            rows[k] = row;
             // No visible ancestor is an id-less entry.
             let kids: &[Option<Id>] = match &id {
                 Some(_) => children.get(&id).map(Vec::as_slice).unwrap_or(&[]),
@@ -423,17 +443,8 @@ impl View<'_> {
                 continue;
             }
             let multiple = kids.len() > 1;
-            let (child_indent, child_gutters) = child_layout(
-                lists,
-                indent,
-                just_branched,
-                show_connector,
-                vrc,
-                is_last,
-                gutters,
-                multiple,
-                mr,
-            );
+            let (child_indent, child_gutters) =
+                child_layout(lists, &row, just_branched, multiple, mr);
             for (c, child) in last_places(kids).into_iter().rev() {
                 stack.push((
                     child,

@@ -11,23 +11,20 @@
 //! The parts: `view` (the display list: order, active path, filters,
 //! search), `layout` (its indentation, connectors and gutters),
 //! `text` (the rows as text), `jsonl` and `dot` (the data formats),
-//! `json` (`getTree()`, with `lines` where its lines come from),
+//! `json` (`getTree()`, its lines from `render::lines`),
 //! `stats` and `problems` (what every format checks and warns about
 //! first). pi's display and searchable text of an entry are
 //! `search::tree_text`'s.
 
-pub(crate) mod batches;
 mod dot;
 mod json;
 mod jsonl;
 mod layout;
-pub(crate) mod lines;
 mod problems;
 mod stats;
 mod text;
 mod view;
 
-pub(crate) use jsonl::{write_id, write_str};
 pub use stats::write_stats;
 
 use crate::cli::{Ctx, Exit, Log, Out, SessionArgs};
@@ -219,7 +216,7 @@ pub fn render(s: &Session, opts: &Options, out: &mut impl Write, log: Log) -> Re
     };
     if opts.format == Format::Json {
         #[cfg(unix)]
-        if let (Some(fd), Some(file)) = (opts.out_fd, lines::reopen(s)) {
+        if let (Some(fd), Some(file)) = (opts.out_fd, crate::render::lines::reopen(s)) {
             out.done()?;
             return json::write_json_gathered(s, &tree, &file, fd, log);
         }

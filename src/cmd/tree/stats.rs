@@ -49,7 +49,7 @@ pub fn write_stats(s: &Session, out: &mut impl Write, log: Log) -> Result<()> {
         if k > 0 {
             b.push(b',');
         }
-        js::write_str(&mut b, t);
+        js::escape::write_str(&mut b, t);
         b.extend_from_slice(format!(":{c}").as_bytes());
     }
     b.extend_from_slice(
@@ -62,7 +62,7 @@ pub fn write_stats(s: &Session, out: &mut impl Write, log: Log) -> Result<()> {
         .as_bytes(),
     );
     match &s.index.name {
-        Some(n) => js::write_str(&mut b, n),
+        Some(n) => js::escape::write_str(&mut b, n),
         None => b.extend_from_slice(b"null"),
     }
     b.extend_from_slice(b"}\n");

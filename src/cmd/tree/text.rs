@@ -2,14 +2,14 @@
 //! `•` on the active path, `[label]`, the display text, cut to the width
 //! as pi cuts its rows, coloured or not.
 
-use super::batches;
 use super::layout::Layout;
-use super::lines::LineSource;
 use super::view::View;
 use super::{Filter, Options};
 use crate::cli::Out;
 use crate::error::{Error, Result};
 use crate::json::js::string;
+use crate::render::batches;
+use crate::render::lines::LineSource;
 use crate::search::tree_text::{Seg, ACCENT, DIM, MUTED, WARNING};
 use std::io::Write;
 

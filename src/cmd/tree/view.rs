@@ -2,8 +2,6 @@
 //! the tree flattened with the branch holding the active leaf first, the
 //! active path, and the rows a filter and a search let through.
 
-use super::batches;
-use super::lines::{line_source, LineSource};
 use super::{Filter, Options};
 use crate::entry::glance::{
     glance, info_of, message_at, Glance, MESSAGE_KEY, MSG_BAD_STOP, MSG_CALLS, MSG_HAS_TEXT,
@@ -12,6 +10,8 @@ use crate::entry::glance::{
 use crate::entry::{EntryType, Id};
 use crate::error::{Error, Result};
 use crate::json::{js, Object};
+use crate::render::batches;
+use crate::render::lines::{line_source, LineSource};
 use crate::search::tree_text::{searchable, Display, Query, Seg};
 use crate::session::Session;
 use crate::tree::{Step, Tree};
@@ -34,7 +34,7 @@ pub(super) struct View<'s> {
     /// The session file opened again ([`View::lines`]).
     file: Option<File>,
     /// For [`View::object`].
-    checker: std::sync::Mutex<js::Checker>,
+    checker: std::sync::Mutex<js::check::Checker>,
     /// What the display text needs besides the entry (the tool calls).
     text: Display,
     leaf: Option<usize>,
@@ -64,10 +64,10 @@ enum First {
 }
 
 /// The quick pass's look at entry `i`: a compact line's members as
-/// [`js::Checker::valid_object`] finds them (no fallback: the plain way
+/// [`js::check::Checker::valid_object`] finds them (no fallback: the plain way
 /// is taken on the main thread).
 fn first_look(
-    c: &mut js::Checker,
+    c: &mut js::check::Checker,
     s: &Session,
     i: usize,
     src: &mut dyn LineSource,
@@ -90,10 +90,10 @@ fn first_look(
 }
 
 /// [`Session::object`], the quick way first: a compact line's members as
-/// [`js::Checker::valid_object`] finds them (the scanner's, in a quicker
+/// [`js::check::Checker::valid_object`] finds them (the scanner's, in a quicker
 /// pass), as the load reads it.
 fn quick_object<'a>(
-    checker: &mut js::Checker,
+    checker: &mut js::check::Checker,
     s: &Session,
     bytes: &'a [u8],
     line: u64,
@@ -108,74 +108,91 @@ fn quick_object<'a>(
     }
 }
 
-impl<'s> View<'s> {
-    pub(super) fn new(s: &'s Session, tree: Tree, leaf: Option<usize>) -> Result<View<'s>> {
+/// flattenTree()'s order: `tree` with the children that lead to the leaf
+/// (containsActive) first.
+#[inline]
+fn display_order(s: &Session, tree: &Tree, leaf: Option<usize>, leaf_id: Option<&Id>) -> Tree {
+    let n = s.entries.len();
+    // containsActive, post-order.
+    let mut has = vec![false; n];
+    tree.walk(|step| {
+        if let Step::Leave { node } = step {
+            // `entry.id === currentLeafId`: when the last entry has no
+            // id, pi's leaf is undefined, and so is every id-less entry's id.
+            let mine = match leaf_id {
+                Some(id) => s.entries.has_this_id(node, id),
+                None => leaf.is_some() && s.entries.id(node).is_none(),
+            };
+            has[node] = mine || tree.children(node).iter().any(|&c| has[c as usize]);
+        }
+    });
+    let prioritize = |xs: &[usize]| -> Vec<usize> {
+        let mut v: Vec<usize> = xs.iter().copied().filter(|&c| has[c]).collect();
+        v.extend(xs.iter().copied().filter(|&c| !has[c]));
+        v
+    };
+    tree.reordered(prioritize(&tree.roots), |parent, xs, out| {
+        // Only under an entry that leads to the leaf can a child lead
+        // there (where each node has one parent and no cycle is walked).
+        if !tree.is_shared() && !has[parent] {
+            out.extend_from_slice(xs);
+            return;
+        }
+        out.extend(xs.iter().copied().filter(|&c| has[c as usize]));
+        out.extend(xs.iter().copied().filter(|&c| !has[c as usize]));
+    })
+}
+
+/// The active path: parent ids walked from the leaf through the entries
+/// displayed (`flat`).
+#[inline]
+fn active_path(s: &Session, flat: &[(usize, usize)], leaf_id: Option<&Id>) -> Vec<bool> {
+    let n = s.entries.len();
+    let mut in_flat = vec![false; n];
+    for &(i, _) in flat {
+        in_flat[i] = true;
+    }
+    let mut active = vec![false; n];
+    // `while (currentId)`: a falsy leaf id has no active path.
+    if let Some(id) = leaf_id.filter(|id| id.truthy()) {
+        let mut cur = s.index.get(id);
+        let mut steps = 0;
+        while let Some(i) = cur {
+            if active[i] || steps > n {
+                break;
+            }
+            active[i] = true;
+            steps += 1;
+            if !in_flat[i] {
+                break;
+            }
+            cur = s
+                .index
+                .parent_of(i)
+                .or_else(|| s.entries.parent_id(i).and_then(|p| s.index.get(&p)));
+        }
+    }
+    active
+}
+
+/// What the first pass over the messages finds.
+struct Messages {
+    msg_info: Vec<u8>,
+    msg_at: Vec<(u32, u32)>,
+    text: Display,
+    /// The position in `flat` of the first message entry without a message.
+    no_message: Option<usize>,
+    checker: js::check::Checker,
+}
+
+impl Messages {
+    /// The first pass over the messages: the filters' roles and flags, the
+    /// tool calls, and where each message object stands in its line (so
+    /// that its row reads the message alone, not the line).
+    #[inline]
+    fn first_pass(s: &Session, flat: &[(usize, usize)], file: Option<&File>) -> Result<Messages> {
         let n = s.entries.len();
-        let leaf_id: Option<Id> = leaf.and_then(|l| s.entries.id(l));
-        // containsActive, post-order.
-        let mut has = vec![false; n];
-        tree.walk(|step| {
-            if let Step::Leave { node } = step {
-                // `entry.id === currentLeafId`: when the last entry has no
-                // id, pi's leaf is undefined, and so is every id-less entry's id.
-                let mine = match &leaf_id {
-                    Some(id) => s.entries.has_this_id(node, id),
-                    None => leaf.is_some() && s.entries.id(node).is_none(),
-                };
-                has[node] = mine || tree.children(node).iter().any(|&c| has[c as usize]);
-            }
-        });
-        let prioritize = |xs: &[usize]| -> Vec<usize> {
-            let mut v: Vec<usize> = xs.iter().copied().filter(|&c| has[c]).collect();
-            v.extend(xs.iter().copied().filter(|&c| !has[c]));
-            v
-        };
-        let ordered_tree = tree.reordered(prioritize(&tree.roots), |parent, xs, out| {
-            // Only under an entry that leads to the leaf can a child lead
-            // there (where each node has one parent and no cycle is walked).
-            if !tree.is_shared() && !has[parent] {
-                out.extend_from_slice(xs);
-                return;
-            }
-            out.extend(xs.iter().copied().filter(|&c| has[c as usize]));
-            out.extend(xs.iter().copied().filter(|&c| !has[c as usize]));
-        });
-        let mut flat = Vec::new();
-        ordered_tree.walk(|step| {
-            if let Step::Enter { node, depth, .. } = step {
-                flat.push((node, depth));
-            }
-        });
-        // Active path: walk parent ids from the leaf through displayed entries.
-        let mut in_flat = vec![false; n];
-        for &(i, _) in &flat {
-            in_flat[i] = true;
-        }
-        let mut active = vec![false; n];
-        // `while (currentId)`: a falsy leaf id has no active path.
-        if let Some(id) = leaf_id.as_ref().filter(|id| id.truthy()) {
-            let mut cur = s.index.get(id);
-            let mut steps = 0;
-            while let Some(i) = cur {
-                if active[i] || steps > n {
-                    break;
-                }
-                active[i] = true;
-                steps += 1;
-                if !in_flat[i] {
-                    break;
-                }
-                cur = s
-                    .index
-                    .parent_of(i)
-                    .or_else(|| s.entries.parent_id(i).and_then(|p| s.index.get(&p)));
-            }
-        }
-        // The first pass over the messages: the filters' roles and flags,
-        // the tool calls, and where each message object stands in its
-        // line (so that its row reads the message alone, not the line).
-        let file = super::lines::reopen(s);
-        let mut checker = js::Checker::new();
+        let mut checker = js::check::Checker::new();
         let mut msg_info = vec![0; n];
         let mut msg_at = vec![(0, 0); n];
         let mut text = Display::new();
@@ -184,9 +201,9 @@ impl<'s> View<'s> {
         // does not take, and those that may hold tool calls (added to
         // `text` in display order), again here in display order.
         let mut again: Vec<usize> = Vec::new();
-        let mut src = line_source(s, file.as_ref());
+        let mut src = line_source(s, file);
         let quick = |r: Range<usize>, src: &mut dyn LineSource| -> Result<Vec<First>> {
-            let mut c = js::Checker::new();
+            let mut c = js::check::Checker::new();
             r.map(|k| first_look(&mut c, s, flat[k].0, src)).collect()
         };
         let mut found = |k: usize, info: u8, at: (u32, u32)| {
@@ -211,7 +228,7 @@ impl<'s> View<'s> {
             }
         } else {
             let mut k = 0;
-            batches::in_order(s, file.as_ref(), &mut *src, flat.len(), quick, |looks| {
+            batches::in_order(s, file, &mut *src, flat.len(), quick, |looks| {
                 for f in looks {
                     match f {
                         First::Skip => {}
@@ -247,19 +264,42 @@ impl<'s> View<'s> {
             }
         }
         drop(src);
-        let no_message = no_message.map(|k| flat[k].0);
+        Ok(Messages {
+            msg_info,
+            msg_at,
+            text,
+            no_message,
+            checker,
+        })
+    }
+}
+
+impl<'s> View<'s> {
+    pub(super) fn new(s: &'s Session, tree: Tree, leaf: Option<usize>) -> Result<View<'s>> {
+        let leaf_id: Option<Id> = leaf.and_then(|l| s.entries.id(l));
+        let ordered = display_order(s, &tree, leaf, leaf_id.as_ref());
+        let mut flat = Vec::new();
+        ordered.walk(|step| {
+            if let Step::Enter { node, depth, .. } = step {
+                flat.push((node, depth));
+            }
+        });
+        let active = active_path(s, &flat, leaf_id.as_ref());
+        let file = crate::render::lines::reopen(s);
+        let m = Messages::first_pass(s, &flat, file.as_ref())?;
+        let no_message = m.no_message.map(|k| flat[k].0);
         Ok(View {
             s,
             tree,
             flat,
             active,
-            msg_info,
-            msg_at,
-            checker: std::sync::Mutex::new(checker),
-            text,
+            msg_info: m.msg_info,
+            msg_at: m.msg_at,
+            checker: std::sync::Mutex::new(m.checker),
+            text: m.text,
             leaf,
             no_message,
-            ordered: ordered_tree,
+            ordered,
             file,
         })
     }
@@ -276,7 +316,7 @@ impl<'s> View<'s> {
     }
 
     /// [`Session::object`], the quick way first: a compact line's members
-    /// as [`js::Checker::valid_object`] finds them (the scanner's, in a
+    /// as [`js::check::Checker::valid_object`] finds them (the scanner's, in a
     /// quicker pass), as the load reads it.
     pub(super) fn object<'a>(&self, bytes: &'a [u8], line: u64) -> Result<Object<'a>> {
         match self.checker.try_lock() {

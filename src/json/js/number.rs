@@ -2,8 +2,6 @@
 //! `JSON.stringify`) and reads them (`Number(string)`), and whether a JSON
 //! number's text is already in JavaScript's form.
 
-use super::string::trim;
-
 /// The decimal digits of the whole number `n` added to `out`, as
 /// JavaScript prints it, without an allocation.
 pub fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
@@ -110,69 +108,6 @@ pub fn is_zero(v: &[u8]) -> bool {
             .ok()
             .and_then(|s| s.parse::<f64>().ok())
             .is_some_and(|n| n == 0.0)
-}
-
-/// JavaScript's `Number(string)`: white space trimmed, "" is 0,
-/// `0x`/`0o`/`0b` integers, `Infinity`, decimal literals; NaN for what it
-/// does not read.
-pub fn string_to_number(s: &str) -> f64 {
-    let t = trim(s);
-    if t.is_empty() {
-        return 0.0;
-    }
-    match t {
-        "Infinity" | "+Infinity" => return f64::INFINITY,
-        "-Infinity" => return f64::NEG_INFINITY,
-        _ => {}
-    }
-    let radix = match t.get(..2) {
-        Some("0x" | "0X") => 16,
-        Some("0o" | "0O") => 8,
-        Some("0b" | "0B") => 2,
-        _ => 10,
-    };
-    if radix != 10 {
-        let digits = &t[2..];
-        if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-            return f64::NAN;
-        }
-        if let Ok(v) = u128::from_str_radix(digits, radix) {
-            return v as f64;
-        }
-        return digits.chars().fold(0.0, |acc, c| {
-            acc * f64::from(radix) + f64::from(c.to_digit(radix).unwrap_or(0))
-        });
-    }
-    // StrDecimalLiteral: sign, digits with at most one point (digits on
-    // at least one side), an optional exponent with digits.
-    let b = t.as_bytes();
-    let mut k = usize::from(matches!(b[0], b'+' | b'-'));
-    let int = b[k..].iter().take_while(|c| c.is_ascii_digit()).count();
-    k += int;
-    let mut frac = 0;
-    if b.get(k) == Some(&b'.') {
-        k += 1;
-        frac = b[k..].iter().take_while(|c| c.is_ascii_digit()).count();
-        k += frac;
-    }
-    if int + frac == 0 {
-        return f64::NAN;
-    }
-    if matches!(b.get(k), Some(b'e' | b'E')) {
-        k += 1;
-        if matches!(b.get(k), Some(b'+' | b'-')) {
-            k += 1;
-        }
-        let exp = b[k..].iter().take_while(|c| c.is_ascii_digit()).count();
-        if exp == 0 {
-            return f64::NAN;
-        }
-        k += exp;
-    }
-    if k != b.len() {
-        return f64::NAN;
-    }
-    t.parse::<f64>().unwrap_or(f64::NAN)
 }
 
 /// The end of the number at `v[start]` when it is a JSON number that
@@ -305,43 +240,6 @@ mod tests {
         for n in ["1", "1e-400x", "\"0\"", "[0]", "false", "null", ""] {
             assert!(!is_zero(n.as_bytes()), "{n}");
         }
-    }
-
-    #[test]
-    fn strings_to_numbers_like_javascript() {
-        for (s, n) in [
-            ("", 0.0),
-            (" \u{a0}12\u{feff}\n", 12.0),
-            ("0x1F", 31.0),
-            ("0X1f", 31.0),
-            ("0o17", 15.0),
-            ("0b101", 5.0),
-            ("0x20000000000001", 9007199254740992.0),
-            ("+5", 5.0),
-            ("-2.5e3", -2500.0),
-            (".5", 0.5),
-            ("5.", 5.0),
-            ("+Infinity", f64::INFINITY),
-            ("-Infinity", f64::NEG_INFINITY),
-        ] {
-            assert_eq!(string_to_number(s), n, "{s:?}");
-        }
-        for s in [
-            "x",
-            "0x",
-            "-0x10",
-            "1e",
-            "1_000",
-            "inf",
-            "Infinityx",
-            "+-1",
-            ".",
-            "1 2",
-            "0xg",
-        ] {
-            assert!(string_to_number(s).is_nan(), "{s:?}");
-        }
-        assert!(string_to_number("-0").is_sign_negative());
     }
 
     #[test]

@@ -72,7 +72,7 @@ fn canonical_at(
             if depth >= MAX_DEPTH {
                 return Err(too_deep(range.start));
             }
-            let members = scan::members(text, range.clone())?;
+            let members = crate::json::members(text, range.clone())?;
             let order = member_order(text, &members);
             out.push(b'{');
             for (n, &(key_idx, val_idx)) in order.iter().enumerate() {
@@ -197,7 +197,7 @@ fn array_index(key: &[u8]) -> Option<u64> {
 /// look like an array index (those sort first in JavaScript). Text that
 /// is not an object comes back unchanged.
 pub fn with_member(object: &[u8], key: &str, value: Option<&[u8]>) -> Vec<u8> {
-    let Ok(members) = scan::members(object, 0..object.len()) else {
+    let Ok(members) = crate::json::members(object, 0..object.len()) else {
         return object.to_vec();
     };
     let mut out = Vec::with_capacity(object.len() + value.map_or(0, |v| v.len()) + key.len() + 4);

@@ -2,7 +2,7 @@
 //! long way, under mutation, at the 64-byte block edges, and the marks.
 
 use super::*;
-use crate::json::js::canonical_long_way;
+use crate::json::js::stringify::canonical_long_way;
 
 /// The lines of pi's session files in the conformance cases.
 fn conformance_lines() -> Vec<Vec<u8>> {

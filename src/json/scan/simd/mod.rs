@@ -1,7 +1,7 @@
 //! The scanner's vector units: which one runs, and each one's two jobs,
 //! [`find_special`] (the next `"`, `\\` or control character inside a
 //! string: the scanner's hot loop) and `string_classes` (the kinds of
-//! bytes of each 64 bytes of a line: `js::Checker`'s first pass, which
+//! bytes of each 64 bytes of a line: `js::check::Checker`'s first pass, which
 //! every load takes for the lines pi wrote).
 //!
 //! The unit is chosen once per process ([`unit()`]): the best the processor

@@ -4,8 +4,8 @@
 //! output is what one thread makes.
 
 use super::lines::{FileLines, LineSource};
-use crate::cli::Out;
 use crate::error::{Error, Result};
+use crate::io::Out;
 use crate::session::Session;
 use std::fs::File;
 use std::io::Write;
@@ -22,7 +22,7 @@ const BATCH: usize = 4096;
 /// session file opened again) and many positions, every other batch is
 /// worked on by a second thread while this one works on the next, each
 /// with its own line source; otherwise `lines` serves them all here.
-pub(super) fn in_order<T, W, F>(
+pub(crate) fn in_order<T, W, F>(
     s: &Session,
     file: Option<&File>,
     lines: &mut dyn LineSource,
@@ -177,7 +177,7 @@ mod tests {
         };
         let run = |file: Option<&File>| {
             let mut got = Vec::new();
-            let mut lines = super::super::lines::SessionLines(&s);
+            let mut lines = crate::render::lines::SessionLines(&s);
             in_order(&s, file, &mut lines, n, work, |b| {
                 got.push(b);
                 Ok(())
