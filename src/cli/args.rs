@@ -49,7 +49,7 @@ impl SessionArgs {
     }
 
     /// What SESSION names: a file, stdin, or the file a session-id prefix
-    /// finds (see [`crate::store::resolve_session`]).
+    /// finds (looked up as `pi --session` looks it up).
     pub fn input(&self) -> Result<crate::session::Input> {
         crate::store::resolve_session(self.session.as_deref(), self.session_dir.as_deref())
     }
@@ -110,7 +110,7 @@ impl StoreArgs {
     }
 
     /// `--since` and `--until` as milliseconds since the epoch, read by
-    /// [`crate::time::parse_when`] against `now`.
+    /// the one reader of dates and durations, against `now`.
     pub fn bounds(&self, now: f64) -> Result<(Option<f64>, Option<f64>)> {
         let when = |s: &Option<String>| {
             s.as_deref()

@@ -74,7 +74,7 @@ crate::impl_tool! { Args, "pi-convert", quiet = input.quiet }
 
 /// `pi-convert`: read SESSION (a session or a message stream), print it
 /// in the form asked for.
-pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let input = args.input.input()?;
     let name = input.display_name();
     let data = match input {

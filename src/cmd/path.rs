@@ -91,7 +91,7 @@ pub struct Args {
 crate::impl_tool! { Args, "pi-path", quiet = input.quiet }
 
 /// `pi-path`: read SESSION, print the path (or the leaves).
-pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let session = args.input.open(ctx)?;
     if args.leaves {
         write_leaves(&session, ctx.out())?;

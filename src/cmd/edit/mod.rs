@@ -183,7 +183,7 @@ fn read_text(f: &std::path::Path, session: &str) -> Result<String, Error> {
 crate::impl_tool! { Args, "pi-edit", quiet = input.quiet, adjust = session_required }
 
 /// `pi-edit`: append the context edits asked for, or list them.
-pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     if args.input.session.as_deref() == Some("") {
         return Err(Error::usage("an empty SESSION names no session"));
     }

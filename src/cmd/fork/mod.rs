@@ -13,7 +13,9 @@
 
 mod build;
 
-pub(crate) use build::*;
+use build::*;
+// The property tests build pi-fork's new sessions (tests/properties.rs).
+#[cfg(feature = "fuzzing")]
 pub use build::{branched_session, NewSession};
 
 use crate::cli::{Ctx, Exit, Out, SessionArgs};
@@ -148,7 +150,7 @@ fn adjust(cmd: clap::Command) -> clap::Command {
 
 /// `pi-fork`: write the new sessions (or append the in-place entry) and
 /// print what was made.
-pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let input = args.input.input()?;
     let opts = args.input.read_options();
     if args.in_place {

@@ -323,7 +323,7 @@ pub(crate) struct Options {
 impl Options {
     /// Whether matching lines are printed with lines around them (`-A`,
     /// `-B`, `-C` in the plain output).
-    pub fn context(&self) -> bool {
+    pub(crate) fn context(&self) -> bool {
         self.mode == Mode::Lines && (self.before > 0 || self.after > 0)
     }
 }

@@ -184,7 +184,7 @@ pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
 
 /// How to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Format {
+pub enum Format {
     Text,
     Json,
     Nul,

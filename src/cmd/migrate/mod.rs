@@ -126,7 +126,7 @@ crate::impl_tool! { Args, "pi-migrate", quiet = quiet }
 
 /// `pi-migrate`: migrate what PATHs name; not found (exit 1) when a file
 /// failed, or `--check` found files to migrate (the messages are printed).
-pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     if args.backup.as_deref() == Some("") {
         return Err(Error::usage("--backup=SUFFIX needs a non-empty suffix"));
     }

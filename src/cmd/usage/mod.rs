@@ -155,7 +155,7 @@ pub struct Args {
 crate::impl_tool! { Args, "pi-usage", quiet = store.quiet }
 
 /// `pi-usage`: add up the usage of the sessions asked for and print the report.
-pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let (report, sessions) = words(&args.words)?;
     if args.store.all && !sessions.is_empty() {
         return Err(Error::usage(
@@ -260,7 +260,7 @@ pub(crate) enum Report {
 }
 
 impl Report {
-    pub fn parse(s: &str) -> Option<Report> {
+    pub(crate) fn parse(s: &str) -> Option<Report> {
         Some(match s {
             "daily" => Report::Daily,
             "weekly" => Report::Weekly,
