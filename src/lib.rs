@@ -86,7 +86,3 @@ mod tree_problems;
 internal!(width);
 mod width_tables;
 mod write;
-
-// The help paragraphs and `impl_tool!`, as `crate::help_exit!()`.
-pub(crate) use cli::help::*;
-pub(crate) use cli::impl_tool;

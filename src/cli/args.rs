@@ -15,7 +15,7 @@ pub struct SessionArgs {
     #[arg(value_name = "SESSION")]
     pub session: Option<String>,
 
-    #[arg(long, value_name = "DIR", help = crate::help_session_dir_one!())]
+    #[arg(long, value_name = "DIR", help = crate::cli::help::help_session_dir_one!())]
     pub session_dir: Option<PathBuf>,
 
     /// Treat lines that are not JSON objects as errors (pi skips them with no word).
@@ -66,7 +66,7 @@ pub struct StoreArgs {
     #[arg(short, long)]
     pub all: bool,
 
-    #[arg(long, value_name = "DIR", help = crate::help_session_dir_store!())]
+    #[arg(long, value_name = "DIR", help = crate::cli::help::help_session_dir_store!())]
     pub session_dir: Option<PathBuf>,
 
     /// Only what is dated at or after TIME (see TIME below): a session by

@@ -17,7 +17,7 @@ macro_rules! exact_to_pi {
     () => {
         concat!(
             "\n\nExact to pi ",
-            $crate::pi_release!(),
+            crate::cli::help::pi_release!(),
             " (@earendil-works/pi-coding-agent): read-only results are pi's byte for byte; \
 the README lists the few deliberate differences.\n\n\
 Man page and shell completions: --generate man|complete-bash|complete-zsh|complete-fish|\
@@ -60,12 +60,12 @@ macro_rules! help_exit {
 macro_rules! help_leaf_tool_footer {
     () => {
         concat!(
-            $crate::help_ref_leaf!(),
+            crate::cli::help::help_ref_leaf!(),
             "\n\n",
-            $crate::help_max_line!(),
+            crate::cli::help::help_max_line!(),
             "\n",
-            $crate::help_exit!(),
-            $crate::exact_to_pi!()
+            crate::cli::help::help_exit!(),
+            crate::cli::help::exact_to_pi!()
         )
     };
 }
@@ -104,7 +104,7 @@ before now (90d, 12h, 30m, 45s, 2w)."
     };
 }
 
-// The crate's own (not exported): `crate::help_exit!()` and the others
+// The crate's own (not exported): `crate::cli::help::help_exit!()` and the others
 // resolve through lib.rs.
 pub(crate) use {
     exact_to_pi, help_exit, help_leaf_tool_footer, help_max_line, help_ref, help_ref_leaf,

@@ -233,7 +233,7 @@ fn write_man_page<A: Tool>(out: &mut impl Write) -> io::Result<()> {
 /// command is adjusted.
 ///
 /// ```ignore
-/// crate::impl_tool! { Args, "pi-label", quiet = input.quiet, adjust = crate::cli::session_required }
+/// crate::cli::impl_tool! { Args, "pi-label", quiet = input.quiet, adjust = crate::cli::session_required }
 /// ```
 macro_rules! impl_tool {
     ($args:ty, $name:literal, quiet = $($q:ident).+ $(, adjust = $adjust:expr)? $(,)?) => {

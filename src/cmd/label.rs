@@ -34,14 +34,14 @@ waits up to 1 s for the line to end before starting a fresh one after it.
 labels and summaries are written as \\t, \\n, \\xNN and \\\\ (--json: as they are).
 
 ",
-    crate::help_ref!(),
+    crate::cli::help::help_ref!(),
     "
 (^ and ~N pass over pi-fork's own marker entries without counting them).
 ",
-    crate::help_max_line!(),
+    crate::cli::help::help_max_line!(),
     "\n",
-    crate::help_exit!(),
-    crate::exact_to_pi!()
+    crate::cli::help::help_exit!(),
+    crate::cli::help::exact_to_pi!()
 );
 
 /// Set, clear and list labels (bookmarks) and the session name of a pi session.
@@ -106,7 +106,7 @@ impl Args {
     }
 }
 
-crate::impl_tool! { Args, "pi-label", quiet = input.quiet, adjust = session_required }
+crate::cli::impl_tool! { Args, "pi-label", quiet = input.quiet, adjust = session_required }
 
 /// `pi-label`: set, clear or list labels, or name the session.
 pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {

@@ -51,16 +51,16 @@ If printing fails (a full disk, > /dev/full), the new files are removed again
 and --in-place appends nothing (the id is printed before the entry is written).
 
 ",
-    crate::help_ref!(),
+    crate::cli::help::help_ref!(),
     ".
 ^ and ~N pass over pi-fork's own marker entries (type custom, customType
 pi-fork) without counting them, so --in-place --at leaf~1 repeated steps back
 one entry each time; leaf alone is still pi's leaf (the last marker).
 ",
-    crate::help_max_line!(),
+    crate::cli::help::help_max_line!(),
     "\n",
-    crate::help_exit!(),
-    crate::exact_to_pi!()
+    crate::cli::help::help_exit!(),
+    crate::cli::help::exact_to_pi!()
 );
 
 /// Fork a pi session: a branch into a new session file, a whole session into
@@ -135,7 +135,7 @@ pub struct Args {
     pub json: bool,
 }
 
-crate::impl_tool! { Args, "pi-fork", quiet = input.quiet, adjust = adjust }
+crate::cli::impl_tool! { Args, "pi-fork", quiet = input.quiet, adjust = adjust }
 
 /// SESSION is required; --session-dir is also where new sessions go.
 fn adjust(cmd: clap::Command) -> clap::Command {

@@ -54,7 +54,7 @@ Examples:
                                           a session by id prefix, coloured in less
 
 ",
-    crate::help_leaf_tool_footer!()
+    crate::cli::help::help_leaf_tool_footer!()
 );
 
 /// pi's /tree view of a session, from the shell.
@@ -116,7 +116,7 @@ pub struct Args {
     pub stats: bool,
 }
 
-crate::impl_tool! { Args, "pi-tree", quiet = input.quiet }
+crate::cli::impl_tool! { Args, "pi-tree", quiet = input.quiet }
 
 /// `pi-tree`: read SESSION, print its tree in the format asked for.
 pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {

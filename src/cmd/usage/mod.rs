@@ -90,10 +90,10 @@ $PI_SESSION_TOOLS_CACHE_DIR, else $XDG_CACHE_HOME/pi-session-tools, else
 every file and neither reads nor writes it.
 
 ",
-    crate::help_time!(),
+    crate::cli::help::help_time!(),
     "\n",
-    crate::help_exit!(),
-    crate::exact_to_pi!()
+    crate::cli::help::help_exit!(),
+    crate::cli::help::exact_to_pi!()
 );
 
 /// What the sessions cost, by day, week, month, session, project, model,
@@ -152,7 +152,7 @@ pub struct Args {
     pub no_cache: bool,
 }
 
-crate::impl_tool! { Args, "pi-usage", quiet = store.quiet }
+crate::cli::impl_tool! { Args, "pi-usage", quiet = store.quiet }
 
 /// `pi-usage`: add up the usage of the sessions asked for and print the report.
 pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
