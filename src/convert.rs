@@ -4,7 +4,7 @@
 //! way `JSON.stringify` would, without building a value tree.
 
 use crate::json::js;
-/// A JavaScript string being built (now in [`js::string`]; this path
+/// A JavaScript string being built (now in `json::js::string`; this path
 /// stays for the callers that name it here).
 pub use crate::json::js::string::JsText;
 use crate::json::scan::SyntaxError;

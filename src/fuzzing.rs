@@ -783,3 +783,13 @@ pub fn convert(data: &[u8]) {
         }
     }
 }
+
+/// `pi-label --list` into `out`, for the property tests (the command's
+/// functions are the crate's own).
+pub fn label_list(
+    s: &Session,
+    json: bool,
+    out: &mut impl std::io::Write,
+) -> crate::error::Result<()> {
+    crate::cmd::label::list(s, json, out)
+}

@@ -25,16 +25,30 @@
 //! # Ok::<(), pi_session_tools::error::Error>(())
 //! ```
 //!
-//! Modules by concept (see ARCHITECTURE.md): [`session`] (reading a file),
-//! [`entry`] (what is kept of a line), [`index`] (ids, parents, labels),
-//! [`refs`] (entry references), [`path`], [`tree`] (pi's `getTree`),
-//! [`context`] (pi's `buildSessionContext`), [`convert`] (`convertToLlm`)
-//! and [`transcript`], [`migrate`] (versions 1 and 2 to 3), [`append`]
-//! (writing entries as pi does), [`store`] (where sessions live, finding
-//! and listing them), [`json`] (the validating scanner and
-//! JavaScript-exact JSON), [`time`], [`error`]. [`cmd`] holds what each
-//! tool does and [`cli`] the frame the binaries share.
+//! The promised API, by concept (see ARCHITECTURE.md): [`session`]
+//! (reading a file), [`entry`] (what is kept of a line), [`index`] (ids,
+//! parents, labels), [`refs`] (entry references), [`path`], [`tree`] (pi's
+//! `getTree`), [`context`] (pi's `buildSessionContext`), [`convert`]
+//! (`convertToLlm`), [`migrate`] (versions 1 and 2 to 3), [`append`]
+//! (writing entries as pi does), [`error`]. [`cmd`] holds each tool's
+//! arguments and [`cli`] the frame the binaries share ([`cli::main`]).
+//! Everything else (the store, the JSON scanner, transcripts, time, widths)
+//! is the crate's own and may change.
 
+/// A module of the crate's own, public only to the fuzz targets and the
+/// tests (the `fuzzing` feature), so that without it the dead-code lint
+/// sees every item nobody uses.
+macro_rules! internal {
+    ($name:ident) => {
+        #[cfg(feature = "fuzzing")]
+        #[doc(hidden)]
+        pub mod $name;
+        #[cfg(not(feature = "fuzzing"))]
+        mod $name;
+    };
+}
+
+// The promised API (ARCHITECTURE.md lists it).
 pub mod append;
 pub mod cli;
 // The commands' doc comments are their --help text, written for a terminal
@@ -45,28 +59,30 @@ pub mod context;
 pub mod convert;
 pub mod entry;
 pub mod error;
+pub mod index;
+pub mod migrate;
+pub mod path;
+pub mod refs;
+pub mod session;
+pub mod tree;
+
+// The crate's own.
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 #[cfg(unix)]
-pub(crate) mod gather;
-pub mod index;
+mod gather;
 mod io;
-pub mod json;
-pub mod migrate;
-pub mod path;
-pub mod refs;
-pub(crate) mod render;
-pub(crate) mod search;
-pub mod session;
-pub mod store;
-pub(crate) mod summary;
+internal!(json);
+mod render;
+mod search;
+internal!(store);
+mod summary;
 #[cfg(test)]
 mod test_rng;
-pub mod time;
-pub mod transcript;
-pub mod tree;
-pub(crate) mod tree_problems;
-pub mod width;
+internal!(time);
+mod transcript;
+mod tree_problems;
+internal!(width);
 mod width_tables;
-pub(crate) mod write;
+mod write;

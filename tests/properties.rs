@@ -209,7 +209,7 @@ proptest! {
         prop_assert_eq!(&got, &model);
         // And as `pi-label --list --json` prints them (library function).
         let mut out = Vec::new();
-        pi_session_tools::cmd::label::list(&s, true, &mut out).unwrap();
+        pi_session_tools::fuzzing::label_list(&s, true, &mut out).unwrap();
         let listed: Vec<(String, String)> = String::from_utf8(out)
             .unwrap()
             .lines()

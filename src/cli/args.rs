@@ -15,7 +15,7 @@ pub struct SessionArgs {
     #[arg(value_name = "SESSION")]
     pub session: Option<String>,
 
-    #[arg(long, value_name = "DIR", help = crate::help_session_dir_one!())]
+    #[arg(long, value_name = "DIR", help = crate::cli::help::help_session_dir_one!())]
     pub session_dir: Option<PathBuf>,
 
     /// Treat lines that are not JSON objects as errors (pi skips them with no word).
@@ -49,7 +49,7 @@ impl SessionArgs {
     }
 
     /// What SESSION names: a file, stdin, or the file a session-id prefix
-    /// finds (see [`crate::store::resolve_session`]).
+    /// finds (looked up as `pi --session` looks it up).
     pub fn input(&self) -> Result<crate::session::Input> {
         crate::store::resolve_session(self.session.as_deref(), self.session_dir.as_deref())
     }
@@ -66,7 +66,7 @@ pub struct StoreArgs {
     #[arg(short, long)]
     pub all: bool,
 
-    #[arg(long, value_name = "DIR", help = crate::help_session_dir_store!())]
+    #[arg(long, value_name = "DIR", help = crate::cli::help::help_session_dir_store!())]
     pub session_dir: Option<PathBuf>,
 
     /// Only what is dated at or after TIME (see TIME below): a session by
@@ -110,7 +110,7 @@ impl StoreArgs {
     }
 
     /// `--since` and `--until` as milliseconds since the epoch, read by
-    /// [`crate::time::parse_when`] against `now`.
+    /// the one reader of dates and durations, against `now`.
     pub fn bounds(&self, now: f64) -> Result<(Option<f64>, Option<f64>)> {
         let when = |s: &Option<String>| {
             s.as_deref()

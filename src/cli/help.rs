@@ -3,23 +3,21 @@
 
 /// The pi release every tool is exact to (`@earendil-works/pi-coding-agent`).
 /// To follow a newer one, see the README's Development section.
-#[macro_export]
 macro_rules! pi_release {
     () => {
         "1.6.0"
     };
 }
 
-/// [`pi_release!`] as a constant.
+/// `pi_release!` as a constant.
 pub const PI_RELEASE: &str = pi_release!();
 
 /// The paragraph every tool's `--help` ends with.
-#[macro_export]
 macro_rules! exact_to_pi {
     () => {
         concat!(
             "\n\nExact to pi ",
-            $crate::pi_release!(),
+            crate::cli::help::pi_release!(),
             " (@earendil-works/pi-coding-agent): read-only results are pi's byte for byte; \
 the README lists the few deliberate differences.\n\n\
 Man page and shell completions: --generate man|complete-bash|complete-zsh|complete-fish|\
@@ -29,7 +27,6 @@ complete-powershell."
 }
 
 /// What a REF is, for tools whose REF is `--leaf`.
-#[macro_export]
 macro_rules! help_ref_leaf {
     () => {
         "REF (for --leaf): a full id, a unique id prefix (4+ chars), leaf, root, @LABEL,
@@ -38,7 +35,6 @@ followed by any of ^ (parent) and ~N (N-th ancestor): leaf~3, @plan^, root."
 }
 
 /// What a REF is, in one line.
-#[macro_export]
 macro_rules! help_ref {
     () => {
         "REF: a full id, a unique id prefix (4+ chars), leaf, root, @LABEL, with ^ and ~N"
@@ -46,7 +42,6 @@ macro_rules! help_ref {
 }
 
 /// The line-length limit.
-#[macro_export]
 macro_rules! help_max_line {
     () => {
         "A line longer than 256 MiB is an error (PI_SESSION_TOOLS_MAX_LINE=BYTES, or 64K, 512M, 1G, sets the limit)."
@@ -54,7 +49,6 @@ macro_rules! help_max_line {
 }
 
 /// The usual exit statuses.
-#[macro_export]
 macro_rules! help_exit {
     () => {
         "Exit status: 0 ok, 1 the data or request cannot be honoured, 2 wrong usage."
@@ -63,16 +57,15 @@ macro_rules! help_exit {
 
 /// How the help of a tool that reads one session at a `--leaf` ends: what
 /// a REF is, the line limit, the exit statuses, [`exact_to_pi!`].
-#[macro_export]
 macro_rules! help_leaf_tool_footer {
     () => {
         concat!(
-            $crate::help_ref_leaf!(),
+            crate::cli::help::help_ref_leaf!(),
             "\n\n",
-            $crate::help_max_line!(),
+            crate::cli::help::help_max_line!(),
             "\n",
-            $crate::help_exit!(),
-            $crate::exact_to_pi!()
+            crate::cli::help::help_exit!(),
+            crate::cli::help::exact_to_pi!()
         )
     };
 }
@@ -80,7 +73,6 @@ macro_rules! help_leaf_tool_footer {
 /// `--session-dir` for a tool that reads one session: where session-id
 /// prefixes are looked up. The one text of its meaning, for every such
 /// tool's `--help` and man page.
-#[macro_export]
 macro_rules! help_session_dir_one {
     () => {
         "Where session-id prefixes are looked up: DIR itself first, then the \
@@ -92,7 +84,6 @@ project's in ~/.pi/agent/sessions)."
 
 /// `--session-dir` for a tool over the store (pi-ls, pi-grep, pi-usage):
 /// the store read instead of pi's. The one text of its meaning.
-#[macro_export]
 macro_rules! help_session_dir_store {
     () => {
         "The store to read instead of pi's: this project's sessions are the \
@@ -105,7 +96,6 @@ project's --<cwd>-- directory in it)."
 
 /// `--since` and `--until`: the one text of what they read
 /// ([`crate::time::parse_when`]).
-#[macro_export]
 macro_rules! help_time {
     () => {
         "TIME (--since, --until): a date or time (2026-11-01, 2026-11-01T09:30Z; ISO 8601 as \
@@ -113,3 +103,10 @@ JavaScript's Date reads it, UTC unless an offset is given) or a duration \
 before now (90d, 12h, 30m, 45s, 2w)."
     };
 }
+
+// The crate's own (not exported): `crate::cli::help::help_exit!()` and the others
+// resolve through lib.rs.
+pub(crate) use {
+    exact_to_pi, help_exit, help_leaf_tool_footer, help_max_line, help_ref, help_ref_leaf,
+    help_session_dir_one, help_session_dir_store, help_time, pi_release,
+};

@@ -233,12 +233,11 @@ fn write_man_page<A: Tool>(out: &mut impl Write) -> io::Result<()> {
 /// command is adjusted.
 ///
 /// ```ignore
-/// crate::impl_tool! { Args, "pi-label", quiet = input.quiet, adjust = crate::cli::session_required }
+/// crate::cli::impl_tool! { Args, "pi-label", quiet = input.quiet, adjust = crate::cli::session_required }
 /// ```
-#[macro_export]
 macro_rules! impl_tool {
     ($args:ty, $name:literal, quiet = $($q:ident).+ $(, adjust = $adjust:expr)? $(,)?) => {
-        impl $crate::cli::Tool for $args {
+        impl crate::cli::Tool for $args {
             const NAME: &'static str = $name;
             fn quiet(&self) -> bool {
                 self.$($q).+
@@ -250,10 +249,12 @@ macro_rules! impl_tool {
             )?
             fn run(
                 &self,
-                ctx: &mut $crate::cli::Ctx,
-            ) -> $crate::error::Result<$crate::cli::Exit> {
+                ctx: &mut crate::cli::Ctx,
+            ) -> crate::error::Result<crate::cli::Exit> {
                 run(self, ctx)
             }
         }
     };
 }
+
+pub(crate) use impl_tool;

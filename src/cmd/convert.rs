@@ -29,7 +29,7 @@ Examples:
   pi-convert 019a5c --to text               a session by id prefix, like pi --session
 
 ",
-    crate::help_leaf_tool_footer!()
+    crate::cli::help::help_leaf_tool_footer!()
 );
 
 /// Exactly what the model sees, and transcripts people can read.
@@ -70,11 +70,11 @@ pub struct Args {
     pub include_hidden: bool,
 }
 
-crate::impl_tool! { Args, "pi-convert", quiet = input.quiet }
+crate::cli::impl_tool! { Args, "pi-convert", quiet = input.quiet }
 
 /// `pi-convert`: read SESSION (a session or a message stream), print it
 /// in the form asked for.
-pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let input = args.input.input()?;
     let name = input.display_name();
     let data = match input {

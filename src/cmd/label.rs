@@ -34,14 +34,14 @@ waits up to 1 s for the line to end before starting a fresh one after it.
 labels and summaries are written as \\t, \\n, \\xNN and \\\\ (--json: as they are).
 
 ",
-    crate::help_ref!(),
+    crate::cli::help::help_ref!(),
     "
 (^ and ~N pass over pi-fork's own marker entries without counting them).
 ",
-    crate::help_max_line!(),
+    crate::cli::help::help_max_line!(),
     "\n",
-    crate::help_exit!(),
-    crate::exact_to_pi!()
+    crate::cli::help::help_exit!(),
+    crate::cli::help::exact_to_pi!()
 );
 
 /// Set, clear and list labels (bookmarks) and the session name of a pi session.
@@ -106,10 +106,10 @@ impl Args {
     }
 }
 
-crate::impl_tool! { Args, "pi-label", quiet = input.quiet, adjust = session_required }
+crate::cli::impl_tool! { Args, "pi-label", quiet = input.quiet, adjust = session_required }
 
 /// `pi-label`: set, clear or list labels, or name the session.
-pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let (action, input) = (args.action()?, args.input.input()?);
     apply(
         input,
@@ -244,7 +244,7 @@ fn target_id(s: &Session, reference: &str) -> Result<String> {
 /// The labels in force (pi's order): `ID<TAB>LABEL<TAB>SUMMARY`, or JSON lines
 /// `{"id","label","line","type","text"}` (`line`/`type`/`text` null when the
 /// target is not in the file).
-pub fn list(s: &Session, json: bool, out: &mut impl Write) -> Result<()> {
+pub(crate) fn list(s: &Session, json: bool, out: &mut impl Write) -> Result<()> {
     for l in s.index.labels.iter() {
         let target = s.index.get(&l.target);
         let text = match target {
@@ -311,12 +311,12 @@ mod fast {
     }
 
     /// Smaller files are read whole (a few milliseconds), with every warning.
-    pub const MIN_SIZE: u64 = 8 << 20;
+    pub(crate) const MIN_SIZE: u64 = 8 << 20;
 
     /// Append the entry and return its id, or None to take the slow path.
     /// `before` is called with the new id right before the append; an
     /// error from it stops the run with nothing appended.
-    pub fn run(
+    pub(crate) fn run(
         path: &Path,
         opts: ReadOptions,
         action: &Action,
@@ -329,7 +329,7 @@ mod fast {
     }
 
     /// [`run`] without the size limit.
-    pub fn run_any_size(
+    pub(crate) fn run_any_size(
         path: &Path,
         opts: ReadOptions,
         action: &Action,

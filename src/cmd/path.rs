@@ -51,7 +51,7 @@ Examples:
   pi-path 019a5c                           a session by id prefix, like pi --session
 
 ",
-    crate::help_leaf_tool_footer!()
+    crate::cli::help::help_leaf_tool_footer!()
 );
 
 /// The path from the root of a pi session to a leaf.
@@ -88,10 +88,10 @@ pub struct Args {
     pub leaves: bool,
 }
 
-crate::impl_tool! { Args, "pi-path", quiet = input.quiet }
+crate::cli::impl_tool! { Args, "pi-path", quiet = input.quiet }
 
 /// `pi-path`: read SESSION, print the path (or the leaves).
-pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let session = args.input.open(ctx)?;
     if args.leaves {
         write_leaves(&session, ctx.out())?;

@@ -158,9 +158,9 @@ pub const ROLE_UNKNOWN: u8 = 0x80;
 /// The role of the message entry `obj` (a whole line known to be valid
 /// JSON) as one of the `ROLE_` values or [`MSG_NONE`] (no message, or a
 /// null one), or [`ROLE_UNKNOWN`]. `quick`: what the quick check
-/// ([`js::check::Checker::valid_object`]) saw of the line, when it took it (so the
+/// (`Checker::valid_object`) saw of the line, when it took it (so the
 /// line has no white space between tokens and is nested less than
-/// [`js::MAX_DEPTH`]). A message object that starts `{"role":"` has that
+/// `js::MAX_DEPTH`). A message object that starts `{"role":"` has that
 /// role when no other key of it can be `role`: it has no `\u` escape (the
 /// only way to write a key that reads `role` otherwise), and the line has
 /// no other key written `"role"` (or, when it has, the message says

@@ -10,7 +10,7 @@
 //! parsing of a line into one ([`Entries::push_object`]).
 
 mod entries;
-pub mod glance;
+pub(crate) mod glance;
 mod id;
 #[cfg(test)]
 mod tests;

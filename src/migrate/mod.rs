@@ -18,11 +18,11 @@ mod header;
 /// The version pi writes today.
 pub const CURRENT_VERSION: u32 = 3;
 
-pub use entry::{
-    first_kept_index, hook_message_role, json_str, migrate_entry, migrate_entry_into,
-    migrate_header, migrate_header_into, v1_first_kept, v1_id, v1_id_number, EntryMigration,
-    FirstKept, ObjectEdit,
+pub(crate) use entry::{
+    first_kept_index, hook_message_role, json_str, migrate_entry_into, migrate_header_into,
+    v1_first_kept, v1_id_number, FirstKept,
 };
+pub use entry::{migrate_entry, migrate_header, v1_id, EntryMigration, ObjectEdit};
 pub(crate) use file::first_line_is_current;
 pub use file::{migrate_bytes, Changes, MigrateOptions, Outcome};
 pub(crate) use header::HeaderFields;

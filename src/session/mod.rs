@@ -19,11 +19,10 @@ mod parallel;
 pub(crate) use crate::io::shrunk;
 pub use crate::migrate::NOT_OBJECT_FIRST;
 pub use ends::{last_entry, read_header};
-pub use lines::{
-    check_line_lengths, line_too_long, max_line, max_line_from_env, parse_max_line, read_stdin,
-    read_stream, DEFAULT_MAX_LINE, MAX_LINE_ENV,
+pub(crate) use lines::{
+    check_line_lengths, line_too_long, max_line_from_env, read_stdin, read_stream,
 };
-pub use load::BOM_REFUSED;
+pub use lines::{max_line, DEFAULT_MAX_LINE, MAX_LINE_ENV};
 
 use crate::entry::{Entries, EntryType, Id};
 use crate::error::{Diagnostic, Error, Result};
@@ -62,12 +61,12 @@ pub struct ReadOptions {
     /// for them ([`crate::entry::Entry::is_canonical`]), in the same pass
     /// over each line (for `pi-tree --json`, which prints whole entries).
     pub canonical: bool,
-    /// Also keep a [`Glance`](crate::entry::glance::Glance) of each
+    /// Also keep a `Glance` of each
     /// message entry ([`Session::glances`]), found on the loading threads
     /// while the line is at hand (for `pi-tree`'s rows and filters).
     pub glances: bool,
     /// Also keep the role of each message entry ([`Session::roles`],
-    /// [`crate::entry::glance::role`]): a look at the first member of the
+    /// `entry::glance::role`): a look at the first member of the
     /// message, on the loading threads, where the quick check took the
     /// line; for `pi-convert`'s context walk.
     pub roles: bool,

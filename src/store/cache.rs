@@ -498,19 +498,16 @@ fn encode_info(out: &mut Vec<u8>, i: &Info) {
 pub struct Reader<'a>(&'a [u8]);
 
 impl<'a> Reader<'a> {
+    /// How many bytes are left (a count read from the file is checked
+    /// against it before anything is allocated).
+    pub fn left(&self) -> usize {
+        self.0.len()
+    }
+
     /// A reader of `b`.
+    #[cfg(test)]
     pub fn new(b: &'a [u8]) -> Reader<'a> {
         Reader(b)
-    }
-
-    /// Whether everything was read.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// How many bytes are left.
-    pub fn len(&self) -> usize {
-        self.0.len()
     }
 
     /// A number ([`put_u64`]).

@@ -132,12 +132,6 @@ pub fn sort_infos(infos: &mut [Info]) {
 
 const CHUNK: usize = 256 << 10;
 
-/// pi's `buildSessionInfo(path)`: the session's `SessionInfo`, or why pi
-/// lists nothing for the file. `buf` is a reusable read buffer.
-pub fn session_info(path: &Path, meta: Option<Metadata>, buf: &mut Vec<u8>) -> Outcome {
-    session_info_with(path, meta, buf, &mut js::Checker::new())
-}
-
 /// [`session_info`] with a reusable checker for the quick read of lines.
 pub fn session_info_with(
     path: &Path,

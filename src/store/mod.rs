@@ -37,20 +37,16 @@ mod parallel;
 pub mod raw;
 mod select;
 
-pub use cache::{
-    put_bytes, put_opt, put_u64, read_all_cached, Cache, CacheWriter, Cached, Entries, FileCache,
-    Key, Reader, CACHE_DIR_ENV, CACHE_ENV,
-};
+pub use cache::{put_bytes, put_opt, put_u64, CacheWriter, Cached, Entries, Key, Reader};
 pub use dirs::{
-    agent_dir, encode_cwd, env_session_dir, expand_tilde, node_join, node_normalize,
-    node_path_string, project_session_dir, resolve_path, resolve_path_str, sessions_root,
-    store_root,
+    agent_dir, encode_cwd, env_session_dir, expand_tilde, node_join, project_session_dir,
+    resolve_path, resolve_path_str, store_root,
 };
 pub use find::{
-    all_candidates, dir_candidates, first_line, header_id, locale_compare, looks_like_path,
-    mtime_ms, resolve_session, session_files_in, session_files_under, Candidate, Walk,
+    all_candidates, dir_candidates, first_line, looks_like_path, resolve_session,
+    session_files_in,
 };
-pub use info::{session_info, session_info_with, sort_infos, write_date, Info, Outcome, Skip};
+pub use info::Info;
 pub use list::{list, ListRequest};
-pub use parallel::{parallel_map, set_threads, threads};
-pub use select::{select, DirWalk, Request, Selection, Source};
+pub use parallel::{parallel_map, set_threads};
+pub use select::{select, DirWalk, Request, Source};

@@ -117,6 +117,7 @@ fn value_end(t: &[u8], start: usize, s: Strings<'_>) -> usize {
     }
 }
 
+#[cfg(any(test, feature = "fuzzing"))]
 /// The members of the object at `t[range]`, in order, duplicates
 /// included (as [`crate::json::scan::members`] gives them).
 pub fn members(t: &[u8], range: Range<usize>, out: &mut Vec<Member>) {

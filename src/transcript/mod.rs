@@ -14,7 +14,6 @@ mod pretty;
 mod text;
 
 pub use build::build;
-pub use html::esc;
 pub use pretty::pretty;
 
 use std::io::Write;

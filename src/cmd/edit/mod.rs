@@ -53,12 +53,12 @@ changes loses its thinkingSignature (it signed the old text).
 SESSION `-`: the session from stdin, and it and the new entries to stdout.
 
 ",
-    crate::help_ref!(),
+    crate::cli::help::help_ref!(),
     ".\n",
-    crate::help_max_line!(),
+    crate::cli::help::help_max_line!(),
     "
 Exit status: 0 ok, 1 the data or request cannot be honoured (or no match), 2 wrong usage.",
-    crate::exact_to_pi!()
+    crate::cli::help::exact_to_pi!()
 );
 
 /// Change what the model sees of an entry of a pi session, without rewriting history.
@@ -180,10 +180,10 @@ fn read_text(f: &std::path::Path, session: &str) -> Result<String, Error> {
     crate::io::read_text(f, "the replacement")
 }
 
-crate::impl_tool! { Args, "pi-edit", quiet = input.quiet, adjust = session_required }
+crate::cli::impl_tool! { Args, "pi-edit", quiet = input.quiet, adjust = session_required }
 
 /// `pi-edit`: append the context edits asked for, or list them.
-pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     if args.input.session.as_deref() == Some("") {
         return Err(Error::usage("an empty SESSION names no session"));
     }

@@ -13,7 +13,9 @@
 
 mod build;
 
-pub(crate) use build::*;
+use build::*;
+// The property tests build pi-fork's new sessions (tests/properties.rs).
+#[cfg(feature = "fuzzing")]
 pub use build::{branched_session, NewSession};
 
 use crate::cli::{Ctx, Exit, Out, SessionArgs};
@@ -49,16 +51,16 @@ If printing fails (a full disk, > /dev/full), the new files are removed again
 and --in-place appends nothing (the id is printed before the entry is written).
 
 ",
-    crate::help_ref!(),
+    crate::cli::help::help_ref!(),
     ".
 ^ and ~N pass over pi-fork's own marker entries (type custom, customType
 pi-fork) without counting them, so --in-place --at leaf~1 repeated steps back
 one entry each time; leaf alone is still pi's leaf (the last marker).
 ",
-    crate::help_max_line!(),
+    crate::cli::help::help_max_line!(),
     "\n",
-    crate::help_exit!(),
-    crate::exact_to_pi!()
+    crate::cli::help::help_exit!(),
+    crate::cli::help::exact_to_pi!()
 );
 
 /// Fork a pi session: a branch into a new session file, a whole session into
@@ -133,7 +135,7 @@ pub struct Args {
     pub json: bool,
 }
 
-crate::impl_tool! { Args, "pi-fork", quiet = input.quiet, adjust = adjust }
+crate::cli::impl_tool! { Args, "pi-fork", quiet = input.quiet, adjust = adjust }
 
 /// SESSION is required; --session-dir is also where new sessions go.
 fn adjust(cmd: clap::Command) -> clap::Command {
@@ -148,7 +150,7 @@ fn adjust(cmd: clap::Command) -> clap::Command {
 
 /// `pi-fork`: write the new sessions (or append the in-place entry) and
 /// print what was made.
-pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let input = args.input.input()?;
     let opts = args.input.read_options();
     if args.in_place {

@@ -66,13 +66,13 @@ Patterns are Rust regular expressions (the regex crate, ripgrep's engine):
 https://docs.rs/regex/#syntax.
 
 ",
-    crate::help_time!(),
+    crate::cli::help::help_time!(),
     "
 
 Exit status (as grep's): 0 a line matched, 1 none did, 2 an error (wrong
 usage, a SESSION that cannot be read). A file that is not a pi session is
 skipped with a warning, which alone is no error.",
-    crate::exact_to_pi!()
+    crate::cli::help::exact_to_pi!()
 );
 
 /// Search the decoded text of pi sessions, and land on the entry.
@@ -323,7 +323,7 @@ pub(crate) struct Options {
 impl Options {
     /// Whether matching lines are printed with lines around them (`-A`,
     /// `-B`, `-C` in the plain output).
-    pub fn context(&self) -> bool {
+    pub(crate) fn context(&self) -> bool {
         self.mode == Mode::Lines && (self.before > 0 || self.after > 0)
     }
 }

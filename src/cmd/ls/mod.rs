@@ -60,10 +60,10 @@ $PI_SESSION_TOOLS_CACHE_DIR, else $XDG_CACHE_HOME/pi-session-tools, else
 ~/.cache/pi-session-tools; --no-cache or PI_SESSION_TOOLS_CACHE=off reads every
 file and neither reads nor writes it.
 ",
-    crate::help_time!(),
+    crate::cli::help::help_time!(),
     "
 Exit status: 0 listed (an empty listing too), 1 an error, 2 wrong usage.",
-    crate::exact_to_pi!()
+    crate::cli::help::exact_to_pi!()
 );
 
 /// List pi sessions: this project's, or every project's, as pi lists them.
@@ -131,7 +131,7 @@ pub struct Args {
     pub no_cache: bool,
 }
 
-crate::impl_tool! { Args, "pi-ls", quiet = store.quiet }
+crate::cli::impl_tool! { Args, "pi-ls", quiet = store.quiet }
 
 /// `pi-ls`: list the sessions asked for.
 pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
@@ -184,7 +184,7 @@ pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
 
 /// How to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Format {
+pub enum Format {
     Text,
     Json,
     Nul,

@@ -51,10 +51,10 @@ it is migrated is left as it is. Temporary files are named
 A pipe, FIFO or device given as a path is read once, as stdin is; -i refuses it
 (there is no file to replace).
 ",
-    crate::help_max_line!(),
+    crate::cli::help::help_max_line!(),
     "
 Exit status: 0 ok, 1 a file failed (or --check found files to migrate), 2 wrong usage.",
-    crate::exact_to_pi!()
+    crate::cli::help::exact_to_pi!()
 );
 
 /// Migrate pi session files to version 3, safely.
@@ -122,11 +122,11 @@ pub struct Args {
     pub quiet: bool,
 }
 
-crate::impl_tool! { Args, "pi-migrate", quiet = quiet }
+crate::cli::impl_tool! { Args, "pi-migrate", quiet = quiet }
 
 /// `pi-migrate`: migrate what PATHs name; not found (exit 1) when a file
 /// failed, or `--check` found files to migrate (the messages are printed).
-pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     if args.backup.as_deref() == Some("") {
         return Err(Error::usage("--backup=SUFFIX needs a non-empty suffix"));
     }

@@ -25,7 +25,7 @@ mod stats;
 mod text;
 mod view;
 
-pub use stats::write_stats;
+pub(crate) use stats::write_stats;
 
 use crate::cli::{Ctx, Exit, Log, Out, SessionArgs};
 use crate::error::Result;
@@ -54,7 +54,7 @@ Examples:
                                           a session by id prefix, coloured in less
 
 ",
-    crate::help_leaf_tool_footer!()
+    crate::cli::help::help_leaf_tool_footer!()
 );
 
 /// pi's /tree view of a session, from the shell.
@@ -116,10 +116,10 @@ pub struct Args {
     pub stats: bool,
 }
 
-crate::impl_tool! { Args, "pi-tree", quiet = input.quiet }
+crate::cli::impl_tool! { Args, "pi-tree", quiet = input.quiet }
 
 /// `pi-tree`: read SESSION, print its tree in the format asked for.
-pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let json = args.json || args.format == Format::Json;
     // --json prints whole entries: find out while reading which lines
     // can be printed as they are.
@@ -186,7 +186,7 @@ pub enum Format {
 
 /// Options of a `pi-tree` run.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     pub format: Format,
     /// None: the text view's `default`; the data formats show every entry.
     pub filter: Option<Filter>,
@@ -204,7 +204,7 @@ pub struct Options {
 }
 
 /// Run `pi-tree`; warnings go to `log`.
-pub fn render(s: &Session, opts: &Options, out: &mut impl Write, log: Log) -> Result<()> {
+pub(crate) fn render(s: &Session, opts: &Options, out: &mut impl Write, log: Log) -> Result<()> {
     let tree = Tree::build(s);
     problems::check_size(s, &tree)?;
     problems::report(s, &tree, log);

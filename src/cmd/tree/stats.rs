@@ -11,7 +11,7 @@ use crate::tree::{Step, Tree};
 use std::io::Write;
 
 /// Counts for `--stats`, as one JSON line.
-pub fn write_stats(s: &Session, out: &mut impl Write, log: Log) -> Result<()> {
+pub(crate) fn write_stats(s: &Session, out: &mut impl Write, log: Log) -> Result<()> {
     let tree = Tree::build(s);
     problems::check_size(s, &tree)?;
     problems::report(s, &tree, log);

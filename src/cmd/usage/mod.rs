@@ -90,10 +90,10 @@ $PI_SESSION_TOOLS_CACHE_DIR, else $XDG_CACHE_HOME/pi-session-tools, else
 every file and neither reads nor writes it.
 
 ",
-    crate::help_time!(),
+    crate::cli::help::help_time!(),
     "\n",
-    crate::help_exit!(),
-    crate::exact_to_pi!()
+    crate::cli::help::help_exit!(),
+    crate::cli::help::exact_to_pi!()
 );
 
 /// What the sessions cost, by day, week, month, session, project, model,
@@ -152,10 +152,10 @@ pub struct Args {
     pub no_cache: bool,
 }
 
-crate::impl_tool! { Args, "pi-usage", quiet = store.quiet }
+crate::cli::impl_tool! { Args, "pi-usage", quiet = store.quiet }
 
 /// `pi-usage`: add up the usage of the sessions asked for and print the report.
-pub fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
+pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let (report, sessions) = words(&args.words)?;
     if args.store.all && !sessions.is_empty() {
         return Err(Error::usage(
@@ -260,7 +260,7 @@ pub(crate) enum Report {
 }
 
 impl Report {
-    pub fn parse(s: &str) -> Option<Report> {
+    pub(crate) fn parse(s: &str) -> Option<Report> {
         Some(match s {
             "daily" => Report::Daily,
             "weekly" => Report::Weekly,

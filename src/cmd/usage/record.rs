@@ -66,12 +66,12 @@ pub(crate) struct FileUsage {
 
 impl FileUsage {
     /// The record's model.
-    pub fn model(&self, r: &Record) -> &str {
+    pub(crate) fn model(&self, r: &Record) -> &str {
         self.name(r.model)
     }
 
     /// The record's provider.
-    pub fn provider(&self, r: &Record) -> &str {
+    pub(crate) fn provider(&self, r: &Record) -> &str {
         self.name(r.provider)
     }
 
@@ -83,13 +83,13 @@ impl FileUsage {
     }
 
     /// The record's entry id ("" when it has none).
-    pub fn id(&self, r: &Record) -> &str {
+    pub(crate) fn id(&self, r: &Record) -> &str {
         let (start, len) = (r.id.0 as usize, r.id.1 as usize);
         self.ids.get(start..start + len).unwrap_or_default()
     }
 
     /// The record's model, as an index into its file's names.
-    pub fn model_no(&self, r: &Record) -> u32 {
+    pub(crate) fn model_no(&self, r: &Record) -> u32 {
         r.model
     }
 
@@ -110,7 +110,7 @@ impl FileUsage {
 
     /// The record's numbers.
     #[cfg(test)]
-    pub fn amounts(&self, r: &Record) -> Amounts {
+    pub(crate) fn amounts(&self, r: &Record) -> Amounts {
         let t = if r.wide {
             self.wide
                 .get(r.tokens[0] as usize)
@@ -137,7 +137,7 @@ impl FileUsage {
     /// Add a record (after the file's others: records are in line order).
     /// An id past 4 GiB of ids is not kept (the record then counts as one
     /// without an id).
-    pub fn push(
+    pub(crate) fn push(
         &mut self,
         time_ms: f64,
         a: &Amounts,
@@ -198,7 +198,7 @@ impl FileUsage {
     }
 
     /// Give back what room the records' vectors have to spare.
-    pub fn shrink(&mut self) {
+    pub(crate) fn shrink(&mut self) {
         self.records.shrink_to_fit();
         self.ids.shrink_to_fit();
         self.wide.shrink_to_fit();
@@ -218,7 +218,7 @@ impl FileUsage {
     }
 
     /// Say the warnings reading the file gave.
-    pub fn say_warnings(&self, log: Log) {
+    pub(crate) fn say_warnings(&self, log: Log) {
         let name = self.path.to_string_lossy();
         for (line, what) in &self.warnings {
             log.warn(&Diagnostic::new(&name, Some(*line), what.as_str()));
@@ -330,7 +330,7 @@ impl Cached for FileUsage {
         // no more room than the bytes left can fill
         let room = usize::try_from(n)
             .unwrap_or(usize::MAX)
-            .min(r.len() / RECORD_BYTES);
+            .min(r.left() / RECORD_BYTES);
         fu.records = Vec::with_capacity(room);
         let mut at = 0u32;
         for _ in 0..n {

@@ -7,6 +7,7 @@ use super::MAX_DEPTH;
 use crate::json::scan;
 use std::ops::Range;
 
+#[cfg(test)]
 /// Whether `v` is certainly one JSON value exactly as `JSON.stringify`
 /// writes it (see [`Checker::is_canonical`]). A "no" only means "take the
 /// long way".

@@ -30,7 +30,9 @@ pub use check::{Checker, Marks};
 pub use escape::{decode_string, decode_utf16, write_str, write_utf16};
 pub use number::{number_to_js, write_number};
 pub use string::trim_utf16;
-pub use stringify::{canonical_long_way, canonical_vec, with_member};
+#[cfg(any(test, feature = "fuzzing"))]
+pub use stringify::canonical_long_way;
+pub use stringify::{canonical_vec, with_member};
 
 /// How deep [`canonical`](stringify::canonical) follows nested arrays and objects. JavaScript's own
 /// `JSON.stringify` gives up (stack overflow) at a similar depth.

@@ -33,6 +33,7 @@ pub fn canonical_with(
     canonical_at(out, text, range, 0)
 }
 
+#[cfg(any(test, feature = "fuzzing"))]
 /// [`canonical_vec`] without the quick check for text that is already
 /// canonical: the long way only, for tests that check the quick one.
 #[doc(hidden)]

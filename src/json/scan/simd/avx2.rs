@@ -34,6 +34,7 @@ fn specials32(text: &[u8], pos: usize) -> (u64, usize) {
     }
 }
 
+#[cfg(any(test, feature = "fuzzing"))]
 #[target_feature(enable = "avx2")]
 pub fn find_special(text: &[u8], pos: usize) -> Option<usize> {
     super::find_by(text, pos, |t, p| specials32(t, p))

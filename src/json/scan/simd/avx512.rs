@@ -21,6 +21,7 @@ fn specials64(text: &[u8], pos: usize) -> (u64, usize) {
     ((eq(b'"') | eq(b'\\') | control) & keep, n)
 }
 
+#[cfg(any(test, feature = "fuzzing"))]
 #[target_feature(enable = "avx512bw")]
 pub fn find_special(text: &[u8], pos: usize) -> Option<usize> {
     super::find_by(text, pos, |t, p| specials64(t, p))

@@ -91,6 +91,7 @@ impl Unit {
     }
 }
 
+#[cfg(any(test, feature = "fuzzing"))]
 /// Every unit this processor has (the tests and the fuzz targets hold each
 /// to the byte-by-byte rule).
 pub fn units() -> impl Iterator<Item = Unit> {
@@ -158,6 +159,7 @@ pub fn choose(wanted: Option<&str>) -> (Unit, Option<String>) {
     }
 }
 
+#[cfg(any(test, feature = "fuzzing"))]
 /// The position of the first `"`, `\\` or byte below 0x20 at or after
 /// `pos`, with this process's unit.
 #[inline]
@@ -166,6 +168,7 @@ pub fn find_special(text: &[u8], pos: usize) -> Option<usize> {
     unsafe { find_special_in(unit(), text, pos) }
 }
 
+#[cfg(any(test, feature = "fuzzing"))]
 /// [`find_special`] with `unit` (one this processor lacks takes the scalar
 /// code).
 pub fn find_special_with(unit: Unit, text: &[u8], pos: usize) -> Option<usize> {
@@ -174,6 +177,7 @@ pub fn find_special_with(unit: Unit, text: &[u8], pos: usize) -> Option<usize> {
     unsafe { find_special_in(unit, text, pos) }
 }
 
+#[cfg(any(test, feature = "fuzzing"))]
 /// # Safety
 /// The processor must have `unit` ([`Unit::available`]).
 #[inline]
@@ -201,6 +205,7 @@ pub fn scan_string(text: &[u8], start: usize) -> Result<usize, super::SyntaxErro
     unsafe { scan_string_in(unit(), text, start) }
 }
 
+#[cfg(any(test, feature = "fuzzing"))]
 /// [`scan_string`] with `unit` (one this processor lacks takes the scalar
 /// code).
 pub fn scan_string_with(
@@ -237,6 +242,7 @@ unsafe fn scan_string_in(
     }
 }
 
+#[cfg(any(test, feature = "fuzzing"))]
 /// The first special byte at or after `pos`, a unit's block at a time
 /// (`specials` as for [`super::scan_string_by`]).
 #[inline(always)]
