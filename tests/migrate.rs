@@ -627,3 +627,47 @@ fn links_and_relative_names() {
     );
     assert_eq!(names_in(&real_dir, &[]), vec!["a.jsonl", "b.jsonl"]);
 }
+
+/// What pi-migrate prints about files it does not change (`--dry-run`,
+/// `--check`) is its output: a full disk on stdout is an error (exit 1,
+/// `pi-migrate: error: <stdout>: ...`) for one file and for a batch, and the
+/// files stay as they were. (A batch's lines were written and their errors
+/// dropped: `--dry-run a b > /dev/full` exited 0.)
+#[test]
+fn a_full_stdout_is_an_error_in_dry_run_and_check() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("SKIPPED: no /dev/full");
+        return;
+    };
+    let t = TempDir::new("mig-full");
+    let (_, v1) = old_fixtures()
+        .into_iter()
+        .find(|(n, _)| n.starts_with("v1-"))
+        .expect("a version-1 fixture");
+    let text = std::fs::read(&v1).unwrap();
+    let a = t.write("a.jsonl", &text);
+    let b = t.write("b.jsonl", &text);
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    for args in [
+        vec!["--dry-run", a],
+        vec!["--dry-run", a, b],
+        vec!["--check", a],
+        vec!["--check", a, b],
+    ] {
+        let o = command("pi-migrate", &args)
+            .stdin(Stdio::null())
+            .stdout(full.try_clone().unwrap())
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("pi-migrate: error: <stdout>: No space left on device"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        for f in [a, b] {
+            assert_eq!(std::fs::read(f).unwrap(), text, "{args:?} changed {f}");
+        }
+    }
+}
