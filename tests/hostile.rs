@@ -226,6 +226,19 @@ fn load_table() -> Table {
 // ---------------------------------------------------------------------------
 // The checks
 
+/// How a run ended that no input may cause: a hang, a signal, a panic.
+fn crashed(ran: &Ran) -> Option<String> {
+    if ran.hung {
+        Some(format!("hang (killed after {}s)", TIMEOUT.as_secs()))
+    } else if let Some(sig) = ran.signal {
+        Some(format!("killed by signal {sig}: {}", ran.stderr))
+    } else if ran.code == Some(101) || ran.stderr.contains("panicked") {
+        Some(format!("panic: {}", ran.stderr))
+    } else {
+        None
+    }
+}
+
 /// Run every column on the case `key`; return what went wrong.
 fn check_case(key: &str, expect: &BTreeMap<String, Option<i32>>, root: &Path) -> Vec<String> {
     let mut bad = Vec::new();
@@ -264,16 +277,8 @@ fn check_case(key: &str, expect: &BTreeMap<String, Option<i32>>, root: &Path) ->
                     .replace('\n', "\n    ")
             );
         }
-        if ran.hung {
-            bad.push(format!("{at}: hang (killed after {}s)", TIMEOUT.as_secs()));
-            continue;
-        }
-        if let Some(sig) = ran.signal {
-            bad.push(format!("{at}: killed by signal {sig}: {}", ran.stderr));
-            continue;
-        }
-        if ran.code == Some(101) || ran.stderr.contains("panicked") {
-            bad.push(format!("{at}: panic: {}", ran.stderr));
+        if let Some(what) = crashed(&ran) {
+            bad.push(format!("{at}: {what}"));
             continue;
         }
         if ran.code != Some(want) {
@@ -458,16 +463,8 @@ fn check_store_case(key: &str, root: &Path) -> Vec<String> {
                     .replace('\n', "\n    ")
             );
         }
-        if ran.hung {
-            bad.push(format!("{at}: hang (killed after {}s)", TIMEOUT.as_secs()));
-            continue;
-        }
-        if let Some(sig) = ran.signal {
-            bad.push(format!("{at}: killed by signal {sig}: {}", ran.stderr));
-            continue;
-        }
-        if ran.code == Some(101) || ran.stderr.contains("panicked") {
-            bad.push(format!("{at}: panic: {}", ran.stderr));
+        if let Some(what) = crashed(&ran) {
+            bad.push(format!("{at}: {what}"));
             continue;
         }
         let error_status = if tool == "pi-grep" { 2 } else { 1 };

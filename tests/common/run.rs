@@ -168,12 +168,34 @@ impl Timed {
 /// then kill it; keep at most `keep_out` bytes of its stdout and `keep_err`
 /// of its stderr, where they are pipes (both are read to their end).
 pub fn run_within(cmd: &mut Command, limit: Duration, keep_out: usize, keep_err: usize) -> Timed {
+    wait_within(
+        cmd,
+        limit,
+        keep_out,
+        keep_err,
+        Duration::from_millis(5),
+        |_| {},
+    )
+}
+
+/// Spawn `cmd`, drain its outputs, and wait for it, killing it after
+/// `limit`; `each(pid)` is called every `poll` while it runs.
+fn wait_within(
+    cmd: &mut Command,
+    limit: Duration,
+    keep_out: usize,
+    keep_err: usize,
+    poll: Duration,
+    mut each: impl FnMut(u32),
+) -> Timed {
     let start = Instant::now();
+    // Once spawn returns the child has exec'd: its /proc entry is the tool's.
     let mut child = cmd.spawn().expect("spawn");
     let out = child.stdout.take().map(|s| drain(s, keep_out));
     let err = child.stderr.take().map(|s| drain(s, keep_err));
     let mut hung = false;
     let status = loop {
+        each(child.id());
         if let Some(st) = child.try_wait().expect("wait") {
             break st;
         }
@@ -182,7 +204,7 @@ pub fn run_within(cmd: &mut Command, limit: Duration, keep_out: usize, keep_err:
             let _ = child.kill();
             break child.wait().expect("wait");
         }
-        std::thread::sleep(Duration::from_millis(5));
+        std::thread::sleep(poll);
     };
     let joined = |h: Option<std::thread::JoinHandle<(u64, Vec<u8>)>>| {
         h.map_or((0, Vec::new()), |h| h.join().unwrap())
@@ -237,43 +259,23 @@ pub fn run_within_measured(
     keep_out: usize,
     keep_err: usize,
 ) -> (Timed, Option<u64>) {
-    let start = Instant::now();
-    // Once spawn returns the child has exec'd: its /proc entry is the tool's.
-    let mut child = cmd.spawn().expect("spawn");
-    let out = child.stdout.take().map(|s| drain(s, keep_out));
-    let err = child.stderr.take().map(|s| drain(s, keep_err));
-    let status_file = format!("/proc/{}/status", child.id());
     let mut peak = 0u64;
-    let mut hung = false;
-    let status = loop {
-        if let Some(kb) = std::fs::read_to_string(&status_file)
+    let measure = |pid: u32| {
+        if let Some(kb) = std::fs::read_to_string(format!("/proc/{pid}/status"))
             .ok()
             .and_then(|t| vm_hwm_kb(&t))
         {
             peak = peak.max(kb << 10);
         }
-        if let Some(st) = child.try_wait().expect("wait") {
-            break st;
-        }
-        if start.elapsed() > limit {
-            hung = true;
-            let _ = child.kill();
-            break child.wait().expect("wait");
-        }
-        std::thread::sleep(Duration::from_millis(1));
     };
-    let joined = |h: Option<std::thread::JoinHandle<(u64, Vec<u8>)>>| {
-        h.map_or((0, Vec::new()), |h| h.join().unwrap())
-    };
-    let (stdout_len, stdout) = joined(out);
-    let (_, stderr) = joined(err);
-    let timed = Timed {
-        status,
-        hung,
-        stdout,
-        stdout_len,
-        stderr,
-    };
+    let timed = wait_within(
+        cmd,
+        limit,
+        keep_out,
+        keep_err,
+        Duration::from_millis(1),
+        measure,
+    );
     (timed, Some(peak))
 }
 
