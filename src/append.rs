@@ -373,9 +373,11 @@ pub fn context_edit_line(
 }
 
 /// Write what an appending tool (pi-label, pi-edit) adds: with a
-/// [`Transaction`] (a file), `build` the lines on the leaf at the moment of
-/// writing ([`Transaction::leaf_now`]), print `said` (an output that fails
-/// leaves the file as it was), then append them in one write; without one
+/// [`Transaction`] (a file), print `said` (an output that fails leaves the
+/// file as it was), then `build` the lines on the leaf at the moment of
+/// writing ([`Transaction::leaf_now`]) and append them in one write: the
+/// output first, as a slow reader of it may hold the tool while pi appends;
+/// without one
 /// (the session came on stdin), echo the session, on a fresh line the new
 /// lines built on its leaf, and print nothing else.
 pub fn write_new_lines(
@@ -389,8 +391,8 @@ pub fn write_new_lines(
     let read = leaf_parent(s);
     match tx {
         Some(tx) => {
-            let lines = build(tx.leaf_now(read)?.as_deref());
             out.announce(said)?;
+            let lines = build(tx.leaf_now(read)?.as_deref());
             tx.write(&lines)
         }
         None => {

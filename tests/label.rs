@@ -165,3 +165,56 @@ fn concurrent_writers_lose_nothing() {
     assert_eq!(labels, want);
     assert_eq!(msgs, 201);
 }
+
+/// The new entry's parent is the last entry when it is written, after
+/// the tool's output: a reader that holds the output (a full pipe) while pi
+/// appends its next turn does not leave the entry chained to the leaf the
+/// tool read (it was, when the parent was chosen before printing; found by
+/// a review). pi-label and pi-edit both print before they append.
+#[test]
+fn a_slow_reader_of_the_output_does_not_chain_to_a_stale_leaf() {
+    let t = TempDir::new("label-slow-reader");
+    let text = std::fs::read(repo().join("examples/s.jsonl")).unwrap();
+    let appended = br#"{"type":"custom","customType":"x","id":"piappend","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z"}"#;
+    for (tool, args) in [
+        ("pi-label", vec!["--name", "slow"]),
+        ("pi-edit", vec!["3f2a91c4", "--omit"]),
+    ] {
+        let f = t.write("s.jsonl", &text);
+        let gate = t.path().join("gate");
+        let _ = std::fs::remove_file(&gate);
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&gate)
+            .status()
+            .unwrap()
+            .success());
+        // A full pipe first (64 KiB), so the tool's output waits for the
+        // reader, which waits for the gate.
+        let script = format!(
+            "{{ head -c 65536 /dev/zero; \"$0\" \"$@\"; }} | {{ read _ < '{}'; cat > /dev/null; }}",
+            gate.display()
+        );
+        let mut child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(&script)
+            .arg(bin(tool))
+            .arg(&f)
+            .args(&args)
+            .env("NO_COLOR", "1")
+            .stdin(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // The tool reads the session and blocks on its output meanwhile.
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        let mut file = std::fs::OpenOptions::new().append(true).open(&f).unwrap();
+        std::io::Write::write_all(&mut file, &[&appended[..], b"\n"].concat()).unwrap();
+        std::fs::write(&gate, b"go\n").unwrap();
+        assert!(child.wait().unwrap().success(), "{tool}");
+        let after = std::fs::read_to_string(&f).unwrap();
+        let last = after.lines().last().unwrap();
+        assert!(
+            last.contains(r#""parentId":"piappend""#),
+            "{tool}: the new entry is not chained to what was appended while it printed: {last}"
+        );
+    }
+}

@@ -671,3 +671,43 @@ fn a_full_stdout_is_an_error_in_dry_run_and_check() {
         }
     }
 }
+
+/// A session-id prefix that names no session stops `--all --relocate`
+/// before anything is moved (the store selection ran the relocation
+/// first, then refused the prefix: files moved and nothing migrated; found
+/// by a review).
+#[test]
+fn an_unknown_prefix_stops_relocate_before_any_move() {
+    let t = TempDir::new("mig-relocate-prefix");
+    assert!(std::process::Command::new("cp")
+        .arg("-r")
+        .arg(repo().join("examples/agent"))
+        .arg(t.path())
+        .status()
+        .unwrap()
+        .success());
+    let agent = t.path().join("agent");
+    let listing = || {
+        let o = std::process::Command::new("find")
+            .arg(&agent)
+            .output()
+            .unwrap();
+        let mut l: Vec<String> = String::from_utf8(o.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        l.sort();
+        l
+    };
+    let before = listing();
+    let o = command("pi-migrate", &["-i", "--all", "--relocate", "zzzz"])
+        .env("PI_CODING_AGENT_DIR", &agent)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("zzzz"), "{}", stderr(&o));
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("moved"));
+    assert_eq!(listing(), before, "{}", stderr(&o));
+}

@@ -404,8 +404,10 @@ mod fast {
             Action::SetName(n) => NewEntry::Name(n.clone()),
             _ => return Ok(None),
         };
-        let line = entry.line(&new_id, tx.leaf_now(Some(parent))?.as_deref());
+        // What is printed goes first: a slow reader of it may hold the tool
+        // while pi appends, and the parent is the leaf after that.
         before(&new_id)?;
+        let line = entry.line(&new_id, tx.leaf_now(Some(parent))?.as_deref());
         tx.write(&line)?;
         Ok(Some(new_id))
     }

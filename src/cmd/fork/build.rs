@@ -423,10 +423,16 @@ pub(crate) fn move_in_place(
     let target = choose(&s)?;
     let id_of = |i: usize| s.entries.id(i).as_ref().map(Id::to_string);
     let target_id = target.and_then(id_of);
-    // pi's leaf now: what was read, or what pi appended since.
+    // pi's leaf now: what was read, or what pi appended since the lock was
+    // taken (which the read may already hold: then it has not moved on).
+    let read_leaf = s.index.leaf.and_then(id_of);
     let (old_leaf, moved_on) = match tx.appended_leaf()? {
-        None => (s.index.leaf.and_then(id_of), false),
-        Some(id) => (id.as_ref().map(Id::to_string), true),
+        None => (read_leaf, false),
+        Some(id) => {
+            let now = id.as_ref().map(Id::to_string);
+            let moved_on = now != read_leaf;
+            (now, moved_on)
+        }
     };
     if target.is_some() && target == s.index.leaf && !moved_on {
         return Ok(Moved {

@@ -332,6 +332,4 @@ impl Options {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Status {
     pub matched: bool,
-    /// A session could not be read (not: was not a session).
-    pub errors: bool,
 }

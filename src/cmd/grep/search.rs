@@ -77,7 +77,6 @@ pub(crate) fn search_sources(
                         opts.log.warn(w);
                     }
                     if let Some(e) = &r.error {
-                        status.errors = true;
                         opts.log.error(e);
                     }
                     if r.matched {

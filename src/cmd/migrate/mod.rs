@@ -287,6 +287,13 @@ fn select(
             root.display()
         )));
     }
+    // A session-id prefix that names no session stops the run before
+    // anything is moved (the relocation runs before the walk).
+    for p in &req.paths {
+        if !(p.is_empty() || p == "-" || Path::new(p).symlink_metadata().is_ok()) {
+            store::resolve_session(Some(p), None)?;
+        }
+    }
     before_walk();
     let sel_req = store::Request {
         sessions: &req.paths,
