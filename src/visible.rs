@@ -17,6 +17,22 @@ pub fn text(s: &str) -> Cow<'_, str> {
     escape(s, false)
 }
 
+/// A line of text as pi-grep prints it: as [`text`], but a tab stays a
+/// tab, as grep and ripgrep print it (it only moves the cursor, and code
+/// and tool output are full of them).
+pub fn line(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(|c| c.is_control() && c != '\t') {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for part in s.split('\t') {
+        out.push_str(&text(part));
+        out.push('\t');
+    }
+    out.pop();
+    Cow::Owned(out)
+}
+
 /// `s` as one unambiguous field (a tab-separated column, a file name): as
 /// [`text`], and a backslash written as `\\`.
 pub fn field(s: &str) -> Cow<'_, str> {
@@ -56,5 +72,6 @@ mod tests {
             "a\\x1b]52;c;eA==\\x07\\r\\t\\n\\x7f\\u{009b}2J"
         );
         assert_eq!(field("a\\b\tc"), "a\\\\b\\tc");
+        assert_eq!(line("\ta\tb\r\t"), "\ta\tb\\r\t");
     }
 }
