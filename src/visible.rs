@@ -40,7 +40,10 @@ pub fn field(s: &str) -> Cow<'_, str> {
 }
 
 fn escape(s: &str, backslash: bool) -> Cow<'_, str> {
-    if !s.chars().any(|c| c.is_control() || (backslash && c == '\\')) {
+    if !s
+        .chars()
+        .any(|c| c.is_control() || (backslash && c == '\\'))
+    {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);

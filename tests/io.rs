@@ -903,7 +903,11 @@ fn store_readers_print_no_raw_control_characters() {
             "{tool} {args:?}: {err}"
         );
         assert!(!out.is_empty(), "{tool} {args:?}: no output");
-        let shown = if *tabs { out.replace('\t', "") } else { out.clone() };
+        let shown = if *tabs {
+            out.replace('\t', "")
+        } else {
+            out.clone()
+        };
         if let Some(c) = raw(&shown) {
             panic!("{tool} {args:?}: a raw {c:?} on stdout: {out:?}");
         }

@@ -106,7 +106,9 @@ impl Printer<'_> {
                         if m.is_empty() {
                             continue;
                         }
-                        self.fo.out.extend_from_slice(shown(&l[at..m.start()]).as_bytes());
+                        self.fo
+                            .out
+                            .extend_from_slice(shown(&l[at..m.start()]).as_bytes());
                         self.fo.out.extend_from_slice(b"\x1b[1;31m");
                         self.fo.out.extend_from_slice(shown(m.as_str()).as_bytes());
                         self.fo.out.extend_from_slice(b"\x1b[0m");
