@@ -786,6 +786,7 @@ fn session_text_is_shown_not_written_raw() {
         ("pi-path", vec!["--leaf", "@nolabel", f]),
         ("pi-convert", vec!["--to", "markdown", f]),
         ("pi-convert", vec!["--to", "text", f]),
+        ("pi-edit", vec![f, "--redact", "yo", "--dry-run"]),
     ];
     // pi-tree --color writes its own SGR codes; nothing else may stand.
     let raw = |t: &str| {
@@ -811,7 +812,7 @@ fn session_text_is_shown_not_written_raw() {
                 }
             }
             out.clone()
-        } else if args.contains(&"--list") {
+        } else if args.contains(&"--list") || args.contains(&"--dry-run") {
             // Its columns are tab-separated; each field has none.
             out.replace('\t', " ")
         } else {
