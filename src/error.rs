@@ -28,42 +28,13 @@ impl fmt::Display for Location {
 /// control characters written as `\n`, `\r`, `\t`, `\xNN` (`\u{NNNN}` for
 /// C1 controls), and a backslash as `\\`; any other name as it is.
 pub fn escape_name(name: &str) -> std::borrow::Cow<'_, str> {
-    if !name.chars().any(|c| c.is_control() || c == '\\') {
-        return std::borrow::Cow::Borrowed(name);
-    }
-    let mut out = String::with_capacity(name.len() + 8);
-    for c in name.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x80 && c.is_control() => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c if c.is_control() => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    std::borrow::Cow::Owned(out)
+    crate::visible::field(name)
 }
 
 /// A message made one line: control characters written as in
 /// [`escape_name`] (a backslash stays as it is: a message quotes patterns).
 pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if c.is_control() {
-            let mut b = [0u8; 4];
-            out.push_str(&escape_name(c.encode_utf8(&mut b)));
-        } else {
-            out.push(c);
-        }
-    }
-    std::borrow::Cow::Owned(out)
+    crate::visible::text(text)
 }
 
 /// A problem found in the input or the request: printed as

@@ -83,6 +83,7 @@ mod test_rng;
 internal!(time);
 mod transcript;
 mod tree_problems;
+mod visible;
 internal!(width);
 mod width_tables;
 mod write;

@@ -736,3 +736,99 @@ fn every_binary_is_in_the_hostile_matrix() {
     );
     every_binary_in("hostile", &listed, NOT_IN_THE_TABLE);
 }
+
+/// Text from a session (a web page's OSC 52, CSI, OSC 0, C1 controls,
+/// BS/CR overprinting) is shown, never written raw, by every text output
+/// that shows one session, and in warnings and errors: one line each. The
+/// Markdown transcript writes no session text as raw HTML.
+#[test]
+fn session_text_is_shown_not_written_raw() {
+    let evil = "a\u{1b}]52;c;eA==\u{7}\u{1b}]0;title\u{7}\u{1b}[2J\r\u{9b}31m\u{8}b\nc";
+    let j = |v: serde_json::Value| v.to_string();
+    let usage = serde_json::json!({"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,
+        "cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.5}});
+    let text = [
+        j(serde_json::json!({"type":"session","version":3,"id":"0190aaaa-0000-7000-8000-000000000001",
+            "timestamp":"2026-07-20T09:00:00.000Z","cwd":"/tmp"})),
+        j(serde_json::json!({"type":"message","id":"aaaa0001","parentId":null,
+            "timestamp":"2026-07-20T09:00:01.000Z",
+            "message":{"role":"user","content":format!("hi {evil}"),"timestamp":1}})),
+        j(serde_json::json!({"type":"message","id":format!("bbbb\n{evil}"),"parentId":"aaaa0001",
+            "timestamp":"2026-07-20T09:00:02.000Z",
+            "message":{"role":"assistant","content":[{"type":"text","text":format!("yo {evil}")}],
+                "api":"x","provider":format!("<b>p{evil}"),"model":"m","usage":usage,
+                "stopReason":"error","errorMessage":format!("<img src=x onerror=alert(1)>{evil}"),
+                "timestamp":2}})),
+        j(serde_json::json!({"type":"message","id":format!("bbbb\n{evil}"),"parentId":"aaaa0001",
+            "timestamp":"2026-07-20T09:00:02.000Z",
+            "message":{"role":"user","content":"again","timestamp":3}})),
+        j(serde_json::json!({"type":"session_info","id":"aaaa0003","parentId":format!("bbbb\n{evil}"),
+            "timestamp":"2026-07-20T09:00:03.000Z","name":format!("<i>n</i> {evil}")})),
+        j(serde_json::json!({"type":"label","id":"aaaa0004","parentId":"aaaa0003",
+            "timestamp":"2026-07-20T09:00:04.000Z","targetId":"aaaa0001","label":format!("l {evil}")})),
+        j(serde_json::json!({"type":"custom_message","id":"aaaa0005","parentId":"aaaa0004",
+            "timestamp":"2026-07-20T09:00:05.000Z","customType":format!("<script>x{evil}"),
+            "content":"c","display":true})),
+    ]
+    .join("\n")
+        + "\n";
+    let root = TempDir::new("hostile-text");
+    let file = root.path().join("s.jsonl");
+    std::fs::write(&file, text).unwrap();
+    let f = file.to_str().unwrap();
+    let runs: Vec<(&str, Vec<&str>)> = vec![
+        ("pi-tree", vec![f]),
+        ("pi-tree", vec!["--ids", "--width", "60", f]),
+        ("pi-tree", vec!["--color", "always", f]),
+        ("pi-label", vec![f, "--name"]),
+        ("pi-label", vec![f, "--list"]),
+        ("pi-label", vec![f, "@nolabel", "x"]),
+        ("pi-path", vec!["--leaf", "@nolabel", f]),
+        ("pi-convert", vec!["--to", "markdown", f]),
+        ("pi-convert", vec!["--to", "text", f]),
+        ("pi-edit", vec![f, "--redact", "yo", "--dry-run"]),
+    ];
+    // pi-tree --color writes its own SGR codes; nothing else may stand.
+    let raw = |t: &str| {
+        let t = t.replace("\x1b[0m", "").replace("\x1b[1m", "");
+        let t = (30..=39).fold(t, |t, c| t.replace(&format!("\x1b[{c}m"), ""));
+        let t = (90..=97).fold(t, |t, c| t.replace(&format!("\x1b[{c}m"), ""));
+        let t = t.replace("\x1b[2m", "").replace("\x1b[3m", "");
+        t.chars().find(|&c| c.is_control() && c != '\n')
+    };
+    let mut bad = Vec::new();
+    for (tool, args) in &runs {
+        let o = run(tool, args, None);
+        let (out, err) = (stdout(&o), stderr(&o));
+        if err.contains("panicked") {
+            bad.push(format!("{tool} {args:?}: {err}"));
+        }
+        // pi-convert's Markdown holds no raw HTML from the session (its
+        // text keeps it: it is plain text).
+        let check = if args.contains(&"markdown") {
+            for tag in ["<b>", "<img", "<i>", "<script>"] {
+                if out.contains(tag) {
+                    bad.push(format!("{tool} {args:?}: raw HTML {tag:?} in {out:?}"));
+                }
+            }
+            out.clone()
+        } else if args.contains(&"--list") || args.contains(&"--dry-run") {
+            // Its columns are tab-separated; each field has none.
+            out.replace('\t', " ")
+        } else {
+            out.clone()
+        };
+        if let Some(c) = raw(&check) {
+            bad.push(format!("{tool} {args:?}: a raw {c:?} on stdout: {out:?}"));
+        }
+        if let Some(c) = raw(&err) {
+            bad.push(format!("{tool} {args:?}: a raw {c:?} on stderr: {err:?}"));
+        }
+        for line in err.lines() {
+            if !line.starts_with(&format!("{tool}: ")) {
+                bad.push(format!("{tool} {args:?}: a stderr line split: {line:?}"));
+            }
+        }
+    }
+    no_problems(&bad);
+}

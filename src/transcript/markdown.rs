@@ -44,6 +44,26 @@ fn md_code(text: &str) -> String {
     }
 }
 
+/// Session text on a line of Markdown outside code (a title, a role, a
+/// model, a note, a MIME type): one line, its control characters shown, and
+/// `&`, `<`, `>` as entities, so that no session can write raw HTML into
+/// the transcript (a Markdown renderer passes HTML through).
+fn md_inline(text: &str) -> String {
+    let one_line = text.replace('\n', " ");
+    // A tab stays (it is text in Markdown, as pi-grep's lines keep it).
+    let shown = crate::visible::line(&one_line);
+    let mut out = String::with_capacity(shown.len());
+    for c in shown.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 fn md_quote(s: &mut String, text: &str) {
     for l in text.split('\n') {
         if l.is_empty() {
@@ -73,7 +93,11 @@ fn md_parts(s: &mut String, parts: &[Part]) {
                 md_quote(s, text.trim_end_matches('\n'));
             }
             Part::Image { mime, bytes } => {
-                s.push_str(&format!("*[image: {}, {}]*\n\n", mime, human_size(*bytes)));
+                s.push_str(&format!(
+                    "*[image: {}, {}]*\n\n",
+                    md_inline(mime),
+                    human_size(*bytes)
+                ));
             }
             Part::ToolCall {
                 name,
@@ -142,7 +166,7 @@ fn md_result(s: &mut String, r: &ToolResult) {
 
 /// The whole transcript.
 pub(super) fn render(s: &mut String, meta: &Meta, turns: &[Turn]) {
-    s.push_str(&format!("# {}\n\n", meta.title.replace('\n', " ")));
+    s.push_str(&format!("# {}\n\n", md_inline(&meta.title)));
     for (k, v) in &meta.fields {
         s.push_str(&format!("- {k}: {}\n", md_code(v)));
     }
@@ -150,20 +174,20 @@ pub(super) fn render(s: &mut String, meta: &Meta, turns: &[Turn]) {
         s.push('\n');
     }
     for (n, t) in turns.iter().enumerate() {
-        let mut head = format!("## {}. {}", n + 1, t.role.replace('\n', " "));
+        let mut head = format!("## {}. {}", n + 1, md_inline(&t.role));
         if let Some(time) = &t.time {
             head.push_str(&format!(" · {time}"));
         }
         if let Some(m) = &t.model {
-            head.push_str(&format!(" · {}", m.replace('\n', " ")));
+            head.push_str(&format!(" · {}", md_inline(m)));
         }
         s.push_str(&head);
         s.push_str("\n\n");
         for note in &t.notes {
             if note.error {
-                s.push_str(&format!("**⚠ {}**\n\n", note.text.replace('\n', " ")));
+                s.push_str(&format!("**⚠ {}**\n\n", md_inline(&note.text)));
             } else {
-                s.push_str(&format!("*{}*\n\n", note.text.replace('\n', " ")));
+                s.push_str(&format!("*{}*\n\n", md_inline(&note.text)));
             }
         }
         md_parts(s, &t.parts);
@@ -178,5 +202,9 @@ mod tests {
     fn fences() {
         assert_eq!(fence("a ```` b"), "`````");
         assert_eq!(md_code("a`b"), "`` a`b ``");
+        assert_eq!(
+            md_inline("<img src=x onerror=alert(1)> & \u{1b}[2J\nb"),
+            "&lt;img src=x onerror=alert(1)&gt; &amp; \\x1b[2J b"
+        );
     }
 }

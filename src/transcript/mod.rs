@@ -179,7 +179,8 @@ impl Args {
 }
 
 /// Make a string safe to show: control characters (other than newline
-/// and tab) become their visible pictures; CR LF becomes LF.
+/// and tab) become their visible pictures (C1 controls `\u{NNNN}`); CR LF
+/// becomes LF.
 pub fn clean(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut it = s.chars().peekable();
@@ -191,6 +192,9 @@ pub fn clean(s: &str) -> String {
                 out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{FFFD}'))
             }
             '\u{7f}' => out.push('\u{2421}'),
+            // C1 controls (U+009B is a CSI on some terminals) have no
+            // pictures: written as every other tool writes them.
+            c if c.is_control() => out.push_str(&crate::visible::text(c.encode_utf8(&mut [0; 4]))),
             c => out.push(c),
         }
     }
@@ -231,5 +235,6 @@ mod tests {
     #[test]
     fn cleaning() {
         assert_eq!(clean("a\u{1b}[0m\r\nb"), "a\u{241b}[0m\nb");
+        assert_eq!(clean("a\u{9b}2J"), "a\\u{009b}2J");
     }
 }

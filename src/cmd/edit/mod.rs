@@ -497,7 +497,8 @@ fn write_planned(
             Some(n) => said.extend_from_slice(
                 format!(
                     "{}\t{n}\t{}\n",
-                    p.target,
+                    // An id from the file: shown, never written raw.
+                    crate::visible::field(&p.target.to_string()),
                     if dry_run { "-" } else { id.as_str() }
                 )
                 .as_bytes(),

@@ -43,7 +43,7 @@ impl Printer<'_> {
     pub(super) fn context(&mut self, info: &Info<'_>, k: usize, l: &str) {
         self.separator(info, k);
         self.prefix(info, b'-');
-        self.fo.out.extend_from_slice(l.as_bytes());
+        self.fo.out.extend_from_slice(shown(l).as_bytes());
         self.fo.out.push(b'\n');
         self.last_ctx = Some((info.line, info.text_index, k));
     }
@@ -51,7 +51,9 @@ impl Printer<'_> {
     fn prefix(&mut self, info: &Info<'_>, sep: u8) {
         let color = self.opts.color;
         let out = &mut self.fo.out;
+        // A path, an id: every control character shown, tabs too.
         let paint = |out: &mut Vec<u8>, code: &str, s: &str| {
+            let s = crate::visible::text(s);
             if color {
                 out.extend_from_slice(format!("\x1b[{code}m{s}\x1b[0m").as_bytes());
             } else {
@@ -84,8 +86,15 @@ impl Printer<'_> {
         let re = &self.opts.matcher.re;
         match self.opts.mode {
             Mode::Files => {
-                self.fo.out.extend_from_slice(self.name.as_bytes());
-                self.fo.out.push(if self.opts.null { 0 } else { b'\n' });
+                // -0 is for programs (xargs -0): the name as it is.
+                if self.opts.null {
+                    self.fo.out.extend_from_slice(self.name.as_bytes());
+                    self.fo.out.push(0);
+                } else {
+                    let name = crate::visible::text(self.name);
+                    self.fo.out.extend_from_slice(name.as_bytes());
+                    self.fo.out.push(b'\n');
+                }
                 self.done = true;
             }
             Mode::Count => {}
@@ -97,15 +106,17 @@ impl Printer<'_> {
                         if m.is_empty() {
                             continue;
                         }
-                        self.fo.out.extend_from_slice(&l.as_bytes()[at..m.start()]);
+                        self.fo
+                            .out
+                            .extend_from_slice(shown(&l[at..m.start()]).as_bytes());
                         self.fo.out.extend_from_slice(b"\x1b[1;31m");
-                        self.fo.out.extend_from_slice(m.as_str().as_bytes());
+                        self.fo.out.extend_from_slice(shown(m.as_str()).as_bytes());
                         self.fo.out.extend_from_slice(b"\x1b[0m");
                         at = m.end();
                     }
-                    self.fo.out.extend_from_slice(&l.as_bytes()[at..]);
+                    self.fo.out.extend_from_slice(shown(&l[at..]).as_bytes());
                 } else {
-                    self.fo.out.extend_from_slice(l.as_bytes());
+                    self.fo.out.extend_from_slice(shown(l).as_bytes());
                 }
                 self.fo.out.push(b'\n');
             }
@@ -115,7 +126,7 @@ impl Printer<'_> {
                         continue;
                     }
                     self.prefix(info, b':');
-                    self.fo.out.extend_from_slice(m.as_str().as_bytes());
+                    self.fo.out.extend_from_slice(shown(m.as_str()).as_bytes());
                     self.fo.out.push(b'\n');
                 }
             }
@@ -161,6 +172,12 @@ impl Printer<'_> {
             }
         }
     }
+}
+
+/// A line of session text as the text modes print it: every control
+/// character shown (ESC as `\x1b`), never raw, but tabs kept, as grep does.
+fn shown(s: &str) -> std::borrow::Cow<'_, str> {
+    crate::visible::line(s)
 }
 
 /// Where a text line is.

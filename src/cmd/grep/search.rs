@@ -160,7 +160,7 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
         }
     }
     if opts.mode == Mode::Count && count > 0 {
-        fo.out = format!("{name}:{count}\n").into_bytes();
+        fo.out = format!("{}:{count}\n", crate::visible::text(&name)).into_bytes();
     }
     fo
 }

@@ -64,8 +64,11 @@ fn table(
     let mut titles: Vec<Title> = Vec::with_capacity(order.len());
     for &(k, depth) in &order {
         let i = &infos[k];
+        // Cells hold session text (ids, a cwd, a model): control
+        // characters shown, never written raw.
+        let shown = |t: &str| crate::visible::text(t).into_owned();
         let mut r = vec![
-            ids[k].clone(),
+            shown(&ids[k]),
             time(i.modified),
             i.message_count.to_string(),
         ];
@@ -74,7 +77,7 @@ fn table(
             long_cells(&mut r, i, longs.get(k).and_then(|l| l.as_ref()));
         }
         if req.all {
-            r.push(home_short(&i.cwd_string()));
+            r.push(shown(&home_short(&i.cwd_string())));
         }
         let indent = if depth > 0 {
             format!("{}└ ", "  ".repeat(depth - 1))
@@ -104,7 +107,8 @@ fn long_cells(r: &mut Vec<String>, i: &Info, long: Option<&Long>) {
             r.push(i.version.to_string());
             r.push(js::number_to_js(l.tokens));
             r.push(format!("{:.2}", l.cost));
-            r.push(l.last_model.clone().unwrap_or_else(|| "-".into()));
+            let model = l.last_model.as_deref().unwrap_or("-");
+            r.push(crate::visible::text(model).into_owned());
         }
         None => {
             r.extend(["-", "-", "-", "-", "-"].map(String::from));

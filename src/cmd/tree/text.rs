@@ -119,6 +119,13 @@ impl View<'_> {
             segs.push((format!("[{l}] ").into(), Some(WARNING)));
         }
         self.summary_into(src, i, &mut segs)?;
+        // An id, a label, a message's text: session text, whose control
+        // characters are shown, never written raw (pi writes them raw).
+        for (t, _) in segs.iter_mut() {
+            if let std::borrow::Cow::Owned(shown) = crate::visible::text(t) {
+                *t = shown.into();
+            }
+        }
         render_line(out, &segs, opts.width, opts.color);
         Ok(())
     }

@@ -210,7 +210,9 @@ pub(super) fn write_table(
                 .key
                 .iter()
                 .filter(|(k, _)| *k != "file")
-                .map(|(_, v)| v.clone())
+                // A project, model or provider is session text: its
+                // control characters shown, never written raw.
+                .map(|(_, v)| crate::visible::text(v).into_owned())
                 .collect();
             c.extend(numbers(req, &r.group));
             c
