@@ -266,6 +266,7 @@ const RECORD_BYTES: usize = 88;
 // (line, message).
 impl Cached for FileUsage {
     const KIND: &'static str = "usage";
+    const VERSION: u32 = 2;
 
     fn encode(&self, out: &mut Vec<u8>) {
         put_bytes(out, self.session_id.as_bytes());
