@@ -229,6 +229,26 @@ fn a_forks_own_turn_with_a_source_id_counts() {
     assert_eq!(by, vec![("src".into(), 7.0), ("fork1".into(), 204.0)]);
 }
 
+/// pi reads a session whose first lines are blank to JavaScript's
+/// `trim()` (\v, U+00A0, U+2028...): its usage counts.
+#[test]
+fn blank_lines_before_the_header() {
+    let s = Store::new("usage-blank-first");
+    for (n, blank) in ["\u{b}", "\u{a0}", " \u{2028}\t"].iter().enumerate() {
+        let p = s.file(
+            "--p--",
+            &format!("{n}.jsonl"),
+            &[
+                header(&format!("s{n}"), MARCH, "/p", None),
+                paid(&format!("a{n}"), None, "2026-03-01T10:00:01.000Z", 1.0),
+            ],
+        );
+        let text = std::fs::read_to_string(&p).unwrap();
+        std::fs::write(&p, format!("{blank}\n{text}")).unwrap();
+    }
+    assert_eq!(total_cost(&json(s.agent(), &["session"])), 3.0);
+}
+
 /// Version 1 (no ids) and version 2 files are counted.
 #[test]
 fn old_versions_count() {
