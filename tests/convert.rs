@@ -327,3 +327,36 @@ fn context_edits_hide_originals_unless_asked() {
     );
     assert_eq!(a.stdout, b.stdout);
 }
+
+#[test]
+fn lines_pi_passes_over_before_the_header() {
+    // pi's loadEntriesFromFile skips a line that is blank to `trim()`
+    // (any JavaScript white space: \v, U+00A0, U+2028, U+3000...), not
+    // JSON, or falsy, and reads the session after it; so do pi-path and
+    // pi-tree. The first line used to decide the kind, and failed.
+    let s = std::fs::read_to_string(fixture("v3-001")).unwrap();
+    let want = run(TOOL, &["-"], Some(s.as_bytes()));
+    assert!(want.status.success(), "{}", stderr(&want));
+    let t = TempDir::new("convert-blank");
+    for first in [
+        "\u{b}",
+        "\u{a0}",
+        "\u{2028}",
+        "\u{3000} \t",
+        "null",
+        "{\"role\"",
+    ] {
+        let text = format!("{first}\n{s}");
+        let piped = run(TOOL, &["-"], Some(text.as_bytes()));
+        assert_eq!(
+            stdout(&piped),
+            stdout(&want),
+            "{first:?}: {}",
+            stderr(&piped)
+        );
+        let f = t.path().join("s.jsonl");
+        std::fs::write(&f, &text).unwrap();
+        let file = run(TOOL, &[f.to_str().unwrap()], None);
+        assert_eq!(stdout(&file), stdout(&want), "{first:?}: {}", stderr(&file));
+    }
+}

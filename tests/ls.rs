@@ -537,3 +537,81 @@ fn shared_store_options() {
     let bad = ls_in(&proj, &agent, &["--session-dir", ""]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// A file's mtime `ns` nanoseconds after the epoch.
+fn set_mtime_ns(p: &Path, ns: u64) {
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns);
+    std::fs::File::options()
+        .write(true)
+        .open(p)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
+/// A session without messages whose header's time is `ts`.
+fn bare_session(p: &Path, id: &str, ts: &str) {
+    std::fs::write(p, lines(&[header(id, ts, "/x", None)])).unwrap();
+}
+
+#[test]
+fn modified_from_the_mtime_is_rounded_as_node_does() {
+    // pi's `stats.mtime` is `new Date(Math.round(mtimeMs))`: 0.6 ms rounds
+    // up. A tie with another session's time keeps the order read (names,
+    // descending, in one directory), where a cut time put it after.
+    let t = TempDir::new("ls-mtime");
+    let root = std::fs::canonicalize(t.path()).unwrap();
+    let dir = root.join("s");
+    std::fs::create_dir_all(&dir).unwrap();
+    let ms = 1_700_000_000_000u64;
+    bare_session(&dir.join("b.jsonl"), "bbbbbbbb-1", "not a date");
+    set_mtime_ns(&dir.join("b.jsonl"), ms * 1_000_000 + 600_000);
+    bare_session(
+        &dir.join("a.jsonl"),
+        "aaaaaaaa-1",
+        "2023-11-14T22:13:20.001Z",
+    );
+    let d = dir.to_string_lossy().into_owned();
+    let o = ls_in(
+        &root,
+        &root,
+        &["--all", "--session-dir", &d, "--json", "--no-cache"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let got: Vec<(String, String)> = stdout(&o)
+        .lines()
+        .map(|l| {
+            let v = parse(l);
+            (
+                v["id"].as_str().unwrap().to_string(),
+                v["modified"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let want = |id: &str| (id.to_string(), "2023-11-14T22:13:20.001Z".to_string());
+    assert_eq!(got, [want("bbbbbbbb-1"), want("aaaaaaaa-1")]);
+}
+
+#[test]
+fn listall_orders_files_by_the_whole_mtime() {
+    // listAll sorts its files by `mtimeMs` with its fraction, then by
+    // name: two files in one millisecond keep the later one first, and
+    // equal `modified` times keep that order.
+    let t = TempDir::new("ls-mtime-all");
+    let root = std::fs::canonicalize(t.path()).unwrap();
+    let dir = root.join("sessions").join("--x--");
+    std::fs::create_dir_all(&dir).unwrap();
+    let ns = 1_700_000_000_000u64 * 1_000_000;
+    let ts = "2023-11-14T22:13:20.000Z";
+    bare_session(&dir.join("a.jsonl"), "aaaaaaaa-1", ts);
+    set_mtime_ns(&dir.join("a.jsonl"), ns + 700_000);
+    bare_session(&dir.join("b.jsonl"), "bbbbbbbb-1", ts);
+    set_mtime_ns(&dir.join("b.jsonl"), ns + 200_000);
+    let o = ls_in(&root, &root, &["--all", "--json", "--no-cache"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ids: Vec<String> = stdout(&o)
+        .lines()
+        .map(|l| parse(l)["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, ["aaaaaaaa-1", "bbbbbbbb-1"]);
+}

@@ -188,6 +188,67 @@ fn a_fork_is_counted_once() {
     assert_eq!(rows[0]["project"], "/q");
 }
 
+/// pi's ids are unique only within a file: a fork's own turn that reuses
+/// an id of its source is its own, and counts; only what the fork copied
+/// (the start of its file, equal to the source's entries) is dropped.
+#[test]
+fn a_forks_own_turn_with_a_source_id_counts() {
+    let s = Store::new("usage-fork-ids");
+    let a = s.file(
+        "--p--",
+        "a.jsonl",
+        &[
+            header("src", MARCH, "/p", None),
+            paid("a1", None, "2026-03-01T10:00:01.000Z", 1.0),
+            paid("a2", Some("a1"), "2026-03-01T10:00:02.000Z", 2.0),
+            paid("a3", Some("a2"), "2026-03-01T10:00:03.000Z", 4.0),
+        ],
+    );
+    s.file(
+        "--q--",
+        "b.jsonl",
+        &[
+            header("fork1", MARCH, "/q", Some(&a)),
+            paid("a1", None, "2026-03-01T10:00:01.000Z", 1.0),
+            // the fork's own turns: one reuses a2's id; one, after the
+            // copies ended, is even the twin of a3
+            paid("a2", Some("a1"), "2026-03-02T10:00:01.000Z", 200.0),
+            paid("a3", Some("a2"), "2026-03-01T10:00:03.000Z", 4.0),
+        ],
+    );
+    let rows = json(s.agent(), &["session"]);
+    let by: Vec<(String, f64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["sessionId"].as_str().unwrap().to_string(),
+                r["cost"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(by, vec![("src".into(), 7.0), ("fork1".into(), 204.0)]);
+}
+
+/// pi reads a session whose first lines are blank to JavaScript's
+/// `trim()` (\v, U+00A0, U+2028...): its usage counts.
+#[test]
+fn blank_lines_before_the_header() {
+    let s = Store::new("usage-blank-first");
+    for (n, blank) in ["\u{b}", "\u{a0}", " \u{2028}\t"].iter().enumerate() {
+        let p = s.file(
+            "--p--",
+            &format!("{n}.jsonl"),
+            &[
+                header(&format!("s{n}"), MARCH, "/p", None),
+                paid(&format!("a{n}"), None, "2026-03-01T10:00:01.000Z", 1.0),
+            ],
+        );
+        let text = std::fs::read_to_string(&p).unwrap();
+        std::fs::write(&p, format!("{blank}\n{text}")).unwrap();
+    }
+    assert_eq!(total_cost(&json(s.agent(), &["session"])), 3.0);
+}
+
 /// Version 1 (no ids) and version 2 files are counted.
 #[test]
 fn old_versions_count() {

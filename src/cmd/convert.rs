@@ -5,6 +5,7 @@ use crate::cli::{Ctx, Exit, Log, Out, SessionArgs};
 use crate::context::{self, Item};
 use crate::convert::{self, ConvertError, Converted};
 use crate::error::{Error, Result};
+use crate::json::js::string::is_blank;
 use crate::json::Object;
 use crate::refs;
 use crate::session::Input;
@@ -143,36 +144,85 @@ pub(crate) struct Options {
     pub log: Log,
 }
 
-/// Tell a session from a message stream by the first non-empty line.
+/// What one line tells of the input's kind.
+enum Told {
+    Kind(From),
+    /// A line pi's session loader passes over: blank (JavaScript's
+    /// `trim()`), or a falsy value.
+    Skip,
+    /// Not JSON: pi's loader passes over it too, but it is the error if
+    /// no later line tells the kind.
+    NotJson(Error),
+    Refused(Error),
+}
+
+/// The kind the line `line` (number `lineno`) tells, as pi's
+/// `loadEntriesFromFile` reads it: the first value it keeps decides.
+fn told(name: &str, lineno: u64, line: &[u8]) -> Told {
+    if is_blank(line) {
+        return Told::Skip;
+    }
+    let obj = match Object::parse_line(line) {
+        Ok(Some(o)) => o,
+        Ok(None) if !crate::json::js::truthy(crate::json::scan::trim_ws(line)) => {
+            return Told::Skip
+        }
+        Ok(None) => return Told::Refused(Error::data(name, Some(lineno), "not a JSON object")),
+        Err(e) => return Told::NotJson(Error::data(name, Some(lineno), format!("not JSON: {e}"))),
+    };
+    if obj.str("type").as_deref() == Some("session")
+        || (obj.get("type").is_some() && obj.get("id").is_some())
+    {
+        return Told::Kind(From::Session);
+    }
+    if obj.get("role").is_some() {
+        return Told::Kind(From::Messages);
+    }
+    Told::Refused(Error::data(
+        name,
+        Some(lineno),
+        "neither a session header or entry nor a message (no \"type\" and \"id\", no \"role\"); use --from",
+    ))
+}
+
+/// Where detection stands after some lines.
+#[derive(Default)]
+struct Detecting {
+    not_json: Option<Error>,
+}
+
+impl Detecting {
+    /// The kind, once a line tells it.
+    fn line(&mut self, name: &str, lineno: u64, line: &[u8]) -> Option<Result<From>> {
+        match told(name, lineno, line) {
+            Told::Kind(k) => Some(Ok(k)),
+            Told::Refused(e) => Some(Err(e)),
+            Told::Skip => None,
+            Told::NotJson(e) => {
+                self.not_json.get_or_insert(e);
+                None
+            }
+        }
+    }
+
+    /// The kind at the end of the input: the first line that is not JSON
+    /// is the error; nothing at all is an empty stream of messages.
+    fn end(self) -> Result<From> {
+        self.not_json.map_or(Ok(From::Messages), Err)
+    }
+}
+
+/// Tell a session from a message stream by the first line pi would keep.
 pub(crate) fn detect(name: &str, bytes: &[u8]) -> Result<From> {
     // A leading byte order mark is not part of the first line (pi trims it).
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let mut d = Detecting::default();
     for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        if line.iter().all(|b| b.is_ascii_whitespace()) {
-            continue;
+        if let Some(k) = d.line(name, n as u64 + 1, line) {
+            return k;
         }
-        let lineno = n as u64 + 1;
-        let obj = match Object::parse_line(line) {
-            Ok(Some(o)) => o,
-            Ok(None) => return Err(Error::data(name, Some(lineno), "not a JSON object")),
-            Err(e) => return Err(Error::data(name, Some(lineno), format!("not JSON: {e}"))),
-        };
-        if obj.str("type").as_deref() == Some("session")
-            || (obj.get("type").is_some() && obj.get("id").is_some())
-        {
-            return Ok(From::Session);
-        }
-        if obj.get("role").is_some() {
-            return Ok(From::Messages);
-        }
-        return Err(Error::data(
-            name,
-            Some(lineno),
-            "neither a session header or entry nor a message (no \"type\" and \"id\", no \"role\"); use --from",
-        ));
     }
-    // Nothing at all: an empty stream of messages.
-    Ok(From::Messages)
+    d.end()
 }
 
 /// The input: held in memory, or a session file read as it is needed.
@@ -183,35 +233,37 @@ pub(crate) enum Data {
     File(std::path::PathBuf),
 }
 
-/// Tell a session file from a message file by its first non-empty line,
-/// without reading the rest.
+/// Tell a session file from a message file by the first line pi would
+/// keep, without reading the rest.
 pub(crate) fn detect_file(name: &str, path: &std::path::Path) -> Result<From> {
     use std::io::BufRead;
     let f = std::fs::File::open(path).map_err(|e| Error::io(name, &e))?;
     let limit = crate::session::max_line();
     let mut r = std::io::BufReader::new(f);
-    let mut prefix = Vec::new();
-    let mut number = 0u64;
-    loop {
-        let start = prefix.len();
-        number += 1;
+    let mut line = Vec::new();
+    let mut d = Detecting::default();
+    for number in 1u64.. {
+        line.clear();
         // At most one byte more than a line may have (then it is too long).
         let n = std::io::Read::take(&mut r, limit.saturating_add(1))
-            .read_until(b'\n', &mut prefix)
+            .read_until(b'\n', &mut line)
             .map_err(|e| Error::io(name, &e))?;
-        if n as u64 > limit && !prefix.ends_with(b"\n") {
+        if n == 0 {
+            break;
+        }
+        if n as u64 > limit && !line.ends_with(b"\n") {
             return Err(crate::session::line_too_long(name, number, limit));
         }
-        let line = &prefix[start..];
-        let line = if start == 0 {
-            line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line)
-        } else {
-            line
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        let text = match number {
+            1 => text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text),
+            _ => text,
         };
-        if n == 0 || !line.iter().all(|b| b.is_ascii_whitespace()) {
-            return detect(name, &prefix);
+        if let Some(k) = d.line(name, number, text) {
+            return k;
         }
     }
+    d.end()
 }
 
 /// Convert the input held in `bytes` (named `name` in messages).
@@ -383,7 +435,7 @@ fn stream_messages(name: &str, bytes: &[u8]) -> Result<Vec<Source>> {
     let mut msgs = Vec::new();
     for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let lineno = n as u64 + 1;
-        if line.iter().all(|b| b.is_ascii_whitespace()) {
+        if is_blank(line) {
             continue;
         }
         let obj = match Object::parse_line(line) {

@@ -70,6 +70,10 @@ impl Key {
 pub trait Cached: Sized {
     /// The cache's name (`ls`, `usage`): its file's prefix and its magic line.
     const KIND: &'static str;
+    /// The version of what [`Cached::encode`] writes, in the magic line:
+    /// raised when a stored value changes meaning, so that an older cache
+    /// is read as no cache.
+    const VERSION: u32;
     /// Add what is kept of the file (after its path and key).
     fn encode(&self, out: &mut Vec<u8>);
     /// What [`Cached::encode`] wrote for the file at `path`; None when it
@@ -137,7 +141,7 @@ thread_local! {
 }
 
 fn magic<V: Cached>() -> Vec<u8> {
-    format!("pi-session-tools {} cache 2\n", V::KIND).into_bytes()
+    format!("pi-session-tools {} cache {}\n", V::KIND, V::VERSION).into_bytes()
 }
 
 impl<V: Cached> FileCache<V> {
@@ -469,6 +473,9 @@ fn encode_entry<V: Cached>(out: &mut Vec<u8>, path: &Path, key: &Key, v: &V) {
 
 impl Cached for Info {
     const KIND: &'static str = "ls";
+    // 3: `modified` from the file's time is rounded as Node rounds
+    // `stats.mtime`, where 2 cut it.
+    const VERSION: u32 = 3;
 
     fn encode(&self, out: &mut Vec<u8>) {
         encode_info(out, self);
@@ -643,7 +650,7 @@ mod tests {
     #[test]
     fn what_is_written_reads_back_and_damage_reads_as_nothing() {
         let mut out = magic::<Info>();
-        assert_eq!(out, b"pi-session-tools ls cache 2\n");
+        assert_eq!(out, b"pi-session-tools ls cache 3\n");
         let k = Key([1, 2, 3, 4, 5, 6, 7]);
         let mut ends = vec![out.len()];
         encode_entry(&mut out, Path::new("/a.jsonl"), &k, &info("/a.jsonl"));
@@ -672,6 +679,21 @@ mod tests {
         }
         assert!(decode::<Info>(&out[..out.len() - 1]).is_none());
         assert!(decode::<Info>(b"something else").is_none());
+    }
+
+    #[test]
+    fn a_cache_of_another_version_is_no_cache() {
+        // Version 2 kept `modified` cut to the millisecond: not to be taken.
+        let file = std::env::temp_dir().join(format!("pst-cache-v2-{}", std::process::id()));
+        let mut out = magic::<Info>();
+        encode_entry(&mut out, Path::new("/a.jsonl"), &Key([0; 7]), &info("/a.jsonl"));
+        std::fs::write(&file, &out).unwrap();
+        assert_eq!(read_cache::<Info>(&file).map(|m| m.len()), Some(1));
+        let mut old = b"pi-session-tools ls cache 2\n".to_vec();
+        old.extend_from_slice(&out[magic::<Info>().len()..]);
+        std::fs::write(&file, &old).unwrap();
+        assert!(read_cache::<Info>(&file).is_none());
+        let _ = std::fs::remove_file(&file);
     }
 
     #[test]

@@ -285,10 +285,28 @@ fn unreadable(dir: &Path, e: &std::io::Error) -> Diagnostic {
     )
 }
 
-/// `stats.mtime.getTime()`: Node's `mtimeMs` cut to whole milliseconds.
+/// Node's `stats.mtimeMs`: `sec * 1e3 + nsec / 1e6` in doubles, with its
+/// fraction (listAll orders files by it).
 pub fn mtime_ms(m: &Metadata) -> f64 {
     use std::os::unix::fs::MetadataExt;
-    (m.mtime() as f64 * 1000.0 + m.mtime_nsec() as f64 / 1e6).trunc()
+    m.mtime() as f64 * 1000.0 + m.mtime_nsec() as f64 / 1e6
+}
+
+/// Node's `stats.mtime.getTime()`: `new Date(Math.round(mtimeMs))`, so
+/// rounded (halves up), not cut, to whole milliseconds.
+pub fn mtime_date(m: &Metadata) -> f64 {
+    js_round(mtime_ms(m))
+}
+
+/// JavaScript's `Math.round`: the nearest integer, halves toward +∞.
+/// (`x - floor(x)` is exact for a double.)
+fn js_round(x: f64) -> f64 {
+    let f = x.floor();
+    if x - f >= 0.5 {
+        f + 1.0
+    } else {
+        f + 0.0
+    }
 }
 
 pub use crate::json::js::string::locale_compare;
@@ -296,6 +314,21 @@ pub use crate::json::js::string::locale_compare;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounds_like_math_round() {
+        for (x, r) in [
+            (1.5f64, 2.0f64),
+            (2.5, 3.0),
+            (1.4999, 1.0),
+            (-1.5, -1.0),
+            (-1.6, -2.0),
+            (-0.4, 0.0),
+            (1577836800000.5, 1577836800001.0),
+        ] {
+            assert_eq!(js_round(x).to_bits(), r.to_bits(), "{x}");
+        }
+    }
 
     #[test]
     fn compares_like_icu() {

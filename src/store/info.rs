@@ -12,7 +12,7 @@
 
 use super::build::{State, Step};
 use super::dirs::node_path_string;
-use super::find::mtime_ms;
+use super::find::mtime_date;
 use crate::json::js;
 use std::fs::Metadata;
 use std::io::Read;
@@ -244,7 +244,7 @@ fn finish(path: &Path, meta: &Metadata, st: State) -> Outcome {
     let modified = match st.last_activity {
         Some(t) if t > 0.0 => time_clip(t),
         _ if !h.header_time.is_nan() => h.header_time,
-        _ => mtime_ms(meta),
+        _ => mtime_date(meta),
     };
     Ok(Info {
         path: path.to_path_buf(),

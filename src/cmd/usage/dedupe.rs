@@ -2,7 +2,7 @@
 //! every file (followed through the headers' `parentSession`), and the
 //! copies of an entry dropped but the one nearest the source.
 
-use super::record::{FileUsage, Head};
+use super::record::{FileUsage, Head, Record};
 use super::scan::header_of;
 use crate::store;
 use std::collections::{HashMap, HashSet};
@@ -88,10 +88,16 @@ fn plain_absolute(s: &str) -> bool {
                 && !s.ends_with("/..")))
 }
 
-/// Drop the copies a fork made: keep each (source, id) once, in the file
-/// nearest the source. Only files of one source can share a (source, id):
-/// each source's files are taken together (most sources have one file,
-/// whose ids need no set beyond its own).
+/// Drop the copies a fork made, keeping each in the file nearest the
+/// source, and an entry id repeated within one file. pi's ids are unique
+/// only within a file: a fork's own turn may reuse an id of its source.
+/// What a fork copied is the start of its file (pi writes the copied path,
+/// or the whole source, before anything of its own): a record is a copy
+/// while it and every record before it equal, by id and content, a record
+/// of a file nearer the source; the first that does not ends the copies.
+/// Only files of one source can share a record: each source's files are
+/// taken together (most sources have one file, which needs no more than
+/// its own ids).
 pub(crate) fn dedupe(files: &mut [FileUsage]) {
     let heads: Vec<Head> = files.iter().map(Head::of).collect();
     let src = sources(&heads);
@@ -103,6 +109,7 @@ pub(crate) fn dedupe(files: &mut [FileUsage]) {
     let mut drops: Vec<(usize, Vec<bool>)> = Vec::new();
     {
         let mut seen: HashSet<&str, QuickHash> = HashSet::with_hasher(QuickHash);
+        let mut earlier: HashSet<(&str, u64), QuickHash> = HashSet::with_hasher(QuickHash);
         for group in &mut groups {
             group.sort_by(|&a, &b| {
                 (src[a].1, &files[a].header_time, &files[a].path).cmp(&(
@@ -111,15 +118,31 @@ pub(crate) fn dedupe(files: &mut [FileUsage]) {
                     &files[b].path,
                 ))
             });
-            seen.clear();
-            for &i in group.iter() {
+            earlier.clear();
+            for (n, &i) in group.iter().enumerate() {
                 let f = &files[i];
+                seen.clear();
+                let mut copying = !earlier.is_empty();
                 let mut keep: Option<Vec<bool>> = None;
                 for (k, r) in f.records.iter().enumerate() {
                     let id = f.id(r);
-                    if !id.is_empty() && !seen.insert(id) {
+                    if id.is_empty() {
+                        continue;
+                    }
+                    let copy = copying && earlier.contains(&(id, content(f, r)));
+                    copying = copy;
+                    if !seen.insert(id) || copy {
                         keep.get_or_insert_with(|| vec![true; f.records.len()])[k] = false;
                     }
+                }
+                // The records a later file of the source may have copied.
+                if n + 1 < group.len() {
+                    earlier.extend(
+                        f.records
+                            .iter()
+                            .map(|r| (f.id(r), content(f, r)))
+                            .filter(|(id, _)| !id.is_empty()),
+                    );
                 }
                 if let Some(keep) = keep {
                     drops.push((i, keep));
@@ -131,6 +154,15 @@ pub(crate) fn dedupe(files: &mut [FileUsage]) {
         let mut k = keep.into_iter();
         files[i].records.retain(|_| k.next().unwrap_or(true));
     }
+}
+
+/// A digest of what record `r` of `f` counts (its time, model, source,
+/// tokens and costs): a copy has the same.
+fn content(f: &FileUsage, r: &Record) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = QuickHash.build_hasher();
+    f.digest(r, &mut h);
+    h.finish()
 }
 
 /// A quick hasher for the dedupe set (FNV-1a over 8 bytes a step, then a

@@ -88,6 +88,28 @@ impl FileUsage {
         self.ids.get(start..start + len).unwrap_or_default()
     }
 
+    /// Feed what the record counts to `h` (not its id): the same for a
+    /// fork's copy of it, whatever the files' name tables.
+    pub(crate) fn digest(&self, r: &Record, h: &mut impl std::hash::Hasher) {
+        h.write_u64(r.time_ms.to_bits());
+        h.write(self.model(r).as_bytes());
+        h.write_u8(0xff);
+        h.write(self.provider(r).as_bytes());
+        h.write_u8(0xff);
+        h.write_u8(r.source as u8);
+        let tokens = match r.wide {
+            true => self
+                .wide
+                .get(r.tokens[0] as usize)
+                .copied()
+                .unwrap_or_default(),
+            false => r.tokens.map(f64::from),
+        };
+        for x in tokens.iter().chain(&r.costs) {
+            h.write_u64(x.to_bits());
+        }
+    }
+
     /// The record's model, as an index into its file's names.
     pub(crate) fn model_no(&self, r: &Record) -> u32 {
         r.model
@@ -266,6 +288,7 @@ const RECORD_BYTES: usize = 88;
 // (line, message).
 impl Cached for FileUsage {
     const KIND: &'static str = "usage";
+    const VERSION: u32 = 2;
 
     fn encode(&self, out: &mut Vec<u8>) {
         put_bytes(out, self.session_id.as_bytes());

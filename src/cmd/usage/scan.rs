@@ -366,7 +366,11 @@ fn scan_bytes_with(
 /// file (no `version`: its ids are made as pi-migrate makes them); or why
 /// it is not a session file.
 fn file_usage(path: &Path, bytes: &[u8]) -> std::result::Result<(FileUsage, bool), String> {
-    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    // pi's loader passes over lines blank to `trim()` before the header.
+    let first = bytes
+        .split(|&b| b == b'\n')
+        .find(|l| !crate::json::js::string::is_blank(l))
+        .unwrap_or_default();
     if first.starts_with(b"\xEF\xBB\xBF") {
         return Err("starts with a byte order mark; pi refuses such a file".into());
     }
