@@ -45,6 +45,21 @@ pub fn read_at_most(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> 
     Ok(got)
 }
 
+/// Open `path` for reading without waiting for a writer: a FIFO is opened
+/// at once (`O_NONBLOCK`), where a plain open waits until something opens
+/// it for writing. The caller looks at what it opened (`metadata`) before
+/// reading; reads of a regular file are not changed by the flag.
+pub fn open_no_wait(path: &std::path::Path) -> io::Result<File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK);
+    }
+    o.open(path)
+}
+
 /// The text of file `path` (`-`: stdin), which must be UTF-8: a tool's
 /// text argument given as a file (`what`, e.g. "the replacement", names
 /// it in the error).
