@@ -177,7 +177,7 @@ fn read_text(f: &std::path::Path, session: &str) -> Result<String, Error> {
             "--replace-file - and SESSION - cannot both be stdin",
         ));
     }
-    crate::io::read_text(f, "the replacement")
+    crate::io::read_text(f, "the replacement", crate::session::max_line())
 }
 
 crate::cli::impl_tool! { Args, "pi-edit", quiet = input.quiet, adjust = session_required }
