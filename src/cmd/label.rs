@@ -404,9 +404,9 @@ mod fast {
             Action::SetName(n) => NewEntry::Name(n.clone()),
             _ => return Ok(None),
         };
-        let line = entry.line(&new_id, tx.leaf_now(Some(parent))?.as_deref());
+        // Said before the lock is taken: an output nobody reads holds up no other writer.
         before(&new_id)?;
-        tx.write(&line)?;
+        tx.write_on(Some(parent), |leaf| entry.line(&new_id, leaf))?;
         Ok(Some(new_id))
     }
 
