@@ -165,8 +165,8 @@ impl NewEntry {
     }
 }
 
-/// Run `pi-label` on a session input. File input is locked while it is
-/// read and appended to; stdin input is echoed to stdout with the new line.
+/// Run `pi-label` on a session input. File input is locked only while it
+/// is appended to; stdin input is echoed to stdout with the new line.
 /// `log` receives the reading warnings.
 pub(crate) fn apply(
     input: Input,
@@ -348,7 +348,8 @@ mod fast {
             return Ok(None);
         };
         let name = path.display().to_string();
-        // Locked before reading, as the slow path does.
+        // Opened before reading, as the slow path does: what pi appends
+        // meanwhile is read again under the lock, at the write.
         let tx = Transaction::open(path)?;
         let file = File::open(path).map_err(|e| Error::io(&name, &e))?;
         let Some((header, warnings)) = session::read_header(&file, &name, opts)? else {

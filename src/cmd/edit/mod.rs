@@ -396,7 +396,7 @@ fn restore_content(s: &Session, target: usize) -> Result<Option<Vec<u8>>> {
     Ok(Some(content))
 }
 
-/// Run `pi-edit`. File input is locked while it is read and appended to;
+/// Run `pi-edit`. File input is locked only while it is appended to;
 /// stdin input is echoed to stdout with the new lines. `log` receives the
 /// reading warnings and the tool's own.
 pub(crate) fn apply(
