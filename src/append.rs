@@ -1,8 +1,9 @@
 //! Appending entries to a session file the safe way, and making the ids
 //! and times of new entries the way pi makes them.
 //!
-//! An append is a [`Transaction`]: under an advisory lock (`flock`), so
-//! that our own tools never interleave, one `write` of the complete lines
+//! An append is a [`Transaction`]: under an advisory lock (`flock`, taken
+//! only around the write, and waited for [`LOCK_WAIT`] at most), so that
+//! our own tools never interleave, one `write` of the complete lines
 //! to a file opened for appending, preceded by a newline when the file
 //! does not end with one, then `fsync`. pi itself does not lock, and a
 //! single `O_APPEND` write of whole lines stays whole next to pi's own
@@ -21,7 +22,12 @@ use std::path::Path;
 /// torn for good: a crashed writer).
 const TORN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// An open session file, locked for appending (what a [`Transaction`] holds).
+/// How long an append waits for the lock another of our writers holds (each
+/// holds it for one write and its `fsync`, milliseconds): past this, that
+/// writer is stuck, and nothing is written.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// An open session file, opened for appending (what a [`Transaction`] holds).
 struct Appender {
     file: File,
     name: String,
@@ -29,8 +35,7 @@ struct Appender {
 }
 
 impl Appender {
-    /// Open `path` for appending and take the advisory lock (waits for
-    /// other tools of this project holding it).
+    /// Open `path` for appending (the lock is taken only to write).
     fn open(path: &Path) -> Result<Appender> {
         let name = path.display().to_string();
         // Looked at before opening: opening a FIFO waits for a reader.
@@ -50,7 +55,6 @@ impl Appender {
             .append(true)
             .open(path)
             .map_err(|e| Error::io(&name, &e))?;
-        file.lock().map_err(|e| Error::io(&name, &e))?;
         let a = Appender {
             file,
             name,
@@ -58,6 +62,30 @@ impl Appender {
         };
         a.wait_for_whole_last_line();
         Ok(a)
+    }
+
+    /// Take the advisory lock, waiting at most `wait` for another writer
+    /// holding it (polling a non-blocking `flock`: a blocking one waits for
+    /// ever on a writer that is stuck). It is let go when the file closes.
+    fn lock_within(&self, wait: std::time::Duration) -> Result<()> {
+        let deadline = std::time::Instant::now() + wait;
+        loop {
+            match self.file.try_lock() {
+                Ok(()) => return Ok(()),
+                Err(std::fs::TryLockError::WouldBlock) => {}
+                Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&self.name, &e)),
+            }
+            if std::time::Instant::now() >= deadline {
+                return Err(Error::request(
+                    &self.name,
+                    format!(
+                        "locked by another writer for {}s; nothing was written",
+                        wait.as_secs()
+                    ),
+                ));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
     }
 
     /// When the file does not end with a newline, another writer (pi) may
@@ -172,23 +200,25 @@ pub fn require_current(name: &str, version: u32) -> Result<()> {
     Ok(())
 }
 
-/// One append to a session file, whole or not at all: open it, take the
-/// lock (and wait for a last line another writer is finishing), let the
-/// tool read the file, then, still under the lock, see what was appended
-/// since (pi takes no lock), so that new entries chain to the last entry
-/// at the moment of writing, and write the whole batch in one `write` on
-/// a fresh line, then `fsync`.
+/// One append to a session file, whole or not at all: open it (and wait
+/// for a last line another writer is finishing), let the tool read the
+/// file and print what it prints, then take the lock (waiting
+/// [`LOCK_WAIT`] at most), see what was appended since the file was opened
+/// (pi takes no lock), so that new entries chain to the last entry at the
+/// moment of writing, and write the whole batch in one `write` on a fresh
+/// line, then `fsync`, and let the lock go. The lock is never held while
+/// the tool reads or prints: a tool whose output nobody reads does not
+/// stop the other writers.
 pub struct Transaction {
     appender: Appender,
-    /// The file's length once locked: what the tool then reads.
+    /// The file's length once opened: what the tool then reads.
     read_len: u64,
 }
 
 impl Transaction {
-    /// Open `path` for appending and take the lock (waiting for other tools
-    /// of this project holding it, and for a last line without its newline
-    /// yet, up to 1 s: pi may be writing it). A directory, a pipe or a
-    /// device is refused.
+    /// Open `path` for appending (waiting for a last line without its
+    /// newline yet, up to 1 s: pi may be writing it). A directory, a pipe
+    /// or a device is refused.
     pub fn open(path: &Path) -> Result<Transaction> {
         let appender = Appender::open(path)?;
         let read_len = appender.len()?;
@@ -197,8 +227,9 @@ impl Transaction {
 
     /// The `parentId` (JSON text, None: `undefined`) of what is appended
     /// now: `read`, pi's leaf when the tool read the file, unless the file
-    /// grew since the lock was taken; then pi appended meanwhile, and the
-    /// last entry it appended is read again from the file.
+    /// grew since it was opened; then pi appended meanwhile, and the last
+    /// entry it appended is read again from the file. Under the lock in
+    /// [`Transaction::write_on`]; without it, a look that may be overtaken.
     pub fn leaf_now(&self, read: Option<Vec<u8>>) -> Result<Option<Vec<u8>>> {
         Ok(match self.appended_leaf()? {
             None => read,
@@ -206,8 +237,8 @@ impl Transaction {
         })
     }
 
-    /// The id of the last entry appended since the lock was taken (pi
-    /// takes none), read again from the file: None when none was (the
+    /// The id of the last entry appended since the file was opened, read
+    /// again from the file: None when none was (the
     /// leaf is the one the tool read), Some(None) when it has no id.
     pub fn appended_leaf(&self) -> Result<Option<Option<crate::entry::Id>>> {
         if self.appender.len()? <= self.read_len {
@@ -223,9 +254,37 @@ impl Transaction {
     }
 
     /// Append `lines` (the batch, its lines joined by newlines, without the
-    /// last one) in one write on a fresh line, then `fsync`.
-    pub fn write(mut self, lines: &[u8]) -> Result<()> {
-        self.appender.append_line(lines)
+    /// last one) in one write on a fresh line, then `fsync`, under the lock.
+    pub fn write(self, lines: &[u8]) -> Result<()> {
+        self.write_with(|_| Ok(lines.to_vec()))
+    }
+
+    /// Take the lock, then append what `build` makes on the leaf at this
+    /// moment ([`Transaction::leaf_now`] of `read`), as [`Transaction::write`].
+    pub fn write_on(
+        self,
+        read: Option<Vec<u8>>,
+        build: impl FnOnce(Option<&[u8]>) -> Vec<u8>,
+    ) -> Result<()> {
+        self.write_with(|appended| {
+            let leaf = match appended {
+                None => read,
+                Some(id) => id.map(|id| id.to_json().into_bytes()),
+            };
+            Ok(build(leaf.as_deref()))
+        })
+    }
+
+    /// Take the lock, then append what `build` makes of what was appended
+    /// since the file was opened ([`Transaction::appended_leaf`], read
+    /// under the lock), as [`Transaction::write`]; the lock is let go after.
+    pub fn write_with(
+        mut self,
+        build: impl FnOnce(Option<Option<crate::entry::Id>>) -> Result<Vec<u8>>,
+    ) -> Result<()> {
+        self.appender.lock_within(LOCK_WAIT)?;
+        let lines = build(self.appended_leaf()?)?;
+        self.appender.append_line(&lines)
     }
 }
 
@@ -374,10 +433,9 @@ pub fn context_edit_line(
 
 /// Write what an appending tool (pi-label, pi-edit) adds: with a
 /// [`Transaction`] (a file), print `said` (an output that fails leaves the
-/// file as it was), then `build` the lines on the leaf at the moment of
-/// writing ([`Transaction::leaf_now`]) and append them in one write: the
-/// output first, as a slow reader of it may hold the tool while pi appends;
-/// without one
+/// file as it was; the lock is not held meanwhile), then, under the lock,
+/// `build` the lines on the leaf at the moment of writing
+/// ([`Transaction::write_on`]) and append them in one write; without one
 /// (the session came on stdin), echo the session, on a fresh line the new
 /// lines built on its leaf, and print nothing else.
 pub fn write_new_lines(
@@ -392,8 +450,7 @@ pub fn write_new_lines(
     match tx {
         Some(tx) => {
             out.announce(said)?;
-            let lines = build(tx.leaf_now(read)?.as_deref());
-            tx.write(&lines)
+            tx.write_on(read, build)
         }
         None => {
             let all = s.memory().unwrap_or_default();
@@ -477,6 +534,35 @@ mod tests {
             std::fs::read_to_string(&p).unwrap(),
             format!("{text}{{}}\n{{}}\n")
         );
+        let _ = std::fs::remove_file(&p);
+    }
+
+    /// The lock is taken only to write: an open transaction (a tool still
+    /// reading, or printing into a pipe nobody reads) holds up no other
+    /// writer; one that holds the lock is waited for [`LOCK_WAIT`], then
+    /// the write is refused, naming the file, with nothing written.
+    #[test]
+    fn the_lock_is_held_only_to_write_and_waited_for_within_bounds() {
+        let text = format!("{HEADER}\n{}\n", entry("aaaa0001", "null"));
+        let p = temp_file("lock", &text);
+        let tx = Transaction::open(&p).unwrap();
+        let other = File::open(&p).unwrap();
+        other
+            .try_lock()
+            .expect("not locked while the tool reads and prints");
+        let t0 = std::time::Instant::now();
+        let e = tx.write(b"{}").unwrap_err().to_string();
+        assert!(t0.elapsed() >= LOCK_WAIT, "{:?}", t0.elapsed());
+        assert!(
+            e.contains(&format!(
+                "{}: locked by another writer for 5s; nothing was written",
+                p.display()
+            )),
+            "{e}"
+        );
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), text);
+        other.unlock().unwrap();
+        Transaction::open(&p).unwrap().write(b"{}").unwrap();
         let _ = std::fs::remove_file(&p);
     }
 

@@ -45,19 +45,59 @@ pub fn read_at_most(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> 
     Ok(got)
 }
 
+/// Open `path` for reading without waiting for a writer: a FIFO is opened
+/// at once (`O_NONBLOCK`), where a plain open waits until something opens
+/// it for writing. The caller looks at what it opened (`metadata`) before
+/// reading; reads of a regular file are not changed by the flag.
+pub fn open_no_wait(path: &std::path::Path) -> io::Result<File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK);
+    }
+    o.open(path)
+}
+
 /// The text of file `path` (`-`: stdin), which must be UTF-8: a tool's
 /// text argument given as a file (`what`, e.g. "the replacement", names
-/// it in the error).
-pub fn read_text(path: &std::path::Path, what: &str) -> Result<String> {
+/// it in the errors). A regular file, a FIFO or a pipe (`<(...)`) is read,
+/// to at most `limit` bytes (the text goes into one line of a session);
+/// a directory or a device (`/dev/zero`, which never ends) is refused
+/// before anything is read.
+pub fn read_text(path: &std::path::Path, what: &str, limit: u64) -> Result<String> {
     let name = path.display().to_string();
     let bytes = if name == "-" {
-        let mut b = Vec::new();
-        io::stdin()
-            .read_to_end(&mut b)
-            .map_err(|e| Error::io("<stdin>", &e))?;
-        b
+        read_bounded(io::stdin().lock(), limit).map_err(|e| Error::io("<stdin>", &e))?
     } else {
-        std::fs::read(path).map_err(|e| Error::io(&name, &e))?
+        let io_err = |e: io::Error| Error::io(&name, &e);
+        let f = open_no_wait(path).map_err(io_err)?;
+        let kind = f.metadata().map_err(io_err)?.file_type();
+        #[cfg(unix)]
+        let fifo = std::os::unix::fs::FileTypeExt::is_fifo(&kind);
+        #[cfg(not(unix))]
+        let fifo = false;
+        let f = if kind.is_file() {
+            f
+        } else if fifo {
+            // Read waiting for its writer, as any reader of a FIFO does
+            // (opened again, a writer that came and went would be missed).
+            blocking(&f).map_err(io_err)?;
+            f
+        } else {
+            return Err(Error::request(
+                &name,
+                format!("not a regular file or a pipe: {what} is read from a file, a pipe or `-` (stdin)"),
+            ));
+        };
+        read_bounded(f, limit).map_err(io_err)?
+    };
+    let Some(bytes) = bytes else {
+        return Err(Error::request(
+            &name,
+            format!("longer than {limit} bytes, the longest line a session may hold: {what} must fit on one line"),
+        ));
     };
     String::from_utf8(bytes).map_err(|e| {
         Error::request(
@@ -68,6 +108,32 @@ pub fn read_text(path: &std::path::Path, what: &str) -> Result<String> {
             ),
         )
     })
+}
+
+/// Make reads of `f` wait for data again (clear `O_NONBLOCK`).
+#[cfg(unix)]
+fn blocking(f: &File) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = f.as_raw_fd();
+    // SAFETY: fcntl on a descriptor `f` owns, with no pointer arguments.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn blocking(_: &File) -> io::Result<()> {
+    Ok(())
+}
+
+/// All of `r`, None when it holds more than `limit` bytes (no more than
+/// one byte past the limit is read).
+fn read_bounded(r: impl Read, limit: u64) -> io::Result<Option<Vec<u8>>> {
+    let mut b = Vec::new();
+    r.take(limit.saturating_add(1)).read_to_end(&mut b)?;
+    Ok((b.len() as u64 <= limit).then_some(b))
 }
 
 /// The error for a file that has fewer bytes than when it was read.

@@ -212,6 +212,54 @@ pub fn now_iso() -> String {
     iso_string(now_ms() as i64)
 }
 
+/// The largest zone file read: a TZif file is a few kilobytes (the
+/// largest in the tz database is under 10 KiB).
+const MAX_ZONE_FILE: u64 = 1 << 20;
+
+/// The system's time zone as jiff finds it (`TZ`: a POSIX rule, a tz
+/// database name or a zone file; else `/etc/localtime`), UTC when it
+/// cannot. jiff reads a zone file whole, whatever it is: one that is not a
+/// regular file of at most [`MAX_ZONE_FILE`] bytes (`TZ=/dev/zero`, a FIFO,
+/// which would be read without end or waited on) is not read, and the zone
+/// is UTC, as for any zone that cannot be read.
+pub fn system_zone() -> jiff::tz::TimeZone {
+    let readable = |p: &std::path::Path| match std::fs::metadata(p) {
+        Ok(m) => m.is_file() && m.len() <= MAX_ZONE_FILE,
+        // jiff's own read fails as well, and says nothing either.
+        Err(_) => true,
+    };
+    match zone_file() {
+        Some(p) if !readable(&p) => jiff::tz::TimeZone::UTC,
+        _ => jiff::tz::TimeZone::try_system().unwrap_or(jiff::tz::TimeZone::UTC),
+    }
+}
+
+/// The file jiff's `TimeZone::try_system` would read whole, in its order:
+/// none for an empty `TZ` (UTC), a POSIX rule, or a name (or a path with
+/// `zoneinfo/` in it) found in the tz database; else `TZ` as a path, and
+/// without `TZ` `/etc/localtime`.
+fn zone_file() -> Option<std::path::PathBuf> {
+    use jiff::tz::TimeZone;
+    let Some(tz) = std::env::var_os("TZ") else {
+        return Some("/etc/localtime".into());
+    };
+    // Not UTF-8: jiff gives up before reading anything.
+    let tz = tz.to_str()?;
+    if tz.is_empty() {
+        return None;
+    }
+    let name = match tz.strip_prefix(':') {
+        Some(rest) => rest,
+        None if TimeZone::posix(tz).is_ok() => return None,
+        None => tz,
+    };
+    let known = match name.rfind("zoneinfo/") {
+        Some(i) => TimeZone::get(&name[i + "zoneinfo/".len()..]).is_ok(),
+        None => TimeZone::get(name).is_ok(),
+    };
+    (!known).then(|| name.into())
+}
+
 /// A duration in milliseconds: `90d`, `12h`, `30m` (or `30min`), `45s`,
 /// `2w`, a number with a unit (`1.5d` too). The one reader of durations
 /// for every tool's `--since`, `--until` and `--older-than`.

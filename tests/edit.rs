@@ -383,3 +383,77 @@ fn stdin_and_replace_file() {
     );
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// `--replace-file` reads a file or a pipe to at most the line limit: a
+/// device (`/dev/zero`, which never ends) or a directory is refused at
+/// once, a text longer than the limit is refused, both with the file left
+/// as it was; a FIFO is read as a pipe (`<(...)`).
+#[test]
+fn replace_file_is_read_within_bounds() {
+    let dir = TempDir::new("edit-replace-bounds");
+    let f = dir.write("s.jsonl", secret_session().as_bytes());
+    let name = f.to_str().unwrap();
+    let before = std::fs::read(&f).unwrap();
+    let long = dir.write("long.txt", &vec![b'a'; 100 << 10]);
+    let d = dir.path().to_str().unwrap();
+    for (file, stdin, says) in [
+        ("/dev/zero", None, "/dev/zero: not a regular file or a pipe"),
+        (d, None, "not a regular file or a pipe"),
+        (long.to_str().unwrap(), None, "longer than 65536 bytes"),
+        (
+            "-",
+            Some(vec![b'b'; 100 << 10]),
+            "-: longer than 65536 bytes",
+        ),
+    ] {
+        let mut cmd = command("pi-edit", &[name, "a0000002", "--replace-file", file]);
+        cmd.env("PI_SESSION_TOOLS_MAX_LINE", "64K")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let input = stdin.clone();
+        let mut child = cmd.spawn().unwrap();
+        let mut si = child.stdin.take().unwrap();
+        let feeder = std::thread::spawn(move || {
+            use std::io::Write;
+            if let Some(b) = input {
+                let _ = si.write_all(&b);
+            }
+        });
+        let start = std::time::Instant::now();
+        let o = loop {
+            if child.try_wait().unwrap().is_some() {
+                break child.wait_with_output().unwrap();
+            }
+            if start.elapsed() > std::time::Duration::from_secs(20) {
+                let _ = child.kill();
+                panic!("--replace-file {file}: still reading after 20 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
+        feeder.join().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{file}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{file}: {}", stderr(&o));
+        assert_eq!(std::fs::read(&f).unwrap(), before, "{file}");
+    }
+    // A FIFO, written by another thread: read as a pipe.
+    let fifo = dir.path().join("text.fifo");
+    let st = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let w = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(&fifo, "from a pipe").unwrap())
+    };
+    let o = run(
+        "pi-edit",
+        &[name, "a0000002", "--replace-file", fifo.to_str().unwrap()],
+        None,
+    );
+    w.join().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let after = std::fs::read_to_string(&f).unwrap();
+    assert!(after.lines().last().unwrap().contains("from a pipe"));
+}

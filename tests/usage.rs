@@ -810,3 +810,102 @@ fn several_sessions_and_durations() {
     let bad = usage_run(s.agent(), &["--all", &a]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// `pi-usage` run on the store `agent` with `env`, within 20 s (a hang is
+/// a failure, not a stuck test): the output and the peak memory (Linux).
+fn usage_within(agent: &Path, args: &[&str], env: &[(&str, &str)]) -> (Output, Option<u64>) {
+    let mut cmd = command("pi-usage", args);
+    cmd.env("PI_CODING_AGENT_DIR", agent)
+        .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let (ran, peak) = run_within_measured(
+        &mut cmd,
+        std::time::Duration::from_secs(20),
+        usize::MAX,
+        usize::MAX,
+    );
+    assert!(!ran.hung, "pi-usage {args:?} {env:?}: hangs");
+    (ran.output(), peak)
+}
+
+/// Make a FIFO at `path`.
+fn mkfifo(path: &Path) {
+    let st = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo");
+    assert!(st.success());
+}
+
+/// A header's `parentSession` naming a FIFO (or a device) is not opened:
+/// the fork's source is that path, as for a parent that is gone, and
+/// pi-usage does not wait for a writer that never comes.
+#[test]
+fn a_parent_session_that_is_no_file_is_not_read() {
+    let s = Store::new("usage-parent-fifo");
+    let fifo = s.agent().join("parent.jsonl");
+    mkfifo(&fifo);
+    for parent in [fifo.to_str().unwrap(), "/dev/zero"] {
+        s.file(
+            "--p--",
+            "fork.jsonl",
+            &[
+                header("fork1", MARCH, "/p", Some(parent)),
+                paid("a1", None, "2026-03-01T10:00:01.000Z", 1.5),
+            ],
+        );
+        let (o, _) = usage_within(s.agent(), &["session", "--json"], &[]);
+        assert!(o.status.success(), "{parent}: {}", stderr(&o));
+        let rows: Vec<Value> = serde_json::from_slice(&o.stdout).expect("JSON");
+        assert_eq!(total_cost(&rows), 1.5, "{parent}");
+    }
+}
+
+/// `TZ` naming a zone file that is no regular file (`/dev/zero`, a FIFO),
+/// or one far larger than any zone file, is not read (days are UTC's, as
+/// for a zone that cannot be read); a zone named in `TZ` still counts.
+#[test]
+fn a_zone_file_that_is_no_zone_file_is_not_read() {
+    let s = Store::new("usage-tz-file");
+    s.file(
+        "--p--",
+        "a.jsonl",
+        &[
+            header("s1", MARCH, "/p", None),
+            // 22:30 UTC on 31 March is 00:30 on 1 April in Berlin
+            paid("a1", None, "2026-03-31T22:30:00.000Z", 1.0),
+        ],
+    );
+    let fifo = s.agent().join("zone-fifo");
+    mkfifo(&fifo);
+    let big = s.agent().join("zone-big");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(512 << 20)
+        .unwrap();
+    let date = |tz: &str| {
+        let (o, peak) = usage_within(s.agent(), &["daily", "--json"], &[("TZ", tz)]);
+        assert!(o.status.success(), "TZ={tz}: {}", stderr(&o));
+        if let Some(peak) = peak {
+            assert!(peak < 64 << 20, "TZ={tz}: {peak} bytes of memory");
+        }
+        let rows: Vec<Value> = serde_json::from_slice(&o.stdout).expect("JSON");
+        rows[0]["date"].as_str().unwrap().to_string()
+    };
+    // (the large file first: without the bound it fails there, on memory,
+    // before /dev/zero is read without end)
+    for tz in [
+        big.display().to_string(),
+        format!(":{}", fifo.display()),
+        fifo.display().to_string(),
+        "/dev/zero".to_string(),
+    ] {
+        assert_eq!(date(&tz), "2026-03-31", "TZ={tz}");
+    }
+    assert_eq!(date("Europe/Berlin"), "2026-04-01");
+    assert_eq!(date(":Europe/Berlin"), "2026-04-01");
+    assert_eq!(date("CET-1CEST,M3.5.0,M10.5.0/3"), "2026-04-01");
+}

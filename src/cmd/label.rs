@@ -32,8 +32,6 @@ When the file does not end with a newline (pi may be writing its last line),
 waits up to 1 s for the line to end before starting a fresh one after it.
 --list text: tabs, line breaks, control characters and backslashes in ids,
 labels and summaries are written as \\t, \\n, \\xNN and \\\\ (--json: as they are).
---name prints the name with its control characters written the same way
-(a backslash as it is).
 
 ",
     crate::cli::help::help_ref!(),
@@ -167,8 +165,8 @@ impl NewEntry {
     }
 }
 
-/// Run `pi-label` on a session input. File input is locked while it is
-/// read and appended to; stdin input is echoed to stdout with the new line.
+/// Run `pi-label` on a session input. File input is locked only while it
+/// is appended to; stdin input is echoed to stdout with the new line.
 /// `log` receives the reading warnings.
 pub(crate) fn apply(
     input: Input,
@@ -199,9 +197,7 @@ pub(crate) fn apply(
         Action::List { json } => return list(&s, *json, out),
         Action::ShowName => {
             if let Some(n) = &s.index.name {
-                // Session text: its control characters (a line break too)
-                // shown, never written raw.
-                out.line(crate::visible::text(n).as_bytes())?;
+                out.line(n.as_bytes())?;
             }
             return out.done();
         }
@@ -352,7 +348,8 @@ mod fast {
             return Ok(None);
         };
         let name = path.display().to_string();
-        // Locked before reading, as the slow path does.
+        // Opened before reading, as the slow path does: what pi appends
+        // meanwhile is read again under the lock, at the write.
         let tx = Transaction::open(path)?;
         let file = File::open(path).map_err(|e| Error::io(&name, &e))?;
         let Some((header, warnings)) = session::read_header(&file, &name, opts)? else {
@@ -408,11 +405,11 @@ mod fast {
             Action::SetName(n) => NewEntry::Name(n.clone()),
             _ => return Ok(None),
         };
-        // What is printed goes first: a slow reader of it may hold the tool
-        // while pi appends, and the parent is the leaf after that.
+        // Said before the lock is taken: an output nobody reads holds up no
+        // other writer, and a slow reader of it does not leave the entry
+        // on the leaf read (the parent is the leaf under the lock).
         before(&new_id)?;
-        let line = entry.line(&new_id, tx.leaf_now(Some(parent))?.as_deref());
-        tx.write(&line)?;
+        tx.write_on(Some(parent), |leaf| entry.line(&new_id, leaf))?;
         Ok(Some(new_id))
     }
 

@@ -112,9 +112,14 @@ pub fn header_id(path: &Path) -> Option<String> {
 }
 
 /// The first line of a file, its `\n` included, read to at most 1 MiB
-/// (a header is far shorter); None when the file cannot be read.
+/// (a header is far shorter); None when the file cannot be read or is no
+/// regular file (a header's `parentSession` may name a FIFO, which a plain
+/// open would wait on, or a device).
 pub fn first_line(path: &Path) -> Option<Vec<u8>> {
-    let f = std::fs::File::open(path).ok()?;
+    let f = crate::io::open_no_wait(path).ok()?;
+    if !f.metadata().ok()?.is_file() {
+        return None;
+    }
     let mut line = Vec::new();
     BufReader::new(f)
         .take(1 << 20)

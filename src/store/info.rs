@@ -148,7 +148,18 @@ pub fn session_info_with(
         Some(m) => m,
         None => std::fs::metadata(path).map_err(|e| skip(None, crate::error::io_message(&e)))?,
     };
-    let mut f = std::fs::File::open(path).map_err(|e| skip(None, crate::error::io_message(&e)))?;
+    // A FIFO or a device is no session file, and reading it may wait for
+    // a writer or never end: looked at before opening, and what was opened
+    // (without waiting) looked at again.
+    let not_regular = |m: &Metadata| !m.is_file() && !m.is_dir();
+    if not_regular(&meta) {
+        return Err(skip(None, "not a regular file".into()));
+    }
+    let mut f =
+        crate::io::open_no_wait(path).map_err(|e| skip(None, crate::error::io_message(&e)))?;
+    if f.metadata().is_ok_and(|m| not_regular(&m)) {
+        return Err(skip(None, "not a regular file".into()));
+    }
     let mut st = State {
         checker: std::mem::take(checker),
         ..State::default()

@@ -177,7 +177,7 @@ fn read_text(f: &std::path::Path, session: &str) -> Result<String, Error> {
             "--replace-file - and SESSION - cannot both be stdin",
         ));
     }
-    crate::io::read_text(f, "the replacement")
+    crate::io::read_text(f, "the replacement", crate::session::max_line())
 }
 
 crate::cli::impl_tool! { Args, "pi-edit", quiet = input.quiet, adjust = session_required }
@@ -396,7 +396,7 @@ fn restore_content(s: &Session, target: usize) -> Result<Option<Vec<u8>>> {
     Ok(Some(content))
 }
 
-/// Run `pi-edit`. File input is locked while it is read and appended to;
+/// Run `pi-edit`. File input is locked only while it is appended to;
 /// stdin input is echoed to stdout with the new lines. `log` receives the
 /// reading warnings and the tool's own.
 pub(crate) fn apply(

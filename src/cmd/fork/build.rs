@@ -445,42 +445,50 @@ pub(crate) fn move_in_place(
     let parent = target_id
         .as_deref()
         .map_or_else(|| b"null".to_vec(), json_str);
-    let mut w = ObjectWriter::new();
-    match summary {
-        Some(text) => {
-            w.str("type", "branch_summary")
-                .str("id", &new_id)
-                .raw("parentId", Some(&parent))
-                .str("timestamp", &now_iso())
-                .str("fromId", old_leaf.as_deref().unwrap_or("root"))
-                .str("summary", text);
+    // The entry, made with the leaf it moves from (`fromId`).
+    let line = |old_leaf: Option<&str>| {
+        let mut w = ObjectWriter::new();
+        match summary {
+            Some(text) => {
+                w.str("type", "branch_summary")
+                    .str("id", &new_id)
+                    .raw("parentId", Some(&parent))
+                    .str("timestamp", &now_iso())
+                    .str("fromId", old_leaf.unwrap_or("root"))
+                    .str("summary", text);
+            }
+            None => {
+                let mut data = ObjectWriter::new();
+                data.raw(
+                    "from",
+                    Some(&old_leaf.map_or_else(|| b"null".to_vec(), json_str)),
+                );
+                w.str("type", "custom")
+                    .str("customType", MOVE_CUSTOM_TYPE)
+                    .raw("data", Some(&data.finish()))
+                    .str("id", &new_id)
+                    .raw("parentId", Some(&parent))
+                    .str("timestamp", &now_iso());
+            }
         }
-        None => {
-            let mut data = ObjectWriter::new();
-            data.raw(
-                "from",
-                Some(
-                    &old_leaf
-                        .as_deref()
-                        .map_or_else(|| b"null".to_vec(), json_str),
-                ),
-            );
-            w.str("type", "custom")
-                .str("customType", MOVE_CUSTOM_TYPE)
-                .raw("data", Some(&data.finish()))
-                .str("id", &new_id)
-                .raw("parentId", Some(&parent))
-                .str("timestamp", &now_iso());
-        }
-    }
+        w.finish()
+    };
     let moved = Moved {
-        id: Some(new_id),
+        id: Some(new_id.clone()),
         old_leaf,
         target: target_id,
     };
-    // Told first (what the tool prints): a failure there leaves the file as it was.
+    // Told first (what the tool prints, without the lock: an output nobody
+    // reads holds up no other writer): a failure there leaves the file as
+    // it was. Under the lock, the leaf it moves from is looked at again.
     before(&moved)?;
-    tx.write(&w.finish())?;
+    let told = moved.old_leaf.clone();
+    tx.write_with(|appended| {
+        Ok(match appended {
+            None => line(told.as_deref()),
+            Some(id) => line(id.as_ref().map(Id::to_string).as_deref()),
+        })
+    })?;
     Ok(moved)
 }
 

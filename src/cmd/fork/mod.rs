@@ -247,7 +247,11 @@ fn in_place(args: &Args, input: Input, opts: ReadOptions, ctx: &mut Ctx) -> Resu
     };
     let summary = match (&args.summary, &args.summary_file) {
         (Some(t), _) => Some(t.clone()),
-        (None, Some(f)) => Some(crate::io::read_text(f, "the summary")?),
+        (None, Some(f)) => Some(crate::io::read_text(
+            f,
+            "the summary",
+            crate::session::max_line(),
+        )?),
         (None, None) => None,
     };
     if summary.as_deref() == Some("") {

@@ -55,7 +55,7 @@ pub(crate) fn time_zone(name: Option<&str>) -> Result<jiff::tz::TimeZone> {
                 "--timezone {n}: not a time zone in the tz database ({e})"
             ))
         }),
-        None => Ok(jiff::tz::TimeZone::try_system().unwrap_or(jiff::tz::TimeZone::UTC)),
+        None => Ok(crate::time::system_zone()),
     }
 }
 
