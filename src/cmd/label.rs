@@ -32,6 +32,8 @@ When the file does not end with a newline (pi may be writing its last line),
 waits up to 1 s for the line to end before starting a fresh one after it.
 --list text: tabs, line breaks, control characters and backslashes in ids,
 labels and summaries are written as \\t, \\n, \\xNN and \\\\ (--json: as they are).
+--name prints the name with its control characters written the same way
+(a backslash as it is).
 
 ",
     crate::cli::help::help_ref!(),
@@ -197,7 +199,9 @@ pub(crate) fn apply(
         Action::List { json } => return list(&s, *json, out),
         Action::ShowName => {
             if let Some(n) = &s.index.name {
-                out.line(n.as_bytes())?;
+                // Session text: its control characters (a line break too)
+                // shown, never written raw.
+                out.line(crate::visible::text(n).as_bytes())?;
             }
             return out.done();
         }
