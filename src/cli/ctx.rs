@@ -79,15 +79,8 @@ impl Log {
     /// escaped (session text is hostile: an escape sequence must not reach
     /// a terminal raw).
     pub fn text(&self, text: &str) {
-        let mut line = String::with_capacity(text.len() + 1);
-        for c in text.chars() {
-            if c.is_control() && c != '\n' && c != '\t' {
-                let mut b = [0u8; 4];
-                line.push_str(&one_line(c.encode_utf8(&mut b)));
-            } else {
-                line.push(c);
-            }
-        }
+        let lines: Vec<_> = text.split('\n').map(crate::visible::line).collect();
+        let mut line = lines.join("\n");
         line.push('\n');
         let _ = io::stderr().lock().write_all(line.as_bytes());
     }
