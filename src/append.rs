@@ -124,14 +124,12 @@ impl Appender {
         // (short writes happen only when the disk is full or a limit is reached).
         let n = match (&self.file).write(&buf) {
             Ok(n) => n,
-            Err(e) => {
-                // Nothing should have been written; make sure of it.
-                self.take_back(before, None);
-                return Err(io(e));
-            }
+            // A failed write wrote nothing: whatever the file gained since
+            // is another writer's (pi takes no lock), and stays.
+            Err(e) => return Err(io(e)),
         };
         if n != buf.len() {
-            let what = if self.take_back(before, Some(n as u64)) {
+            let what = if self.take_back(before, n as u64) {
                 "the partial line was taken back; the file is as it was"
             } else {
                 "the partial line could not be taken back: remove it by hand"
@@ -171,16 +169,15 @@ impl Appender {
     }
 
     /// Cut the file back to `before` bytes if it holds exactly what this
-    /// write added (`written`, or anything when unknown) and nobody else's.
-    fn take_back(&self, before: u64, written: Option<u64>) -> bool {
+    /// write added (`written` bytes) and nobody else's.
+    fn take_back(&self, before: u64, written: u64) -> bool {
         let Ok(m) = self.file.metadata() else {
             return false;
         };
-        let grown = m.len().saturating_sub(before);
-        if m.len() < before || written.is_some_and(|w| w != grown) {
+        if m.len() != before.saturating_add(written) {
             return false;
         }
-        grown == 0 || (self.file.set_len(before).is_ok() && self.file.sync_all().is_ok())
+        written == 0 || (self.file.set_len(before).is_ok() && self.file.sync_all().is_ok())
     }
 }
 
