@@ -242,7 +242,10 @@ fn header_cwd(file: &Path) -> Option<String> {
     let line = crate::store::first_line(file)?;
     let end = line.strip_suffix(b"\n").map_or(line.len(), <[u8]>::len);
     let obj = crate::json::Object::at(&line, 0..end).ok()?;
-    obj.str("cwd").map(|c| c.into_owned())
+    // pi writes its absolute cwd; anything else names no directory of its.
+    obj.str("cwd")
+        .filter(|c| c.starts_with('/'))
+        .map(|c| c.into_owned())
 }
 
 /// The identities of the directory that holds `file`: by the path given,

@@ -222,13 +222,14 @@ fn the_session_directory_is_the_one_pi_computes_from_its_environment() {
     }
     let p = Project::new();
     let home = s(&p.home).to_string();
-    // Each: pi's environment, and where its sessions are.
     let agent = p.home.join("agent2");
     let custom = p.dir.path().join("custom dir");
     let from_settings = p.dir.path().join("from-settings");
     let from_project = p.dir.path().join("from-project");
     let url = format!("file://{}", s(&custom).replace(' ', "%20"));
-    let cases: Vec<(Vec<(&str, &str)>, PathBuf, Option<(PathBuf, String)>)> = vec![
+    // pi's environment, where its sessions are, a settings file to write.
+    type Case<'a> = (Vec<(&'a str, &'a str)>, PathBuf, Option<(PathBuf, String)>);
+    let cases: Vec<Case> = vec![
         (
             vec![("HOME", &home), ("PI_CODING_AGENT_DIR", "~/agent2")],
             p.store(&agent),

@@ -48,7 +48,7 @@ is appended). --restore with no edit in force writes nothing (exit 0).
 A running pi keeps its leaf in memory and appends its next turn under it,
 which puts an edit appended meanwhile on a side branch where it stops
 applying: every writing mode refuses (exit 1, nothing written) a session a
-running pi may be continuing (Linux: a pi whose session directory holds
+running pi may be continuing (seen on Linux only: a pi whose session dir holds
 SESSION, or whose working directory is SESSION's cwd); quit pi first, or pass
 --force. --list and --dry-run are never refused.
 --redact matches what the model sees now (after earlier edits): string

@@ -51,9 +51,9 @@ If printing fails (a full disk, > /dev/full), the new files are removed again
 and --in-place appends nothing (the id is printed before the entry is written).
 A running pi keeps its leaf in memory and appends its next turn under it,
 which undoes an --in-place move: --in-place refuses (exit 1, nothing written)
-a session a running pi may be continuing (Linux: a pi whose session directory
-holds SESSION, or whose working directory is SESSION's cwd); quit pi first,
-or pass --force. New files are safe with a running pi.
+a session a running pi may be continuing (seen on Linux only: a pi whose
+session dir holds SESSION, or whose working directory is SESSION's cwd); quit
+pi first, or pass --force. New files are safe with a running pi.
 
 ",
     crate::cli::help::help_ref!(),
