@@ -390,23 +390,35 @@ fn writes_chain_to_the_last_entry_at_the_moment_of_writing() {
     let f = dir.path().join("s.jsonl");
     session_at(&f, "/elsewhere");
     let f = s(&f).to_string();
-    let writes: [&[&str]; 6] = [
+    // pi-label reads only the end of a file of 8 MiB or more: that way too.
+    let big = dir.path().join("big.jsonl");
+    session_at(&big, "/elsewhere");
+    append_line(
+        &big,
+        &user("aaaa0003", Some("aaaa0002"), &"x".repeat(9 << 20)),
+    );
+    let big = s(&big).to_string();
+    let summary = [
+        "pi-fork",
+        &f,
+        "--in-place",
+        "--at",
+        "aaaa0001",
+        "--summary",
+        "s",
+    ];
+    let writes: [&[&str]; 8] = [
         &["pi-edit", &f, "--redact", "sk-[a-z]+"],
         &["pi-edit", &f, "aaaa0002", "--omit"],
         &["pi-label", &f, "aaaa0001", "start"],
         &["pi-label", &f, "--name", "chained"],
         &["pi-fork", &f, "--in-place", "--at", "aaaa0001"],
-        &[
-            "pi-fork",
-            &f,
-            "--in-place",
-            "--at",
-            "aaaa0001",
-            "--summary",
-            "s",
-        ],
+        &summary,
+        &["pi-label", &big, "aaaa0001", "start"],
+        &["pi-label", &big, "--name", "chained"],
     ];
     for (i, w) in writes.iter().enumerate() {
+        let f = w[1];
         let mut child = command(w[0], &w[1..])
             .env("PI_SESSION_TOOLS_TEST_PAUSE", &fifo)
             .stdin(Stdio::null())
