@@ -279,9 +279,22 @@ impl Transaction {
         mut self,
         build: impl FnOnce(Option<Option<crate::entry::Id>>) -> Result<Vec<u8>>,
     ) -> Result<()> {
+        test_pause();
         self.appender.lock_within(LOCK_WAIT)?;
         let lines = build(self.appended_leaf()?)?;
         self.appender.append_line(&lines)
+    }
+}
+
+/// Tests only (the `fuzzing` feature the tests build with): with
+/// `PI_SESSION_TOOLS_TEST_PAUSE` naming a FIFO, a writer that has read and
+/// printed opens it and reads it to its end before taking the lock, so a
+/// test can append as pi does at exactly that moment (`tests/live.rs`),
+/// without timing.
+fn test_pause() {
+    #[cfg(feature = "fuzzing")]
+    if let Some(fifo) = std::env::var_os("PI_SESSION_TOOLS_TEST_PAUSE") {
+        let _ = std::fs::read(fifo);
     }
 }
 

@@ -27,6 +27,7 @@ mod crash;
 mod fuzz_regressions;
 mod hostile;
 mod io;
+mod live;
 mod man;
 mod properties;
 mod readme;

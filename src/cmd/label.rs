@@ -28,6 +28,8 @@ Examples:
 The new entry's parent is the last entry of the file (pi's leaf), so pi
 continues where it was. Prints the new entry's id, before the entry is
 appended: if printing fails (a full disk, > /dev/full), nothing is appended.
+Labels and names are safe while pi runs on the session (pi reads them from
+every entry, on or off its branch), so pi-label never refuses a live session.
 When the file does not end with a newline (pi may be writing its last line),
 waits up to 1 s for the line to end before starting a fresh one after it.
 --list text: tabs, line breaks, control characters and backslashes in ids,

@@ -99,6 +99,48 @@ fn file_url_path(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// pi's `normalizePath(p)` (`expandTildePath`) with `home` as the home
+/// directory: `~` and `~/x` expanded, a `file://` URL made a path, any
+/// other text as it is (a relative path stays relative). For another
+/// process's environment and settings (a running pi's, `live.rs`).
+pub fn normalize_with_home(p: &str, home: &Path) -> PathBuf {
+    if p == "~" {
+        return home.to_path_buf();
+    }
+    if let Some(rest) = p.strip_prefix("~/") {
+        return home.join(rest);
+    }
+    match file_url_path(p) {
+        Some(path) if p.starts_with("file://") => PathBuf::from(path),
+        _ => PathBuf::from(p),
+    }
+}
+
+/// The session directory pi uses for a project, from the values pi reads:
+/// its `$PI_CODING_AGENT_SESSION_DIR` (`env_dir`), else the `sessionDir` of
+/// its settings, else `<agentDir>/sessions/--<cwd>--` (pi's
+/// `getDefaultSessionDirPath`); each normalized as pi does with `home`,
+/// and a relative one taken from `cwd` (pi joins file names to it, and
+/// Node resolves them from its working directory).
+pub fn pi_session_dir(
+    env_dir: Option<&str>,
+    settings_dir: Option<&str>,
+    agent_dir: &Path,
+    cwd: &Path,
+    home: &Path,
+) -> PathBuf {
+    let chosen = env_dir
+        .filter(|d| !d.is_empty())
+        .or(settings_dir.filter(|d| !d.is_empty()));
+    let dir = match chosen {
+        Some(d) => normalize_with_home(d, home),
+        None => agent_dir
+            .join("sessions")
+            .join(encode_cwd(&cwd.to_string_lossy())),
+    };
+    PathBuf::from(node_normalize(&cwd.join(dir).to_string_lossy()))
+}
+
 /// The root of all projects' session directories: `<agentDir>/sessions`.
 pub fn sessions_root() -> PathBuf {
     agent_dir().join("sessions")

@@ -39,8 +39,8 @@ mod select;
 
 pub use cache::{put_bytes, put_opt, put_u64, CacheWriter, Cached, Entries, Key, Reader};
 pub use dirs::{
-    agent_dir, encode_cwd, env_session_dir, expand_tilde, node_join, project_session_dir,
-    resolve_path, resolve_path_str, store_root,
+    agent_dir, encode_cwd, env_session_dir, expand_tilde, node_join, normalize_with_home,
+    pi_session_dir, project_session_dir, resolve_path, resolve_path_str, store_root,
 };
 pub use find::{
     all_candidates, dir_candidates, first_line, looks_like_path, resolve_session,

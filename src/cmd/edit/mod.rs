@@ -45,6 +45,12 @@ entries and user, assistant and toolResult messages can be edited), a
 replacement that is neither a string nor an array.
 Prints the new entry's id before appending it (an output that fails: nothing
 is appended). --restore with no edit in force writes nothing (exit 0).
+A running pi keeps its leaf in memory and appends its next turn under it,
+which puts an edit appended meanwhile on a side branch where it stops
+applying: every writing mode refuses (exit 1, nothing written) a session a
+running pi may be continuing (seen on Linux only: a pi whose session dir holds
+SESSION, or whose working directory is SESSION's cwd); quit pi first, or pass
+--force. --list and --dry-run are never refused.
 --redact matches what the model sees now (after earlier edits): string
 content, text and thinking blocks, and the strings and numbers in tool-call
 arguments; exit 1 when nothing matched (like grep). A thinking block it
@@ -123,6 +129,11 @@ pub struct Args {
     /// With --redact: print what would be edited, write nothing.
     #[arg(long, requires = "redact")]
     pub dry_run: bool,
+
+    /// Write even when a running pi may be continuing the session (it would
+    /// append its next turn past the edit, which then stops applying).
+    #[arg(long)]
+    pub force: bool,
 }
 
 impl Args {
@@ -188,6 +199,9 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         return Err(Error::usage("an empty SESSION names no session"));
     }
     let (action, input) = (args.action()?, args.input.input()?);
+    if let (Input::File(p), false) = (&input, args.force || !action.writes()) {
+        crate::live::refuse_if_live(p, LIVE_CONSEQUENCE, &mut |d| ctx.log.warn(&d))?;
+    }
     apply(
         input,
         args.input.read_options(),
@@ -197,6 +211,9 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     )?;
     Ok(Exit::Ok)
 }
+
+/// What a running pi does to an edit appended meanwhile.
+const LIVE_CONSEQUENCE: &str = "pi appends its next turn under the leaf it holds in memory, which puts this edit on a side branch where it stops applying";
 
 /// pi's reason for a replacement it refuses.
 pub(crate) const BAD_REPLACEMENT: &str =
@@ -406,12 +423,7 @@ pub(crate) fn apply(
     log: Log,
     out: &mut impl Write,
 ) -> Result<()> {
-    let writes = match action {
-        Action::List { .. } => false,
-        Action::Redact { dry_run, .. } => !dry_run,
-        _ => true,
-    };
-    let tx = match (&input, writes) {
+    let tx = match (&input, action.writes()) {
         (Input::File(p), true) => Some(Transaction::open(p)?),
         _ => None,
     };
@@ -476,6 +488,17 @@ fn plan(s: &Session, action: &Action, log: Log) -> Result<Option<Vec<Planned>>> 
             }
         }
         Action::Redact { pattern, with, .. } => Ok(Some(redact_plan(s, pattern, with, log)?)),
+    }
+}
+
+impl Action {
+    /// Whether the action appends to the session (not --list, not --dry-run).
+    fn writes(&self) -> bool {
+        match self {
+            Action::List { .. } => false,
+            Action::Redact { dry_run, .. } => !dry_run,
+            _ => true,
+        }
     }
 }
 

@@ -49,6 +49,11 @@ pi's own name <time>_<uuid>.jsonl, and are never overwritten. Prints the new
 path (with --in-place: the new entry's id); --json prints an object instead.
 If printing fails (a full disk, > /dev/full), the new files are removed again
 and --in-place appends nothing (the id is printed before the entry is written).
+A running pi keeps its leaf in memory and appends its next turn under it,
+which undoes an --in-place move: --in-place refuses (exit 1, nothing written)
+a session a running pi may be continuing (seen on Linux only: a pi whose
+session dir holds SESSION, or whose working directory is SESSION's cwd); quit
+pi first, or pass --force. New files are safe with a running pi.
 
 ",
     crate::cli::help::help_ref!(),
@@ -102,6 +107,11 @@ pub struct Args {
     /// continues from the chosen entry (see above).
     #[arg(long, short = 'i')]
     pub in_place: bool,
+
+    /// With --in-place: write even when a running pi may be continuing the
+    /// session (its next turn would undo the move).
+    #[arg(long, requires = "in_place")]
+    pub force: bool,
 
     /// With --in-place: leave a branch summary with this text.
     #[arg(
@@ -245,6 +255,13 @@ fn in_place(args: &Args, input: Input, opts: ReadOptions, ctx: &mut Ctx) -> Resu
     let Input::File(path) = input else {
         return Err(Error::usage("--in-place needs a session file, not stdin"));
     };
+    if !args.force {
+        crate::live::refuse_if_live(
+            &path,
+            "pi appends its next turn under the leaf it holds in memory, which undoes the move",
+            &mut |d| log.warn(&d),
+        )?;
+    }
     let summary = match (&args.summary, &args.summary_file) {
         (Some(t), _) => Some(t.clone()),
         (None, Some(f)) => Some(crate::io::read_text(
