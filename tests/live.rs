@@ -3,7 +3,7 @@
 //! session, labels and names are not; and every writer chains its entry to
 //! the last entry at the moment of writing, not the one it read.
 //!
-//! Stand-ins for pi: a copy of `sh` named `pi` (or `node`, given pi's
+//! Stand-ins for pi: `sh` under the name `pi` (or `node`, given pi's
 //! cli.js), started with a chosen working directory and environment,
 //! waiting on its stdin. Linux only (the detection reads `/proc`). The real
 //! pi runs when `PI_CLI` (pi's dist/cli.js) and `PI_NODE` (node) are set.
@@ -18,7 +18,7 @@ struct StandIn {
 }
 
 impl StandIn {
-    /// A copy of `sh` named `name` running `read x` (so it waits on its
+    /// `sh` under the name `name` running `read x` (so it waits on its
     /// stdin, kept open) in `cwd` with only `env`; `args` follow on its
     /// command line. Its process name is `name` once spawn returns (the
     /// exec has happened by then).
@@ -26,7 +26,10 @@ impl StandIn {
         use std::os::unix::process::CommandExt;
         let bin = TempDir::new("live-bin");
         let exe = bin.path().join(name);
-        std::fs::copy("/bin/sh", &exe).expect("copy /bin/sh");
+        // A link, not a copy: the process name is the name exec is given,
+        // and a copy's write descriptor, inherited by a process another test
+        // forks meanwhile, would make exec fail (ETXTBSY).
+        std::os::unix::fs::symlink("/bin/sh", &exe).expect("link /bin/sh");
         let child = Command::new(&exe)
             // A multi-call binary (busybox) goes by argv[0]; the process
             // name goes by the file's name.
