@@ -363,6 +363,15 @@ pub fn fresh_id(index: &Index, also_taken: &[String]) -> String {
     })
 }
 
+/// A new entry id for a session: not an id of `index`, nor one of
+/// `taken`, to which it is added (a batch of new entries draws each from
+/// the one set).
+pub fn fresh_id_in(index: &Index, taken: &mut std::collections::HashSet<String>) -> String {
+    let id = random_id(|id| index.get(&crate::entry::Id::new(id)).is_some() || taken.contains(id));
+    taken.insert(id.clone());
+    id
+}
+
 /// A `label` entry as pi writes it (`appendLabelChange`, or the label
 /// entries of `createBranchedSession`): `parent` and `target` are the ids'
 /// JSON text (see [`crate::entry::Id::to_json`]; a parent None is
@@ -474,6 +483,8 @@ pub fn write_new_lines(
     check_new_lines(&s.name, &lines)?;
     match tx {
         Some(tx) => {
+            // Built again under the lock, on the leaf at that moment.
+            drop(lines);
             out.announce(said)?;
             tx.write_on(read, build)
         }
