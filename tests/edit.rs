@@ -260,7 +260,7 @@ fn redact_exits_3_when_pi_still_sends_a_match() {
         ),
         user("c0000002", Some("c0000001"), &format!("old {k}")),
         format!(
-            r#"{{"type":"compaction","id":"c0000003","parentId":"c0000002","timestamp":"2026-07-20T09:00:03.000Z","summary":"the user gave {k}","firstKeptEntryId":"c0000002","tokensBefore":5,"systemMessage":{{"role":"system","content":"key {k}","timestamp":2}}}}"#
+            r#"{{"type":"compaction","id":"c0000003","parentId":"c0000002","timestamp":"2026-07-20T09:00:03.000Z","summary":"the user gave {k}","firstKeptEntryId":"c0000002","tokensBefore":5,"systemMessage":{{"role":"system","content":"key {k}","sections":{{"a":"{k}","b":"{k} {k}"}},"timestamp":2}}}}"#
         ),
         user("c0000004", Some("c0000003"), &format!("now {k}")),
     ];
@@ -275,7 +275,7 @@ fn redact_exits_3_when_pi_still_sends_a_match() {
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert_eq!(stdout(&o).lines().count(), 2, "the edits are written");
     for want in [
-        "s.jsonl:4: entry c0000003 still sends 1 match in systemMessage.content, which pi-edit cannot change: a compaction cannot be edited",
+        "s.jsonl:4: entry c0000003 still sends 4 matches in systemMessage.content and 2 more fields, which pi-edit cannot change: a compaction cannot be edited",
         "s.jsonl:4: entry c0000003 still sends 1 match in summary, which pi-edit cannot change: a compaction cannot be edited",
     ] {
         assert!(err.contains(want), "{want}\n{err}");

@@ -123,8 +123,13 @@ fn still_sent(s: &Session, i: usize, found: &Found, field: &str, why: &str, log:
         Some(id) => format!("entry {id}"),
         None => "an entry without an id".to_string(),
     };
+    let more = match found.fields {
+        1 => String::new(),
+        2 => " and 1 more field".to_string(),
+        n => format!(" and {} more fields", n - 1),
+    };
     log.loud().warn(&Diagnostic::plain(format!(
-        "{}: {who} still sends {} in {field}, which pi-edit cannot change: {why}",
+        "{}: {who} still sends {} in {field}{more}, which pi-edit cannot change: {why}",
         place(s, i),
         matches_word(found.count)
     )));
@@ -197,11 +202,12 @@ fn other_branches(s: &Session, leaf: usize, re: &regex::Regex, log: Log) -> Resu
     Ok(())
 }
 
-/// Matches in what pi sends of a message: how many, and the first field
-/// that holds one (`content[1].text`, `sections.tools`).
+/// Matches in what pi sends of a message: how many, the first field that
+/// holds one (`content[1].text`, `sections.tools`), and in how many fields.
 struct Found {
     count: usize,
     field: String,
+    fields: usize,
 }
 
 /// The matches of `re` in what pi sends of the context message `msg`
@@ -238,8 +244,10 @@ fn sent_matches(msg: &[u8], re: &regex::Regex) -> Option<Found> {
                 let f = found.get_or_insert_with(|| Found {
                     count: 0,
                     field: at.to_string(),
+                    fields: 0,
                 });
                 f.count += n;
+                f.fields += 1;
             }
         });
     }
