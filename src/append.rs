@@ -282,6 +282,7 @@ impl Transaction {
         test_pause();
         self.appender.lock_within(LOCK_WAIT)?;
         let lines = build(self.appended_leaf()?)?;
+        check_new_lines(&self.appender.name, &lines)?;
         self.appender.append_line(&lines)
     }
 }
@@ -312,6 +313,29 @@ impl Drop for Appender {
     fn drop(&mut self) {
         let _ = self.file.unlock();
     }
+}
+
+/// Refuse new lines (`lines`, joined by newlines) of which one is longer
+/// than the readers' limit ([`crate::session::max_line`]): once written,
+/// every tool would refuse the session, even the `pi-edit --restore` that
+/// would undo it. Every writer's lines pass here before they are written.
+pub fn check_new_lines(name: &str, lines: &[u8]) -> Result<()> {
+    let limit = crate::session::max_line();
+    let longest = lines
+        .split(|&b| b == b'\n')
+        .map(<[u8]>::len)
+        .max()
+        .unwrap_or(0);
+    if longest as u64 > limit {
+        return Err(Error::request(
+            name,
+            format!(
+                "the new line would be {longest} bytes, over the readers' limit of {limit} (the longest line every tool reads; {} sets it); nothing was written",
+                crate::session::MAX_LINE_ENV
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The bytes to append so that `line` starts on a fresh line and ends with one.
@@ -350,6 +374,15 @@ pub fn fresh_id(index: &Index, also_taken: &[String]) -> String {
     random_id(|id| {
         index.get(&crate::entry::Id::new(id)).is_some() || also_taken.iter().any(|t| t == id)
     })
+}
+
+/// A new entry id for a session: not an id of `index`, nor one of
+/// `taken`, to which it is added (a batch of new entries draws each from
+/// the one set).
+pub fn fresh_id_in(index: &Index, taken: &mut std::collections::HashSet<String>) -> String {
+    let id = random_id(|id| index.get(&crate::entry::Id::new(id)).is_some() || taken.contains(id));
+    taken.insert(id.clone());
+    id
 }
 
 /// A `label` entry as pi writes it (`appendLabelChange`, or the label
@@ -452,13 +485,19 @@ pub fn write_new_lines(
     tx: Option<Transaction>,
     s: &crate::session::Session,
     said: &[u8],
-    build: impl FnOnce(Option<&[u8]>) -> Vec<u8>,
+    build: impl Fn(Option<&[u8]>) -> Vec<u8>,
     out: &mut impl std::io::Write,
 ) -> Result<()> {
     use crate::io::Out;
     let read = leaf_parent(s);
+    // Checked before anything is printed too (the transaction checks the
+    // lines it writes): a refused write prints no id.
+    let lines = build(read.as_deref());
+    check_new_lines(&s.name, &lines)?;
     match tx {
         Some(tx) => {
+            // Built again under the lock, on the leaf at that moment.
+            drop(lines);
             out.announce(said)?;
             tx.write_on(read, build)
         }
@@ -468,7 +507,7 @@ pub fn write_new_lines(
             if !all.is_empty() && !all.ends_with(b"\n") {
                 out.bytes(b"\n")?;
             }
-            out.line(&build(read.as_deref()))?;
+            out.line(&lines)?;
             out.done()
         }
     }

@@ -221,20 +221,198 @@ fn redact_says_what_it_cannot_change() {
     ];
     let dir = TempDir::new("redact-warn");
     let f = dir.write("s.jsonl", session(&lines).as_bytes());
-    let o = run_untouched(
+    // Still sent where no edit reaches: exit 3 (not 1, "no match"), even
+    // with -q, naming the entry and the field.
+    for quiet in [false, true] {
+        let mut args = vec![f.to_str().unwrap(), "--redact", "sk-[A-Z]+"];
+        if quiet {
+            args.push("-q");
+        }
+        let o = run_untouched("pi-edit", &args, &f);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(3), "{err}");
+        assert!(o.stdout.is_empty());
+        assert!(
+            err.contains("s.jsonl:2: entry b0000001 still sends 1 match in message.command, which pi-edit cannot change: a message (bashExecution) cannot be edited"),
+            "{err}"
+        );
+        assert!(
+            err.contains("s.jsonl:3: entry b0000002 still sends 1 match in message.details.out, which pi-edit cannot change: a context edit changes only the content"),
+            "{err}"
+        );
+        assert!(err.contains("every match pi sends is where no context edit can change it (above); nothing written"), "{err}");
+    }
+}
+
+/// A compaction's summary and system prompt, and a system message's
+/// sections, are sent and cannot be edited: the editable matches are
+/// redacted, and the exit status (3) says that the secret is still sent.
+#[test]
+fn redact_exits_3_when_pi_still_sends_a_match() {
+    let k = KEY;
+    let lines = [
+        message(
+            "c0000001",
+            None,
+            &format!(
+                r#"{{"role":"system","content":"be brief","sections":{{"<keys>":"use {k}"}},"timestamp":1}}"#
+            ),
+        ),
+        user("c0000002", Some("c0000001"), &format!("old {k}")),
+        format!(
+            r#"{{"type":"compaction","id":"c0000003","parentId":"c0000002","timestamp":"2026-07-20T09:00:03.000Z","summary":"the user gave {k}","firstKeptEntryId":"c0000002","tokensBefore":5,"systemMessage":{{"role":"system","content":"key {k}","sections":{{"a":"{k}","b":"{k} {k}"}},"timestamp":2}}}}"#
+        ),
+        user("c0000004", Some("c0000003"), &format!("now {k}")),
+    ];
+    let dir = TempDir::new("redact-still");
+    let f = dir.write("s.jsonl", session(&lines).as_bytes());
+    let name = f.to_str().unwrap();
+    let dry = run_untouched("pi-edit", &[name, "--redact", "sk-[A-Z]+", "--dry-run"], &f);
+    assert_eq!(dry.status.code(), Some(3), "{}", stderr(&dry));
+    assert_eq!(stdout(&dry), "c0000002\t1\t-\nc0000004\t1\t-\n");
+    let o = run("pi-edit", &[name, "--redact", "sk-[A-Z]+", "-q"], None);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(stdout(&o).lines().count(), 2, "the edits are written");
+    for want in [
+        "s.jsonl:4: entry c0000003 still sends 4 matches in systemMessage.content and 2 more fields, which pi-edit cannot change: a compaction cannot be edited",
+        "s.jsonl:4: entry c0000003 still sends 1 match in summary, which pi-edit cannot change: a compaction cannot be edited",
+    ] {
+        assert!(err.contains(want), "{want}\n{err}");
+    }
+    // The system message before the compaction is not sent any more.
+    assert!(!err.contains("c0000001"), "{err}");
+    // Without the compaction, the system message's sections are sent.
+    let plain = dir.write(
+        "plain.jsonl",
+        session(&[lines[0].clone(), lines[1].clone()]).as_bytes(),
+    );
+    let o = run(
+        "pi-edit",
+        &[plain.to_str().unwrap(), "--redact", "sk-[A-Z]+"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(r#"plain.jsonl:2: entry c0000001 still sends 1 match in message.sections["<keys>"], which pi-edit cannot change: a message (system) cannot be edited"#),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// The role and the timestamp are not text the model is sent: a pattern
+/// that matches only them matches nothing (exit 1, as before).
+#[test]
+fn redact_does_not_count_the_role_or_the_timestamp() {
+    let dir = TempDir::new("redact-role");
+    let f = dir.write(
+        "s.jsonl",
+        session(&[user("d0000001", None, "hello")]).as_bytes(),
+    );
+    for pattern in ["^user$", "^1$"] {
+        let o = run_untouched("pi-edit", &[f.to_str().unwrap(), "--redact", pattern], &f);
+        assert_eq!(o.status.code(), Some(1), "{pattern}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("no match in what the model sees"),
+            "{pattern}: {}",
+            stderr(&o)
+        );
+        // Nothing else: no warning of a match outside the text either.
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    }
+}
+
+/// Matches on other branches are said (pi sends them again if the session
+/// goes on from there; pi takes no edit of them): the count, and the first
+/// five entries by FILE:LINE.
+#[test]
+fn redact_names_matches_on_other_branches() {
+    let k = KEY;
+    let mut lines = vec![user("e0000001", None, &format!("root {k}"))];
+    for n in 0..7 {
+        lines.push(user(
+            &format!("e100000{n}"),
+            Some("e0000001"),
+            &format!("side {n} {k} {k}"),
+        ));
+    }
+    lines.push(user("e0000002", Some("e0000001"), "the leaf"));
+    let dir = TempDir::new("redact-branches");
+    let f = dir.write("s.jsonl", session(&lines).as_bytes());
+    let o = run(
         "pi-edit",
         &[f.to_str().unwrap(), "--redact", "sk-[A-Z]+"],
-        &f,
+        None,
     );
-    assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(
-        err.contains("s.jsonl:2: a message (bashExecution) matches, but pi cannot edit it"),
-        "{err}"
+    assert!(o.status.success(), "{err}");
+    assert_eq!(
+        stdout(&o).lines().count(),
+        1,
+        "only the active path is edited"
     );
     assert!(
-        err.contains("s.jsonl:3: entry b0000002 matches only outside its text"),
+        err.contains("s.jsonl: 14 matches in 7 entries on other branches, not on the active path"),
         "{err}"
+    );
+    for n in 0..5 {
+        let want = format!(
+            "s.jsonl:{}: entry e100000{n}: 2 matches on another branch",
+            n + 3
+        );
+        assert!(err.contains(&want), "{want}\n{err}");
+    }
+    assert!(!err.contains("entry e1000005"), "{err}");
+    assert!(
+        err.contains("s.jsonl: and 2 more entries on other branches"),
+        "{err}"
+    );
+}
+
+/// A lone surrogate (`\udXXX`) outside a match keeps its bytes (it was
+/// made U+FFFD), and tool-call argument keys that redact to the same text
+/// keep every value (`[REDACTED]`, `[REDACTED] (2)`, ...).
+#[test]
+fn redact_keeps_lone_surrogates_and_every_value_of_colliding_keys() {
+    let k = KEY;
+    let lines = [
+        user(
+            "f0000001",
+            None,
+            &format!(r"a\ud800b {k} c\uDFFFd \ud83d\ude00"),
+        ),
+        message(
+            "f0000002",
+            Some("f0000001"),
+            &format!(
+                r#"{{"role":"assistant","content":[{{"type":"toolCall","id":"c1","name":"x","arguments":{{"{k}":1,"[REDACTED]":2,"sk-ZZZZ":3,"q\udc00":"{k}"}}}}],"api":"x","provider":"p","model":"m","usage":{{}},"stopReason":"toolUse","timestamp":2}}"#
+            ),
+        ),
+    ];
+    let dir = TempDir::new("redact-units");
+    let f = dir.write("s.jsonl", session(&lines).as_bytes());
+    let name = f.to_str().unwrap();
+    let before = std::fs::read_to_string(&f).unwrap();
+    let o = run("pi-edit", &[name, "--redact", "sk-[A-Z]+"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let after = std::fs::read_to_string(&f).unwrap();
+    let added: Vec<&str> = after[before.len()..].lines().collect();
+    assert_eq!(added.len(), 2);
+    assert!(
+        added[0].contains(r#""replacement":{"content":"a\ud800b [REDACTED] c\udfffd 😀"}"#),
+        "{}",
+        added[0]
+    );
+    assert!(
+        added[1].contains(r#""arguments":{"[REDACTED] (2)":1,"[REDACTED]":2,"[REDACTED] (3)":3,"q\udc00":"[REDACTED]"}"#),
+        "{}",
+        added[1]
+    );
+    // What pi then sends, as pi-path computes it.
+    let ctx = stdout(&run("pi-path", &["--format", "context", name], None));
+    assert!(
+        ctx.contains(r#""content":"a\ud800b [REDACTED] c\udfffd 😀""#),
+        "{ctx}"
     );
 }
 

@@ -921,3 +921,93 @@ fn store_readers_print_no_raw_control_characters() {
         }
     }
 }
+
+/// Every writer refuses to write a line longer than the readers' limit
+/// (issue 31): afterwards every tool would refuse the session, even the
+/// `pi-edit --restore` that would undo it. Nothing is written, nothing is
+/// printed to stdout, and the file is as it was.
+#[test]
+fn no_writer_writes_a_line_the_readers_refuse() {
+    let dir = TempDir::new("io-long-write");
+    let env = [("PI_SESSION_TOOLS_MAX_LINE", "4K")];
+    let long = "z".repeat(5000);
+    // Fits in a file (the replacement is read with the same limit), not
+    // in a line with the entry around it.
+    let near = dir.write("near.txt", "n".repeat(4000).as_bytes());
+    let near = near.to_str().unwrap();
+    let f = dir.write("s.jsonl", labelled().as_bytes());
+    let fs = f.to_str().unwrap();
+    // pi-label's tail-only path (8 MiB or more), lines well under the limit.
+    let mut big = labelled();
+    for k in 0..9000 {
+        big.push_str(&format!(
+            r#"{{"type":"custom","customType":"pad","data":"{}","id":"p{k:07}","parentId":"aaaa0004"}}"#,
+            "x".repeat(950)
+        ));
+        big.push('\n');
+    }
+    let b = dir.write("big.jsonl", big.as_bytes());
+    let bs = b.to_str().unwrap();
+    let new = dir.path().join("new.jsonl");
+    let news = new.to_str().unwrap();
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        ("pi-edit", vec![fs, "aaaa0002", "--replace", &long]),
+        ("pi-edit", vec![fs, "aaaa0002", "--replace-file", near]),
+        ("pi-edit", vec![fs, "--redact", "two", "--with", &long]),
+        ("pi-label", vec![fs, "aaaa0002", &long]),
+        ("pi-label", vec![fs, "--name", &long]),
+        ("pi-label", vec![bs, "aaaa0002", &long]),
+        ("pi-label", vec![bs, "--name", &long]),
+        (
+            "pi-fork",
+            vec![fs, "--in-place", "--at", "aaaa0002", "--summary", &long],
+        ),
+        (
+            "pi-fork",
+            vec![fs, "--at", "aaaa0002", "--name", &long, "-o", news],
+        ),
+        (
+            "pi-fork",
+            vec![fs, "--at", "aaaa0002", "--name", &long, "-o", "-"],
+        ),
+    ];
+    for (tool, args) in &cases {
+        let (before, before_big) = (std::fs::read(&f).unwrap(), std::fs::read(&b).unwrap());
+        let o = run_io(tool, args, &env, None, None);
+        let err = stderr(&o);
+        let at = format!("{tool} {:?}", &args[1..args.len().min(3)]);
+        assert_eq!(o.status.code(), Some(1), "{at}: {err}");
+        assert!(
+            err.contains(": the new line would be ")
+                && err.contains(" bytes, over the readers' limit of 4096 (")
+                && err.contains("; nothing was written"),
+            "{at}: {err}"
+        );
+        assert!(o.stdout.is_empty(), "{at} printed {}", stdout(&o));
+        assert!(std::fs::read(&f).unwrap() == before, "{at} changed s.jsonl");
+        assert!(
+            std::fs::read(&b).unwrap() == before_big,
+            "{at} changed big.jsonl"
+        );
+        assert!(!new.exists(), "{at} wrote the new session");
+    }
+    // The session on stdin: nothing echoed.
+    let o = run_io(
+        "pi-edit",
+        &["-", "aaaa0002", "--replace", &long],
+        &env,
+        Some(Stdio::from(std::fs::File::open(&f).unwrap())),
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("<stdin>: the new line would be "),
+        "{}",
+        stderr(&o)
+    );
+    assert!(o.stdout.is_empty());
+    // Under the limit, the same writes go through.
+    let ok = run_io("pi-label", &[fs, "aaaa0002", "short"], &env, None, None);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    no_temp_files(dir.path(), &["s.jsonl", "big.jsonl", "near.txt"]);
+}

@@ -68,6 +68,7 @@ pub fn main<A: Tool>() -> ExitCode {
         Ok(_) if Log::errored() => failed(),
         Ok(Exit::Ok | Exit::Found(true)) => ExitCode::SUCCESS,
         Ok(Exit::Found(false)) => ExitCode::FAILURE,
+        Ok(Exit::Status(n)) => ExitCode::from(n),
         Err(e) if e.is_broken_pipe() => {
             if Log::errored() {
                 failed()

@@ -414,6 +414,7 @@ mod fast {
         // Said before the lock is taken: an output nobody reads holds up no
         // other writer, and a slow reader of it does not leave the entry
         // on the leaf read (the parent is the leaf under the lock).
+        crate::append::check_new_lines(&name, &entry.line(&new_id, Some(&parent)))?;
         before(&new_id)?;
         tx.write_on(Some(parent), |leaf| entry.line(&new_id, leaf))?;
         Ok(Some(new_id))

@@ -2,7 +2,7 @@
 //! entry, by appending the `context_edit` entries pi 1.6.0's
 //! `appendContextEdit(targetId, replacement)` writes.
 
-use crate::append::{context_edit_line, fresh_id, now_json, require_current, Transaction};
+use crate::append::{context_edit_line, fresh_id_in, now_json, require_current, Transaction};
 mod redact;
 
 use crate::cli::{session_required, Ctx, Exit, Log, Out, SessionArgs};
@@ -53,8 +53,11 @@ SESSION, or whose working directory is SESSION's cwd); quit pi first, or pass
 --force. --list and --dry-run are never refused.
 --redact matches what the model sees now (after earlier edits): string
 content, text and thinking blocks, and the strings and numbers in tool-call
-arguments; exit 1 when nothing matched (like grep). A thinking block it
-changes loses its thinkingSignature (it signed the old text).
+arguments. A thinking block it changes loses its thinkingSignature (it
+signed the old text). A match pi still sends where no edit can change it (a
+compaction's summary or system prompt, a system message's sections, a bash
+run, a tool result's details) is said with FILE:LINE, the entry and the
+field, even with -q; matches on other branches (not sent now) are counted.
 
 SESSION `-`: the session from stdin, and it and the new entries to stdout.
 
@@ -63,7 +66,9 @@ SESSION `-`: the session from stdin, and it and the new entries to stdout.
     ".\n",
     crate::cli::help::help_max_line!(),
     "
-Exit status: 0 ok, 1 the data or request cannot be honoured (or no match), 2 wrong usage.",
+Exit status: 0 ok, 1 the data or request cannot be honoured (or --redact
+matched nothing), 2 wrong usage, 3 --redact left a match that pi still sends
+(the edits that can be made are written).",
     crate::cli::help::exact_to_pi!()
 );
 
@@ -208,12 +213,16 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         &action,
         ctx.log,
         ctx.out(),
-    )?;
-    Ok(Exit::Ok)
+    )
 }
 
 /// What a running pi does to an edit appended meanwhile.
 const LIVE_CONSEQUENCE: &str = "pi appends its next turn under the leaf it holds in memory, which puts this edit on a side branch where it stops applying";
+
+/// The exit status of a `--redact` that leaves a match in what pi sends
+/// and no edit can change (a compaction's summary, a system prompt, ...):
+/// not 0 (the secret is still sent), not 1 (there is a match).
+const STILL_SENT: u8 = 3;
 
 /// pi's reason for a replacement it refuses.
 pub(crate) const BAD_REPLACEMENT: &str =
@@ -237,6 +246,13 @@ pub(crate) enum Action {
         with: String,
         dry_run: bool,
     },
+}
+
+/// What an action appends, and (`--redact`) how many entries still send
+/// a match that no context edit can change.
+struct Plan {
+    edits: Vec<Planned>,
+    still_sent: usize,
 }
 
 /// One entry to append: its target, and the `replacement` JSON text.
@@ -285,16 +301,13 @@ fn editable_role(s: &Session, i: usize) -> Result<Option<String>> {
 /// pi's checks of `appendContextEdit(target, replacement)` in pi's order,
 /// and the normalized `replacement` JSON text. `content` None is `null`.
 fn checked(s: &Session, target: usize, content: Option<&[u8]>) -> Result<Vec<u8>> {
-    let bad = || Error::request(&s.name, BAD_REPLACEMENT);
     let content = match content {
         None => None,
         Some(c) => match scan::kind_of(c) {
             Some(scan::Kind::String | scan::Kind::Array) => Some(c),
-            _ => return Err(bad()),
+            _ => return Err(Error::request(&s.name, BAD_REPLACEMENT)),
         },
     };
-    let id = id_of(s, target)?;
-    let line = Some(s.entries[target].line());
     let leaf = refs::leaf(s)?;
     // pi's getBranch(): empty when the leaf's id is falsy (null, 0, false, "").
     let branch = if refs::branch_is_empty(s, leaf) {
@@ -303,19 +316,34 @@ fn checked(s: &Session, target: usize, content: Option<&[u8]>) -> Result<Vec<u8>
         path_to(s, leaf)?
     };
     if !branch.iter().any(|&i| s.entries.same_id(i, target)) {
-        return Err(Error::data(
-            &s.name,
-            line,
-            format!(
-                "Entry {id} is not on the active branch (the path from the last entry, line {}, to its root)",
-                s.entries[leaf].line()
-            ),
-        ));
+        return Err(not_on_branch(s, target, leaf)?);
     }
+    checked_on_branch(s, target, content)
+}
+
+/// pi's refusal of a target that is not on the active branch.
+fn not_on_branch(s: &Session, target: usize, leaf: usize) -> Result<Error> {
+    Ok(Error::data(
+        &s.name,
+        Some(s.entries[target].line()),
+        format!(
+            "Entry {} is not on the active branch (the path from the last entry, line {}, to its root)",
+            id_of(s, target)?,
+            s.entries[leaf].line()
+        ),
+    ))
+}
+
+/// [`checked`] for a target known to be on the active branch, with a
+/// string or array `content` (None: `null`): the rest of pi's checks, and
+/// the replacement. `--redact` calls it once per entry: walking the branch
+/// for each would make it quadratic.
+fn checked_on_branch(s: &Session, target: usize, content: Option<&[u8]>) -> Result<Vec<u8>> {
+    let id = id_of(s, target)?;
     let Some(role) = editable_role(s, target)? else {
         return Err(Error::data(
             &s.name,
-            line,
+            Some(s.entries[target].line()),
             format!(
                 "Entry {id} does not contribute editable model content (a {} entry; only custom_message entries and user, assistant and toolResult messages can be edited)",
                 describe(s, target)
@@ -422,7 +450,7 @@ pub(crate) fn apply(
     action: &Action,
     log: Log,
     out: &mut impl Write,
-) -> Result<()> {
+) -> Result<Exit> {
     let tx = match (&input, action.writes()) {
         (Input::File(p), true) => Some(Transaction::open(p)?),
         _ => None,
@@ -430,35 +458,54 @@ pub(crate) fn apply(
     let s = Session::open(input, opts)?;
     log.warn_all(&s.warnings);
     if let Action::List { json } = action {
-        return list(&s, *json, out);
+        return list(&s, *json, out).map(|()| Exit::Ok);
     }
     require_current(&s.name, s.version())?;
-    let Some(planned) = plan(&s, action, log)? else {
-        return out.done();
+    let Some(plan) = plan(&s, action, log)? else {
+        return out.done().map(|()| Exit::Ok);
     };
-    if planned.is_empty() {
+    let exit = if plan.still_sent > 0 {
+        Exit::Status(STILL_SENT)
+    } else {
+        Exit::Ok
+    };
+    if plan.edits.is_empty() {
+        if plan.still_sent > 0 {
+            log.loud().note(format!(
+                "{}: every match pi sends is where no context edit can change it (above); nothing written",
+                crate::error::escape_name(&s.name)
+            ));
+            return out.done().map(|()| exit);
+        }
         return Err(Error::request(
             &s.name,
             "no match in what the model sees on the active path; nothing written",
         ));
     }
     let dry_run = matches!(action, Action::Redact { dry_run: true, .. });
-    write_planned(tx, &s, &planned, dry_run, out)
+    write_planned(tx, &s, &plan.edits, dry_run, out)?;
+    Ok(exit)
 }
 
 /// The entries to append for `action` (not `--list`); None when there is
 /// nothing to do and that was said (`--restore` with no edit in force).
-fn plan(s: &Session, action: &Action, log: Log) -> Result<Option<Vec<Planned>>> {
-    let one = |t: usize, replacement: Vec<u8>| -> Result<Option<Vec<Planned>>> {
-        Ok(Some(vec![Planned {
-            target: id_of(s, t)?,
-            replacement,
-            matches: None,
-        }]))
+fn plan(s: &Session, action: &Action, log: Log) -> Result<Option<Plan>> {
+    let one = |t: usize, replacement: Vec<u8>| -> Result<Option<Plan>> {
+        Ok(Some(Plan {
+            edits: vec![Planned {
+                target: id_of(s, t)?,
+                replacement,
+                matches: None,
+            }],
+            still_sent: 0,
+        }))
     };
     match action {
         // Answered before.
-        Action::List { .. } => Ok(Some(Vec::new())),
+        Action::List { .. } => Ok(Some(Plan {
+            edits: Vec::new(),
+            still_sent: 0,
+        })),
         Action::Replace { reference, content } => {
             let t = refs::resolve(s, reference)?;
             let replacement = checked(s, t, Some(content))?;
@@ -487,7 +534,7 @@ fn plan(s: &Session, action: &Action, log: Log) -> Result<Option<Vec<Planned>>> 
                 Some(content) => one(t, checked(s, t, Some(&content))?),
             }
         }
-        Action::Redact { pattern, with, .. } => Ok(Some(redact_plan(s, pattern, with, log)?)),
+        Action::Redact { pattern, with, .. } => redact_plan(s, pattern, with, log).map(Some),
     }
 }
 
@@ -513,9 +560,12 @@ fn write_planned(
     out: &mut impl Write,
 ) -> Result<()> {
     let mut ids: Vec<String> = Vec::new();
+    // One set of the ids drawn: a list searched for each would make a
+    // large --redact quadratic.
+    let mut taken = std::collections::HashSet::new();
     let mut said: Vec<u8> = Vec::new();
     for p in planned {
-        let id = fresh_id(&s.index, &ids);
+        let id = fresh_id_in(&s.index, &mut taken);
         match p.matches {
             Some(n) => said.extend_from_slice(
                 format!(

@@ -1,69 +1,83 @@
 //! `pi-edit --redact`: the edits that replace every match of a pattern in
 //! what the model sees, one per editable entry of the context.
 
-use super::{checked, describe, editable_role, id_of, json_string, place, Planned};
+use super::{
+    checked_on_branch, describe, editable_role, json_string, not_on_branch, place, Plan, Planned,
+};
 use crate::cli::Log;
 use crate::context::{self, Item};
+use crate::entry::EntryType;
 use crate::error::{Diagnostic, Error, Result};
 use crate::json::{js, scan, Object};
+use crate::path::path_to;
+use crate::refs;
 use crate::session::Session;
 
 /// How deep tool-call arguments are followed; deeper values are only
 /// searched as JSON text.
 const MAX_ARGS_DEPTH: usize = 256;
 
+/// How many entries on other branches a warning names.
+const OTHER_BRANCHES_NAMED: usize = 5;
+
 /// The edits `--redact` makes: one per editable entry in the context whose
-/// content (as the model sees it now) matches.
-pub(super) fn redact_plan(
-    s: &Session,
-    re: &regex::Regex,
-    with: &str,
-    log: Log,
-) -> Result<Vec<Planned>> {
+/// content (as the model sees it now) matches. Each entry that still sends
+/// a match where no edit can change it is said (even with `-q`: the
+/// secret is still sent) and counted; matches on other branches are said.
+/// Linear in the context: the branch is walked once, not once per edit.
+pub(super) fn redact_plan(s: &Session, re: &regex::Regex, with: &str, log: Log) -> Result<Plan> {
+    let mut plan = Plan {
+        edits: Vec::new(),
+        still_sent: 0,
+    };
     let Some(leaf) = s.index.leaf else {
-        return Ok(Vec::new());
+        return Ok(plan);
     };
     let ctx = context::build(s, Some(leaf))?;
-    let mut planned = Vec::new();
-    for item in ctx.items {
+    for &item in &ctx.items {
         let i = item.entry();
-        let at = place(s, i);
         let Some(msg) = context::message_json(s, item)? else {
+            continue;
+        };
+        // What pi sends of the message: nothing that matches, nothing to do.
+        let Some(found) = sent_matches(&msg, re) else {
             continue;
         };
         let editable =
             matches!(item, Item::Entry(_) | Item::Edited(..)) && editable_role(s, i)?.is_some();
-        let obj = Object::at(&msg, 0..msg.len())
-            .map_err(|e| Error::data(&s.name, Some(s.entries[i].line()), format!("{e}")))?;
-        if !editable {
-            if count_in(&msg, 0..msg.len(), re) > 0 {
-                log.warn(&Diagnostic::plain(format!(
-                    "{at}: a {} matches, but pi cannot edit it (only custom_message entries and user, assistant and toolResult messages); it is still sent as it is",
+        let field = |f: &Found| format!("{}{}", prefix(s, item), f.field);
+        let content = Object::at(&msg, 0..msg.len())
+            .map_err(|e| Error::data(&s.name, Some(s.entries[i].line()), format!("{e}")))?
+            .get("content");
+        let (Some(content), Some(id), true) = (content, s.entries.id(i), editable) else {
+            plan.still_sent += 1;
+            let why = if editable && s.entries.id(i).is_none() {
+                "an entry without an id cannot be edited".to_string()
+            } else if editable {
+                "the message has no content to edit".to_string()
+            } else {
+                format!(
+                    "a {} cannot be edited (only custom_message entries and user, assistant and toolResult messages can)",
                     describe(s, i)
-                )));
-            }
-            continue;
-        }
-        let Some(content) = obj.get("content") else {
+                )
+            };
+            still_sent(s, i, &found, &field(&found), &why, log);
             continue;
         };
-        if s.entries.id(i).is_none() {
-            if count_in(&msg, 0..msg.len(), re) > 0 {
-                log.warn(&Diagnostic::plain(format!(
-                    "{at}: this entry matches, but it has no id to edit"
-                )));
-            }
-            continue;
-        }
         let mut r = Redactor {
             re,
             with,
             matches: 0,
         };
-        let new_content = r.content(&msg, content.clone());
-        if r.matches > 0 {
-            // JSON.stringify's order and duplicate keys (a redacted key may
-            // now look like an array index, or equal another key).
+        let new_content = r.content(&msg, content);
+        let left = if r.matches > 0 {
+            if refs::branch_is_empty(s, leaf) {
+                // pi's getBranch() is empty when the leaf's id is falsy: pi
+                // refuses every edit.
+                return Err(not_on_branch(s, i, leaf)?);
+            }
+            // JSON.stringify's order (a redacted key may now look like an
+            // array index).
             let new_content =
                 js::canonical_vec(&new_content, 0..new_content.len()).map_err(|e| {
                     Error::data(
@@ -72,53 +86,215 @@ pub(super) fn redact_plan(
                         format!("the redacted content: {e}"),
                     )
                 })?;
-            let replacement = checked(s, i, Some(&new_content))?;
-            // What is left anywhere in the message once the edit is in force.
-            let after = js::with_member(&msg, "content", Some(&new_content));
-            if count_in(&after, 0..after.len(), re) > 0 {
-                log.warn(&Diagnostic::plain(format!(
-                    "{at}: entry {} still matches outside what a context edit can change (fields beside its content, or image data); pi-path --format messages still shows it",
-                    id_of(s, i)?
-                )));
-            }
-            planned.push(Planned {
-                target: id_of(s, i)?,
+            let replacement = checked_on_branch(s, i, Some(&new_content))?;
+            plan.edits.push(Planned {
+                target: id,
                 replacement,
                 matches: Some(r.matches),
             });
-        } else if count_in(&msg, 0..msg.len(), re) > 0 {
-            log.warn(&Diagnostic::plain(format!(
-                "{at}: entry {} matches only outside its text (fields beside its content, or image data), which a context edit cannot change",
-                id_of(s, i)?
-            )));
+            // What is left of what pi sends once the edit is in force.
+            sent_matches(&js::with_member(&msg, "content", Some(&new_content)), re)
+        } else {
+            Some(found)
+        };
+        if let Some(left) = left {
+            plan.still_sent += 1;
+            let why = "a context edit changes only the content";
+            still_sent(s, i, &left, &field(&left), why, log);
         }
     }
-    Ok(planned)
+    other_branches(s, leaf, re, log)?;
+    Ok(plan)
 }
 
-/// Matches of `re` in the string and number values of the JSON value at
-/// `text[range]` (keys are the message's own structure: not counted).
-fn count_in(text: &[u8], range: std::ops::Range<usize>, re: &regex::Regex) -> usize {
-    let mut n = 0;
-    walk_strings(text, range, 0, &mut |s| n += re.find_iter(s).count());
-    n
+/// Where the fields of an item's message are in its entry.
+fn prefix(s: &Session, item: Item) -> &'static str {
+    match item {
+        Item::CompactionSystem(_) => "systemMessage.",
+        _ if s.entries[item.entry()].ty() == EntryType::Message => "message.",
+        _ => "",
+    }
 }
 
-fn walk_strings(text: &[u8], range: std::ops::Range<usize>, depth: usize, f: &mut dyn FnMut(&str)) {
+/// Say that entry `i` still sends a match (always: `-q` does not silence
+/// a secret that is still sent).
+fn still_sent(s: &Session, i: usize, found: &Found, field: &str, why: &str, log: Log) {
+    let who = match s.entries.id(i) {
+        Some(id) => format!("entry {id}"),
+        None => "an entry without an id".to_string(),
+    };
+    let more = match found.fields {
+        1 => String::new(),
+        2 => " and 1 more field".to_string(),
+        n => format!(" and {} more fields", n - 1),
+    };
+    log.loud().warn(&Diagnostic::plain(format!(
+        "{}: {who} still sends {} in {field}{more}, which pi-edit cannot change: {why}",
+        place(s, i),
+        matches_word(found.count)
+    )));
+}
+
+/// "1 match", "3 matches".
+fn matches_word(n: usize) -> String {
+    if n == 1 {
+        "1 match".to_string()
+    } else {
+        format!("{n} matches")
+    }
+}
+
+/// Matches in entries that are not on the active path: not sent now, but
+/// sent again if pi goes on from there, and pi takes no edit of them.
+fn other_branches(s: &Session, leaf: usize, re: &regex::Regex, log: Log) -> Result<()> {
+    let mut on_path = vec![false; s.entries.len()];
+    for i in path_to(s, leaf)? {
+        on_path[i] = true;
+    }
+    let (mut found, mut total) = (Vec::new(), 0);
+    for (i, _) in on_path.iter().enumerate().filter(|(_, on)| !**on) {
+        let items = match s.entries[i].ty() {
+            EntryType::Compaction => vec![Item::CompactionSystem(i), Item::CompactionSummary(i)],
+            EntryType::Message | EntryType::CustomMessage | EntryType::BranchSummary => {
+                vec![Item::Entry(i)]
+            }
+            _ => continue,
+        };
+        let n: usize = items
+            .into_iter()
+            .filter_map(|item| context::message_json(s, item).ok().flatten())
+            .filter_map(|msg| sent_matches(&msg, re))
+            .map(|f| f.count)
+            .sum();
+        if n > 0 {
+            found.push((i, n));
+            total += n;
+        }
+    }
+    if found.is_empty() {
+        return Ok(());
+    }
+    let name = crate::error::escape_name(&s.name);
+    log.warn(&Diagnostic::plain(format!(
+        "{name}: {} in {} on other branches, not on the active path: not sent now, sent again if pi goes on from there, and pi edits only the active path",
+        matches_word(total),
+        if found.len() == 1 { "1 entry".to_string() } else { format!("{} entries", found.len()) }
+    )));
+    for &(i, n) in found.iter().take(OTHER_BRANCHES_NAMED) {
+        let who = s
+            .entries
+            .id(i)
+            .map_or("an entry without an id".to_string(), |id| {
+                format!("entry {id}")
+            });
+        log.warn(&Diagnostic::plain(format!(
+            "{}: {who}: {} on another branch",
+            place(s, i),
+            matches_word(n)
+        )));
+    }
+    if found.len() > OTHER_BRANCHES_NAMED {
+        log.warn(&Diagnostic::plain(format!(
+            "{name}: and {} more entries on other branches",
+            found.len() - OTHER_BRANCHES_NAMED
+        )));
+    }
+    Ok(())
+}
+
+/// Matches in what pi sends of a message: how many, the first field that
+/// holds one (`content[1].text`, `sections.tools`), and in how many fields.
+struct Found {
+    count: usize,
+    field: String,
+    fields: usize,
+}
+
+/// The matches of `re` in what pi sends of the context message `msg`
+/// (its `convertToLlm` form: a system, user, assistant or toolResult
+/// message whole but its role and timestamp; a bashExecution's command,
+/// output, exit code and output path; a custom message's content; a
+/// summary's text). Keys are the message's structure: not counted.
+fn sent_matches(msg: &[u8], re: &regex::Regex) -> Option<Found> {
+    let obj = Object::at(msg, 0..msg.len()).ok()?;
+    let role = obj.str("role")?;
+    let truthy = |k: &str| obj.raw(k).is_some_and(js::truthy);
+    let sent = |key: &str| match role.as_ref() {
+        "system" | "user" | "assistant" | "toolResult" => !matches!(key, "role" | "timestamp"),
+        "bashExecution" if !truthy("excludeFromContext") => match key {
+            "command" => true,
+            "output" => truthy("output"),
+            "exitCode" => !truthy("cancelled"),
+            "fullOutputPath" => truthy("truncated"),
+            _ => false,
+        },
+        "custom" => key == "content",
+        "branchSummary" | "compactionSummary" => key == "summary",
+        _ => false,
+    };
+    let mut found: Option<Found> = None;
+    for m in scan::members(msg, 0..msg.len()).ok()? {
+        let mut path = js::decode_string(msg, m.key).into_owned();
+        if !sent(&path) {
+            continue;
+        }
+        walk_strings(msg, m.value, &mut path, 0, &mut |at, text| {
+            let n = re.find_iter(text).count();
+            if n > 0 {
+                let f = found.get_or_insert_with(|| Found {
+                    count: 0,
+                    field: at.to_string(),
+                    fields: 0,
+                });
+                f.count += n;
+                f.fields += 1;
+            }
+        });
+    }
+    found
+}
+
+/// Call `f` with each string and number value in the JSON value at
+/// `text[range]` and where it is (`path`, extended as it goes down).
+fn walk_strings(
+    text: &[u8],
+    range: std::ops::Range<usize>,
+    path: &mut String,
+    depth: usize,
+    f: &mut dyn FnMut(&str, &str),
+) {
     if depth > js::MAX_DEPTH {
         return;
     }
+    let len = path.len();
     match scan::kind_of(&text[range.clone()]) {
-        Some(scan::Kind::String) => f(&js::decode_string(text, range)),
-        Some(scan::Kind::Number) => f(&String::from_utf8_lossy(&text[range])),
+        Some(scan::Kind::String) => f(path, &js::decode_string(text, range)),
+        Some(scan::Kind::Number) => f(path, &String::from_utf8_lossy(&text[range])),
         Some(scan::Kind::Array) => {
-            for e in scan::elements(text, range).unwrap_or_default() {
-                walk_strings(text, e, depth + 1, f);
+            for (k, e) in scan::elements(text, range)
+                .unwrap_or_default()
+                .into_iter()
+                .enumerate()
+            {
+                path.push_str(&format!("[{k}]"));
+                walk_strings(text, e, path, depth + 1, f);
+                path.truncate(len);
             }
         }
         Some(scan::Kind::Object) => {
             for m in scan::members(text, range).unwrap_or_default() {
-                walk_strings(text, m.value, depth + 1, f);
+                let key = js::decode_string(text, m.key.clone());
+                if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    path.push('.');
+                    path.push_str(&key);
+                } else {
+                    // `sections["## Project"]`: the key as JSON text.
+                    path.push('[');
+                    path.push_str(&String::from_utf8_lossy(&json_string(&key)));
+                    path.push(']');
+                }
+                walk_strings(text, m.value, path, depth + 1, f);
+                path.truncate(len);
             }
         }
         _ => {}
@@ -147,12 +323,52 @@ impl Redactor<'_> {
     }
 
     /// The JSON string at `text[range]`, redacted (its own bytes when
-    /// nothing matched).
+    /// nothing matched). A lone surrogate (`\udXXX`, which no char holds)
+    /// outside the matches is kept as it was.
     fn string(&mut self, text: &[u8], range: std::ops::Range<usize>) -> (Vec<u8>, bool) {
+        if lone_surrogate_possible(&text[range.clone()]) {
+            return self.units(text, range);
+        }
         match self.text(&js::decode_string(text, range.clone())) {
             Some(t) => (json_string(&t), true),
             None => (text[range].to_vec(), false),
         }
+    }
+
+    /// [`Redactor::string`] on the string's UTF-16 code units: the pattern
+    /// reads lone surrogates as U+FFFD (as before), and the text between
+    /// matches is copied unit by unit, so a lone surrogate stays one.
+    fn units(&mut self, text: &[u8], range: std::ops::Range<usize>) -> (Vec<u8>, bool) {
+        let units = js::decode_utf16(text, range.clone());
+        // The text the pattern reads, and where each of its chars starts
+        // in it (bytes) and in `units`.
+        let (mut read, mut starts) = (String::with_capacity(units.len()), Vec::new());
+        let mut at = 0;
+        for c in char::decode_utf16(units.iter().copied()) {
+            starts.push((read.len(), at));
+            at += c.as_ref().map_or(1, |c| c.len_utf16());
+            read.push(c.unwrap_or('\u{FFFD}'));
+        }
+        starts.push((read.len(), units.len()));
+        let unit = |byte: usize| match starts.binary_search_by_key(&byte, |p| p.0) {
+            Ok(k) => starts[k].1,
+            Err(_) => unreachable!("a match starts and ends between chars"),
+        };
+        let (mut out, mut last, mut n) = (Vec::with_capacity(units.len()), 0, 0);
+        for m in self.re.find_iter(&read) {
+            out.extend_from_slice(&units[last..unit(m.start())]);
+            out.extend(self.with.encode_utf16());
+            last = unit(m.end());
+            n += 1;
+        }
+        if n == 0 {
+            return (text[range].to_vec(), false);
+        }
+        self.matches += n;
+        out.extend_from_slice(&units[last..]);
+        let mut json = Vec::with_capacity(out.len() + 2);
+        js::write_utf16(&mut json, &out);
+        (json, true)
     }
 
     /// The content of a message: a string, or blocks (text, thinking and
@@ -219,25 +435,20 @@ impl Redactor<'_> {
             }
             Some(scan::Kind::Array) => array(text, range, |e| self.value(text, e, depth + 1)),
             Some(scan::Kind::Object) => {
-                // Redacted keys may collide: the later member wins, as in
-                // JSON.parse, and keeps the first one's place.
-                let mut members: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
-                for m in scan::members(text, range).unwrap_or_default() {
-                    let (k, _) = self.string(text, m.key.clone());
-                    let v = self.value(text, m.value, depth + 1);
-                    match members.iter_mut().find(|(key, _)| *key == k) {
-                        Some(slot) => slot.1 = v,
-                        None => members.push((k, v)),
-                    }
-                }
+                let members = scan::members(text, range).unwrap_or_default();
+                let keys: Vec<(Vec<u8>, bool)> = members
+                    .iter()
+                    .map(|m| self.string(text, m.key.clone()))
+                    .collect();
+                let keys = distinct_keys(keys);
                 let mut out = vec![b'{'];
-                for (n, (k, v)) in members.iter().enumerate() {
+                for (n, (m, k)) in members.into_iter().zip(keys).enumerate() {
                     if n > 0 {
                         out.push(b',');
                     }
-                    out.extend_from_slice(k);
+                    out.extend_from_slice(&k);
                     out.push(b':');
-                    out.extend_from_slice(v);
+                    out.extend_from_slice(&self.value(text, m.value, depth + 1));
                 }
                 out.push(b'}');
                 out
@@ -266,4 +477,45 @@ fn array(
     }
     out.push(b']');
     out
+}
+
+/// The keys of an object (JSON text, and whether redaction changed it),
+/// made distinct: a redacted key equal to another key becomes
+/// `KEY (2)`, `KEY (3)`, ... (the first free), so that both values stay
+/// (JSON keeps only the last of equal keys). Keys left as they were keep
+/// their names.
+fn distinct_keys(keys: Vec<(Vec<u8>, bool)>) -> Vec<Vec<u8>> {
+    let mut used: std::collections::HashSet<Vec<u8>> = keys
+        .iter()
+        .filter(|(_, changed)| !changed)
+        .map(|(k, _)| k.clone())
+        .collect();
+    keys.into_iter()
+        .map(|(k, changed)| {
+            if !changed {
+                return k;
+            }
+            let mut key = k.clone();
+            let mut n = 1;
+            while used.contains(&key) {
+                n += 1;
+                // Inside the quotes: " (N)" needs no escape.
+                key = [&k[..k.len() - 1], format!(" ({n})\"").as_bytes()].concat();
+            }
+            used.insert(key.clone());
+            key
+        })
+        .collect()
+}
+
+/// Whether the JSON string `raw` (quotes included) may hold a lone
+/// surrogate: a `\u` escape of a surrogate (`\uD800` to `\uDFFF`).
+fn lone_surrogate_possible(raw: &[u8]) -> bool {
+    memchr::memmem::find_iter(raw, b"\\u").any(|k| {
+        matches!(raw.get(k + 2), Some(b'd' | b'D'))
+            && matches!(
+                raw.get(k + 3),
+                Some(b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F')
+            )
+    })
 }

@@ -357,6 +357,7 @@ pub(crate) fn write_new(
 ) -> Result<Option<PathBuf>> {
     let target = match (file, dir) {
         (Some(f), _) if f == Path::new("-") => {
+            crate::append::check_new_lines("-", &new.bytes)?;
             out.bytes(&new.bytes)?;
             out.done()?;
             return Ok(None);
@@ -373,6 +374,7 @@ pub(crate) fn write_new(
         }
     };
     let name = target.display().to_string();
+    crate::append::check_new_lines(&name, &new.bytes)?;
     // Temporary files of interrupted runs (killed before they could remove them).
     if let Some(d) = target.parent() {
         let d = if d.as_os_str().is_empty() {
@@ -481,6 +483,8 @@ pub(crate) fn move_in_place(
     // Told first (what the tool prints, without the lock: an output nobody
     // reads holds up no other writer): a failure there leaves the file as
     // it was. Under the lock, the leaf it moves from is looked at again.
+    // A line the readers would refuse is refused before anything is said.
+    crate::append::check_new_lines(&s.name, &line(moved.old_leaf.as_deref()))?;
     before(&moved)?;
     let told = moved.old_leaf.clone();
     tx.write_with(|appended| {
