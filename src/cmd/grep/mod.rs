@@ -58,7 +58,9 @@ What is searched, by field: text (user, system and custom messages,
 custom_message entries, assistant text blocks), thinking, toolCall (the
 tool's name, a space, the arguments as JSON.stringify writes them),
 toolResult, command and output (bash runs), summary (branch summaries,
-compactions), name (session_info), label. Never keys, ids, signatures or
+compactions), sections (a system message's, after its text, as pi sends
+them), systemMessage (a compaction's system prompt checkpoint: its text and
+sections), name (session_info), label. Never keys, ids, signatures or
 images. Text is decoded before it is matched: a JSON escape (\\n, \\\", \\u00e9)
 is the character it stands for, and each line of a multi-line text is a line.
 
@@ -149,7 +151,8 @@ pub struct Args {
     pub role: Vec<String>,
 
     /// Only these fields: text, thinking, toolCall, toolResult, command,
-    /// output, summary, name, label; comma-separated.
+    /// output, summary, sections, systemMessage, name, label;
+    /// comma-separated.
     #[arg(long = "in", value_name = "FIELD,...", value_delimiter = ',')]
     pub fields: Vec<String>,
 
