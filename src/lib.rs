@@ -73,6 +73,7 @@ pub mod fuzzing;
 #[cfg(unix)]
 mod gather;
 mod io;
+mod name;
 internal!(json);
 mod render;
 mod search;

@@ -92,7 +92,7 @@ pub struct Args {
     /// directories (every *.jsonl below), `-` for stdin, or session-id
     /// prefixes. With none, standard input when it is a pipe or a file
     /// (as ripgrep), else this project's sessions (--all: every project's).
-    #[arg(value_name = "PATTERN] [SESSION", num_args = 0..)]
+    #[arg(value_name = "PATTERN] [SESSION", num_args = 0.., value_parser = crate::cli::name_arg())]
     pub args: Vec<String>,
 
     /// A pattern; repeat for several (a line matching any of them matches).
@@ -198,7 +198,12 @@ pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
         if files.is_empty() {
             return Err(Error::usage("no PATTERN given (pi-grep --help)"));
         }
-        vec![files.remove(0)]
+        let p = files.remove(0);
+        // taken as a file name would be (name_arg): a pattern must be text
+        if let std::borrow::Cow::Owned(_) = crate::name::bytes_of_kept(&p) {
+            return Err(Error::usage("PATTERN is not UTF-8"));
+        }
+        vec![p]
     } else {
         a.regexp.clone()
     };

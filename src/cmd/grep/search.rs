@@ -160,7 +160,9 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
         }
     }
     if opts.mode == Mode::Count && count > 0 {
-        fo.out = format!("{}:{count}\n", crate::visible::text(&name)).into_bytes();
+        let shown = crate::visible::text(&name);
+        fo.out = crate::name::bytes_of_kept(&shown).into_owned();
+        fo.out.extend_from_slice(format!(":{count}\n").as_bytes());
     }
     fo
 }
