@@ -20,6 +20,9 @@ pub(super) struct FileOut {
 pub(super) struct Printer<'a> {
     pub(super) opts: &'a Options,
     pub(super) name: &'a str,
+    /// `name` as the text modes print it, once per file: control
+    /// characters shown, bytes that are not UTF-8 as they are (as rg).
+    pub(super) shown_name: Vec<u8>,
     pub(super) session_id: String,
     pub(super) fo: &'a mut FileOut,
     /// Matching lines so far.
@@ -62,15 +65,14 @@ impl Printer<'_> {
                 out.extend_from_slice(b"\x1b[0m");
             }
         };
-        let shown = crate::visible::text(self.name);
-        let name = crate::name::bytes_of_kept(&shown);
+        let name = &self.shown_name;
         if self.opts.heading {
             if out.is_empty() {
-                paint(out, "35", &name);
+                paint(out, "35", name);
                 out.push(b'\n');
             }
         } else {
-            paint(out, "35", &name);
+            paint(out, "35", name);
             out.push(sep);
         }
         paint(
@@ -101,10 +103,7 @@ impl Printer<'_> {
                     self.fo.out.extend_from_slice(&name);
                     self.fo.out.push(0);
                 } else {
-                    let name = crate::visible::text(self.name);
-                    self.fo
-                        .out
-                        .extend_from_slice(&crate::name::bytes_of_kept(&name));
+                    self.fo.out.extend_from_slice(&self.shown_name);
                     self.fo.out.push(b'\n');
                 }
                 self.done = true;

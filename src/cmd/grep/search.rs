@@ -130,6 +130,7 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
         p: Printer {
             opts,
             name: &name,
+            shown_name: crate::name::bytes_of_kept(&crate::visible::text(&name)).into_owned(),
             session_id: String::new(),
             fo: &mut fo,
             count: 0,
@@ -160,8 +161,7 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
         }
     }
     if opts.mode == Mode::Count && count > 0 {
-        let shown = crate::visible::text(&name);
-        fo.out = crate::name::bytes_of_kept(&shown).into_owned();
+        fo.out = crate::name::bytes_of_kept(&crate::visible::text(&name)).into_owned();
         fo.out.extend_from_slice(format!(":{count}\n").as_bytes());
     }
     fo
