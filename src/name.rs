@@ -14,7 +14,9 @@
 //! gets ripgrep's `{"bytes":"<base64>"}` for a name that is not UTF-8
 //! ([`json`]); a message to a person shows such a byte as `\xNN`
 //! ([`shown`]). The cost of the trick: a name must go through
-//! [`path_of_kept`] (not `Path::new`) to be opened again.
+//! [`path_of_kept`] (not `Path::new`) to be opened again, and a message
+//! shows those private-use code points as `\xNN` wherever they come from
+//! (session text holding one is shown so in a warning, not in output).
 
 use std::borrow::Cow;
 use std::ffi::OsStr;

@@ -1018,6 +1018,20 @@ fn names_that_are_not_utf8_are_taken_and_printed_as_bytes() {
     assert_eq!(v["path"], serde_json::json!({ "bytes": base64(bad) }));
     let o = run("pi-grep", &[b"-l", b"hello", b"agent"]);
     assert_eq!(o.stdout, b"agent/sessions/--p--/bad\xff.jsonl\n");
+    // a pattern is text
+    let mut c = command("pi-grep", &[]);
+    let o = c
+        .arg(OsStr::from_bytes(b"\xff"))
+        .arg(OsStr::from_bytes(bad))
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("PATTERN is not UTF-8"),
+        "{}",
+        stderr(&o)
+    );
     // a message shows the byte as \xNN
     let o = run("pi-grep", &[b"x", b"none\xfb.jsonl"]);
     assert!(stderr(&o).contains("none\\xfb.jsonl"), "{}", stderr(&o));
