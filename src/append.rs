@@ -37,7 +37,7 @@ struct Appender {
 impl Appender {
     /// Open `path` for appending (the lock is taken only to write).
     fn open(path: &Path) -> Result<Appender> {
-        let name = path.display().to_string();
+        let name = crate::name::kept_path(path).into_owned();
         // Looked at before opening: opening a FIFO waits for a reader.
         if let Ok(m) = std::fs::metadata(path) {
             if m.is_dir() {

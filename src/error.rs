@@ -34,7 +34,7 @@ pub fn escape_name(name: &str) -> std::borrow::Cow<'_, str> {
 /// A message made one line: control characters written as in
 /// [`escape_name`] (a backslash stays as it is: a message quotes patterns).
 pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
-    crate::visible::text(text)
+    crate::visible::message(text)
 }
 
 /// A problem found in the input or the request: printed as

@@ -67,7 +67,7 @@ pub fn open_no_wait(path: &std::path::Path) -> io::Result<File> {
 /// a directory or a device (`/dev/zero`, which never ends) is refused
 /// before anything is read.
 pub fn read_text(path: &std::path::Path, what: &str, limit: u64) -> Result<String> {
-    let name = path.display().to_string();
+    let name = crate::name::kept_path(path).into_owned();
     let bytes = if name == "-" {
         read_bounded(io::stdin().lock(), limit).map_err(|e| Error::io("<stdin>", &e))?
     } else {

@@ -74,6 +74,7 @@ pub mod fuzzing;
 mod gather;
 mod io;
 mod live;
+mod name;
 internal!(json);
 mod render;
 mod search;

@@ -123,7 +123,7 @@ pub fn refuse_if_live(
     warn: &mut dyn FnMut(Diagnostic),
 ) -> Result<()> {
     let running = running();
-    let name = file.display().to_string();
+    let name = crate::name::kept_path(file).into_owned();
     if let Some(p) = running.continuing(file) {
         return Err(Error::request(
             &name,

@@ -17,6 +17,16 @@ pub fn text(s: &str) -> Cow<'_, str> {
     escape(s, false)
 }
 
+/// A message to a person (a warning, an error): as [`text`], and the bytes
+/// of a file name that are not UTF-8 (kept by [`crate::name::kept`]) as
+/// `\xNN`, where output for programs writes them raw.
+pub fn message(s: &str) -> Cow<'_, str> {
+    match text(s) {
+        Cow::Borrowed(b) => crate::name::shown(b),
+        Cow::Owned(o) => Cow::Owned(crate::name::shown(&o).into_owned()),
+    }
+}
+
 /// A line of text as pi-grep prints it: as [`text`], but a tab stays a
 /// tab, as grep and ripgrep print it (it only moves the cursor, and code
 /// and tool output are full of them).

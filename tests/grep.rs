@@ -967,3 +967,52 @@ fn counts_are_of_decoded_lines() {
         assert_eq!(files, if want == 0 { "" } else { "s.jsonl\n" }, "-l {pat}");
     }
 }
+
+/// What pi sends of a system message is its content and then its
+/// `sections` (getSystemMessageText: `Object.values`, so array-index keys
+/// first and a repeated key in its first place with its last value; null
+/// dropped), and of a compaction its `systemMessage` checkpoint before the
+/// summary: pi-grep searches them all, under the fields `sections` and
+/// `systemMessage`, on both reads of a line (the quick one of a compact
+/// line, the plain one of a line with spaces).
+#[test]
+fn system_sections_and_compaction_checkpoints_are_searched() {
+    let lines = [
+        r#"{"type":"session","version":3,"id":"sess-sys","timestamp":"2026-11-02T10:00:00.000Z","cwd":"/p"}"#,
+        r#"{"type":"message","id":"bbbb0001","parentId":null,"timestamp":"2026-11-02T10:00:01.000Z","message":{"role":"system","content":"prompt KEY-0","sections":{"b":"KEY-b1","1":"KEY-1","b":"KEY-b2","c":null,"d":""},"timestamp":1}}"#,
+        r#"{"type":"compaction","id":"bbbb0002","parentId":"bbbb0001","timestamp":"2026-11-02T10:00:02.000Z","summary":"KEY-s","firstKeptEntryId":"bbbb0001","tokensBefore":5,"systemMessage":{"role":"system","content":[{"type":"text","text":"KEY-c"}],"sections":{"x":"KEY-\u0078"},"timestamp":1}}"#,
+    ];
+    let want = "s.jsonl:bbbb0001:system/text: prompt KEY-0\n\
+                s.jsonl:bbbb0001:system/sections: KEY-1\n\
+                s.jsonl:bbbb0001:system/sections: KEY-b2\n\
+                s.jsonl:bbbb0002:compaction/systemMessage: KEY-c\n\
+                s.jsonl:bbbb0002:compaction/systemMessage: KEY-x\n\
+                s.jsonl:bbbb0002:compaction/summary: KEY-s\n";
+    let t = TempDir::new("grep-system");
+    for spaced in [false, true] {
+        let text: String = lines
+            .iter()
+            .map(|l| match spaced {
+                // JSON with spaces: the line checker does not take it.
+                true => l.replace("\":", "\": ") + "\n",
+                false => l.to_string() + "\n",
+            })
+            .collect();
+        t.write("s.jsonl", text.as_bytes());
+        assert_eq!(grep_out(t.path(), &["KEY", "s.jsonl"]), want, "{spaced}");
+        assert_eq!(
+            grep_out(
+                t.path(),
+                &["--in", "sections,systemMessage", "-c", "KEY", "s.jsonl"]
+            ),
+            "s.jsonl:4\n"
+        );
+        assert_eq!(
+            grep_out(
+                t.path(),
+                &["--role", "system", "--in", "sections", "KEY-1", "s.jsonl"]
+            ),
+            "s.jsonl:bbbb0001:system/sections: KEY-1\n"
+        );
+    }
+}

@@ -1011,3 +1011,175 @@ fn no_writer_writes_a_line_the_readers_refuse() {
     assert!(ok.status.success(), "{}", stderr(&ok));
     no_temp_files(dir.path(), &["s.jsonl", "big.jsonl", "near.txt"]);
 }
+
+/// Standard base64 (ripgrep's `{"bytes":...}` in JSON).
+fn base64(bytes: &[u8]) -> String {
+    let abc = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in bytes.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for i in 0..4 {
+            out.push(match i <= c.len() {
+                true => abc[(n >> (18 - 6 * i) & 63) as usize] as char,
+                false => '=',
+            });
+        }
+    }
+    out
+}
+
+/// Whether `hay` holds `needle`.
+fn has(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// A file name is bytes: one that is not UTF-8 is taken as an argument,
+/// found when the store is walked, and printed as it is where programs
+/// read it (pi-grep's lines, `-l`, `-0`, `-c`; pi-ls `-0`; pi-migrate
+/// `--check`, `--dry-run`, `--relocate`; pi-fork; pi-usage `--csv`), as
+/// ripgrep's `{"bytes": base64}` in JSON, and as `\xNN` in messages;
+/// pi-ls lists it instead of warning "No such file".
+#[test]
+fn names_that_are_not_utf8_are_taken_and_printed_as_bytes() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = TempDir::new("io-bytes");
+    let d = dir.path();
+    let assistant = r#"{"type":"message","id":"aaaa0002","parentId":"aaaa0001","timestamp":"2026-07-20T09:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hello back"}],"provider":"p","model":"m","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"input":0.1,"output":0.2,"cacheRead":0,"cacheWrite":0,"total":0.3}},"stopReason":"stop","timestamp":1784538002000}}"#;
+    let text = session(&[user("aaaa0001", None, "hello"), assistant.to_string()]);
+    let bad = b"bad\xff.jsonl";
+    std::fs::create_dir_all(d.join("agent/sessions/--p--")).unwrap();
+    let stored = d.join("agent/sessions/--p--").join(OsStr::from_bytes(bad));
+    std::fs::write(d.join(OsStr::from_bytes(bad)), &text).unwrap();
+    std::fs::write(&stored, &text).unwrap();
+    std::fs::write(
+        d.join(OsStr::from_bytes(b"old\xfe.jsonl")),
+        v1_session("old", ["x".to_string()]),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join(OsStr::from_bytes(b"none\xfb.jsonl")),
+        b"not a session\n",
+    )
+    .unwrap();
+    let moved = b"mis\xfd.jsonl";
+    std::fs::write(
+        d.join("agent").join(OsStr::from_bytes(moved)),
+        header("m", "2026-07-20T09:00:00.000Z", "/home/b", None) + "\n",
+    )
+    .unwrap();
+    let run = |tool: &str, args: &[&[u8]]| {
+        let mut c = command(tool, &[]);
+        c.args(args.iter().map(|a| OsStr::from_bytes(a)))
+            .current_dir(d)
+            .env("PI_CODING_AGENT_DIR", d.join("agent"))
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null());
+        let o = c.output().unwrap();
+        assert!(
+            o.status.code().is_some_and(|c| c < 2),
+            "{tool} {args:?}: {}",
+            stderr(&o)
+        );
+        o
+    };
+    let json = |o: &Output| -> serde_json::Value {
+        let line = String::from_utf8(o.stdout.clone()).unwrap();
+        serde_json::from_str(line.lines().next().unwrap()).unwrap()
+    };
+    // pi-grep: the argument, each output, and a walked directory
+    let o = run("pi-grep", &[b"hello", bad]);
+    assert_eq!(o.stdout, b"bad\xff.jsonl:aaaa0001:user/text: hello\nbad\xff.jsonl:aaaa0002:assistant/text: hello back\n");
+    assert_eq!(
+        run("pi-grep", &[b"-l", b"hello", bad]).stdout,
+        b"bad\xff.jsonl\n"
+    );
+    assert_eq!(
+        run("pi-grep", &[b"-l0", b"hello", bad]).stdout,
+        b"bad\xff.jsonl\0"
+    );
+    assert_eq!(
+        run("pi-grep", &[b"-c", b"hello", bad]).stdout,
+        b"bad\xff.jsonl:2\n"
+    );
+    let v = json(&run("pi-grep", &[b"--json", b"hello", bad]));
+    assert_eq!(v["path"], serde_json::json!({ "bytes": base64(bad) }));
+    let o = run("pi-grep", &[b"-l", b"hello", b"agent"]);
+    assert_eq!(o.stdout, b"agent/sessions/--p--/bad\xff.jsonl\n");
+    // a pattern is text
+    let mut c = command("pi-grep", &[]);
+    let o = c
+        .arg(OsStr::from_bytes(b"\xff"))
+        .arg(OsStr::from_bytes(bad))
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("PATTERN is not UTF-8"),
+        "{}",
+        stderr(&o)
+    );
+    // a message shows the byte as \xNN
+    let o = run("pi-grep", &[b"x", b"none\xfb.jsonl"]);
+    assert!(stderr(&o).contains("none\\xfb.jsonl"), "{}", stderr(&o));
+    // pi-ls: listed (not "No such file"), -0 raw, --json as bytes
+    let o = run("pi-ls", &[b"--all"]);
+    assert!(stdout(&o).contains("hello"), "{}{}", stdout(&o), stderr(&o));
+    assert!(!stderr(&o).contains("No such file"), "{}", stderr(&o));
+    let o = run("pi-ls", &[b"--all", b"-0"]);
+    assert_eq!(o.stdout, [stored.as_os_str().as_bytes(), b"\0"].concat());
+    let v = json(&run("pi-ls", &[b"--all", b"--json"]));
+    let path = stored.as_os_str().as_bytes();
+    assert_eq!(v["path"], serde_json::json!({ "bytes": base64(path) }));
+    // pi-migrate: --check, --dry-run, --relocate's lines
+    let o = run("pi-migrate", &[b"--check", b"old\xfe.jsonl"]);
+    assert_eq!(o.stdout, b"old\xfe.jsonl\n");
+    let o = run("pi-migrate", &[b"--dry-run", b"old\xfe.jsonl", bad]);
+    assert!(o.stdout.starts_with(b"old\xfe.jsonl: "), "{}", stdout(&o));
+    let o = run("pi-migrate", &[b"--dry-run", b"--all", b"--relocate"]);
+    let agent = d.join("agent");
+    let line = [
+        agent.join(OsStr::from_bytes(moved)).as_os_str().as_bytes(),
+        b": would move to ",
+        agent
+            .join("sessions/--home-b--")
+            .join(OsStr::from_bytes(moved))
+            .as_os_str()
+            .as_bytes(),
+        b"\n",
+    ]
+    .concat();
+    assert!(has(&o.stdout, &line), "{}", stdout(&o));
+    // pi-fork: the new file's name, as it is and in JSON
+    let o = run(
+        "pi-fork",
+        &[bad, b"--at", b"aaaa0001", b"-o", b"new\xfc.jsonl"],
+    );
+    assert_eq!(o.stdout, b"new\xfc.jsonl\n");
+    let o = run(
+        "pi-fork",
+        &[
+            bad,
+            b"--at",
+            b"aaaa0001",
+            b"-o",
+            b"two\xfc.jsonl",
+            b"--json",
+        ],
+    );
+    let abs = d.join(OsStr::from_bytes(b"two\xfc.jsonl"));
+    let v = json(&o);
+    assert_eq!(
+        v["path"],
+        serde_json::json!({ "bytes": base64(abs.as_os_str().as_bytes()) })
+    );
+    // pi-usage: the session report's file column
+    let o = run("pi-usage", &[b"session", bad, b"--csv"]);
+    assert!(has(&o.stdout, b",bad\xff.jsonl,"), "{}", stdout(&o));
+    let o = run("pi-usage", &[b"session", bad, b"--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v[0]["file"], serde_json::json!({ "bytes": base64(bad) }));
+}

@@ -7,12 +7,21 @@ use crate::session::{ReadOptions, Session};
 use clap::Args;
 use std::path::PathBuf;
 
+/// A file name argument (SESSION) as a `String`, taken even when it is
+/// not UTF-8 (clap would refuse it): such bytes are kept in the string as
+/// [`crate::name`] keeps them, and paths are made again with
+/// `name::path_of_kept`. The argument types stay `String` for every tool.
+pub(crate) fn name_arg() -> impl clap::builder::TypedValueParser<Value = String> {
+    use clap::builder::TypedValueParser;
+    clap::builder::OsStringValueParser::new().map(|s| crate::name::kept(&s).into_owned())
+}
+
 /// The session argument and the options that control how it is read.
 #[derive(Args, Debug, Clone)]
 pub struct SessionArgs {
     /// Session file, `-` for stdin (the default), or a session-id prefix
     /// (looked up like `pi --session`: this project's sessions first, then all).
-    #[arg(value_name = "SESSION")]
+    #[arg(value_name = "SESSION", value_parser = name_arg())]
     pub session: Option<String>,
 
     #[arg(long, value_name = "DIR", help = crate::cli::help::help_session_dir_one!())]

@@ -7,6 +7,7 @@ mod ctx;
 pub mod help;
 
 pub use crate::io::Out;
+pub(crate) use args::name_arg;
 pub use args::{use_color, ColorArgs, ColorWhen, SessionArgs, StoreArgs};
 pub use ctx::{Ctx, Exit, Log, Stdout};
 pub use help::PI_RELEASE;

@@ -312,9 +312,12 @@ pub(crate) fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Wr
             Meta {
                 title: format!(
                     "Messages from {}",
-                    std::path::Path::new(name)
-                        .file_name()
-                        .map_or(name.into(), |f| f.to_string_lossy())
+                    // a file name's bytes that are not UTF-8 as \xNN
+                    crate::name::shown(
+                        &std::path::Path::new(name)
+                            .file_name()
+                            .map_or(name.into(), |f| f.to_string_lossy())
+                    )
                 ),
                 fields: vec![],
             },

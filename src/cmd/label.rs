@@ -353,7 +353,7 @@ mod fast {
         let Some(target) = target else {
             return Ok(None);
         };
-        let name = path.display().to_string();
+        let name = crate::name::kept_path(path).into_owned();
         // Opened before reading, as the slow path does: what pi appends
         // meanwhile is read again under the lock, at the write.
         let tx = Transaction::open(path)?;

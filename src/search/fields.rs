@@ -17,6 +17,8 @@ pub const FIELDS: &[&str] = &[
     "summary",
     "name",
     "label",
+    "sections",
+    "systemMessage",
 ];
 
 /// One searchable text of an entry.
@@ -135,17 +137,71 @@ pub fn entry_spans<'a>(e: &Entry<'_, 'a, '_>) -> Vec<Span<'a>> {
                 Some("branchSummary" | "compactionSummary") => {
                     push(&mut out, "summary", m, "summary")
                 }
+                Some("system") => {
+                    content(&mut out, m, "text", fast);
+                    sections(&mut out, m, "sections", fast);
+                }
                 // user, system, custom and any other role with content
                 _ => content(&mut out, m, "text", fast),
             }
         }
         Some("custom_message") => content(&mut out, obj, "text", fast),
-        Some("branch_summary" | "compaction") => push(&mut out, "summary", obj, "summary"),
+        Some("branch_summary") => push(&mut out, "summary", obj, "summary"),
+        Some("compaction") => {
+            // pi sends the checkpoint before the summary (buildSessionContext).
+            let sm = match fast {
+                Some(s) => raw::sub_object_by(obj, "systemMessage", s),
+                None => obj.object("systemMessage"),
+            };
+            if let Some(sm) = sm {
+                content(&mut out, &sm, "systemMessage", fast);
+                sections(&mut out, &sm, "systemMessage", fast);
+            }
+            push(&mut out, "summary", obj, "summary");
+        }
         Some("session_info") => push(&mut out, "name", obj, "name"),
         Some("label") => push(&mut out, "label", obj, "label"),
         _ => {}
     }
     out
+}
+
+/// The string values of the object `sections` of a system message `o`,
+/// in the order pi's `getSystemMessageText` reads them
+/// (`Object.values`: array-index keys first, a repeated key in its
+/// first place with its last value); null and other values are left out
+/// (pi drops null, and a value with no text adds nothing).
+fn sections<'a>(
+    out: &mut Vec<Span<'a>>,
+    o: &Object<'a>,
+    field: &'static str,
+    fast: Option<Strings<'_>>,
+) {
+    let s = match fast {
+        Some(f) => raw::sub_object_by(o, "sections", f),
+        None => o.object("sections"),
+    };
+    if let Some(s) = s {
+        section_values(s.text, &s.members, field, out);
+    }
+}
+
+/// [`sections`] for the members of a `sections` object in `t`.
+fn section_values<'a>(
+    t: &'a [u8],
+    members: &[scan::Member],
+    field: &'static str,
+    out: &mut Vec<Span<'a>>,
+) {
+    for (_, v) in js::stringify::member_order(t, members) {
+        let r = members[v].value.clone();
+        if t.get(r.start) == Some(&b'"') {
+            out.push(Span {
+                field,
+                text: SpanText::Raw(t, r),
+            });
+        }
+    }
 }
 
 /// `content` as a string, or its `text` blocks.
@@ -205,7 +261,8 @@ fn blocks<'a>(o: &Object<'a>, key: &str, fast: Option<Strings<'_>>) -> Vec<Objec
 /// [`Entry::new`] and [`entry_spans`] at once, for a line `t` that
 /// [`js::check::Checker::valid_object`] took (`top`: the members it gave, `m`:
 /// its marks): the entry's type and role, and its spans pushed onto `out`,
-/// the same as the two give. Nothing is allocated but a tool call's text:
+/// the same as the two give. Nothing is allocated but a tool call's text
+/// (and the member list of a system message's `sections`):
 /// objects and arrays are walked by the marks' quote bits and the walk's
 /// record of where each container ends, not read again. `canon` makes a
 /// tool call's arguments canonical (kept by the caller). A tool call whose
@@ -235,11 +292,13 @@ pub fn quick_entry<'a>(
             let Some(msg) = get("message").filter(|r| t.get(r.start) == Some(&b'{')) else {
                 return (ty, None);
             };
-            let [role, content, command, output, summary] = pick(
+            let [role, content, command, output, summary, sections] = pick(
                 t,
                 msg.start,
                 m,
-                ["role", "content", "command", "output", "summary"],
+                [
+                    "role", "content", "command", "output", "summary", "sections",
+                ],
             );
             let role = role.and_then(|r| str_at(t, r));
             match role.as_deref() {
@@ -279,12 +338,24 @@ pub fn quick_entry<'a>(
                     raw(out, "output", output);
                 }
                 Some("branchSummary" | "compactionSummary") => raw(out, "summary", summary),
+                Some("system") => {
+                    quick_content(t, content, m, "text", out);
+                    quick_sections(t, sections, m, "sections", out);
+                }
                 _ => quick_content(t, content, m, "text", out),
             }
             return (ty, role);
         }
         Some("custom_message") => quick_content(t, get("content"), m, "text", out),
-        Some("branch_summary" | "compaction") => raw(out, "summary", get("summary")),
+        Some("branch_summary") => raw(out, "summary", get("summary")),
+        Some("compaction") => {
+            if let Some(sm) = get("systemMessage").filter(|r| t.get(r.start) == Some(&b'{')) {
+                let [content, sections] = pick(t, sm.start, m, ["content", "sections"]);
+                quick_content(t, content, m, "systemMessage", out);
+                quick_sections(t, sections, m, "systemMessage", out);
+            }
+            raw(out, "summary", get("summary"));
+        }
         Some("session_info") => raw(out, "name", get("name")),
         Some("label") => raw(out, "label", get("label")),
         _ => {}
@@ -332,6 +403,35 @@ fn quick_content<'a>(
             }
         }
     });
+}
+
+/// [`sections`] in a line the checker took: the members of the object at
+/// `t[r]` walked by the marks (a rare entry, so gathered in a vector).
+fn quick_sections<'a>(
+    t: &'a [u8],
+    r: Option<Range<usize>>,
+    m: js::check::Marks<'_>,
+    field: &'static str,
+    out: &mut Vec<Span<'a>>,
+) {
+    let Some(r) = r.filter(|r| t.get(r.start) == Some(&b'{')) else {
+        return;
+    };
+    let mut members = Vec::new();
+    let mut p = r.start + 1;
+    while t.get(p) == Some(&b'"') {
+        let k = m.string_end(p).min(t.len());
+        let ve = m.value_end(t, k + 1);
+        members.push(scan::Member {
+            key: p..k,
+            value: k + 1..ve,
+        });
+        if t.get(ve) != Some(&b',') {
+            break;
+        }
+        p = ve + 1;
+    }
+    section_values(t, &members, field, out);
 }
 
 /// The values of `keys` in the object opening at `t[open]` (the last of
@@ -454,6 +554,7 @@ mod tests {
             r#""branchSummary""#,
             r#""compactionSummary""#,
             r#""custom""#,
+            r#""system""#,
             "null",
         ];
         let keys = [
@@ -468,6 +569,8 @@ mod tests {
             "output",
             "summary",
             "label",
+            "sections",
+            "systemMessage",
             "id",
             "t\\u0065xt",
             "x",
@@ -490,6 +593,15 @@ mod tests {
                         ("type", _, 0) => r#""thinking""#.to_string(),
                         ("type", _, 1) => r#""toolCall""#.to_string(),
                         ("arguments", _, _) => r#"{"2":1,"a":1e2,"b":"\/"}"#.to_string(),
+                        ("sections", _, 0 | 1) => {
+                            r#"{"b":"s1","1":"s0","b":"s\u0032","c":null,"d":7,"0":"z","e":{}}"#
+                                .to_string()
+                        }
+                        ("systemMessage", _, 0 | 1) => concat!(
+                            r#"{"content":[{"type":"text","text":"c"},{"type":"image"}],"#,
+                            r#""sections":{"k":"v","2":"w","k":null},"content":"again"}"#
+                        )
+                        .to_string(),
                         _ => values[next(values.len())].to_string(),
                     };
                     parts.push(format!(r#""{k}":{v}"#));

@@ -47,7 +47,7 @@ impl Input {
     pub fn display_name(&self) -> String {
         match self {
             Input::Stdin => "<stdin>".to_string(),
-            Input::File(p) => p.display().to_string(),
+            Input::File(p) => crate::name::kept_path(p).into_owned(),
         }
     }
 }

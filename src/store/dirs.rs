@@ -193,16 +193,13 @@ pub fn project_session_dir(cwd: &Path, session_dir: Option<&Path>) -> PathBuf {
     sessions_root().join(encode_cwd(&cwd.to_string_lossy()))
 }
 
-/// A path as Node gives it (lossy where it is not UTF-8, as Node reads names).
-pub fn node_path_string(p: &Path) -> String {
-    p.to_string_lossy().into_owned()
-}
-
 /// Node's `path.join(a, b)` (POSIX): the parts joined by `/`, then
 /// normalised by their text (`.`, `..`, repeated slashes).
 pub fn node_join(a: &Path, b: &str) -> PathBuf {
-    let joined = format!("{}/{b}", a.to_string_lossy());
-    PathBuf::from(node_normalize(&joined))
+    // Names kept as crate::name keeps them: pi reads a name that is not
+    // UTF-8 lossily and then finds no such file; the tools keep the file.
+    let joined = format!("{}/{b}", crate::name::kept_path(a));
+    crate::name::path_of_kept(&node_normalize(&joined))
 }
 
 /// Node's `path.posix.normalize`.

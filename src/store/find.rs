@@ -27,7 +27,7 @@ pub fn resolve_session(arg: Option<&str>, session_dir: Option<&Path>) -> Result<
         }
         Some(a) => a,
     };
-    let p = Path::new(arg);
+    let p = crate::name::path_of_kept(arg);
     // `symlink_metadata`: a link that leads nowhere, or in a loop, is a
     // file argument too (opening it says what is wrong), not a prefix.
     if p.symlink_metadata().is_ok() || looks_like_path(arg) {
@@ -60,8 +60,8 @@ pub fn resolve_session(arg: Option<&str>, session_dir: Option<&Path>) -> Result<
         )),
         0 => Err(Error::request(arg, {
             let looked = match root == local {
-                true => local.display().to_string(),
-                false => format!("{} and {}", local.display(), root.display()),
+                true => crate::name::kept_path(&local).into_owned(),
+                false => format!("{} and {}", crate::name::kept_path(&local), crate::name::kept_path(&root)),
             };
             format!("no such file, and no session id starts with '{arg}' (looked in {looked})")
         })),
@@ -70,7 +70,7 @@ pub fn resolve_session(arg: Option<&str>, session_dir: Option<&Path>) -> Result<
             let list: Vec<String> = found
                 .iter()
                 .take(10)
-                .map(|(id, p)| format!("{id} ({})", p.display()))
+                .map(|(id, p)| format!("{id} ({})", crate::name::kept_path(p)))
                 .collect();
             Err(Error::request(
                 arg,
@@ -201,7 +201,7 @@ pub fn dir_candidates(dir: &Path, warn: &mut dyn FnMut(Diagnostic)) -> Vec<Candi
     };
     let mut names: Vec<String> = rd
         .flatten()
-        .map(|d| d.file_name().to_string_lossy().into_owned())
+        .map(|d| crate::name::kept(&d.file_name()).into_owned())
         .filter(|n| n.ends_with(".jsonl"))
         .collect();
     names.sort_by(|a, b| locale_compare(b, a));
@@ -225,7 +225,7 @@ pub fn all_candidates(root: &Path, warn: &mut dyn FnMut(Diagnostic)) -> Vec<Cand
     for d in rd.flatten() {
         let Ok(ft) = d.file_type() else { continue };
         if ft.is_dir() || ft.is_symlink() {
-            dirs.push(node_join(root, &d.file_name().to_string_lossy()));
+            dirs.push(node_join(root, &crate::name::kept(&d.file_name())));
         }
     }
     let mut files: Vec<(PathBuf, String)> = Vec::new();
@@ -233,7 +233,7 @@ pub fn all_candidates(root: &Path, warn: &mut dyn FnMut(Diagnostic)) -> Vec<Cand
         match std::fs::read_dir(dir) {
             Ok(rd) => {
                 for d in rd.flatten() {
-                    let n = d.file_name().to_string_lossy().into_owned();
+                    let n = crate::name::kept(&d.file_name()).into_owned();
                     if n.ends_with(".jsonl") {
                         files.push((node_join(dir, &n), n));
                     }
@@ -284,7 +284,7 @@ fn read_dir_noting(dir: &Path, warn: &mut dyn FnMut(Diagnostic)) -> Option<std::
 /// The warning for a directory that cannot be read.
 fn unreadable(dir: &Path, e: &std::io::Error) -> Diagnostic {
     Diagnostic::new(
-        &dir.display().to_string(),
+        &crate::name::kept_path(dir),
         None,
         crate::error::io_message(e),
     )

@@ -11,7 +11,6 @@
 //! with the reason, for `pi-ls --verbose`.
 
 use super::build::{State, Step};
-use super::dirs::node_path_string;
 use super::find::mtime_date;
 use crate::json::js;
 use std::fs::Metadata;
@@ -66,7 +65,8 @@ impl Info {
     /// without the closing brace (so that more members can follow).
     pub fn write_json_open(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(b"{\"path\":");
-        js::write_str(out, &node_path_string(&self.path));
+        // ripgrep's {"bytes":...} for a name that is not UTF-8
+        out.extend_from_slice(&crate::name::json(&crate::name::kept_path(&self.path)));
         if let Some(id) = &self.id_json {
             out.extend_from_slice(b",\"id\":");
             out.extend_from_slice(id);

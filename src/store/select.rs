@@ -38,7 +38,7 @@ impl Source {
     /// The name the source is printed and warned about by.
     pub fn name(&self) -> String {
         match self {
-            Source::File(p) => p.to_string_lossy().into_owned(),
+            Source::File(p) => crate::name::kept_path(p).into_owned(),
             Source::Stdin => "<stdin>".into(),
             Source::Unresolved(d) => d.at.as_ref().map_or(String::new(), |l| l.file.clone()),
         }
@@ -144,7 +144,7 @@ pub fn select(req: &Request<'_>, warn: &mut dyn FnMut(Diagnostic)) -> Result<Sel
     }
     sel.may_repeat = req.sessions.len() > 1 || req.all;
     for a in req.sessions {
-        let p = Path::new(a);
+        let p = &crate::name::path_of_kept(a);
         if a != "-" && p.is_dir() {
             walk(p, req.walk, usize::MAX, &mut sel, warn);
             continue;
@@ -185,7 +185,7 @@ fn default_sessions(req: &Request<'_>, sel: &mut Selection, warn: &mut dyn FnMut
     };
     if req.walk != DirWalk::Stat && !dir.is_dir() {
         warn(Diagnostic::new(
-            &dir.to_string_lossy(),
+            &crate::name::kept_path(&dir),
             None,
             "no such session directory; no sessions to read",
         ));
@@ -217,7 +217,7 @@ fn walk(
         DirWalk::Sorted => {
             let w = session_files_under(dir, |d, e| {
                 warn(Diagnostic::new(
-                    &d.display().to_string(),
+                    &crate::name::kept_path(d),
                     None,
                     io_message(e),
                 ))
@@ -263,7 +263,7 @@ fn walk_ordered(
     if let Some(id) = dir_id(dir) {
         if !seen.insert(id) {
             warn(Diagnostic::new(
-                &dir.to_string_lossy(),
+                &crate::name::kept_path(dir),
                 None,
                 "a directory already searched (a link back to it: a loop); skipped",
             ));
@@ -274,7 +274,7 @@ fn walk_ordered(
         Ok(rd) => rd,
         Err(e) => {
             let msg = format!("{}; skipped", io_message(&e));
-            warn(Diagnostic::new(&dir.to_string_lossy(), None, msg));
+            warn(Diagnostic::new(&crate::name::kept_path(dir), None, msg));
             return;
         }
     };
@@ -296,7 +296,7 @@ fn walk_ordered(
                     // a link that leads nowhere (or to itself)
                     if jsonl {
                         let msg = format!("{}; skipped", io_message(&e));
-                        warn(Diagnostic::new(&p.to_string_lossy(), None, msg));
+                        warn(Diagnostic::new(&crate::name::kept_path(&p), None, msg));
                     }
                     continue;
                 }
@@ -324,7 +324,7 @@ fn walk_stat(root: &Path, warn: &mut dyn FnMut(Diagnostic)) -> Vec<(PathBuf, Met
         Ok(rd) => rd,
         Err(e) => {
             if e.kind() != std::io::ErrorKind::NotFound {
-                let name = root.to_string_lossy();
+                let name = crate::name::kept_path(root);
                 warn(Diagnostic::new(&name, None, io_message(&e)));
             }
             return out;

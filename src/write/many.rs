@@ -285,7 +285,7 @@ fn run_steps<R: Rewrite>(b: &Batch<R>, files: &[PathBuf]) {
             sc.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(f) = files.get(i) else { break };
-                let name = f.display().to_string();
+                let name = crate::name::kept_path(f).into_owned();
                 match first_step(b, i, f, &name) {
                     Ok(Step::Done(o)) => b.record(i, &name, o),
                     Ok(Step::Staged(s)) => {
@@ -520,7 +520,10 @@ fn stage(
         Error::request(
             name,
             if e.kind() == std::io::ErrorKind::AlreadyExists {
-                format!("backup {} already exists; file left as it is", b.display())
+                format!(
+                    "backup {} already exists; file left as it is",
+                    crate::name::kept_path(&b)
+                )
             } else {
                 format!(
                     "cannot keep a backup {}: {}",

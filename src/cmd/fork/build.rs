@@ -364,7 +364,7 @@ pub(crate) fn write_new(
         }
         (Some(f), _) => f.to_path_buf(),
         (None, Some(d)) => {
-            std::fs::create_dir_all(d).map_err(|e| Error::io(&d.display().to_string(), &e))?;
+            std::fs::create_dir_all(d).map_err(|e| Error::io(&crate::name::kept_path(d), &e))?;
             d.join(session_file_name(&new.timestamp, &new.id))
         }
         (None, None) => {
@@ -373,7 +373,7 @@ pub(crate) fn write_new(
             ))
         }
     };
-    let name = target.display().to_string();
+    let name = crate::name::kept_path(&target).into_owned();
     crate::append::check_new_lines(&name, &new.bytes)?;
     // Temporary files of interrupted runs (killed before they could remove them).
     if let Some(d) = target.parent() {

@@ -222,8 +222,12 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         let mut line = Vec::new();
         if args.json {
             let mut w = ObjectWriter::new();
-            w.str("path", &absolute(&path).to_string_lossy())
-                .str("id", &new.id);
+            let abs = absolute(&path);
+            w.raw(
+                "path",
+                Some(&crate::name::json(&crate::name::kept_path(&abs))),
+            )
+            .str("id", &new.id);
             match &new.parent_session {
                 Some(p) => w.str("parentSession", p),
                 None => w.raw("parentSession", Some(b"null")),

@@ -58,7 +58,9 @@ What is searched, by field: text (user, system and custom messages,
 custom_message entries, assistant text blocks), thinking, toolCall (the
 tool's name, a space, the arguments as JSON.stringify writes them),
 toolResult, command and output (bash runs), summary (branch summaries,
-compactions), name (session_info), label. Never keys, ids, signatures or
+compactions), sections (a system message's, after its text, as pi sends
+them), systemMessage (a compaction's system prompt checkpoint: its text and
+sections), name (session_info), label. Never keys, ids, signatures or
 images. Text is decoded before it is matched: a JSON escape (\\n, \\\", \\u00e9)
 is the character it stands for, and each line of a multi-line text is a line.
 
@@ -90,7 +92,7 @@ pub struct Args {
     /// directories (every *.jsonl below), `-` for stdin, or session-id
     /// prefixes. With none, standard input when it is a pipe or a file
     /// (as ripgrep), else this project's sessions (--all: every project's).
-    #[arg(value_name = "PATTERN] [SESSION", num_args = 0..)]
+    #[arg(value_name = "PATTERN] [SESSION", num_args = 0.., value_parser = crate::cli::name_arg())]
     pub args: Vec<String>,
 
     /// A pattern; repeat for several (a line matching any of them matches).
@@ -149,7 +151,8 @@ pub struct Args {
     pub role: Vec<String>,
 
     /// Only these fields: text, thinking, toolCall, toolResult, command,
-    /// output, summary, name, label; comma-separated.
+    /// output, summary, sections, systemMessage, name, label;
+    /// comma-separated.
     #[arg(long = "in", value_name = "FIELD,...", value_delimiter = ',')]
     pub fields: Vec<String>,
 
@@ -195,7 +198,12 @@ pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
         if files.is_empty() {
             return Err(Error::usage("no PATTERN given (pi-grep --help)"));
         }
-        vec![files.remove(0)]
+        let p = files.remove(0);
+        // taken as a file name would be (name_arg): a pattern must be text
+        if let std::borrow::Cow::Owned(_) = crate::name::bytes_of_kept(&p) {
+            return Err(Error::usage("PATTERN is not UTF-8"));
+        }
+        vec![p]
     } else {
         a.regexp.clone()
     };

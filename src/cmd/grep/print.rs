@@ -20,6 +20,9 @@ pub(super) struct FileOut {
 pub(super) struct Printer<'a> {
     pub(super) opts: &'a Options,
     pub(super) name: &'a str,
+    /// `name` as the text modes print it, once per file: control
+    /// characters shown, bytes that are not UTF-8 as they are (as rg).
+    pub(super) shown_name: Vec<u8>,
     pub(super) session_id: String,
     pub(super) fo: &'a mut FileOut,
     /// Matching lines so far.
@@ -51,27 +54,35 @@ impl Printer<'_> {
     fn prefix(&mut self, info: &Info<'_>, sep: u8) {
         let color = self.opts.color;
         let out = &mut self.fo.out;
-        // A path, an id: every control character shown, tabs too.
-        let paint = |out: &mut Vec<u8>, code: &str, s: &str| {
-            let s = crate::visible::text(s);
+        // A path, an id: every control character shown, tabs too; a
+        // path's bytes that are not UTF-8 written as they are (as rg).
+        let paint = |out: &mut Vec<u8>, code: &str, s: &[u8]| {
             if color {
-                out.extend_from_slice(format!("\x1b[{code}m{s}\x1b[0m").as_bytes());
-            } else {
-                out.extend_from_slice(s.as_bytes());
+                out.extend_from_slice(format!("\x1b[{code}m").as_bytes());
+            }
+            out.extend_from_slice(s);
+            if color {
+                out.extend_from_slice(b"\x1b[0m");
             }
         };
+        let name = &self.shown_name;
         if self.opts.heading {
             if out.is_empty() {
-                paint(out, "35", self.name);
+                paint(out, "35", name);
                 out.push(b'\n');
             }
         } else {
-            paint(out, "35", self.name);
+            paint(out, "35", name);
             out.push(sep);
         }
-        paint(out, "32", info.id.unwrap_or(""));
+        paint(
+            out,
+            "32",
+            crate::visible::text(info.id.unwrap_or("")).as_bytes(),
+        );
         out.push(sep);
-        paint(out, "36", &format!("{}/{}", info.who, info.field));
+        let who = format!("{}/{}", info.who, info.field);
+        paint(out, "36", crate::visible::text(&who).as_bytes());
         out.push(sep);
         out.push(b' ');
     }
@@ -88,11 +99,11 @@ impl Printer<'_> {
             Mode::Files => {
                 // -0 is for programs (xargs -0): the name as it is.
                 if self.opts.null {
-                    self.fo.out.extend_from_slice(self.name.as_bytes());
+                    let name = crate::name::bytes_of_kept(self.name);
+                    self.fo.out.extend_from_slice(&name);
                     self.fo.out.push(0);
                 } else {
-                    let name = crate::visible::text(self.name);
-                    self.fo.out.extend_from_slice(name.as_bytes());
+                    self.fo.out.extend_from_slice(&self.shown_name);
                     self.fo.out.push(b'\n');
                 }
                 self.done = true;
@@ -132,7 +143,7 @@ impl Printer<'_> {
             }
             Mode::Json => {
                 let mut w = ObjectWriter::new();
-                w.str("path", self.name);
+                w.raw("path", Some(&crate::name::json(self.name)));
                 w.str("session", &self.session_id);
                 match info.id {
                     Some(id) => w.str("id", id),

@@ -130,6 +130,7 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
         p: Printer {
             opts,
             name: &name,
+            shown_name: crate::name::bytes_of_kept(&crate::visible::text(&name)).into_owned(),
             session_id: String::new(),
             fo: &mut fo,
             count: 0,
@@ -160,7 +161,8 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
         }
     }
     if opts.mode == Mode::Count && count > 0 {
-        fo.out = format!("{}:{count}\n", crate::visible::text(&name)).into_bytes();
+        fo.out = crate::name::bytes_of_kept(&crate::visible::text(&name)).into_owned();
+        fo.out.extend_from_slice(format!(":{count}\n").as_bytes());
     }
     fo
 }

@@ -233,7 +233,11 @@ pub(crate) fn print(req: &Request, out: &mut impl Write) -> Result<bool> {
         skipped += 1;
         let line = s.line.filter(|_| req.verbose);
         let why = format!("{}; not listed", s.reason);
-        log.warn(&Diagnostic::new(&s.path.to_string_lossy(), line, why));
+        log.warn(&Diagnostic::new(
+            &crate::name::kept_path(&s.path),
+            line,
+            why,
+        ));
     });
     let total = infos.len();
     let infos = filter(req, infos);

@@ -23,7 +23,9 @@ use std::time::{Duration, Instant};
 pub(super) fn print_line(log: Log, msg: &str) {
     static FAILED: std::sync::Once = std::sync::Once::new();
     let mut o = std::io::stdout().lock();
-    if let Err(e) = o.line(msg.as_bytes()).and_then(|()| o.done()) {
+    // a file name's bytes that are not UTF-8 as they are (crate::name)
+    let msg = crate::name::bytes_of_kept(msg);
+    if let Err(e) = o.line(&msg).and_then(|()| o.done()) {
         if !e.is_broken_pipe() {
             FAILED.call_once(|| log.error(&e));
         }
@@ -171,7 +173,7 @@ impl many::Rewrite for Migration<'_> {
 
     fn removed_stray(&self, temp: &Path) {
         self.progress.warn(&Diagnostic::new(
-            &temp.display().to_string(),
+            &crate::name::kept_path(temp),
             None,
             "removed a temporary file left by an interrupted run",
         ));
@@ -180,7 +182,7 @@ impl many::Rewrite for Migration<'_> {
     fn dir_failed(&self, dir: &Path, e: &std::io::Error) {
         self.progress.error(format_args!(
             "{}: cannot flush the directory after renaming: {}",
-            dir.display(),
+            crate::name::kept_path(dir),
             crate::error::io_message(e)
         ));
     }

@@ -71,7 +71,7 @@ pub struct Args {
     /// Session files or directories (every *.jsonl below), `-` for stdin, or
     /// session-id prefixes (looked up like `pi --session`: this project's
     /// sessions first, then every project's).
-    #[arg(value_name = "PATH")]
+    #[arg(value_name = "PATH", value_parser = crate::cli::name_arg())]
     pub paths: Vec<String>,
 
     /// Rewrite each file in place (atomically: temporary file, fsync, rename).
@@ -231,7 +231,7 @@ pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
                 "several files need --in-place, --check or --dry-run (stdout takes one session)",
             ));
         }
-        let name = files[0].display().to_string();
+        let name = crate::name::kept_path(&files[0]).into_owned();
         let f = std::fs::File::open(&files[0]).map_err(|e| Error::io(&name, &e))?;
         let bytes = crate::session::read_stream(&mut &f, &name)?;
         return single(req, &name, &bytes, log, ctx.out());
@@ -269,7 +269,7 @@ fn select(
     before_walk: &mut dyn FnMut(),
 ) -> Result<Vec<PathBuf>> {
     for p in &req.paths {
-        let path = Path::new(p);
+        let path: &Path = &crate::name::path_of_kept(p);
         if path.symlink_metadata().is_err() && !store::looks_like_path(p) {
             continue; // a session-id prefix: the selection looks it up
         }
@@ -284,13 +284,13 @@ fn select(
     if req.all && !batch && root.is_dir() {
         return Err(Error::usage(format!(
             "{}: a directory needs --in-place, --check or --dry-run",
-            root.display()
+            crate::name::kept_path(&root)
         )));
     }
     // A session-id prefix that names no session stops the run before
     // anything is moved (the relocation runs before the walk).
     for p in &req.paths {
-        if !(p.is_empty() || p == "-" || Path::new(p).symlink_metadata().is_ok()) {
+        if !(p.is_empty() || p == "-" || crate::name::path_of_kept(p).symlink_metadata().is_ok()) {
             store::resolve_session(Some(p), None)?;
         }
     }
@@ -325,16 +325,17 @@ fn select(
 
 /// One session (stdin or a file) in stdout/check/dry-run mode.
 fn single(req: &Request, name: &str, bytes: &[u8], log: Log, out: &mut impl Out) -> Result<bool> {
+    let kept = crate::name::bytes_of_kept;
     let outcome = migrate_bytes(name, bytes, req.opts)?;
     match (&outcome, req.mode) {
         (Outcome::Current, Mode::Stdout) => out.bytes(bytes)?,
         (Outcome::Migrated { bytes, .. }, Mode::Stdout) => out.bytes(bytes)?,
-        (Outcome::Migrated { .. }, Mode::Check) => out.line(name.as_bytes())?,
+        (Outcome::Migrated { .. }, Mode::Check) => out.line(&kept(name))?,
         (Outcome::Migrated { changes, .. }, Mode::DryRun) => {
-            out.text(format_args!("{name}: {}\n", changes.describe()))?
+            out.line(&kept(&format!("{name}: {}", changes.describe())))?
         }
         (Outcome::Current, Mode::DryRun) if !log.quiet => {
-            out.text(format_args!("{name}: already version {CURRENT_VERSION}\n"))?
+            out.line(&kept(&format!("{name}: already version {CURRENT_VERSION}")))?
         }
         _ => {}
     }

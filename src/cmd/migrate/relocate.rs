@@ -19,7 +19,7 @@ pub(super) fn relocate(req: &Request, log: Log) -> std::result::Result<usize, us
     let files = store::session_files_in(&agent);
     let (mut moved, mut failed) = (0, 0);
     for f in files {
-        let name = f.display().to_string();
+        let name = crate::name::kept_path(&f).into_owned();
         let Some(cwd) = locate_cwd(&f) else { continue };
         let (Some(file_name), dir) = (
             f.file_name(),
@@ -39,12 +39,18 @@ pub(super) fn relocate(req: &Request, log: Log) -> std::result::Result<usize, us
             log.warn(&Diagnostic::new(
                 &name,
                 None,
-                format!("not relocated: {} already exists", dest.display()),
+                format!(
+                    "not relocated: {} already exists",
+                    crate::name::kept_path(&dest)
+                ),
             ));
             continue;
         }
         if req.mode != Mode::InPlace {
-            say(format!("{name}: would move to {}", dest.display()));
+            say(format!(
+                "{name}: would move to {}",
+                crate::name::kept_path(&dest)
+            ));
             moved += 1;
             continue;
         }
@@ -55,13 +61,16 @@ pub(super) fn relocate(req: &Request, log: Log) -> std::result::Result<usize, us
             .and_then(|()| write::sync_dir(&agent));
         match r {
             Ok(()) => {
-                say(format!("{name}: moved to {}", dest.display()));
+                say(format!(
+                    "{name}: moved to {}",
+                    crate::name::kept_path(&dest)
+                ));
                 moved += 1;
             }
             Err(e) => {
                 log.error(format!(
                     "{name}: cannot move to {}: {}",
-                    dest.display(),
+                    crate::name::kept_path(&dest),
                     crate::error::io_message(&e)
                 ));
                 failed += 1;

@@ -97,7 +97,7 @@ pub(super) fn each_file(
                     each(i, fu, family[i]);
                 }
                 Err(no) => {
-                    let name = p.to_string_lossy();
+                    let name = crate::name::kept_path(p);
                     let why = format!("{}; skipped", no.why);
                     log.warn(&Diagnostic::new(&name, no.line, why));
                 }

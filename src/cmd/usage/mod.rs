@@ -111,7 +111,7 @@ pub struct Args {
     /// The report (daily, weekly, monthly, session, project; default daily),
     /// then optionally SESSIONs (files, directories, session-id prefixes):
     /// only those sessions are counted.
-    #[arg(value_name = "REPORT|SESSION")]
+    #[arg(value_name = "REPORT|SESSION", value_parser = crate::cli::name_arg())]
     pub words: Vec<String>,
 
     /// A second grouping: a row per model or provider within each row;
@@ -234,13 +234,15 @@ fn select(args: &Args, sessions: &[String], log: Log) -> Result<Selected> {
             }
         };
         if let [one] = sessions {
-            if !Path::new(one).is_dir() {
+            if !Path::is_dir(&crate::name::path_of_kept(one)) {
                 return Ok((Some(p), Vec::new(), None));
             }
         }
         let m = match m {
             Some(m) => m,
-            None => std::fs::metadata(&p).map_err(|e| Error::io(&p.to_string_lossy(), &e))?,
+            None => {
+                std::fs::metadata(&p).map_err(|e| Error::io(&crate::name::kept_path(&p), &e))?
+            }
         };
         files.push((p, m));
     }
@@ -343,7 +345,7 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
             let fu = match scan_file(f, branch) {
                 Ok(fu) => fu,
                 Err(no) => {
-                    let name = f.to_string_lossy();
+                    let name = crate::name::kept_path(f);
                     return Err(Error::data(&escape_name(&name), no.line, no.why));
                 }
             };

@@ -35,7 +35,11 @@ pub(super) fn write_json(req: &Request, rows: &[Row], out: &mut impl Write) -> R
         let g = &row.group;
         let mut w = crate::json::ObjectWriter::new();
         for (k, v) in &row.key {
-            w.str(k, v);
+            match *k {
+                // ripgrep's {"bytes":...} for a name that is not UTF-8
+                "file" => w.raw(k, Some(&crate::name::json(v))),
+                _ => w.str(k, v),
+            };
         }
         for (k, v) in &g.meta {
             w.str(k, v);
@@ -143,7 +147,16 @@ pub(super) fn write_csv(req: &Request, rows: &[Row], out: &mut impl Write) -> Re
                 f.push(js::number_to_js(n));
             }
         }
-        out.line(f.join(",").as_bytes())?;
+        // the file's bytes that are not UTF-8 as they are (crate::name)
+        let cells: Vec<std::borrow::Cow<[u8]>> = f
+            .iter()
+            .enumerate()
+            .map(|(i, c)| match row.key.get(i) {
+                Some(("file", _)) => crate::name::bytes_of_kept(c),
+                _ => std::borrow::Cow::Borrowed(c.as_bytes()),
+            })
+            .collect();
+        out.line(&cells.join(&b","[..]))?;
     }
     out.done()
 }

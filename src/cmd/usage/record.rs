@@ -241,7 +241,7 @@ impl FileUsage {
 
     /// Say the warnings reading the file gave.
     pub(crate) fn say_warnings(&self, log: Log) {
-        let name = self.path.to_string_lossy();
+        let name = crate::name::kept_path(&self.path);
         for (line, what) in &self.warnings {
             log.warn(&Diagnostic::new(&name, Some(*line), what.as_str()));
         }

@@ -288,7 +288,7 @@ impl<'q> Rows<'q> {
             let mut key = match req.report {
                 Report::Session => vec![
                     ("sessionId", f.session_id.clone()),
-                    ("file", f.path.to_string_lossy().into_owned()),
+                    ("file", crate::name::kept_path(&f.path).into_owned()),
                 ],
                 Report::Project => vec![(
                     "project",

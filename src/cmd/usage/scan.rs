@@ -141,7 +141,7 @@ impl From<crate::error::Error> for NotRead {
 /// file checked first only when it is larger than the limit (no smaller
 /// one can hold such a line).
 fn read_whole(path: &Path, buf: &mut Vec<u8>) -> std::result::Result<(), NotRead> {
-    let name = path.to_string_lossy();
+    let name = crate::name::kept_path(path);
     let io = |e: std::io::Error| NotRead::from(crate::error::io_message(&e));
     let f = std::fs::File::open(path).map_err(io)?;
     let meta = f.metadata().map_err(io)?;

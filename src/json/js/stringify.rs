@@ -121,7 +121,7 @@ fn canonical_at(
 /// that are array indices first (ascending), then the others in first-seen
 /// order; a repeated key keeps its first place and takes its last value.
 /// Returns (member whose key is printed, member whose value is printed).
-fn member_order(text: &[u8], members: &[scan::Member]) -> Vec<(usize, usize)> {
+pub(crate) fn member_order(text: &[u8], members: &[scan::Member]) -> Vec<(usize, usize)> {
     let keys: Vec<Cow<[u8]>> = members
         .iter()
         .map(|m| {
