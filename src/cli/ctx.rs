@@ -20,6 +20,9 @@ pub enum Exit {
     Ok,
     /// A `--check`-style answer: found / all well (exit 0) or not (exit 1).
     Found(bool),
+    /// Stopped early by this signal (SIGINT...), as a shell reports a
+    /// process it killed: exit 128 + the signal's number.
+    Interrupted(i32),
 }
 
 /// Whether a [`Log::error`] was reported in this process. A static, so

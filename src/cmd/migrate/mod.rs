@@ -150,7 +150,7 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
             random_ids: args.random_ids,
         },
     };
-    Ok(Exit::Found(migrate_paths(&req, ctx)?))
+    migrate_paths(&req, ctx)
 }
 
 /// The tag in temporary file names: `.NAME.pi-migrate-tmp-PID-RAND`.
@@ -181,12 +181,12 @@ pub(crate) struct Request {
     pub opts: MigrateOptions,
 }
 
-/// Migrate what `req` names; `Ok(false)` means exit 1 with the messages
-/// already printed.
+/// Migrate what `req` names; `Found(false)` means exit 1 with the messages
+/// already printed, `Interrupted` that a signal stopped the batch.
 ///
 /// Standard output is taken only for one session: a batch's workers print
 /// each on their own.
-pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
+pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<Exit> {
     let log = ctx.log;
     if req.paths.iter().any(String::is_empty) {
         return Err(Error::usage(
@@ -208,7 +208,7 @@ pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
             return Err(Error::usage("--backup needs --in-place"));
         }
         let buf = crate::session::read_stdin("<stdin>")?;
-        return single(req, "<stdin>", &buf, log, ctx.out());
+        return single(req, "<stdin>", &buf, log, ctx.out()).map(Exit::Found);
     }
     if req.backup.is_some() && req.mode != Mode::InPlace {
         return Err(Error::usage("--backup needs --in-place"));
@@ -234,10 +234,11 @@ pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
         let name = files[0].display().to_string();
         let f = std::fs::File::open(&files[0]).map_err(|e| Error::io(&name, &e))?;
         let bytes = crate::session::read_stream(&mut &f, &name)?;
-        return single(req, &name, &bytes, log, ctx.out());
+        return single(req, &name, &bytes, log, ctx.out()).map(Exit::Found);
     }
-    let (migrated, current, batch_failed) = batch::run_batch(req, &files, log);
-    failed += batch_failed;
+    let sum = batch::run_batch(req, &files, log);
+    let (migrated, current) = (sum.changed, sum.unchanged);
+    failed += sum.failed;
     let verb = match req.mode {
         Mode::InPlace => "migrated",
         Mode::Check => "need migrating",
@@ -248,12 +249,29 @@ pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
     } else {
         String::new()
     };
-    // Said even with -q when a file failed.
-    let summary = if failed > 0 { log.loud() } else { log };
+    let stopped = match sum.signal {
+        Some(sig) => format!(
+            "; stopped by {}: {} left as they were",
+            crate::write::interrupt::name(sig),
+            sum.not_done
+        ),
+        None => String::new(),
+    };
+    // Said even with -q when a file failed or a signal stopped the batch.
+    let summary = if failed > 0 || sum.signal.is_some() {
+        log.loud()
+    } else {
+        log
+    };
     summary.note(format!(
-        "{migrated} {verb}, {current} already current, {failed} failed{moved}"
+        "{migrated} {verb}, {current} already current, {failed} failed{moved}{stopped}"
     ));
-    Ok(failed == 0 && !(req.mode == Mode::Check && migrated > 0))
+    if let Some(sig) = sum.signal {
+        return Ok(Exit::Interrupted(sig));
+    }
+    Ok(Exit::Found(
+        failed == 0 && !(req.mode == Mode::Check && migrated > 0),
+    ))
 }
 
 /// The files the PATHs (and `--all`) name, each once, through the store's
