@@ -712,4 +712,5 @@ fn an_unknown_prefix_stops_relocate_before_any_move() {
     assert_eq!(listing(), before, "{}", stderr(&o));
 }
 
+mod interrupt;
 mod races;

@@ -249,6 +249,11 @@ fn check_denied(dir: &Path, dir_denied: bool, files_denied: bool, what: &str) {
     let o = run("pi-migrate", &["-i", gname]);
     assert_failed_cleanly(&o, "pi-migrate", &g, &v1, &format!("pi-migrate -i, {what}"));
     if dir_denied {
+        // The error names the directory, where the permission is missing.
+        let want = format!("cannot create a temporary file in {}: ", dir.display());
+        assert!(stderr(&o).contains(&want), "{what}: {}", stderr(&o));
+    }
+    if dir_denied {
         let o = run(
             "pi-fork",
             &[name, "--at", "leaf", "--session-dir", dir.to_str().unwrap()],

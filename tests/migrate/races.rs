@@ -1,8 +1,7 @@
 //! `pi-migrate -i` racing a writer, at exactly the moment that matters:
 //! `PI_SESSION_TOOLS_TEST_PAUSE=DIR` stops the tool right before each
 //! rename of a file (it writes `DIR/paused-N` and waits for `DIR/go-N`),
-//! where a line appended to the old file would be lost by the rename. And
-//! the signals that stop a batch, sent at the same point.
+//! where a line appended to the old file would be lost by the rename.
 
 use crate::common::*;
 use std::io::Write;
@@ -11,14 +10,14 @@ use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// A v1 line, as an older pi (or a script) appends it.
-fn v1_line(text: &str) -> String {
+pub(super) fn v1_line(text: &str) -> String {
     format!(
         r#"{{"type":"message","timestamp":"2025-01-01T00:00:02.000Z","message":{}}}"#,
         user_message(text)
     )
 }
 
-fn old_session(n: usize) -> String {
+pub(super) fn old_session(n: usize) -> String {
     v1_session(
         "0c4a5bed-0000-7000-8000-00000000race",
         (0..n).map(|k| format!("message {k}")),
@@ -26,14 +25,14 @@ fn old_session(n: usize) -> String {
 }
 
 /// What pi-migrate makes of `text` (to stdout).
-fn migrated(text: &str) -> Vec<u8> {
+pub(super) fn migrated(text: &str) -> Vec<u8> {
     let o = run("pi-migrate", &[], Some(text.as_bytes()));
     assert!(o.status.success(), "{}", stderr(&o));
     o.stdout
 }
 
 /// pi-migrate started with the pause in `pause`.
-fn start(pause: &Path, args: &[&str]) -> Child {
+pub(super) fn start(pause: &Path, args: &[&str]) -> Child {
     command("pi-migrate", args)
         .env("PI_SESSION_TOOLS_TEST_PAUSE", pause)
         .stdout(Stdio::piped())
@@ -44,7 +43,7 @@ fn start(pause: &Path, args: &[&str]) -> Child {
 
 /// Wait until the tool pauses before rename `n` (a minute at most: the
 /// tool stops there before any rename).
-fn wait_paused(pause: &Path, n: usize) {
+pub(super) fn wait_paused(pause: &Path, n: usize) {
     let start = Instant::now();
     while !pause.join(format!("paused-{n}")).exists() {
         assert!(
@@ -55,15 +54,15 @@ fn wait_paused(pause: &Path, n: usize) {
     }
 }
 
-fn go(pause: &Path, n: usize) {
+pub(super) fn go(pause: &Path, n: usize) {
     std::fs::write(pause.join(format!("go-{n}")), b"").unwrap();
 }
 
-fn finish(c: Child) -> Output {
+pub(super) fn finish(c: Child) -> Output {
     c.wait_with_output().unwrap()
 }
 
-fn setup(tag: &str, n: usize) -> (TempDir, PathBuf, PathBuf, String) {
+pub(super) fn setup(tag: &str, n: usize) -> (TempDir, PathBuf, PathBuf, String) {
     let t = TempDir::new(tag);
     let old = old_session(n);
     let f = t.write("s.jsonl", old.as_bytes());

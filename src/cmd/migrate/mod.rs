@@ -45,15 +45,23 @@ Examples:
 
 A file already at version 3 is never touched. A line that is not JSON makes
 the file fail (FILE:LINE) unless --keep-malformed; a file that changes while
-it is migrated is left as it is. Temporary files are named
-.NAME.pi-migrate-tmp-PID-RAND and removed by the next run.
+it is migrated is left as it is. Lines appended to the old file as it is
+renamed are migrated too; a file still growing is kept as
+NAME.pi-migrate-kept-N and reported. Temporary files are named
+.NAME.pi-migrate-tmp-PID-RAND and removed by the next run. A file with other
+hard links is refused; extended attributes and ACLs are kept.
+
+SIGINT, SIGTERM or SIGHUP stop -i after the files in hand (the others are
+left as they were) with the summary; a second one exits at once. A rerun with
+--backup takes the backup an interrupted run kept as its own.
 
 A pipe, FIFO or device given as a path is read once, as stdin is; -i refuses it
 (there is no file to replace).
 ",
     crate::cli::help::help_max_line!(),
     "
-Exit status: 0 ok, 1 a file failed (or --check found files to migrate), 2 wrong usage.",
+Exit status: 0 ok, 1 a file failed (or --check found files to migrate), 2 wrong usage,
+128+N stopped by signal N (130: SIGINT).",
     crate::cli::help::exact_to_pi!()
 );
 
