@@ -786,6 +786,8 @@ mod tests {
             changed: 2,
             unchanged: 1,
             failed: 1,
+            signal: None,
+            not_done: 0,
         };
         assert_eq!(sum, want_sum);
         assert_eq!(

@@ -82,6 +82,9 @@ pub(crate) struct Replaced<'a> {
     pub snap: Snapshot,
 }
 
+/// The new text of a file's whole text (None: it needs no change).
+pub(crate) type Rebuild<'a> = dyn Fn(&[u8]) -> Result<Option<Vec<u8>>> + 'a;
+
 /// How a replaced file ended.
 #[derive(Debug)]
 pub(crate) enum Settled {
@@ -98,11 +101,7 @@ pub(crate) enum Settled {
 /// whole text with `rebuild` (None: the text needs no change) and rename
 /// that over the file, up to [`ROUNDS`] times. `placed` is what the first
 /// rename put at the name.
-pub(crate) fn settle(
-    old: &Replaced,
-    mut placed: Placed,
-    rebuild: &dyn Fn(&[u8]) -> Result<Option<Vec<u8>>>,
-) -> Result<Settled> {
+pub(crate) fn settle(old: &Replaced, mut placed: Placed, rebuild: &Rebuild) -> Result<Settled> {
     let io = |e: std::io::Error| Error::io(old.name, &e);
     let mut seen = old.snap.clone();
     // Files this loop renamed over: a writer may have appended to one of
