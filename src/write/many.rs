@@ -643,6 +643,13 @@ fn second_step<R: Rewrite>(b: &Batch<R>, s: Staged<R::Change>) {
             let _ = std::fs::remove_file(bk);
         }
     };
+    // A signal: the files in hand are left as they were, their backups
+    // removed (checked again right before the rename).
+    let interrupted = || super::interrupt::received().is_some();
+    if interrupted() {
+        roll_back();
+        return b.record(index, &name, Outcome::Interrupted);
+    }
     // The slow part (fsync) first, then the check right before the rename.
     if let Err(e) = temp.sync() {
         roll_back();
@@ -663,8 +670,7 @@ fn second_step<R: Rewrite>(b: &Batch<R>, s: Staged<R::Change>) {
         Err(e) => return failed(io(e)),
     };
     settle::test_pause(&real, 1);
-    // A signal: the file in hand is left as it was, its backup removed.
-    if super::interrupt::received().is_some() {
+    if interrupted() {
         roll_back();
         return b.record(index, &name, Outcome::Interrupted);
     }

@@ -29,8 +29,9 @@ const HALF_LINE_WAIT: Duration = Duration::from_secs(1);
 /// The environment variable of the tests' pause: with `DIR` in it, the
 /// tool stops right before each rename of a file (`rename` number N of
 /// that file), writes `DIR/paused-N`, and goes on once `DIR/go-N` exists
-/// (after a minute at most). Tests append at exactly the moment a rename
-/// would lose the line.
+/// (after a minute at most); a signal received meanwhile is said with
+/// `DIR/signalled-N`. Tests append, or signal, at exactly the moment a
+/// rename would lose the line.
 pub(crate) const PAUSE_ENV: &str = "PI_SESSION_TOOLS_TEST_PAUSE";
 
 /// The tests' pause before rename number `round` of `real` (see
@@ -47,7 +48,14 @@ pub(crate) fn test_pause(real: &Path, round: usize) {
     );
     let go = dir.join(format!("go-{round}"));
     let start = Instant::now();
+    let mut told = false;
     while !go.exists() && start.elapsed() < Duration::from_secs(60) {
+        // A signal is delivered when the kernel gets to it: a test waits
+        // for this word that it was, before it lets the tool go on.
+        if !told && super::interrupt::received().is_some() {
+            let _ = fs::write(dir.join(format!("signalled-{round}")), b"");
+            told = true;
+        }
         std::thread::sleep(Duration::from_millis(2));
     }
 }

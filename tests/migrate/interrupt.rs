@@ -23,6 +23,12 @@ fn a_signal_rolls_back_the_file_in_hand_and_the_summary_says_so() {
         let c = start(&pause, &["-i", "-q", "--backup", f.to_str().unwrap()]);
         wait_paused(&pause, 1);
         signal(c.id(), sig);
+        // Delivered (the tool says so), then let go.
+        let start = std::time::Instant::now();
+        while !pause.join("signalled-1").exists() {
+            assert!(start.elapsed().as_secs() < 60, "{sig} never arrived");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
         go(&pause, 1);
         let o = finish(c);
         assert_eq!(o.status.code(), Some(code), "{sig}: {}", stderr(&o));
@@ -47,9 +53,19 @@ fn a_second_signal_exits_at_once_and_a_rerun_takes_its_leftovers() {
     let name = f.to_str().unwrap();
     let c = start(&pause, &["-i", "--backup", name]);
     wait_paused(&pause, 1);
-    signal(c.id(), "-INT");
-    signal(c.id(), "-INT");
-    // No go: the second signal ends the tool while it waits.
+    // No go: a second signal ends the tool while it waits. Two signals
+    // sent at once may arrive as one (signals do not queue): sent until
+    // the tool is gone.
+    let mut c = c;
+    let start = std::time::Instant::now();
+    while c.try_wait().unwrap().is_none() {
+        assert!(
+            start.elapsed().as_secs() < 30,
+            "SIGINT did not end pi-migrate"
+        );
+        signal(c.id(), "-INT");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     let o = finish(c);
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
     assert_same(&std::fs::read(&f).unwrap(), old.as_bytes(), "the file");
