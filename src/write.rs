@@ -9,7 +9,10 @@
 //! flushed too. Killed at any moment, the target is either the complete
 //! old file or the complete new one.
 
+pub mod interrupt;
 pub mod many;
+pub(crate) mod settle;
+mod xattr;
 pub use many::rewrite_many;
 
 use std::ffi::OsString;
@@ -139,6 +142,17 @@ impl TempFile {
         f.set_permissions(m.permissions())
     }
 
+    /// Give the file the extended attributes (ACLs too) of `from`, the
+    /// file it replaces: an error names one that cannot be set.
+    pub fn copy_xattrs_from(&self, from: &File) -> io::Result<()> {
+        xattr::copy(from, &self.file)
+    }
+
+    /// Another handle of the file, which stays open after the commit.
+    pub fn handle(&self) -> io::Result<File> {
+        self.file.try_clone()
+    }
+
     /// The open file, to write into.
     pub fn file(&mut self) -> &mut File {
         self.synced = false;
@@ -238,20 +252,42 @@ pub fn create_new(target: &Path, tag: &str, bytes: &[u8]) -> io::Result<()> {
     t.commit_new()
 }
 
-/// Keep the current `target` as `backup` (a hard link, or a copy where
-/// links are not possible); never replaces an existing backup.
+/// Keep the current `target` as `backup` (a hard link, or a copy with the
+/// same modification time where links are not possible); never replaces
+/// an existing backup.
 pub fn make_backup(target: &Path, backup: &Path, tag: &str) -> io::Result<()> {
     match fs::hard_link(target, backup) {
         Ok(()) => sync_dir(&dir_of(backup)),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
         Err(_) => {
             let bytes = fs::read(target)?;
-            let like = fs::metadata(target).ok();
-            let mut t = TempFile::beside(backup, tag, like.as_ref())?;
+            let like = fs::metadata(target)?;
+            let mut t = TempFile::beside(backup, tag, Some(&like))?;
             t.file().write_all(&bytes)?;
+            // The time lets a rerun know the copy as its own (is_copy_of).
+            t.file().set_modified(like.modified()?)?;
             t.commit_new()
         }
     }
+}
+
+/// Whether `backup` is what [`make_backup`] made of a file (size, time and
+/// inode `snap`, text `bytes`): the same file (a hard link), or a
+/// copy with the same bytes and modification time. A run interrupted
+/// after it kept its backup leaves one; the next run takes it as its own.
+pub fn is_copy_of(backup: &Path, snap: &Snapshot, bytes: &[u8]) -> bool {
+    let Ok(m) = fs::symlink_metadata(backup) else {
+        return false;
+    };
+    let b = Snapshot::of(&m);
+    #[cfg(unix)]
+    if b.ino == snap.ino {
+        return true;
+    }
+    m.is_file()
+        && b.len == snap.len
+        && b.modified == snap.modified
+        && fs::read(backup).is_ok_and(|t| t == bytes)
 }
 
 /// What a file looked like when it was read: replaced only if it still does.

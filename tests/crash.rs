@@ -1,6 +1,7 @@
 //! Crashes and hostile surroundings for the tools that write.
 //!
-//! - `pi-migrate -i`, `pi-label`, `pi-fork` (a new file) and `pi-fork -i`
+//! - `pi-migrate -i` (and with `--backup`: the next run takes the backup a
+//!   killed one kept), `pi-label`, `pi-fork` (a new file) and `pi-fork -i`
 //!   killed with SIGKILL at random moments: afterwards the file is the
 //!   complete old or the complete new version (an append: the old bytes plus
 //!   at most one whole line), and the next run leaves no temporary file.
@@ -113,24 +114,35 @@ struct Tally {
     new: usize,
 }
 
-fn kill_migrate(kills: usize, rng: &mut Rng) -> Tally {
+/// `pi-migrate -i` (with `--backup` when `backup`) killed at random
+/// moments; the next run, with the same arguments, finishes the job (with
+/// a backup: takes as its own the one a killed run kept).
+fn kill_migrate(kills: usize, rng: &mut Rng, backup: bool) -> Tally {
     let t = TempDir::new("crash-migrate");
     let old = v1_chain(4000);
     let f = t.write("s.jsonl", &old);
     let name = f.to_str().unwrap();
+    let bak = t.path().join("s.jsonl.bak");
+    let args: &[&str] = if backup {
+        &["-i", "-q", "--backup", name]
+    } else {
+        &["-i", "-q", name]
+    };
     // The migrated text (deterministic ids): what -i must write.
     let new = run_ok("pi-migrate", &[name]).stdout;
     assert_ne!(new, old);
     let full = calibrate(|| {
         std::fs::write(&f, &old).unwrap();
-        run_ok("pi-migrate", &["-i", "-q", name]);
+        let _ = std::fs::remove_file(&bak);
+        run_ok("pi-migrate", args);
         assert_same(&std::fs::read(&f).unwrap(), &new, "calibration");
     });
     let mut tally = Tally::default();
     for k in 0..kills {
+        let _ = std::fs::remove_file(&bak);
         std::fs::write(&f, &old).unwrap();
         let delay = Duration::from_micros(rng.below(full.as_micros() as u64 * 3 / 2));
-        kill_after("pi-migrate", &["-i", name], delay);
+        kill_after("pi-migrate", args, delay);
         let now = std::fs::read(&f).unwrap();
         let what = format!("pi-migrate -i killed after {delay:?} (kill {k})");
         if now == old {
@@ -141,13 +153,18 @@ fn kill_migrate(kills: usize, rng: &mut Rng) -> Tally {
             panic!("{what}: the file is neither the old nor the new version");
         }
         // The next run finishes the job and removes what the killed one left.
-        run_ok("pi-migrate", &["-i", "-q", name]);
+        run_ok("pi-migrate", args);
         assert_same(&std::fs::read(&f).unwrap(), &new, &what);
-        assert_eq!(
-            names_in(t.path(), &["s.jsonl"]),
-            Vec::<String>::new(),
-            "{what}"
-        );
+        let mut kept = vec!["s.jsonl"];
+        if backup {
+            assert_same(
+                &std::fs::read(&bak).unwrap(),
+                &old,
+                &format!("{what}: backup"),
+            );
+            kept.push("s.jsonl.bak");
+        }
+        assert_eq!(names_in(t.path(), &kept), Vec::<String>::new(), "{what}");
     }
     tally
 }
@@ -358,6 +375,7 @@ fn kill_cache(tool: &str, kills: usize, rng: &mut Rng) -> Tally {
 /// and the binary it runs).
 const KILLED: &[(&str, &str)] = &[
     ("pi-migrate -i", "pi-migrate"),
+    ("pi-migrate -i --backup", "pi-migrate"),
     ("pi-label", "pi-label"),
     ("pi-fork -i", "pi-fork"),
     ("pi-edit", "pi-edit"),
@@ -380,7 +398,8 @@ const WRITE_NOTHING: &[(&str, &str)] = &[
 
 fn kill_one(row: &str, kills: usize, rng: &mut Rng) -> Tally {
     match row {
-        "pi-migrate -i" => kill_migrate(kills, rng),
+        "pi-migrate -i" => kill_migrate(kills, rng, false),
+        "pi-migrate -i --backup" => kill_migrate(kills, rng, true),
         "pi-label" => kill_append("pi-label", kills, rng),
         "pi-fork -i" => kill_append("pi-fork", kills, rng),
         "pi-edit" => kill_append("pi-edit", kills, rng),

@@ -711,3 +711,6 @@ fn an_unknown_prefix_stops_relocate_before_any_move() {
     assert!(!String::from_utf8_lossy(&o.stdout).contains("moved"));
     assert_eq!(listing(), before, "{}", stderr(&o));
 }
+
+mod interrupt;
+mod races;

@@ -23,6 +23,9 @@ pub enum Exit {
     /// A status of the tool's own, past 0, 1 and 2 (pi-edit --redact's 3:
     /// a match is still sent where no edit can change it).
     Status(u8),
+    /// Stopped early by this signal (SIGINT...), as a shell reports a
+    /// process it killed: exit 128 + the signal's number.
+    Interrupted(i32),
 }
 
 /// Whether a [`Log::error`] was reported in this process. A static, so

@@ -4,7 +4,7 @@
 //! bytes and hears of each file's outcome as soon as it is known; this
 //! module reads, stages, flushes, checks and renames.
 
-use super::{dir_of, Snapshot, TempFile};
+use super::{dir_of, settle, Snapshot, TempFile};
 use crate::error::{Error, Result};
 use std::collections::HashSet;
 use std::fs::File;
@@ -39,8 +39,12 @@ pub enum Outcome<C> {
     /// Changed: replaced (with [`Options::write`]), or it would be; with
     /// what the transform said of the change.
     Changed(C),
-    /// Failed: the file is as it was.
+    /// Failed: the file is as it was (or, when lines were written to it
+    /// while it was replaced, as the message says).
     Failed(Error),
+    /// Staged, then rolled back: a signal stopped the batch first (see
+    /// [`super::interrupt`]); the file is as it was.
+    Interrupted,
 }
 
 /// What the caller of [`rewrite_many`] gives: the transform, and where the
@@ -81,12 +85,15 @@ pub trait Rewrite: Sync {
 }
 
 /// What a batch did: files changed (or that would be), unchanged, failed
-/// (with the directories that could not be flushed).
+/// (with the directories that could not be flushed), and, when a signal
+/// stopped it, which one and how many files were left as they were.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Summary {
     pub changed: usize,
     pub unchanged: usize,
     pub failed: usize,
+    pub signal: Option<i32>,
+    pub not_done: usize,
 }
 
 /// Files staged (written to their temporary file) but not yet flushed and
@@ -193,6 +200,10 @@ impl<R: Rewrite> Batch<'_, R> {
             Outcome::Unchanged => &self.unchanged,
             Outcome::Changed(_) => &self.changed,
             Outcome::Failed(_) => &self.failed,
+            Outcome::Interrupted => {
+                self.rw.outcome(i, name, o);
+                return;
+            }
         };
         n.fetch_add(1, Ordering::Relaxed);
         self.rw.outcome(i, name, o);
@@ -258,10 +269,17 @@ pub fn rewrite_many<R: Rewrite>(files: &[PathBuf], opts: &Options, rw: &R) -> Su
             failed_dirs += 1;
         }
     }
+    let (changed, unchanged, failed) = (
+        b.changed.into_inner(),
+        b.unchanged.into_inner(),
+        b.failed.into_inner(),
+    );
     Summary {
-        changed: b.changed.into_inner(),
-        unchanged: b.unchanged.into_inner(),
-        failed: b.failed.into_inner() + failed_dirs,
+        changed,
+        unchanged,
+        failed: failed + failed_dirs,
+        signal: super::interrupt::received(),
+        not_done: files.len() - changed - unchanged - failed,
     }
 }
 
@@ -283,6 +301,10 @@ fn run_steps<R: Rewrite>(b: &Batch<R>, files: &[PathBuf]) {
             let tx = tx.clone();
             let (next, budget) = (&next, &budget);
             sc.spawn(move || loop {
+                // A signal stops the batch before the next file.
+                if super::interrupt::received().is_some() {
+                    break;
+                }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(f) = files.get(i) else { break };
                 let name = crate::name::kept_path(f).into_owned();
@@ -422,7 +444,27 @@ fn first_step<R: Rewrite>(
     if !b.opts.write {
         return Ok(Step::Done(Outcome::Changed(change)));
     }
-    let (temp, backup) = stage(b.opts, &real, name, &meta, &new)?;
+    let backup = b.opts.backup.map(|suffix| {
+        let mut p = real.as_os_str().to_owned();
+        p.push(suffix);
+        PathBuf::from(p)
+    });
+    // An earlier run's backup of this very file (it was interrupted after
+    // keeping it) is taken as this run's.
+    let adopted = backup
+        .as_ref()
+        .is_some_and(|bk| super::is_copy_of(bk, &snap, &bytes));
+    refuse_hard_links(name, &meta, adopted && backup_is_link(&backup, &snap))?;
+    let temp = stage(b.opts, &real, name, &meta, &new)?;
+    temp.copy_xattrs_from(&file).map_err(io)?;
+    let backup = match backup {
+        Some(bk) if !adopted => {
+            keep_backup(b.opts, &real, name, &bk)?;
+            Some(bk)
+        }
+        // Adopted: not ours to remove if the file is left as it is.
+        _ => None,
+    };
     Ok(Step::Staged(Box::new(Staged {
         index: i,
         name: name.to_string(),
@@ -498,25 +540,73 @@ fn clean_dir<R: Rewrite>(b: &Batch<R>, real: &Path) {
     }
 }
 
-/// Write `new` to a temporary file beside `real` (not flushed yet), and
-/// keep the backup if asked.
+/// Whether the backup `bk` is the file itself (a hard link).
+fn backup_is_link(bk: &Option<PathBuf>, snap: &Snapshot) -> bool {
+    #[cfg(unix)]
+    {
+        bk.as_ref()
+            .and_then(|b| std::fs::symlink_metadata(b).ok())
+            .is_some_and(|m| Snapshot::of(&m).ino == snap.ino)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (bk, snap);
+        false
+    }
+}
+
+/// A file with other names (hard links) is refused: the rename would give
+/// only this name the new version. One other name may be its own backup
+/// (`own_backup`), left by an interrupted run.
+fn refuse_hard_links(name: &str, meta: &std::fs::Metadata, own_backup: bool) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let others = meta.nlink().saturating_sub(1 + u64::from(own_backup));
+        if others > 0 {
+            return Err(Error::request(
+                name,
+                format!(
+                    "has {others} other name(s) (hard links): replacing it would leave them \
+                     the old version; left as it is (give it one name, or migrate a copy)"
+                ),
+            ));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (name, meta, own_backup);
+    Ok(())
+}
+
+/// Write `new` to a temporary file beside `real` (not flushed yet); an
+/// error to create it names the directory.
 fn stage(
     opts: &Options,
     real: &Path,
     name: &str,
     meta: &std::fs::Metadata,
     new: &[u8],
-) -> Result<(TempFile, Option<PathBuf>)> {
+) -> Result<TempFile> {
     let io = |e: std::io::Error| Error::io(name, &e);
-    let mut t = TempFile::beside(real, opts.tag, Some(meta)).map_err(io)?;
+    let mut t = TempFile::beside(real, opts.tag, Some(meta)).map_err(|e| Error {
+        diag: crate::error::Diagnostic::new(
+            name,
+            None,
+            format!(
+                "cannot create a temporary file in {}: {}",
+                dir_of(real).display(),
+                crate::error::io_message(&e)
+            ),
+        ),
+        ..Error::io(name, &e)
+    })?;
     t.file().write_all(new).map_err(io)?;
-    let Some(suffix) = opts.backup else {
-        return Ok((t, None));
-    };
-    let mut b = real.as_os_str().to_owned();
-    b.push(suffix);
-    let b = PathBuf::from(b);
-    super::make_backup(real, &b, opts.tag).map_err(|e| {
+    Ok(t)
+}
+
+/// Keep the file `real` as its backup `b`.
+fn keep_backup(opts: &Options, real: &Path, name: &str, b: &Path) -> Result<()> {
+    super::make_backup(real, b, opts.tag).map_err(|e| {
         Error::request(
             name,
             if e.kind() == std::io::ErrorKind::AlreadyExists {
@@ -532,8 +622,7 @@ fn stage(
                 )
             },
         )
-    })?;
-    Ok((t, Some(b)))
+    })
 }
 
 /// Flush a staged file, then, if the file still holds what was read,
@@ -552,14 +641,25 @@ fn second_step<R: Rewrite>(b: &Batch<R>, s: Staged<R::Change>) {
     } = s;
     let failed = |e: Error| b.record(index, &name, Outcome::Failed(e));
     let io = |e: std::io::Error| Error::io(&name, &e);
+    let roll_back = || {
+        if let Some(bk) = &backup {
+            let _ = std::fs::remove_file(bk);
+        }
+    };
+    // A signal: the files in hand are left as they were, their backups
+    // removed (checked again right before the rename).
+    let interrupted = || super::interrupt::received().is_some();
+    if interrupted() {
+        roll_back();
+        return b.record(index, &name, Outcome::Interrupted);
+    }
     // The slow part (fsync) first, then the check right before the rename.
     if let Err(e) = temp.sync() {
+        roll_back();
         return failed(io(e));
     }
     if !super::unchanged_open(&real, &snap, &file, &old).unwrap_or(false) {
-        if let Some(bk) = backup {
-            let _ = std::fs::remove_file(bk);
-        }
+        roll_back();
         return failed(Error::request(
             &name,
             format!(
@@ -568,14 +668,51 @@ fn second_step<R: Rewrite>(b: &Batch<R>, s: Staged<R::Change>) {
             ),
         ));
     }
+    let placed = match settle::Placed::of(&temp) {
+        Ok(p) => p,
+        Err(e) => return failed(io(e)),
+    };
+    settle::test_pause(&real, 1);
+    if interrupted() {
+        roll_back();
+        return b.record(index, &name, Outcome::Interrupted);
+    }
     if let Err(e) = temp.commit_rename() {
+        roll_back();
         return failed(io(e));
     }
     if let Ok(mut d) = b.renamed_in.lock() {
         d.insert(dir_of(&real));
     }
+    let replaced = settle::Replaced {
+        real: &real,
+        name: &name,
+        tag: b.opts.tag,
+        file: &file,
+        snap,
+    };
+    let rebuild = |text: &[u8]| Ok(b.rw.transform(&name, text)?.map(|(new, _)| new));
+    let settled = settle::settle(&replaced, placed, &rebuild);
     b.hold(file);
-    b.record(index, &name, Outcome::Changed(change));
+    match settled {
+        Ok(settle::Settled::Quiet | settle::Settled::Carried) => {
+            b.record(index, &name, Outcome::Changed(change))
+        }
+        Ok(settle::Settled::Kept(kept, why)) => failed(Error::request(
+            &name,
+            format!(
+                "written to while it was being {}, and {why}: the old file's whole text is \
+                 kept as {} (the file holds what was {} before)",
+                b.opts.done,
+                kept.iter()
+                    .map(|k| k.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+                b.opts.done,
+            ),
+        )),
+        Err(e) => failed(e),
+    }
 }
 
 #[cfg(test)]
@@ -609,6 +746,7 @@ mod tests {
                 Outcome::Unchanged => "unchanged".to_string(),
                 Outcome::Changed(n) => format!("changed {n}"),
                 Outcome::Failed(e) => format!("failed {}", e.diag.message),
+                Outcome::Interrupted => "interrupted".to_string(),
             };
             self.seen.lock().unwrap().push((index, what));
         }
@@ -657,6 +795,8 @@ mod tests {
             changed: 2,
             unchanged: 1,
             failed: 1,
+            signal: None,
+            not_done: 0,
         };
         assert_eq!(sum, want_sum);
         assert_eq!(

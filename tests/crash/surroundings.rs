@@ -248,6 +248,11 @@ fn check_denied(dir: &Path, dir_denied: bool, files_denied: bool, what: &str) {
     let run = |tool: &str, args: &[&str]| command(tool, args).output().unwrap();
     let o = run("pi-migrate", &["-i", gname]);
     assert_failed_cleanly(&o, "pi-migrate", &g, &v1, &format!("pi-migrate -i, {what}"));
+    if dir_denied && !stderr(&o).contains("No space left") {
+        // A denied directory is named: the permission is missing there.
+        let want = format!("cannot create a temporary file in {}: ", dir.display());
+        assert!(stderr(&o).contains(&want), "{what}: {}", stderr(&o));
+    }
     if dir_denied {
         let o = run(
             "pi-fork",

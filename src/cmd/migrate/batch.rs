@@ -188,9 +188,13 @@ impl many::Rewrite for Migration<'_> {
     }
 }
 
-/// Migrate many files ([`write::rewrite_many`]): (migrated, current,
-/// failed).
-pub(super) fn run_batch(req: &Request, files: &[PathBuf], log: Log) -> (usize, usize, usize) {
+/// Migrate many files ([`write::rewrite_many`]). In place, SIGINT,
+/// SIGTERM and SIGHUP stop the batch after the files in hand
+/// ([`write::interrupt`]).
+pub(super) fn run_batch(req: &Request, files: &[PathBuf], log: Log) -> many::Summary {
+    if req.mode == Mode::InPlace {
+        write::interrupt::install();
+    }
     let m = Migration {
         req,
         progress: Progress::new(log, files.len()),
@@ -204,5 +208,5 @@ pub(super) fn run_batch(req: &Request, files: &[PathBuf], log: Log) -> (usize, u
     };
     let sum = write::rewrite_many(files, &opts, &m);
     m.progress.clear();
-    (sum.changed, sum.unchanged, sum.failed)
+    sum
 }

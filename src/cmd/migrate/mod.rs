@@ -45,15 +45,23 @@ Examples:
 
 A file already at version 3 is never touched. A line that is not JSON makes
 the file fail (FILE:LINE) unless --keep-malformed; a file that changes while
-it is migrated is left as it is. Temporary files are named
-.NAME.pi-migrate-tmp-PID-RAND and removed by the next run.
+it is migrated is left as it is. Lines appended to the old file as it is
+renamed are migrated too; a file still growing is kept as
+NAME.pi-migrate-kept-N and reported. Temporary files are named
+.NAME.pi-migrate-tmp-PID-RAND and removed by the next run. A file with other
+hard links is refused; extended attributes and ACLs are kept.
+
+SIGINT, SIGTERM or SIGHUP stop -i after the files in hand (the others are
+left as they were) with the summary; a second one exits at once. A rerun with
+--backup takes the backup an interrupted run kept as its own.
 
 A pipe, FIFO or device given as a path is read once, as stdin is; -i refuses it
 (there is no file to replace).
 ",
     crate::cli::help::help_max_line!(),
     "
-Exit status: 0 ok, 1 a file failed (or --check found files to migrate), 2 wrong usage.",
+Exit status: 0 ok, 1 a file failed (or --check found files to migrate), 2 wrong usage,
+128+N stopped by signal N (130: SIGINT).",
     crate::cli::help::exact_to_pi!()
 );
 
@@ -150,7 +158,7 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
             random_ids: args.random_ids,
         },
     };
-    Ok(Exit::Found(migrate_paths(&req, ctx)?))
+    migrate_paths(&req, ctx)
 }
 
 /// The tag in temporary file names: `.NAME.pi-migrate-tmp-PID-RAND`.
@@ -181,12 +189,12 @@ pub(crate) struct Request {
     pub opts: MigrateOptions,
 }
 
-/// Migrate what `req` names; `Ok(false)` means exit 1 with the messages
-/// already printed.
+/// Migrate what `req` names; `Found(false)` means exit 1 with the messages
+/// already printed, `Interrupted` that a signal stopped the batch.
 ///
 /// Standard output is taken only for one session: a batch's workers print
 /// each on their own.
-pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
+pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<Exit> {
     let log = ctx.log;
     if req.paths.iter().any(String::is_empty) {
         return Err(Error::usage(
@@ -208,7 +216,7 @@ pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
             return Err(Error::usage("--backup needs --in-place"));
         }
         let buf = crate::session::read_stdin("<stdin>")?;
-        return single(req, "<stdin>", &buf, log, ctx.out());
+        return single(req, "<stdin>", &buf, log, ctx.out()).map(Exit::Found);
     }
     if req.backup.is_some() && req.mode != Mode::InPlace {
         return Err(Error::usage("--backup needs --in-place"));
@@ -234,10 +242,11 @@ pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
         let name = crate::name::kept_path(&files[0]).into_owned();
         let f = std::fs::File::open(&files[0]).map_err(|e| Error::io(&name, &e))?;
         let bytes = crate::session::read_stream(&mut &f, &name)?;
-        return single(req, &name, &bytes, log, ctx.out());
+        return single(req, &name, &bytes, log, ctx.out()).map(Exit::Found);
     }
-    let (migrated, current, batch_failed) = batch::run_batch(req, &files, log);
-    failed += batch_failed;
+    let sum = batch::run_batch(req, &files, log);
+    let (migrated, current) = (sum.changed, sum.unchanged);
+    failed += sum.failed;
     let verb = match req.mode {
         Mode::InPlace => "migrated",
         Mode::Check => "need migrating",
@@ -248,12 +257,29 @@ pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<bool> {
     } else {
         String::new()
     };
-    // Said even with -q when a file failed.
-    let summary = if failed > 0 { log.loud() } else { log };
+    let stopped = match sum.signal {
+        Some(sig) => format!(
+            "; stopped by {}: {} left as they were",
+            crate::write::interrupt::name(sig),
+            sum.not_done
+        ),
+        None => String::new(),
+    };
+    // Said even with -q when a file failed or a signal stopped the batch.
+    let summary = if failed > 0 || sum.signal.is_some() {
+        log.loud()
+    } else {
+        log
+    };
     summary.note(format!(
-        "{migrated} {verb}, {current} already current, {failed} failed{moved}"
+        "{migrated} {verb}, {current} already current, {failed} failed{moved}{stopped}"
     ));
-    Ok(failed == 0 && !(req.mode == Mode::Check && migrated > 0))
+    if let Some(sig) = sum.signal {
+        return Ok(Exit::Interrupted(sig));
+    }
+    Ok(Exit::Found(
+        failed == 0 && !(req.mode == Mode::Check && migrated > 0),
+    ))
 }
 
 /// The files the PATHs (and `--all`) name, each once, through the store's
