@@ -909,3 +909,39 @@ fn a_zone_file_that_is_no_zone_file_is_not_read() {
     assert_eq!(date(":Europe/Berlin"), "2026-04-01");
     assert_eq!(date("CET-1CEST,M3.5.0,M10.5.0/3"), "2026-04-01");
 }
+
+/// --by branch on a comb (a chain with a leaf off every link: as many
+/// leaves as the chain is deep, the shape where walking each leaf's path
+/// costs leaves × depth): every leaf's path cost and own cost, checked.
+/// (That the work is linear is src/cmd/usage/report.rs's unit test.)
+#[test]
+fn branch_rows_of_a_big_comb() {
+    let s = Store::new("usage-comb");
+    let n = 3000;
+    let mut lines = vec![header("comb", MARCH, "/p", None)];
+    for i in 0..n {
+        let parent = (i > 0).then(|| format!("c{}", i - 1));
+        lines.push(paid(
+            &format!("c{i}"),
+            parent.as_deref(),
+            "2026-03-01T10:00:00.000Z",
+            1.0,
+        ));
+        lines.push(paid(
+            &format!("l{i}"),
+            Some(&format!("c{i}")),
+            "2026-03-01T10:00:00.000Z",
+            1000.0,
+        ));
+    }
+    let file = s.file("--p--", "comb.jsonl", &lines);
+    let rows = json(s.agent(), &[&file, "--by", "branch"]);
+    assert_eq!(rows.len(), n);
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r["leaf"], format!("l{i}"));
+        // c0..ci and the leaf; the leaf and its link are its own
+        assert_eq!(r["cost"], 1000.0 + (i + 1) as f64, "{r}");
+        assert_eq!(r["ownCost"], 1001.0, "{r}");
+        assert_eq!(r["source"]["assistant"], (i + 2) as f64, "{r}");
+    }
+}

@@ -6,7 +6,7 @@ use super::record::{FileUsage, Record, Source};
 use super::sum::{Amounts, Sums};
 use super::{By, Report, Request};
 use crate::error::{Error, Result};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 /// A `--since`/`--until` value as (first day, last day), "YYYY-MM-DD".
@@ -139,6 +139,8 @@ impl Group {
 
     /// Count `r`, record `k` of file `fi`, `f`.
     pub(super) fn add(&mut self, fi: u32, k: u32, f: &FileUsage, r: &Record) {
+        #[cfg(test)]
+        tests::ADDS.with(|n| n.set(n.get() + 1));
         let model = (fi, f.model_no(r));
         // (a run of records mostly has one model: the last one is known)
         if self.last_model != Some(model) {
@@ -397,16 +399,28 @@ fn period_key(report: Report, date: Option<jiff::civil::Date>) -> (&'static str,
 
 /// A row per leaf of `f`'s tree, with what its path cost (`recs`: the
 /// records counted), and the totals row.
+///
+/// Linear in the entries: each entry's path sums are its parent's plus its
+/// own records, worked out once per entry ([`path_groups`]), and a leaf's
+/// own cost comes from the entries no earlier leaf claimed, found by walking
+/// up from each leaf only as far as the first entry already claimed (whose
+/// path is then claimed too). Walking each leaf's whole path cost leaves ×
+/// depth: 22.9 s on a 20 000-entry comb.
 pub(super) fn branch_rows(f: &FileUsage, recs: &[&Record]) -> (Vec<Row>, Group) {
     let mut index: HashMap<&str, usize> = HashMap::new();
     for (i, (id, _)) in f.tree.iter().enumerate() {
         index.insert(id.as_str(), i);
     }
+    let parent: Vec<Option<usize>> = f
+        .tree
+        .iter()
+        .map(|(_, p)| p.as_deref().and_then(|p| index.get(p)).copied())
+        .collect();
     let mut has_child = vec![false; f.tree.len()];
-    for (id, parent) in &f.tree {
-        if let Some(p) = parent.as_deref().and_then(|p| index.get(p)) {
-            if f.tree[*p].0 != *id {
-                has_child[*p] = true;
+    for (i, p) in parent.iter().enumerate() {
+        if let Some(p) = *p {
+            if f.tree[p].0 != f.tree[i].0 {
+                has_child[p] = true;
             }
         }
     }
@@ -414,38 +428,28 @@ pub(super) fn branch_rows(f: &FileUsage, recs: &[&Record]) -> (Vec<Row>, Group) 
     for &r in recs {
         by_id.entry(f.id(r)).or_default().push(r);
     }
-    let mut claimed: HashSet<usize> = HashSet::new();
+    let own_recs: Vec<&[&Record]> = f
+        .tree
+        .iter()
+        .map(|(id, _)| by_id.get(id.as_str()).map_or(&[][..], Vec::as_slice))
+        .collect();
+    let (cum, groups) = path_groups(f, &parent, &own_recs);
+    let mut claimed = vec![false; f.tree.len()];
     let mut rows = Vec::new();
     for (leaf, _) in f.tree.iter().enumerate().filter(|(i, _)| !has_child[*i]) {
-        // the path, leaf to root, without looping on a cycle
-        let mut path = Vec::new();
-        let mut seen = HashSet::new();
+        let mut own = Sums::default();
         let mut cur = Some(leaf);
         while let Some(i) = cur {
-            if !seen.insert(i) {
+            if claimed[i] {
                 break;
             }
-            path.push(i);
-            cur = f.tree[i].1.as_deref().and_then(|p| index.get(p)).copied();
-        }
-        path.reverse();
-        let mut g = Group::default();
-        let mut own = Sums::default();
-        let mut list: Vec<&Record> = Vec::new();
-        for &i in &path {
-            if let Some(rs) = by_id.get(f.tree[i].0.as_str()) {
-                let fresh = claimed.insert(i);
-                for r in rs {
-                    list.push(r);
-                    if fresh {
-                        f.sum_into(r, &mut own);
-                    }
-                }
+            claimed[i] = true;
+            for r in own_recs[i] {
+                f.sum_into(r, &mut own);
             }
+            cur = parent[i];
         }
-        for r in list {
-            g.add(0, 0, f, r);
-        }
+        let mut g = cum[leaf].map(|k| groups[k].clone()).unwrap_or_default();
         g.finish();
         g.own = Some(own.amounts());
         rows.push(Row {
@@ -460,4 +464,129 @@ pub(super) fn branch_rows(f: &FileUsage, recs: &[&Record]) -> (Vec<Row>, Group) 
     total.finish();
     total.own = Some(total.amounts);
     (rows, total)
+}
+
+/// The sums of every entry's path (from the entry up its parents to the
+/// root, or to the first entry seen twice: a cycle's entries share the
+/// cycle's sums), as an index into the groups made (None: no records on
+/// the path). A group is made only for an entry with records of its own:
+/// its parent's path group plus them; an entry without shares its
+/// parent's. Each entry is visited once.
+fn path_groups(
+    f: &FileUsage,
+    parent: &[Option<usize>],
+    own: &[&[&Record]],
+) -> (Vec<Option<usize>>, Vec<Group>) {
+    const NEW: u8 = 0;
+    const ON_STACK: u8 = 1;
+    const DONE: u8 = 2;
+    let n = parent.len();
+    let mut state = vec![NEW; n];
+    let mut cum: Vec<Option<usize>> = vec![None; n];
+    let mut groups: Vec<Group> = Vec::new();
+    let mut stack: Vec<usize> = Vec::new();
+    for start in 0..n {
+        if state[start] == DONE {
+            continue;
+        }
+        // up the parents to an entry whose sums are known, the root, or a
+        // cycle
+        stack.clear();
+        let mut cur = Some(start);
+        while let Some(i) = cur {
+            if state[i] == DONE {
+                break;
+            }
+            if state[i] == ON_STACK {
+                let at = stack.iter().rposition(|&j| j == i).unwrap_or(0);
+                let mut g = Group::default();
+                let mut any = false;
+                for &j in &stack[at..] {
+                    for r in own[j] {
+                        g.add(0, 0, f, r);
+                        any = true;
+                    }
+                }
+                let k = any.then(|| {
+                    groups.push(g);
+                    groups.len() - 1
+                });
+                for &j in &stack[at..] {
+                    cum[j] = k;
+                    state[j] = DONE;
+                }
+                stack.truncate(at);
+                break;
+            }
+            state[i] = ON_STACK;
+            stack.push(i);
+            cur = parent[i];
+        }
+        let mut above = cur.and_then(|i| cum[i]);
+        for &i in stack.iter().rev() {
+            if !own[i].is_empty() {
+                let mut g = above.map(|k| groups[k].clone()).unwrap_or_default();
+                for r in own[i] {
+                    g.add(0, 0, f, r);
+                }
+                groups.push(g);
+                above = Some(groups.len() - 1);
+            }
+            cum[i] = above;
+            state[i] = DONE;
+        }
+    }
+    (cum, groups)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    thread_local! {
+        /// Records added to groups on this thread.
+        pub(super) static ADDS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// --by branch adds each record to a group once per entry whose path
+    /// it starts (and once to the totals), not once per leaf below it: on
+    /// a comb of 2 000 links, each with a leaf, 8 000 additions, where a
+    /// walk of each leaf's path makes over 2 million. Each leaf's sums are
+    /// right, a cycle's entries included.
+    #[test]
+    fn branch_rows_add_each_record_a_bounded_number_of_times() {
+        let mut f = FileUsage::default();
+        let n = 2000;
+        let one = Amounts {
+            cost: 1.0,
+            ..Amounts::default()
+        };
+        for i in 0..n {
+            let (c, l) = (format!("c{i}"), format!("l{i}"));
+            let parent = (i > 0).then(|| format!("c{}", i - 1));
+            f.tree.push((c.clone(), parent));
+            f.tree.push((l.clone(), Some(c.clone())));
+            f.push(1e12, &one, &c, "m", "p", Source::Assistant);
+            f.push(1e12, &one, &l, "m", "p", Source::Assistant);
+        }
+        // a cycle x <-> y, with a leaf z below it
+        for (id, parent) in [("x", "y"), ("y", "x"), ("z", "x")] {
+            f.tree.push((id.into(), Some(parent.into())));
+            f.push(1e12, &one, id, "m", "p", Source::Usage);
+        }
+        let recs: Vec<&Record> = f.records.iter().collect();
+        ADDS.with(|a| a.set(0));
+        let (rows, total) = branch_rows(&f, &recs);
+        let adds = ADDS.with(|a| a.get());
+        assert!(adds <= 2 * recs.len() as u64, "{adds} additions");
+        assert_eq!(rows.len(), n + 1);
+        for (i, r) in rows[..n].iter().enumerate() {
+            assert_eq!(r.key[0].1, format!("l{i}"));
+            assert_eq!(r.group.amounts.cost, (i + 2) as f64);
+            assert_eq!(r.group.own.unwrap().cost, 2.0);
+        }
+        let z = &rows[n].group;
+        assert_eq!((z.amounts.cost, z.own.unwrap().cost), (3.0, 3.0));
+        assert_eq!(total.amounts.cost, (2 * n + 3) as f64);
+    }
 }
