@@ -59,12 +59,120 @@ pub(crate) fn time_zone(name: Option<&str>) -> Result<jiff::tz::TimeZone> {
     }
 }
 
-fn local_date(ms: f64, tz: &jiff::tz::TimeZone) -> Option<jiff::civil::Date> {
+/// A local day anywhere in JavaScript's range of dates (±275 760 years):
+/// a date jiff holds (±9 999 years) and the years added to it, a multiple
+/// of 400 (400 Gregorian years are 20 871 weeks: months, leap days and
+/// weekdays repeat), so that a far but valid time is counted on its day.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Day {
+    date: jiff::civil::Date,
+    shift: i64,
+}
+
+/// 400 years, in milliseconds.
+const ERA_MS: i64 = 146_097 * 86_400_000;
+
+impl Day {
+    fn year(&self) -> i64 {
+        i64::from(self.date.year()) + self.shift
+    }
+
+    fn order(&self) -> (i64, i8, i8) {
+        (self.year(), self.date.month(), self.date.day())
+    }
+
+    /// "YYYY-MM-DD" as JavaScript's toISOString writes a date (a year
+    /// past 9999 or before 0 as +YYYYYY or -YYYYYY).
+    pub(super) fn text(&self) -> String {
+        format!("{}-{:02}", self.month_text(), self.date.day())
+    }
+
+    fn month_text(&self) -> String {
+        let y = self.year();
+        let year = if (0..=9999).contains(&y) {
+            format!("{y:04}")
+        } else if y < 0 {
+            format!("-{:06}", -y)
+        } else {
+            format!("+{y:06}")
+        };
+        format!("{year}-{:02}", self.date.month())
+    }
+
+    /// The Monday of its week.
+    fn monday(&self) -> Day {
+        let back = i64::from(self.date.weekday().to_monday_zero_offset());
+        Day {
+            date: self
+                .date
+                .checked_sub(jiff::Span::new().days(back))
+                .unwrap_or(self.date),
+            shift: self.shift,
+        }
+    }
+
+    /// A `--since`/`--until` day: YYYY-MM-DD, the year with a sign and
+    /// more digits too.
+    pub(super) fn parse(s: &str) -> Option<Day> {
+        let (neg, body) = match s.as_bytes().first()? {
+            b'-' => (true, &s[1..]),
+            b'+' => (false, &s[1..]),
+            _ => (false, s),
+        };
+        let mut parts = body.splitn(3, '-');
+        let y: i64 = parts.next()?.parse().ok()?;
+        let m: i8 = parts.next()?.parse().ok()?;
+        let d: i8 = parts.next()?.parse().ok()?;
+        let y = if neg { -y } else { y };
+        let shift = if (-9999..=9999).contains(&y) {
+            0
+        } else {
+            (y - 2000).div_euclid(400) * 400
+        };
+        let date = jiff::civil::Date::new(i16::try_from(y - shift).ok()?, m, d).ok()?;
+        Some(Day { date, shift })
+    }
+}
+
+impl PartialOrd for Day {
+    fn partial_cmp(&self, o: &Day) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for Day {
+    fn cmp(&self, o: &Day) -> std::cmp::Ordering {
+        self.order().cmp(&o.order())
+    }
+}
+
+/// The local day of `ms` in `tz`. A time jiff cannot hold (beyond ±9 999
+/// years) is moved by whole 400-year eras to years 9000-9399 (or
+/// -9400 to -9001), where the zone's rules of that end of time apply, and
+/// its day moved back.
+fn local_date(ms: f64, tz: &jiff::tz::TimeZone) -> Option<Day> {
     if !ms.is_finite() {
         return None;
     }
-    let ts = jiff::Timestamp::from_millisecond(ms as i64).ok()?;
-    Some(ts.to_zoned(tz.clone()).date())
+    let ms = ms as i64;
+    if let Ok(ts) = jiff::Timestamp::from_millisecond(ms) {
+        let date = ts.to_zoned(tz.clone()).date();
+        return Some(Day { date, shift: 0 });
+    }
+    let base = |y: i16| -> Option<i64> {
+        let z = jiff::civil::date(y, 1, 1)
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .ok()?;
+        Some(z.timestamp().as_millisecond())
+    };
+    let from = if ms > 0 { base(9000)? } else { base(-9400)? };
+    let eras = (ms - from).div_euclid(ERA_MS);
+    let ts = jiff::Timestamp::from_millisecond(ms - eras * ERA_MS).ok()?;
+    let date = ts.to_zoned(tz.clone()).date();
+    Some(Day {
+        date,
+        shift: eras * 400,
+    })
 }
 
 /// [`local_date`] for times that come day by day: the last day's bounds
@@ -75,20 +183,23 @@ pub(super) struct DayCache {
 }
 
 impl DayCache {
-    pub(super) fn date(&mut self, ms: f64, tz: &jiff::tz::TimeZone) -> Option<jiff::civil::Date> {
-        if let Some((lo, hi, d)) = self.day {
+    pub(super) fn date(&mut self, ms: f64, tz: &jiff::tz::TimeZone) -> Option<Day> {
+        if let Some((lo, hi, date)) = self.day {
             // (at or after 1970 a time's whole milliseconds are its floor)
             if ms >= 0.0 && ms >= lo && ms < hi {
-                return Some(d);
+                return Some(Day { date, shift: 0 });
             }
         }
         let d = local_date(ms, tz)?;
+        if d.shift != 0 {
+            return Some(d);
+        }
         let start = |d: jiff::civil::Date| -> Option<f64> {
             let z = d.to_zoned(tz.clone()).ok()?.start_of_day().ok()?;
             Some(z.timestamp().as_millisecond() as f64)
         };
-        self.day = match (start(d), d.tomorrow().ok().and_then(start)) {
-            (Some(lo), Some(hi)) if ms >= lo && ms < hi => Some((lo, hi, d)),
+        self.day = match (start(d.date), d.date.tomorrow().ok().and_then(start)) {
+            (Some(lo), Some(hi)) if ms >= lo && ms < hi => Some((lo, hi, d.date)),
             _ => None,
         };
         Some(d)
@@ -212,11 +323,11 @@ type Key = Vec<(&'static str, String)>;
 pub(super) struct Rows<'q> {
     req: &'q Request,
     tz: jiff::tz::TimeZone,
-    since: Option<String>,
-    until: Option<String>,
+    since: Option<Day>,
+    until: Option<Day>,
     days: DayCache,
     /// the last day's verdict (a file's records come day by day)
-    last_day: Option<(jiff::civil::Date, bool)>,
+    last_day: Option<(Day, bool)>,
     groups: Vec<(Key, Group)>,
     index: HashMap<Key, usize>,
 }
@@ -231,8 +342,8 @@ impl<'q> Rows<'q> {
         Rows {
             req,
             tz,
-            since,
-            until,
+            since: since.as_deref().and_then(Day::parse),
+            until: until.as_deref().and_then(Day::parse),
             days: DayCache::default(),
             last_day: None,
             groups: Vec::new(),
@@ -242,7 +353,7 @@ impl<'q> Rows<'q> {
 
     /// The record's local day (None: no day), or None when `--since` /
     /// `--until` leave it out.
-    pub(super) fn day(&mut self, r: &Record) -> Option<Option<jiff::civil::Date>> {
+    pub(super) fn day(&mut self, r: &Record) -> Option<Option<Day>> {
         let date = self.days.date(r.time_ms, &self.tz);
         if self.since.is_none() && self.until.is_none() {
             return Some(date);
@@ -251,9 +362,7 @@ impl<'q> Rows<'q> {
         let ok = match self.last_day {
             Some((l, ok)) if l == d => ok,
             _ => {
-                let ds = d.strftime("%Y-%m-%d").to_string();
-                let ok = !(self.since.as_ref().is_some_and(|s| &ds < s)
-                    || self.until.as_ref().is_some_and(|u| &ds > u));
+                let ok = !(self.since.is_some_and(|s| d < s) || self.until.is_some_and(|u| d > u));
                 self.last_day = Some((d, ok));
                 ok
             }
@@ -265,7 +374,7 @@ impl<'q> Rows<'q> {
     pub(super) fn add_file(&mut self, fi: u32, f: &FileUsage) {
         let req = self.req;
         // the last record's day and row (consecutive records mostly share one)
-        let mut last: Option<(Option<jiff::civil::Date>, usize)> = None;
+        let mut last: Option<(Option<Day>, usize)> = None;
         for (k, r) in f.records.iter().enumerate() {
             let Some(date) = self.day(r) else { continue };
             // (as many records as fit in memory: far below 2³²)
@@ -350,7 +459,7 @@ impl<'q> Rows<'q> {
                 }
             });
         } else {
-            groups.sort_by(|a, b| a.0.cmp(&b.0));
+            groups.sort_by(|a, b| key_order(&a.0).cmp(&key_order(&b.0)));
         }
         let mut rows: Vec<Row> = groups
             .into_iter()
@@ -375,7 +484,7 @@ fn encoded_dir(p: &Path) -> String {
         .unwrap_or_default()
 }
 
-fn period_key(report: Report, date: Option<jiff::civil::Date>) -> (&'static str, String) {
+fn period_key(report: Report, date: Option<Day>) -> (&'static str, String) {
     let Some(d) = date else {
         return (
             match report {
@@ -387,14 +496,28 @@ fn period_key(report: Report, date: Option<jiff::civil::Date>) -> (&'static str,
         );
     };
     match report {
-        Report::Weekly => {
-            let back = d.weekday().to_monday_zero_offset() as i64;
-            let monday = d.checked_sub(jiff::Span::new().days(back)).unwrap_or(d);
-            ("week", monday.strftime("%Y-%m-%d").to_string())
-        }
-        Report::Monthly => ("month", d.strftime("%Y-%m").to_string()),
-        _ => ("date", d.strftime("%Y-%m-%d").to_string()),
+        Report::Weekly => ("week", d.monday().text()),
+        Report::Monthly => ("month", d.month_text()),
+        _ => ("date", d.text()),
     }
+}
+
+/// How a row's key sorts: days, weeks and months by their years as
+/// numbers (`+010000` after `9999`, `-000500` before `0001`), "unknown"
+/// last; other keys as text.
+fn key_order(k: &Key) -> Vec<(u8, i64, &str)> {
+    k.iter()
+        .map(|(name, v)| match *name {
+            "date" | "week" | "month" if v == "unknown" => (1, 0, v.as_str()),
+            "date" | "week" | "month" => {
+                let digits = v.len() - v.trim_start_matches(['+', '-']).len();
+                let end = v[digits..].find('-').map_or(v.len(), |e| e + digits);
+                let year: i64 = v[..end].trim_start_matches('+').parse().unwrap_or(0);
+                (0, year, &v[end..])
+            }
+            _ => (0, 0, v.as_str()),
+        })
+        .collect()
 }
 
 /// A row per leaf of `f`'s tree, with what its path cost (`recs`: the
