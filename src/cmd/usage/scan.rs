@@ -447,7 +447,8 @@ fn usable_time(raw: Option<&[u8]>) -> Option<f64> {
     }
     let ms = crate::time::js_date_ms(raw);
     let number = matches!(raw.first(), Some(b'-' | b'0'..=b'9'));
-    (!ms.is_nan() && !(number && ms == 0.0)).then_some(ms)
+    let none = ms.is_nan() || (number && ms == 0.0);
+    (!none).then_some(ms)
 }
 
 /// A timestamp's JSON text for a warning: cut, and "missing".
