@@ -351,3 +351,80 @@ fn before_escapes_control_characters_in_the_text_it_hands_back() {
     );
     assert!(!stderr(&o).contains('\u{1b}'));
 }
+
+/// --all-leaves builds each new file once the one before it is written:
+/// 400 leaves under a 200 KB trunk make 80 MB of files, and the tool's
+/// peak memory stays far below that (it held every file until the last
+/// was built). Every file is there, each ending at its own leaf.
+#[cfg(target_os = "linux")]
+#[test]
+fn all_leaves_holds_one_new_file_at_a_time() {
+    let mut s = header(
+        "00000000-0000-4000-8000-00000000f0a1",
+        "2026-07-20T09:00:00.000Z",
+        "/tmp",
+        None,
+    );
+    s.push('\n');
+    let big = "x".repeat(2000);
+    let mut parent: Option<String> = None;
+    for i in 0..100 {
+        let id = format!("t{i:07}");
+        s.push_str(&text_message(&id, parent.as_deref(), "user", &big));
+        s.push('\n');
+        parent = Some(id);
+    }
+    let leaves = 400;
+    for i in 0..leaves {
+        s.push_str(&text_message(
+            &format!("l{i:07}"),
+            parent.as_deref(),
+            "user",
+            "leaf",
+        ));
+        s.push('\n');
+    }
+    let dir = TempDir::new("leaves-memory");
+    let f = dir.write("s.jsonl", s.as_bytes());
+    let out = dir.path().join("out");
+    let mut cmd = command(
+        "pi-fork",
+        &[
+            f.to_str().unwrap(),
+            "--all-leaves",
+            "--session-dir",
+            out.to_str().unwrap(),
+        ],
+    );
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let (ran, peak) = run_within_measured(
+        &mut cmd,
+        std::time::Duration::from_secs(300),
+        usize::MAX,
+        usize::MAX,
+    );
+    assert!(!ran.hung, "pi-fork --all-leaves hangs");
+    let o = ran.output();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let paths: Vec<&str> = std::str::from_utf8(&o.stdout).unwrap().lines().collect();
+    assert_eq!(paths.len(), leaves);
+    let written: u64 = paths
+        .iter()
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .sum();
+    assert!(written > 70_000_000, "{written} bytes written");
+    let peak = peak.unwrap();
+    assert!(
+        peak < 40 << 20,
+        "peak {} MB for {} MB of new files",
+        peak >> 20,
+        written >> 20
+    );
+    for (i, p) in paths.iter().enumerate().step_by(97) {
+        let ids = stdout(&run("pi-path", &["--format", "ids", p], None));
+        assert_eq!(ids.lines().last(), Some(format!("l{i:07}").as_str()));
+        assert_eq!(ids.lines().count(), 101);
+    }
+}

@@ -644,7 +644,7 @@ fn the_cache_changes_nothing_but_the_time() {
     assert_eq!(run(&args, &[]), grown, "from a damaged cache");
     assert!(std::fs::read(&file)
         .unwrap()
-        .starts_with(b"pi-session-tools usage cache 2\n"));
+        .starts_with(b"pi-session-tools usage cache 3\n"));
     assert_eq!(run(&args, &[]), grown, "from the rewritten cache");
     crate::ls::damage_is_ignored(&file, 300, || run(&args, &[]), &grown);
 }
@@ -908,4 +908,202 @@ fn a_zone_file_that_is_no_zone_file_is_not_read() {
     assert_eq!(date("Europe/Berlin"), "2026-04-01");
     assert_eq!(date(":Europe/Berlin"), "2026-04-01");
     assert_eq!(date("CET-1CEST,M3.5.0,M10.5.0/3"), "2026-04-01");
+}
+
+/// --by branch on a comb (a chain with a leaf off every link: as many
+/// leaves as the chain is deep, the shape where walking each leaf's path
+/// costs leaves × depth): every leaf's path cost and own cost, checked.
+/// (That the work is linear is src/cmd/usage/report.rs's unit test.)
+#[test]
+fn branch_rows_of_a_big_comb() {
+    let s = Store::new("usage-comb");
+    let n = 3000;
+    let mut lines = vec![header("comb", MARCH, "/p", None)];
+    for i in 0..n {
+        let parent = (i > 0).then(|| format!("c{}", i - 1));
+        lines.push(paid(
+            &format!("c{i}"),
+            parent.as_deref(),
+            "2026-03-01T10:00:00.000Z",
+            1.0,
+        ));
+        lines.push(paid(
+            &format!("l{i}"),
+            Some(&format!("c{i}")),
+            "2026-03-01T10:00:00.000Z",
+            1000.0,
+        ));
+    }
+    let file = s.file("--p--", "comb.jsonl", &lines);
+    let rows = json(s.agent(), &[&file, "--by", "branch"]);
+    assert_eq!(rows.len(), n);
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r["leaf"], format!("l{i}"));
+        // c0..ci and the leaf; the leaf and its link are its own
+        assert_eq!(r["cost"], 1000.0 + (i + 1) as f64, "{r}");
+        assert_eq!(r["ownCost"], 1001.0, "{r}");
+        assert_eq!(r["source"]["assistant"], (i + 2) as f64, "{r}");
+    }
+}
+
+/// An assistant message at entry timestamp `ts` (raw JSON) and message
+/// timestamp `mts` (raw JSON) that cost `cost`.
+fn at_times(id: &str, ts: &str, mts: &str, cost: f64) -> String {
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":null,"timestamp":{ts},"message":{{"role":"assistant","content":[],"api":"x","provider":"p","model":"m","usage":{},"stopReason":"stop","timestamp":{mts}}}}}"#,
+        usage(1, cost)
+    )
+}
+
+/// Sums past the largest float: JSON and CSV print the largest float of
+/// the sign (a number, never null or Infinity), the table `>$1.8e308`, and
+/// a warning names the sum; a cost of 10¹⁵ or more is `$1.0e300` in the
+/// table, not 301 digits.
+#[test]
+fn huge_sums_stay_numbers_people_read() {
+    let s = Store::new("usage-huge");
+    let day = |h: u32| format!("\"2026-03-01T{h:02}:00:00.000Z\"");
+    s.file(
+        "--p--",
+        "a.jsonl",
+        &[
+            header("s1", MARCH, "/p", None),
+            at_times("a1", &day(1), "0", 1e308),
+            at_times("a2", &day(2), "0", 1e308),
+            at_times("b1", "\"2026-03-02T01:00:00.000Z\"", "0", 1e300),
+        ],
+    );
+    let o = usage_run(s.agent(), &["--json", "--timezone", "UTC"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        !text.contains("null") && !text.contains("Infinity"),
+        "{text}"
+    );
+    let rows: Vec<Value> = serde_json::from_str(&text).unwrap();
+    assert_eq!(rows[0]["cost"], f64::MAX);
+    assert_eq!(rows[0]["totalCost"], f64::MAX);
+    assert_eq!(rows[1]["cost"], 1e300);
+    let err = stderr(&o);
+    assert!(
+        err.contains("the sum of cost in 1 row(s) and the total is past the largest number"),
+        "{err}"
+    );
+    let o = usage_run(s.agent(), &["--csv", "--timezone", "UTC"]);
+    assert!(
+        stdout(&o).contains(",1.7976931348623157e+308\n"),
+        "{}",
+        stdout(&o)
+    );
+    let o = usage_run(s.agent(), &["--timezone", "UTC"]);
+    let t = stdout(&o);
+    assert!(t.contains(">$1.8e308") && t.contains("$1.0e300"), "{t}");
+    assert!(t.lines().all(|l| l.len() < 120), "{t}");
+}
+
+/// Timestamps `null`, 0, `true` and `false` give no time: the message's
+/// own timestamp dates the record, else the header's, each said with
+/// FILE:LINE; with none, the "unknown" row, said too. Far but valid dates
+/// are counted on their day, written as JavaScript writes them
+/// (+020000-06-15, -000500-06-15), in order.
+#[test]
+fn falsy_and_far_timestamps() {
+    let s = Store::new("usage-times");
+    let m_day = "1772445600000"; // 2026-03-02T10:00:00.000Z
+    s.file(
+        "--p--",
+        "a.jsonl",
+        &[
+            header("s1", MARCH, "/p", None),
+            at_times("n", "null", m_day, 1.0),
+            at_times("z", "0", m_day, 2.0),
+            at_times("t", "true", "0", 4.0),
+            at_times("f", "false", "null", 8.0),
+            at_times("far", "\"+020000-06-15T00:00:00.000Z\"", "0", 16.0),
+            at_times("old", "\"-000500-06-15T12:00:00.000Z\"", "0", 32.0),
+            at_times("max", "8.64e15", "0", 64.0),
+        ],
+    );
+    s.file(
+        "--p--",
+        "b.jsonl",
+        &[
+            header("s2", "not a time", "/p", None),
+            at_times("u", "null", "false", 128.0),
+        ],
+    );
+    let o = usage_run(s.agent(), &["--json", "--timezone", "UTC", "--no-cache"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let got: Vec<(String, f64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["date"].as_str().unwrap().to_string(),
+                r["cost"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let want = [
+        ("-000500-06-15", 32.0),
+        ("2026-03-01", 12.0),
+        ("2026-03-02", 3.0),
+        ("+020000-06-15", 16.0),
+        ("+275760-09-13", 64.0),
+        ("unknown", 128.0),
+    ];
+    let want: Vec<(String, f64)> = want.iter().map(|(d, c)| (d.to_string(), *c)).collect();
+    assert_eq!(got, want);
+    let err = stderr(&o);
+    for (line, what) in [
+        (
+            "a.jsonl:2:",
+            "timestamp is null, no time; dated by message.timestamp",
+        ),
+        (
+            "a.jsonl:3:",
+            "timestamp is 0, no time; dated by message.timestamp",
+        ),
+        (
+            "a.jsonl:4:",
+            "timestamp is true and message.timestamp 0, no time; dated by the session header",
+        ),
+        (
+            "a.jsonl:5:",
+            "timestamp is false and message.timestamp null, no time; dated by the session header",
+        ),
+        (
+            "b.jsonl:2:",
+            "nor the header's; counted in the \"unknown\" row",
+        ),
+    ] {
+        assert!(
+            err.lines().any(|l| l.contains(line) && l.contains(what)),
+            "{line} {what}: {err}"
+        );
+    }
+    assert_eq!(err.lines().count(), 5, "{err}");
+    // weeks (Mondays, as JavaScript's getUTCDay() finds them) and months
+    // of far years, and --since/--until across them
+    let rows = json(s.agent(), &["weekly", "--timezone", "UTC", "--no-cache"]);
+    let weeks: Vec<&str> = rows.iter().map(|r| r["week"].as_str().unwrap()).collect();
+    assert_eq!(
+        weeks,
+        [
+            "-000500-06-11",
+            "2026-02-23",
+            "2026-03-02",
+            "+020000-06-12",
+            "+275760-09-08",
+            "unknown"
+        ]
+    );
+    let rows = json(s.agent(), &["monthly", "--timezone", "UTC", "--no-cache"]);
+    assert_eq!(rows[2]["month"], "+020000-06", "{rows:?}");
+    let rows = json(
+        s.agent(),
+        &["--since", "2026-03-02", "--timezone", "UTC", "--no-cache"],
+    );
+    let dates: Vec<&str> = rows.iter().map(|r| r["date"].as_str().unwrap()).collect();
+    assert_eq!(dates, ["2026-03-02", "+020000-06-15", "+275760-09-13"]);
 }

@@ -179,22 +179,26 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         (None, None, Some(src)) => src.parent().map(Path::to_path_buf),
         (None, None, None) => None,
     };
-    let mut made: Vec<(NewSession, Option<String>)> = Vec::new();
-    if let Some(cwd) = &args.cwd {
-        let cwd = resolve_path(cwd).to_string_lossy().into_owned();
-        made.push((fork_from(&s, &cwd, parent.as_deref())?, None));
+    // What to make: the new sessions' leaves (and the text --before takes
+    // back). Each file is built once the one before it is written, so that
+    // no more than one is held: --all-leaves held them all (1 500 leaves
+    // of a 0.9 MB session: 349 MB).
+    let plan: Vec<(Plan, Option<String>)> = if args.cwd.is_some() {
+        vec![(Plan::Cwd, None)]
     } else if args.all_leaves {
-        for leaf in crate::path::leaves(&s) {
-            made.push((branched_session(&s, Some(leaf), parent.as_deref())?, None));
-        }
+        crate::path::leaves(&s)
+            .into_iter()
+            .map(|leaf| (Plan::Leaf(Some(leaf)), None))
+            .collect()
     } else if let Some(r) = &args.at {
-        let i = at(&s, r)?;
-        made.push((branched_session(&s, Some(i), parent.as_deref())?, None));
+        vec![(Plan::Leaf(Some(at(&s, r)?)), None)]
     } else if let Some(r) = &args.before {
         let i = crate::refs::resolve(&s, r)?;
         let (target, text) = before(&s, i, false)?;
-        made.push((branched_session(&s, target, parent.as_deref())?, Some(text)));
-    }
+        vec![(Plan::Leaf(target), Some(text))]
+    } else {
+        Vec::new()
+    };
     // The files made so far: removed again if the output fails, so that a
     // failing run leaves nothing behind.
     let mut created: Vec<PathBuf> = Vec::new();
@@ -203,7 +207,21 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
             let _ = std::fs::remove_file(p);
         }
     };
-    for (mut new, text) in made {
+    for (what, text) in plan {
+        let built = match what {
+            Plan::Cwd => {
+                let cwd = args.cwd.as_deref().map(resolve_path).unwrap_or_default();
+                fork_from(&s, &cwd.to_string_lossy(), parent.as_deref())
+            }
+            Plan::Leaf(leaf) => branched_session(&s, leaf, parent.as_deref()),
+        };
+        let mut new = match built {
+            Ok(n) => n,
+            Err(e) => {
+                undo(&created);
+                return Err(e);
+            }
+        };
         if let Some(n) = &args.name {
             add_name(&mut new, n);
         }
@@ -219,31 +237,7 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         }
         let Some(path) = path else { continue };
         created.push(path.clone());
-        let mut line = Vec::new();
-        if args.json {
-            let mut w = ObjectWriter::new();
-            let abs = absolute(&path);
-            w.raw(
-                "path",
-                Some(&crate::name::json(&crate::name::kept_path(&abs))),
-            )
-            .str("id", &new.id);
-            match &new.parent_session {
-                Some(p) => w.str("parentSession", p),
-                None => w.raw("parentSession", Some(b"null")),
-            };
-            match &new.leaf {
-                Some(l) => w.str("leaf", l),
-                None => w.raw("leaf", Some(b"null")),
-            };
-            if let Some(t) = &text {
-                w.str("text", t);
-            }
-            line.extend_from_slice(&w.finish());
-        } else {
-            line.extend_from_slice(path.as_os_str().as_encoded_bytes());
-        }
-        line.push(b'\n');
+        let line = made_line(args, &path, &new, text.as_deref());
         if let Err(e) = out.announce(&line) {
             undo(&created);
             return Err(e);
@@ -251,6 +245,44 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     }
     out.done()?;
     Ok(Exit::Ok)
+}
+
+/// What a new session is made of.
+enum Plan {
+    /// --cwd: the whole session, moved to another project.
+    Cwd,
+    /// A branch ending at this entry (None: an empty one).
+    Leaf(Option<usize>),
+}
+
+/// The line printed for a new session: its path, or with --json an object.
+fn made_line(args: &Args, path: &Path, new: &NewSession, text: Option<&str>) -> Vec<u8> {
+    let mut line = Vec::new();
+    if args.json {
+        let mut w = ObjectWriter::new();
+        let abs = absolute(path);
+        w.raw(
+            "path",
+            Some(&crate::name::json(&crate::name::kept_path(&abs))),
+        )
+        .str("id", &new.id);
+        match &new.parent_session {
+            Some(p) => w.str("parentSession", p),
+            None => w.raw("parentSession", Some(b"null")),
+        };
+        match &new.leaf {
+            Some(l) => w.str("leaf", l),
+            None => w.raw("leaf", Some(b"null")),
+        };
+        if let Some(t) = text {
+            w.str("text", t);
+        }
+        line.extend_from_slice(&w.finish());
+    } else {
+        line.extend_from_slice(path.as_os_str().as_encoded_bytes());
+    }
+    line.push(b'\n');
+    line
 }
 
 fn in_place(args: &Args, input: Input, opts: ReadOptions, ctx: &mut Ctx) -> Result<()> {

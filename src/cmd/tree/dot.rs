@@ -159,6 +159,11 @@ fn dot_escape_into(o: &mut Vec<u8>, s: &str) {
             // their visible pictures (U+2400 + code).
             '\0'..='\u{1f}' => push_char(o, char::from_u32(0x2400 + c as u32).unwrap_or(' ')),
             '\u{7f}' => push_char(o, '\u{2421}'),
+            // C1 controls have no pictures: shown as every tool shows them
+            // (`\u{009b}`, visible.rs), the backslash escaped for Graphviz.
+            '\u{80}'..='\u{9f}' => {
+                o.extend_from_slice(format!("\\\\u{{{:04x}}}", c as u32).as_bytes())
+            }
             c => push_char(o, c),
         }
     }

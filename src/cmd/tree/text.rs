@@ -161,41 +161,62 @@ fn render_line(out: &mut Vec<u8>, segs: &[Seg], width: Option<usize>, color: boo
         }
         return;
     }
-    let mut written_bytes = 0;
+    // How many bytes of the pieces joined fit in `width` columns, grapheme
+    // by grapheme; then the white space at the cut left out too, as it is
+    // at a row's end (pi's rows, trimmed, end there: a row cut just after
+    // "user: " before a wide character ends at "user:").
+    let mut fit = 0;
     let mut cols = 0;
-    let mut full = false;
-    for (t, c) in segs {
-        // How much of `t` goes in: `end` bytes.
-        let mut end = 0;
+    let mut cut = false;
+    'walk: for (t, _) in segs {
         if let Some(widths) = simple_widths(t) {
             // Each character is a grapheme of its own.
             for (ch, w) in t.chars().zip(widths) {
-                if written_bytes + ch.len_utf8() > trimmed_len
-                    || width.is_some_and(|l| cols + w > l)
-                {
-                    full = true;
-                    break;
+                cut = width.is_some_and(|l| cols + w > l);
+                if cut || fit + ch.len_utf8() > trimmed_len {
+                    break 'walk;
                 }
-                end += ch.len_utf8();
-                written_bytes += ch.len_utf8();
+                fit += ch.len_utf8();
                 cols += w;
             }
         } else {
             for (g, w, _) in crate::width::pieces(t) {
-                if written_bytes + g.len() > trimmed_len || width.is_some_and(|l| cols + w > l) {
-                    full = true;
-                    break;
+                cut = width.is_some_and(|l| cols + w > l);
+                if cut || fit + g.len() > trimmed_len {
+                    break 'walk;
                 }
-                end += g.len();
-                written_bytes += g.len();
+                fit += g.len();
                 cols += w;
             }
         }
-        write_piece(out, &t.as_bytes()[..end], color, *c);
-        if full {
+    }
+    let mut left = if cut { trim_end_at(segs, fit) } else { fit };
+    for (t, c) in segs {
+        let piece = &t.as_bytes()[..t.len().min(left)];
+        left -= piece.len();
+        write_piece(out, piece, color, *c);
+        if left == 0 {
             break;
         }
     }
+}
+
+/// `at` (bytes of the pieces joined, on a character's boundary) less the
+/// white space just before it.
+fn trim_end_at(segs: &[Seg], at: usize) -> usize {
+    let (mut start, mut end) = (0, 0);
+    for (t, _) in segs {
+        if start >= at {
+            break;
+        }
+        let upto = t.len().min(at - start);
+        let kept = t[..upto].trim_end_matches(string::is_space).len();
+        if kept > 0 {
+            end = start + kept;
+        }
+        start += t.len();
+    }
+    end
 }
 
 /// Whether the byte `at` of the pieces joined is at a piece's start or

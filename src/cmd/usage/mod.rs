@@ -69,7 +69,15 @@ Cost is pi's recorded cost.total, never re-priced; each total (of costs and
 of tokens) is the correctly rounded sum of the recorded values, whatever their
 order (ccusage adds in order, so the last digit of a cost may differ; ten
 records of 0.1 make exactly 1). Days are local days in --timezone (default:
-the system's zone). --json: an array of rows with
+the system's zone). A record is dated by its entry's timestamp, as ccusage
+dates it; where that gives no time (missing, not a date, null, 0, true,
+false), by an assistant message's own timestamp, then by the session
+header's, each said as a FILE:LINE warning (with none, the \"unknown\" row).
+Far dates count on their day, written as JavaScript writes them
+(+020000-06-15, -000500-06-15). A sum past the largest number is a warning,
+and shows as 1.7976931348623157e+308 (of its sign) in JSON and CSV and as
+>$1.8e308 in the table; costs from $10^15 on show as $1.0e15 in the table.
+--json: an array of rows with
 ccusage's field names (inputTokens, outputTokens, cacheCreationTokens,
 cacheReadTokens, totalTokens, totalCost) plus cost, costBreakdown, modelsUsed
 and source (how many records of each kind).
@@ -388,6 +396,12 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
             rows.finish()
         }
     };
+    for what in print::overflows(&rows, &total) {
+        req.log.warn(&crate::error::Diagnostic {
+            at: None,
+            message: what,
+        });
+    }
     match req.output {
         Output::Json => print::write_json(req, &rows, out),
         Output::Csv => print::write_csv(req, &rows, out),

@@ -3,6 +3,7 @@
 
 use super::record::Source;
 use super::report::{Group, Row};
+use super::sum::Amounts;
 use super::{By, Report, Request};
 use crate::cli::Out;
 use crate::error::Result;
@@ -48,7 +49,7 @@ pub(super) fn write_json(req: &Request, rows: &[Row], out: &mut impl Write) -> R
             w.str("firstActivity", &iso(g.first_ms));
             w.str("lastActivity", &iso(g.last_ms));
         }
-        let a = &g.amounts;
+        let a = &finite(&g.amounts);
         w.number("inputTokens", a.input)
             .number("outputTokens", a.output)
             .number("cacheCreationTokens", a.cache_write)
@@ -62,7 +63,7 @@ pub(super) fn write_json(req: &Request, rows: &[Row], out: &mut impl Write) -> R
             .number("cacheRead", a.cost_cache_read)
             .number("cacheWrite", a.cost_cache_write);
         w.raw("costBreakdown", Some(&c.finish()));
-        if let Some(own) = &g.own {
+        if let Some(own) = &g.own.as_ref().map(finite) {
             w.number("ownCost", own.cost)
                 .number("ownTotalTokens", own.total_tokens);
         }
@@ -125,7 +126,7 @@ pub(super) fn write_csv(req: &Request, rows: &[Row], out: &mut impl Write) -> Re
     }
     out.line(head.join(",").as_bytes())?;
     for row in rows {
-        let a = &row.group.amounts;
+        let a = &finite(&row.group.amounts);
         let mut f: Vec<String> = row.key.iter().map(|(_, v)| csv_field(v)).collect();
         for n in [
             a.input,
@@ -178,7 +179,78 @@ fn key_names(req: &Request) -> Vec<&'static str> {
     k
 }
 
+/// The largest float, as the table shows it (1.7976931348623157e308).
+const PAST_MAX: &str = "1.8e308";
+
+/// A sum as JSON and CSV print it: one past the largest float (the sum
+/// overflowed, which a warning says: [`overflows`]) as the largest float
+/// of its sign, so that the output stays numbers every reader takes; NaN
+/// (it overflowed both ways) as 0.
+fn finite(a: &Amounts) -> Amounts {
+    let f = |n: f64| match n {
+        n if n.is_nan() => 0.0,
+        n if n.is_infinite() => f64::MAX.copysign(n),
+        n => n,
+    };
+    Amounts {
+        input: f(a.input),
+        output: f(a.output),
+        cache_read: f(a.cache_read),
+        cache_write: f(a.cache_write),
+        total_tokens: f(a.total_tokens),
+        cost_input: f(a.cost_input),
+        cost_output: f(a.cost_output),
+        cost_cache_read: f(a.cost_cache_read),
+        cost_cache_write: f(a.cost_cache_write),
+        cost: f(a.cost),
+    }
+}
+
+/// What overflowed: a line for each sum (by its JSON name) past the
+/// largest float in some row or the total, with how it is shown.
+pub(super) fn overflows(rows: &[Row], total: &Group) -> Vec<String> {
+    let named = |a: &Amounts| {
+        [
+            ("inputTokens", a.input),
+            ("outputTokens", a.output),
+            ("cacheReadTokens", a.cache_read),
+            ("cacheCreationTokens", a.cache_write),
+            ("totalTokens", a.total_tokens),
+            ("costBreakdown.input", a.cost_input),
+            ("costBreakdown.output", a.cost_output),
+            ("costBreakdown.cacheRead", a.cost_cache_read),
+            ("costBreakdown.cacheWrite", a.cost_cache_write),
+            ("cost", a.cost),
+        ]
+    };
+    let mut out = Vec::new();
+    for (k, (name, _)) in named(&total.amounts).iter().enumerate() {
+        let rows_over = rows
+            .iter()
+            .filter(|r| !named(&r.group.amounts)[k].1.is_finite())
+            .count();
+        if rows_over == 0 && named(&total.amounts)[k].1.is_finite() {
+            continue;
+        }
+        let total_over = !named(&total.amounts)[k].1.is_finite();
+        let place = match (rows_over, total_over) {
+            (0, _) => "in the total".to_string(),
+            (n, true) => format!("in {n} row(s) and the total"),
+            (n, false) => format!("in {n} row(s)"),
+        };
+        out.push(format!(
+            "the sum of {name} {place} is past the largest number; JSON and CSV \
+             show it as {}, the table as >{PAST_MAX}",
+            js::number_to_js(f64::MAX)
+        ));
+    }
+    out
+}
+
 fn thousands(n: f64) -> String {
+    if !n.is_finite() {
+        return past_max(n, "");
+    }
     if n.fract() != 0.0 || n.abs() >= 1e21 {
         return js::number_to_js(n);
     }
@@ -197,11 +269,25 @@ fn thousands(n: f64) -> String {
     }
 }
 
+/// A sum that overflowed, in the table: `>$1.8e308`, `<-$1.8e308`.
+fn past_max(n: f64, unit: &str) -> String {
+    match n {
+        n if n.is_nan() => format!("±>{unit}{PAST_MAX}"),
+        n if n < 0.0 => format!("<-{unit}{PAST_MAX}"),
+        _ => format!(">{unit}{PAST_MAX}"),
+    }
+}
+
+/// A cost in the table: cents, or from 10¹⁵ on a short scientific form
+/// (`$1.0e308`, not 309 digits).
 fn money(n: f64) -> String {
-    if n < 0.0 {
-        format!("-${:.2}", -n)
-    } else {
-        format!("${n:.2}")
+    if !n.is_finite() {
+        return past_max(n, "$");
+    }
+    let sign = if n < 0.0 { "-" } else { "" };
+    match n.abs() {
+        a if a >= 1e15 => format!("{sign}${a:.1e}"),
+        a => format!("{sign}${a:.2}"),
     }
 }
 

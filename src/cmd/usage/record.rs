@@ -288,7 +288,8 @@ const RECORD_BYTES: usize = 88;
 // (line, message).
 impl Cached for FileUsage {
     const KIND: &'static str = "usage";
-    const VERSION: u32 = 2;
+    // 3: timestamps null, 0, true and false give no time (issue 31)
+    const VERSION: u32 = 3;
 
     fn encode(&self, out: &mut Vec<u8>) {
         put_bytes(out, self.session_id.as_bytes());

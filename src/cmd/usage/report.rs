@@ -6,7 +6,7 @@ use super::record::{FileUsage, Record, Source};
 use super::sum::{Amounts, Sums};
 use super::{By, Report, Request};
 use crate::error::{Error, Result};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 /// A `--since`/`--until` value as (first day, last day), "YYYY-MM-DD".
@@ -59,12 +59,120 @@ pub(crate) fn time_zone(name: Option<&str>) -> Result<jiff::tz::TimeZone> {
     }
 }
 
-fn local_date(ms: f64, tz: &jiff::tz::TimeZone) -> Option<jiff::civil::Date> {
+/// A local day anywhere in JavaScript's range of dates (±275 760 years):
+/// a date jiff holds (±9 999 years) and the years added to it, a multiple
+/// of 400 (400 Gregorian years are 20 871 weeks: months, leap days and
+/// weekdays repeat), so that a far but valid time is counted on its day.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Day {
+    date: jiff::civil::Date,
+    shift: i64,
+}
+
+/// 400 years, in milliseconds.
+const ERA_MS: i64 = 146_097 * 86_400_000;
+
+impl Day {
+    fn year(&self) -> i64 {
+        i64::from(self.date.year()) + self.shift
+    }
+
+    fn order(&self) -> (i64, i8, i8) {
+        (self.year(), self.date.month(), self.date.day())
+    }
+
+    /// "YYYY-MM-DD" as JavaScript's toISOString writes a date (a year
+    /// past 9999 or before 0 as +YYYYYY or -YYYYYY).
+    pub(super) fn text(&self) -> String {
+        format!("{}-{:02}", self.month_text(), self.date.day())
+    }
+
+    fn month_text(&self) -> String {
+        let y = self.year();
+        let year = if (0..=9999).contains(&y) {
+            format!("{y:04}")
+        } else if y < 0 {
+            format!("-{:06}", -y)
+        } else {
+            format!("+{y:06}")
+        };
+        format!("{year}-{:02}", self.date.month())
+    }
+
+    /// The Monday of its week.
+    fn monday(&self) -> Day {
+        let back = i64::from(self.date.weekday().to_monday_zero_offset());
+        Day {
+            date: self
+                .date
+                .checked_sub(jiff::Span::new().days(back))
+                .unwrap_or(self.date),
+            shift: self.shift,
+        }
+    }
+
+    /// A `--since`/`--until` day: YYYY-MM-DD, the year with a sign and
+    /// more digits too.
+    pub(super) fn parse(s: &str) -> Option<Day> {
+        let (neg, body) = match s.as_bytes().first()? {
+            b'-' => (true, &s[1..]),
+            b'+' => (false, &s[1..]),
+            _ => (false, s),
+        };
+        let mut parts = body.splitn(3, '-');
+        let y: i64 = parts.next()?.parse().ok()?;
+        let m: i8 = parts.next()?.parse().ok()?;
+        let d: i8 = parts.next()?.parse().ok()?;
+        let y = if neg { -y } else { y };
+        let shift = if (-9999..=9999).contains(&y) {
+            0
+        } else {
+            (y - 2000).div_euclid(400) * 400
+        };
+        let date = jiff::civil::Date::new(i16::try_from(y - shift).ok()?, m, d).ok()?;
+        Some(Day { date, shift })
+    }
+}
+
+impl PartialOrd for Day {
+    fn partial_cmp(&self, o: &Day) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for Day {
+    fn cmp(&self, o: &Day) -> std::cmp::Ordering {
+        self.order().cmp(&o.order())
+    }
+}
+
+/// The local day of `ms` in `tz`. A time jiff cannot hold (beyond ±9 999
+/// years) is moved by whole 400-year eras to years 9000-9399 (or
+/// -9400 to -9001), where the zone's rules of that end of time apply, and
+/// its day moved back.
+fn local_date(ms: f64, tz: &jiff::tz::TimeZone) -> Option<Day> {
     if !ms.is_finite() {
         return None;
     }
-    let ts = jiff::Timestamp::from_millisecond(ms as i64).ok()?;
-    Some(ts.to_zoned(tz.clone()).date())
+    let ms = ms as i64;
+    if let Ok(ts) = jiff::Timestamp::from_millisecond(ms) {
+        let date = ts.to_zoned(tz.clone()).date();
+        return Some(Day { date, shift: 0 });
+    }
+    let base = |y: i16| -> Option<i64> {
+        let z = jiff::civil::date(y, 1, 1)
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .ok()?;
+        Some(z.timestamp().as_millisecond())
+    };
+    let from = if ms > 0 { base(9000)? } else { base(-9400)? };
+    let eras = (ms - from).div_euclid(ERA_MS);
+    let ts = jiff::Timestamp::from_millisecond(ms - eras * ERA_MS).ok()?;
+    let date = ts.to_zoned(tz.clone()).date();
+    Some(Day {
+        date,
+        shift: eras * 400,
+    })
 }
 
 /// [`local_date`] for times that come day by day: the last day's bounds
@@ -75,20 +183,23 @@ pub(super) struct DayCache {
 }
 
 impl DayCache {
-    pub(super) fn date(&mut self, ms: f64, tz: &jiff::tz::TimeZone) -> Option<jiff::civil::Date> {
-        if let Some((lo, hi, d)) = self.day {
+    pub(super) fn date(&mut self, ms: f64, tz: &jiff::tz::TimeZone) -> Option<Day> {
+        if let Some((lo, hi, date)) = self.day {
             // (at or after 1970 a time's whole milliseconds are its floor)
             if ms >= 0.0 && ms >= lo && ms < hi {
-                return Some(d);
+                return Some(Day { date, shift: 0 });
             }
         }
         let d = local_date(ms, tz)?;
+        if d.shift != 0 {
+            return Some(d);
+        }
         let start = |d: jiff::civil::Date| -> Option<f64> {
             let z = d.to_zoned(tz.clone()).ok()?.start_of_day().ok()?;
             Some(z.timestamp().as_millisecond() as f64)
         };
-        self.day = match (start(d), d.tomorrow().ok().and_then(start)) {
-            (Some(lo), Some(hi)) if ms >= lo && ms < hi => Some((lo, hi, d)),
+        self.day = match (start(d.date), d.date.tomorrow().ok().and_then(start)) {
+            (Some(lo), Some(hi)) if ms >= lo && ms < hi => Some((lo, hi, d.date)),
             _ => None,
         };
         Some(d)
@@ -139,6 +250,8 @@ impl Group {
 
     /// Count `r`, record `k` of file `fi`, `f`.
     pub(super) fn add(&mut self, fi: u32, k: u32, f: &FileUsage, r: &Record) {
+        #[cfg(test)]
+        tests::ADDS.with(|n| n.set(n.get() + 1));
         let model = (fi, f.model_no(r));
         // (a run of records mostly has one model: the last one is known)
         if self.last_model != Some(model) {
@@ -210,11 +323,11 @@ type Key = Vec<(&'static str, String)>;
 pub(super) struct Rows<'q> {
     req: &'q Request,
     tz: jiff::tz::TimeZone,
-    since: Option<String>,
-    until: Option<String>,
+    since: Option<Day>,
+    until: Option<Day>,
     days: DayCache,
     /// the last day's verdict (a file's records come day by day)
-    last_day: Option<(jiff::civil::Date, bool)>,
+    last_day: Option<(Day, bool)>,
     groups: Vec<(Key, Group)>,
     index: HashMap<Key, usize>,
 }
@@ -229,8 +342,8 @@ impl<'q> Rows<'q> {
         Rows {
             req,
             tz,
-            since,
-            until,
+            since: since.as_deref().and_then(Day::parse),
+            until: until.as_deref().and_then(Day::parse),
             days: DayCache::default(),
             last_day: None,
             groups: Vec::new(),
@@ -240,7 +353,7 @@ impl<'q> Rows<'q> {
 
     /// The record's local day (None: no day), or None when `--since` /
     /// `--until` leave it out.
-    pub(super) fn day(&mut self, r: &Record) -> Option<Option<jiff::civil::Date>> {
+    pub(super) fn day(&mut self, r: &Record) -> Option<Option<Day>> {
         let date = self.days.date(r.time_ms, &self.tz);
         if self.since.is_none() && self.until.is_none() {
             return Some(date);
@@ -249,9 +362,7 @@ impl<'q> Rows<'q> {
         let ok = match self.last_day {
             Some((l, ok)) if l == d => ok,
             _ => {
-                let ds = d.strftime("%Y-%m-%d").to_string();
-                let ok = !(self.since.as_ref().is_some_and(|s| &ds < s)
-                    || self.until.as_ref().is_some_and(|u| &ds > u));
+                let ok = !(self.since.is_some_and(|s| d < s) || self.until.is_some_and(|u| d > u));
                 self.last_day = Some((d, ok));
                 ok
             }
@@ -263,7 +374,7 @@ impl<'q> Rows<'q> {
     pub(super) fn add_file(&mut self, fi: u32, f: &FileUsage) {
         let req = self.req;
         // the last record's day and row (consecutive records mostly share one)
-        let mut last: Option<(Option<jiff::civil::Date>, usize)> = None;
+        let mut last: Option<(Option<Day>, usize)> = None;
         for (k, r) in f.records.iter().enumerate() {
             let Some(date) = self.day(r) else { continue };
             // (as many records as fit in memory: far below 2³²)
@@ -348,7 +459,7 @@ impl<'q> Rows<'q> {
                 }
             });
         } else {
-            groups.sort_by(|a, b| a.0.cmp(&b.0));
+            groups.sort_by(|a, b| key_order(&a.0).cmp(&key_order(&b.0)));
         }
         let mut rows: Vec<Row> = groups
             .into_iter()
@@ -373,7 +484,7 @@ fn encoded_dir(p: &Path) -> String {
         .unwrap_or_default()
 }
 
-fn period_key(report: Report, date: Option<jiff::civil::Date>) -> (&'static str, String) {
+fn period_key(report: Report, date: Option<Day>) -> (&'static str, String) {
     let Some(d) = date else {
         return (
             match report {
@@ -385,28 +496,54 @@ fn period_key(report: Report, date: Option<jiff::civil::Date>) -> (&'static str,
         );
     };
     match report {
-        Report::Weekly => {
-            let back = d.weekday().to_monday_zero_offset() as i64;
-            let monday = d.checked_sub(jiff::Span::new().days(back)).unwrap_or(d);
-            ("week", monday.strftime("%Y-%m-%d").to_string())
-        }
-        Report::Monthly => ("month", d.strftime("%Y-%m").to_string()),
-        _ => ("date", d.strftime("%Y-%m-%d").to_string()),
+        Report::Weekly => ("week", d.monday().text()),
+        Report::Monthly => ("month", d.month_text()),
+        _ => ("date", d.text()),
     }
+}
+
+/// How a row's key sorts: days, weeks and months by their years as
+/// numbers (`+010000` after `9999`, `-000500` before `0001`), "unknown"
+/// last; other keys as text.
+fn key_order(k: &Key) -> Vec<(u8, i64, &str)> {
+    k.iter()
+        .map(|(name, v)| match *name {
+            "date" | "week" | "month" if v == "unknown" => (1, 0, v.as_str()),
+            "date" | "week" | "month" => {
+                let digits = v.len() - v.trim_start_matches(['+', '-']).len();
+                let end = v[digits..].find('-').map_or(v.len(), |e| e + digits);
+                let year: i64 = v[..end].trim_start_matches('+').parse().unwrap_or(0);
+                (0, year, &v[end..])
+            }
+            _ => (0, 0, v.as_str()),
+        })
+        .collect()
 }
 
 /// A row per leaf of `f`'s tree, with what its path cost (`recs`: the
 /// records counted), and the totals row.
+///
+/// Linear in the entries: each entry's path sums are its parent's plus its
+/// own records, worked out once per entry ([`path_groups`]), and a leaf's
+/// own cost comes from the entries no earlier leaf claimed, found by walking
+/// up from each leaf only as far as the first entry already claimed (whose
+/// path is then claimed too). Walking each leaf's whole path cost leaves ×
+/// depth: 22.9 s on a 20 000-entry comb.
 pub(super) fn branch_rows(f: &FileUsage, recs: &[&Record]) -> (Vec<Row>, Group) {
     let mut index: HashMap<&str, usize> = HashMap::new();
     for (i, (id, _)) in f.tree.iter().enumerate() {
         index.insert(id.as_str(), i);
     }
+    let parent: Vec<Option<usize>> = f
+        .tree
+        .iter()
+        .map(|(_, p)| p.as_deref().and_then(|p| index.get(p)).copied())
+        .collect();
     let mut has_child = vec![false; f.tree.len()];
-    for (id, parent) in &f.tree {
-        if let Some(p) = parent.as_deref().and_then(|p| index.get(p)) {
-            if f.tree[*p].0 != *id {
-                has_child[*p] = true;
+    for (i, p) in parent.iter().enumerate() {
+        if let Some(p) = *p {
+            if f.tree[p].0 != f.tree[i].0 {
+                has_child[p] = true;
             }
         }
     }
@@ -414,38 +551,28 @@ pub(super) fn branch_rows(f: &FileUsage, recs: &[&Record]) -> (Vec<Row>, Group) 
     for &r in recs {
         by_id.entry(f.id(r)).or_default().push(r);
     }
-    let mut claimed: HashSet<usize> = HashSet::new();
+    let own_recs: Vec<&[&Record]> = f
+        .tree
+        .iter()
+        .map(|(id, _)| by_id.get(id.as_str()).map_or(&[][..], Vec::as_slice))
+        .collect();
+    let (cum, groups) = path_groups(f, &parent, &own_recs);
+    let mut claimed = vec![false; f.tree.len()];
     let mut rows = Vec::new();
     for (leaf, _) in f.tree.iter().enumerate().filter(|(i, _)| !has_child[*i]) {
-        // the path, leaf to root, without looping on a cycle
-        let mut path = Vec::new();
-        let mut seen = HashSet::new();
+        let mut own = Sums::default();
         let mut cur = Some(leaf);
         while let Some(i) = cur {
-            if !seen.insert(i) {
+            if claimed[i] {
                 break;
             }
-            path.push(i);
-            cur = f.tree[i].1.as_deref().and_then(|p| index.get(p)).copied();
-        }
-        path.reverse();
-        let mut g = Group::default();
-        let mut own = Sums::default();
-        let mut list: Vec<&Record> = Vec::new();
-        for &i in &path {
-            if let Some(rs) = by_id.get(f.tree[i].0.as_str()) {
-                let fresh = claimed.insert(i);
-                for r in rs {
-                    list.push(r);
-                    if fresh {
-                        f.sum_into(r, &mut own);
-                    }
-                }
+            claimed[i] = true;
+            for r in own_recs[i] {
+                f.sum_into(r, &mut own);
             }
+            cur = parent[i];
         }
-        for r in list {
-            g.add(0, 0, f, r);
-        }
+        let mut g = cum[leaf].map(|k| groups[k].clone()).unwrap_or_default();
         g.finish();
         g.own = Some(own.amounts());
         rows.push(Row {
@@ -460,4 +587,129 @@ pub(super) fn branch_rows(f: &FileUsage, recs: &[&Record]) -> (Vec<Row>, Group) 
     total.finish();
     total.own = Some(total.amounts);
     (rows, total)
+}
+
+/// The sums of every entry's path (from the entry up its parents to the
+/// root, or to the first entry seen twice: a cycle's entries share the
+/// cycle's sums), as an index into the groups made (None: no records on
+/// the path). A group is made only for an entry with records of its own:
+/// its parent's path group plus them; an entry without shares its
+/// parent's. Each entry is visited once.
+fn path_groups(
+    f: &FileUsage,
+    parent: &[Option<usize>],
+    own: &[&[&Record]],
+) -> (Vec<Option<usize>>, Vec<Group>) {
+    const NEW: u8 = 0;
+    const ON_STACK: u8 = 1;
+    const DONE: u8 = 2;
+    let n = parent.len();
+    let mut state = vec![NEW; n];
+    let mut cum: Vec<Option<usize>> = vec![None; n];
+    let mut groups: Vec<Group> = Vec::new();
+    let mut stack: Vec<usize> = Vec::new();
+    for start in 0..n {
+        if state[start] == DONE {
+            continue;
+        }
+        // up the parents to an entry whose sums are known, the root, or a
+        // cycle
+        stack.clear();
+        let mut cur = Some(start);
+        while let Some(i) = cur {
+            if state[i] == DONE {
+                break;
+            }
+            if state[i] == ON_STACK {
+                let at = stack.iter().rposition(|&j| j == i).unwrap_or(0);
+                let mut g = Group::default();
+                let mut any = false;
+                for &j in &stack[at..] {
+                    for r in own[j] {
+                        g.add(0, 0, f, r);
+                        any = true;
+                    }
+                }
+                let k = any.then(|| {
+                    groups.push(g);
+                    groups.len() - 1
+                });
+                for &j in &stack[at..] {
+                    cum[j] = k;
+                    state[j] = DONE;
+                }
+                stack.truncate(at);
+                break;
+            }
+            state[i] = ON_STACK;
+            stack.push(i);
+            cur = parent[i];
+        }
+        let mut above = cur.and_then(|i| cum[i]);
+        for &i in stack.iter().rev() {
+            if !own[i].is_empty() {
+                let mut g = above.map(|k| groups[k].clone()).unwrap_or_default();
+                for r in own[i] {
+                    g.add(0, 0, f, r);
+                }
+                groups.push(g);
+                above = Some(groups.len() - 1);
+            }
+            cum[i] = above;
+            state[i] = DONE;
+        }
+    }
+    (cum, groups)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    thread_local! {
+        /// Records added to groups on this thread.
+        pub(super) static ADDS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// --by branch adds each record to a group once per entry whose path
+    /// it starts (and once to the totals), not once per leaf below it: on
+    /// a comb of 2 000 links, each with a leaf, 8 000 additions, where a
+    /// walk of each leaf's path makes over 2 million. Each leaf's sums are
+    /// right, a cycle's entries included.
+    #[test]
+    fn branch_rows_add_each_record_a_bounded_number_of_times() {
+        let mut f = FileUsage::default();
+        let n = 2000;
+        let one = Amounts {
+            cost: 1.0,
+            ..Amounts::default()
+        };
+        for i in 0..n {
+            let (c, l) = (format!("c{i}"), format!("l{i}"));
+            let parent = (i > 0).then(|| format!("c{}", i - 1));
+            f.tree.push((c.clone(), parent));
+            f.tree.push((l.clone(), Some(c.clone())));
+            f.push(1e12, &one, &c, "m", "p", Source::Assistant);
+            f.push(1e12, &one, &l, "m", "p", Source::Assistant);
+        }
+        // a cycle x <-> y, with a leaf z below it
+        for (id, parent) in [("x", "y"), ("y", "x"), ("z", "x")] {
+            f.tree.push((id.into(), Some(parent.into())));
+            f.push(1e12, &one, id, "m", "p", Source::Usage);
+        }
+        let recs: Vec<&Record> = f.records.iter().collect();
+        ADDS.with(|a| a.set(0));
+        let (rows, total) = branch_rows(&f, &recs);
+        let adds = ADDS.with(|a| a.get());
+        assert!(adds <= 2 * recs.len() as u64, "{adds} additions");
+        assert_eq!(rows.len(), n + 1);
+        for (i, r) in rows[..n].iter().enumerate() {
+            assert_eq!(r.key[0].1, format!("l{i}"));
+            assert_eq!(r.group.amounts.cost, (i + 2) as f64);
+            assert_eq!(r.group.own.unwrap().cost, 2.0);
+        }
+        let z = &rows[n].group;
+        assert_eq!((z.amounts.cost, z.own.unwrap().cost), (3.0, 3.0));
+        assert_eq!(total.amounts.cost, (2 * n + 3) as f64);
+    }
 }

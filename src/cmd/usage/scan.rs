@@ -426,25 +426,7 @@ fn count(
     for p in problems {
         warn(&p);
     }
-    let time_ms = obj
-        .raw("timestamp")
-        .map(crate::time::js_date_ms)
-        .unwrap_or(f64::NAN);
-    let time_ms = if time_ms.is_nan() {
-        // an assistant message's own time (ms), else the header's
-        let t = holder
-            .raw("timestamp")
-            .map(crate::time::js_date_ms)
-            .unwrap_or(f64::NAN);
-        if t.is_nan() {
-            warn("no usable timestamp; dated by the session header");
-            crate::time::parse_iso(&fu.header_time)
-        } else {
-            t
-        }
-    } else {
-        time_ms
-    };
+    let time_ms = record_time(obj, &holder, source, &fu.header_time, &mut warn);
     fu.push(
         time_ms,
         &amounts,
@@ -453,6 +435,79 @@ fn count(
         &holder.str("provider").unwrap_or_default(),
         source,
     );
+}
+
+/// A timestamp's milliseconds (JavaScript's `new Date(v)`), None when it
+/// gives no time: missing, not a date, or `null`, `true`, `false` or 0,
+/// which `new Date` reads as 1970, a time nobody recorded.
+fn usable_time(raw: Option<&[u8]>) -> Option<f64> {
+    let raw = raw?;
+    if matches!(raw.first(), Some(b'n' | b't' | b'f')) {
+        return None;
+    }
+    let ms = crate::time::js_date_ms(raw);
+    let number = matches!(raw.first(), Some(b'-' | b'0'..=b'9'));
+    let none = ms.is_nan() || (number && ms == 0.0);
+    (!none).then_some(ms)
+}
+
+/// A timestamp's JSON text for a warning: cut, and "missing".
+fn shown_time(raw: Option<&[u8]>) -> String {
+    match raw {
+        None => "missing".into(),
+        Some(r) if r.len() > 40 => format!("{}...", String::from_utf8_lossy(&r[..40])),
+        Some(r) => String::from_utf8_lossy(r).into_owned(),
+    }
+}
+
+/// When a record was made: the entry's `timestamp`, as ccusage dates it;
+/// where that gives no time, an assistant message's own `timestamp`, then
+/// the session header's, each fallback said (`warn`, FILE:LINE); NaN (the
+/// "unknown" row, said too) when none gives a time.
+fn record_time(
+    obj: &Object<'_>,
+    holder: &Object<'_>,
+    source: Source,
+    header_time: &str,
+    warn: &mut impl FnMut(&str),
+) -> f64 {
+    let entry = obj.raw("timestamp");
+    if let Some(t) = usable_time(entry) {
+        return t;
+    }
+    let message = match source {
+        Source::Assistant => holder.raw("timestamp"),
+        _ => None,
+    };
+    if let Some(t) = usable_time(message) {
+        warn(&format!(
+            "timestamp is {}, no time; dated by message.timestamp",
+            shown_time(entry)
+        ));
+        return t;
+    }
+    let why = match source {
+        Source::Assistant => format!(
+            "timestamp is {} and message.timestamp {}, no time",
+            shown_time(entry),
+            shown_time(message)
+        ),
+        _ => format!("timestamp is {}, no time", shown_time(entry)),
+    };
+    let header = crate::time::parse_iso(header_time.trim());
+    let header = (!header.is_nan()).then_some(header);
+    match header {
+        Some(t) => {
+            warn(&format!("{why}; dated by the session header"));
+            t
+        }
+        None => {
+            warn(&format!(
+                "{why}, nor the header's; counted in the \"unknown\" row"
+            ));
+            f64::NAN
+        }
+    }
 }
 
 /// Read files on every core: what each gave, or why it is not a session

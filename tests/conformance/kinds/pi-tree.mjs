@@ -21,6 +21,7 @@ const FILTERS = ["default", "no-tools", "user-only", "labeled-only", "all"];
 const FULL = new Set([
 	"v3-001", "v3-004", "v3-007", "v3-010", "v3-many-roots", "v3-labels", "v3-branch-summaries",
 	"v3-clock-chaos", "v3-deep-compactions", "v2-002", "v3-usage", "v3-context-edits", "tree-pi16",
+	"tree-cjk",
 ]);
 // Sessions that get the exact getTree() JSON.
 const JSON_SESSIONS = new Set(["v3-002", "v3-many-roots", "v3-labels", "v3-clock-chaos", "v2-002"]);
@@ -34,8 +35,12 @@ const SEARCH = [
 	["v3-context-edits", "replace"],
 ];
 // Sessions that get --width cases (pi rendered at N + 2, its cursor column).
-const WIDTH_SESSIONS = new Set(["v3-005", "v3-labels", "v3-many-roots", "tree-pi16"]);
+const WIDTH_SESSIONS = new Set(["v3-005", "v3-labels", "v3-many-roots", "tree-pi16", "tree-cjk"]);
 const WIDTHS = [1, 2, 5, 12, 20, 33, 47, 80];
+// Wide text: widths where a row is cut just after "user: " or "assistant: "
+// (pi's row then ends in a space, which its trimmed answer leaves out) and
+// where a wide character would straddle the edge.
+const CJK_WIDTHS = [7, 8, 9, 10, 11, 13, 14, 15, 16];
 
 // Node writes a lone surrogate to stdout as U+FFFD.
 const wellFormed = (s) => s.toWellFormed();
@@ -106,7 +111,7 @@ function textCases(pi, name, sm) {
 		}
 	}
 	if (WIDTH_SESSIONS.has(name)) {
-		for (const n of WIDTHS) {
+		for (const n of name === "tree-cjk" ? CJK_WIDTHS : WIDTHS) {
 			for (const filter of ["default", "all"]) {
 				const stdout = treeTextAt(pi, sm, sm.getLeafId(), filter, n);
 				if (stdout === null) continue;
@@ -195,6 +200,19 @@ function shapes() {
 				L.push(msg("cccc000b", "cccc000a", T(28), "assistant", "the end"));
 				return L;
 			})(),
+		},
+		{
+			// --width on wide text: rows cut after a role label, before a
+			// character two columns wide.
+			name: "tree-cjk",
+			lines: [
+				H("00000000-0000-4000-8000-0000000000a4"),
+				msg("dddd0001", null, T(1), "user", "日本語のテキストです"),
+				msg("dddd0002", "dddd0001", T(2), "assistant", "中文回答很长的一行"),
+				msg("dddd0003", "dddd0002", T(3), "user", "a 日本 b"),
+				msg("dddd0004", "dddd0002", T(4), "user", "ｈａｌｆ　ｗｉｄｔｈ"),
+				JSON.stringify({ type: "label", id: "dddd0005", parentId: "dddd0004", timestamp: T(5), targetId: "dddd0003", label: "日本" }),
+			],
 		},
 		{
 			name: "tree-cycle",
