@@ -612,7 +612,7 @@ fn keep_backup(opts: &Options, real: &Path, name: &str, b: &Path) -> Result<()> 
             if e.kind() == std::io::ErrorKind::AlreadyExists {
                 format!(
                     "backup {} already exists; file left as it is",
-                    crate::name::kept_path(&b)
+                    crate::name::kept_path(b)
                 )
             } else {
                 format!(
