@@ -454,7 +454,12 @@ fn first_step<R: Rewrite>(
     let adopted = backup
         .as_ref()
         .is_some_and(|bk| super::is_copy_of(bk, &snap, &bytes));
-    refuse_hard_links(name, &meta, adopted && backup_is_link(&backup, &snap))?;
+    refuse_hard_links(
+        name,
+        &real,
+        &meta,
+        adopted && backup_is_link(&backup, &snap),
+    )?;
     let temp = stage(b.opts, &real, name, &meta, &new)?;
     temp.copy_xattrs_from(&file).map_err(io)?;
     let backup = match backup {
@@ -558,23 +563,40 @@ fn backup_is_link(bk: &Option<PathBuf>, snap: &Snapshot) -> bool {
 /// A file with other names (hard links) is refused: the rename would give
 /// only this name the new version. One other name may be its own backup
 /// (`own_backup`), left by an interrupted run.
-fn refuse_hard_links(name: &str, meta: &std::fs::Metadata, own_backup: bool) -> Result<()> {
+fn refuse_hard_links(
+    name: &str,
+    real: &Path,
+    meta: &std::fs::Metadata,
+    own_backup: bool,
+) -> Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
         let others = meta.nlink().saturating_sub(1 + u64::from(own_backup));
         if others > 0 {
+            // The usual other name: the backup an interrupted `--backup`
+            // run kept as a link, met by a run without `--backup`.
+            let mut bak = real.as_os_str().to_owned();
+            bak.push(".bak");
+            let hint = match std::fs::symlink_metadata(&bak) {
+                Ok(m) if (m.dev(), m.ino()) == (meta.dev(), meta.ino()) => format!(
+                    "; one is {}, the backup an interrupted `pi-migrate -i --backup` kept: \
+                     run that again, or remove the backup",
+                    crate::name::kept_path(Path::new(&bak))
+                ),
+                _ => String::new(),
+            };
             return Err(Error::request(
                 name,
                 format!(
                     "has {others} other name(s) (hard links): replacing it would leave them \
-                     the old version; left as it is (give it one name, or migrate a copy)"
+                     the old version; left as it is (give it one name, or migrate a copy){hint}"
                 ),
             ));
         }
     }
     #[cfg(not(unix))]
-    let _ = (name, meta, own_backup);
+    let _ = (name, real, meta, own_backup);
     Ok(())
 }
 

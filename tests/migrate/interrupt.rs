@@ -130,6 +130,31 @@ fn a_hard_linked_file_is_refused() {
     );
 }
 
+/// The other name an interrupted `--backup` run leaves (its backup, a
+/// link of the file) is named when a run without `--backup` meets it.
+#[test]
+fn a_hard_link_that_is_the_backup_is_named() {
+    let t = TempDir::new("mig-nlink-bak");
+    let old = old_session(5);
+    let f = t.write("s.jsonl", old.as_bytes());
+    std::fs::hard_link(&f, t.path().join("s.jsonl.bak")).unwrap();
+    let o = run("pi-migrate", &["-i", f.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_stderr_has(
+        &o,
+        "s.jsonl.bak, the backup an interrupted `pi-migrate -i --backup` kept",
+    );
+    assert_same(&std::fs::read(&f).unwrap(), old.as_bytes(), "the file");
+    // As the message says: the run with --backup takes it as its own.
+    let o = run("pi-migrate", &["-i", "--backup", f.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_same(
+        &std::fs::read(t.path().join("s.jsonl.bak")).unwrap(),
+        old.as_bytes(),
+        "the backup",
+    );
+}
+
 /// An access ACL (`system.posix_acl_access`): the owner, user 4242 with
 /// read, the group, the mask and others, as `setfacl -m u:4242:r` makes.
 fn acl() -> Vec<u8> {
