@@ -83,6 +83,8 @@ pub fn read_text(path: &std::path::Path, what: &str, limit: u64) -> Result<Strin
         } else if fifo {
             // Read waiting for its writer, as any reader of a FIFO does
             // (opened again, a writer that came and went would be missed).
+            // Until a writer opens it, a read would say end of file at once.
+            wait_for_a_writer(&f).map_err(io_err)?;
             blocking(&f).map_err(io_err)?;
             f
         } else {
@@ -125,6 +127,36 @@ fn blocking(f: &File) -> io::Result<()> {
 
 #[cfg(not(unix))]
 fn blocking(_: &File) -> io::Result<()> {
+    Ok(())
+}
+
+/// Wait until a FIFO opened without waiting has data or a writer that
+/// left: Linux's `poll` reports no hang-up to a reader that no writer
+/// has joined yet, so this waits for the first writer as `open` would.
+#[cfg(unix)]
+fn wait_for_a_writer(f: &File) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let mut p = libc::pollfd {
+        fd: f.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    loop {
+        // SAFETY: one pollfd that lives across the call.
+        match unsafe { libc::poll(&mut p, 1, -1) } {
+            n if n >= 0 => return Ok(()),
+            _ => {
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn wait_for_a_writer(_: &File) -> io::Result<()> {
     Ok(())
 }
 

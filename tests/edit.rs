@@ -614,7 +614,9 @@ fn replace_file_is_read_within_bounds() {
         assert!(stderr(&o).contains(says), "{file}: {}", stderr(&o));
         assert_eq!(std::fs::read(&f).unwrap(), before, "{file}");
     }
-    // A FIFO, written by another thread: read as a pipe.
+    // A FIFO, written by another thread that comes late: read as a pipe,
+    // waiting for its writer (it was read as empty when no writer had
+    // opened it yet).
     let fifo = dir.path().join("text.fifo");
     let st = std::process::Command::new("mkfifo")
         .arg(&fifo)
@@ -623,15 +625,23 @@ fn replace_file_is_read_within_bounds() {
     assert!(st.success());
     let w = {
         let fifo = fifo.clone();
-        std::thread::spawn(move || std::fs::write(&fifo, "from a pipe").unwrap())
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            std::fs::write(&fifo, "from a pipe").unwrap()
+        })
     };
     let o = run(
         "pi-edit",
         &[name, "a0000002", "--replace-file", fifo.to_str().unwrap()],
         None,
     );
-    w.join().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let after = std::fs::read_to_string(&f).unwrap();
-    assert!(after.lines().last().unwrap().contains("from a pipe"));
+    assert!(
+        after.lines().last().unwrap().contains("from a pipe"),
+        "{after}"
+    );
+    // Joined once the tool read it: a tool that did not wait leaves the
+    // writer blocked in open for ever.
+    w.join().unwrap();
 }
