@@ -21,8 +21,9 @@
 use crate::error::{Diagnostic, Error, Result};
 use std::path::{Path, PathBuf};
 
-/// At most this much of a process's environment is read.
-const ENVIRON_LIMIT: u64 = 4 << 20;
+/// At most this much of one environment variable pi reads is kept (the
+/// environment itself is read through, however large).
+const VAR_LIMIT: usize = 1 << 20;
 /// At most this much of a settings file is read.
 const SETTINGS_LIMIT: u64 = 1 << 20;
 
@@ -104,11 +105,13 @@ impl Running {
         }
         let dirs = parent_ids(file);
         let header_cwd = header_cwd(file);
+        let links = other_names(file);
         self.processes.iter().find(|p| {
             p.session_dir_id.is_some_and(|d| dirs.contains(&d))
                 || header_cwd.as_deref().is_some_and(|c| {
                     p.cwd_id.is_some() && id_of(&under_root(&p.root, Path::new(c))) == p.cwd_id
                 })
+                || links.is_some_and(|f| holds(&under_root(&p.root, &p.session_dir), f))
         })
     }
 }
@@ -183,14 +186,16 @@ fn pi_comm(proc_dir: &Path) -> Option<String> {
 /// keeps its sessions.
 fn look_into(pid: u32, comm: &str, proc_dir: &Path) -> std::io::Result<Process> {
     let cwd = std::fs::read_link(proc_dir.join("cwd"))?;
-    let environ = read_bounded(&proc_dir.join("environ"), ENVIRON_LIMIT)?;
+    let environ = env_vars(
+        &proc_dir.join("environ"),
+        &["HOME", "PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR"],
+    )?;
     let root = proc_dir.join("root");
     let var = |name: &str| -> Option<String> {
-        let prefix = format!("{name}=");
         environ
-            .split(|&b| b == 0)
-            .find_map(|kv| kv.strip_prefix(prefix.as_bytes()))
-            .map(|v| String::from_utf8_lossy(v).into_owned())
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
     };
     // Node's os.homedir() is $HOME; without it, `/` stands in (a pi
     // without HOME is rare, and its default store then cannot be found).
@@ -222,6 +227,57 @@ fn look_into(pid: u32, comm: &str, proc_dir: &Path) -> std::io::Result<Process> 
         root,
         session_dir,
     })
+}
+
+/// The variables `names` of an environment file (`NAME=value`, each ended
+/// by a NUL), read through in pieces: a process with a huge environment
+/// is still looked into, and only the variables asked for are kept (each
+/// to [`VAR_LIMIT`] bytes at most), in the order they come: the first of
+/// a name is the one `getenv` gives.
+fn env_vars<'a>(path: &Path, names: &[&'a str]) -> std::io::Result<Vec<(&'a str, Vec<u8>)>> {
+    use std::io::BufRead;
+    let f = crate::io::open_no_wait(path)?;
+    let mut r = std::io::BufReader::with_capacity(64 << 10, f);
+    let mut found = Vec::new();
+    // The start of the current item, enough to tell whether it is wanted.
+    let longest = names.iter().map(|n| n.len() + 1).max().unwrap_or(0);
+    let mut item: Vec<u8> = Vec::new();
+    let mut skipping = false;
+    loop {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            break;
+        }
+        let (piece, ended) = match buf.iter().position(|&b| b == 0) {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        if !skipping {
+            let room = VAR_LIMIT.saturating_add(longest).saturating_sub(item.len());
+            item.extend_from_slice(&piece[..piece.len().min(room)]);
+            let wanted = |n: &str| {
+                let k = n.len() + 1;
+                item.len() < k && n.as_bytes().starts_with(&item)
+                    || item.len() >= k && item[..n.len()] == *n.as_bytes() && item[n.len()] == b'='
+            };
+            skipping = !names.iter().any(|n| wanted(n));
+        }
+        let used = ended.unwrap_or(buf.len());
+        r.consume(used);
+        if ended.is_some() {
+            if !skipping {
+                if let Some(n) = names.iter().find(|n| {
+                    item.len() > n.len() && item.starts_with(n.as_bytes()) && item[n.len()] == b'='
+                }) {
+                    let value = &item[n.len() + 1..];
+                    found.push((*n, value[..value.len().min(VAR_LIMIT)].to_vec()));
+                }
+            }
+            item.clear();
+            skipping = false;
+        }
+    }
+    Ok(found)
 }
 
 /// The `sessionDir` of pi's settings: the project's
@@ -265,6 +321,30 @@ fn parent_ids(file: &Path) -> Vec<FileId> {
         }
     }
     ids
+}
+
+/// The identity of `file` when it has other names (hard links), which
+/// may be in a session directory of pi's.
+fn other_names(file: &Path) -> Option<FileId> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(file).ok()?;
+        (m.nlink() > 1).then_some((m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        None
+    }
+}
+
+/// Whether the directory `dir` holds the file `f` under some name.
+fn holds(dir: &Path, f: FileId) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|e| id_of(&e.path()) == Some(f))
 }
 
 /// `path` (absolute, as a process names it) under that process's root.
@@ -350,6 +430,28 @@ mod tests {
         // This process is never listed (it is not a pi, and it is itself).
         let me = std::process::id();
         assert!(running().processes.iter().all(|p| p.pid != me));
+    }
+
+    /// A huge environment (8 MiB here; pi seen with 4 MiB was skipped
+    /// whole) is read through, and the variables after it are found.
+    #[test]
+    fn a_huge_environment_is_read_through() {
+        let dir = std::env::temp_dir().join(format!("live-env-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("environ");
+        let mut env = b"HOMER=no\0".to_vec();
+        env.extend(b"BIG=");
+        env.extend(std::iter::repeat_n(b'x', 8 << 20));
+        env.extend(b"\0HOME=/home/u\0PI_CODING_AGENT_DIR=\0X=1\0HOME=/second\0");
+        std::fs::write(&f, &env).unwrap();
+        let got = env_vars(&f, &["HOME", "PI_CODING_AGENT_DIR", "BIG"]).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let names: Vec<&str> = got.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, ["BIG", "HOME", "PI_CODING_AGENT_DIR", "HOME"]);
+        // A variable is kept to the limit, the rest of it passed over.
+        assert_eq!(got[0].1.len(), VAR_LIMIT);
+        assert_eq!(got[1].1, b"/home/u");
+        assert!(got[2].1.is_empty());
     }
 
     #[test]

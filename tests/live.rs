@@ -30,7 +30,30 @@ impl StandIn {
         // and a copy's write descriptor, inherited by a process another test
         // forks meanwhile, would make exec fail (ETXTBSY).
         std::os::unix::fs::symlink("/bin/sh", &exe).expect("link /bin/sh");
-        let child = Command::new(&exe)
+        let mut cmd = Command::new(&exe);
+        // Room for a large environment (exec refuses one over a quarter
+        // of the stack limit).
+        // SAFETY: setrlimit is async-signal-safe; nothing else runs here.
+        unsafe {
+            cmd.pre_exec(|| {
+                let mut old = libc::rlimit {
+                    rlim_cur: 0,
+                    rlim_max: 0,
+                };
+                if libc::getrlimit(libc::RLIMIT_STACK, &mut old) == 0 {
+                    let cur = (256 << 20).min(old.rlim_max);
+                    libc::setrlimit(
+                        libc::RLIMIT_STACK,
+                        &libc::rlimit {
+                            rlim_cur: cur,
+                            rlim_max: old.rlim_max,
+                        },
+                    );
+                }
+                Ok(())
+            });
+        }
+        let child = cmd
             // A multi-call binary (busybox) goes by argv[0]; the process
             // name goes by the file's name.
             .arg0("sh")
@@ -189,6 +212,29 @@ fn a_running_pi_refuses_edits_of_its_sessions_until_forced() {
     assert_refused_then_forced(&in_store, pi.child.id());
     let by_cwd = session_at(&p.dir.path().join("other/b.jsonl"), s(&p.proj));
     assert_refused_then_forced(&by_cwd, pi.child.id());
+}
+
+/// A pi whose environment is larger than a few MiB (it was skipped whole
+/// past 4 MiB) is seen, and a hard link of one of its sessions, elsewhere
+/// and with another project's cwd in its header, is that session.
+#[test]
+fn a_huge_environment_and_a_hard_link_do_not_hide_the_session() {
+    if !linux() {
+        return;
+    }
+    let p = Project::new();
+    // One variable holds at most 128 KiB; 40 of them make 4.8 MB.
+    let big = "v".repeat(120_000);
+    let names: Vec<String> = (0..40).map(|i| format!("BIG{i}")).collect();
+    let mut env = p.home_env();
+    env.extend(names.iter().map(|n| (n.as_str(), big.as_str())));
+    let pi = StandIn::start("pi", &p.proj, &env, &[]);
+    let by_cwd = session_at(&p.dir.path().join("other/b.jsonl"), s(&p.proj));
+    assert_refused_then_forced(&by_cwd, pi.child.id());
+    let in_store = session_at(&p.default_store().join("a.jsonl"), "/elsewhere");
+    let link = p.dir.path().join("link.jsonl");
+    std::fs::hard_link(&in_store, &link).unwrap();
+    assert_refused_then_forced(&link, pi.child.id());
 }
 
 /// No pi of this session: a session elsewhere, of another project, is
