@@ -177,14 +177,20 @@ pub fn iso_string(ms: i64) -> String {
         rem / 1000 % 60,
         rem % 1000,
     );
-    let year = if (0..=9999).contains(&y) {
+    let year = iso_year(y);
+    format!("{year}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{f:03}Z")
+}
+
+/// A year as `toISOString()` writes it: four digits, or six with a sign
+/// outside 0..=9999.
+pub fn iso_year(y: i64) -> String {
+    if (0..=9999).contains(&y) {
         format!("{y:04}")
     } else if y < 0 {
         format!("-{:06}", -y)
     } else {
         format!("+{y:06}")
-    };
-    format!("{year}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{f:03}Z")
+    }
 }
 
 fn civil_from_days(z: i64) -> (i64, i64, i64) {

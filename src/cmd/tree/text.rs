@@ -150,15 +150,7 @@ fn render_line(out: &mut Vec<u8>, segs: &[Seg], width: Option<usize>, color: boo
         // before it is ASCII (not a prepending mark that a space would
         // join into one grapheme): the pieces as they are, up to there,
         // as the grapheme walk below would write them.
-        let mut left = trimmed_len;
-        for (t, c) in segs {
-            let piece = &t.as_bytes()[..t.len().min(left)];
-            left -= piece.len();
-            write_piece(out, piece, color, *c);
-            if left == 0 {
-                break;
-            }
-        }
+        write_first(out, segs, trimmed_len, color);
         return;
     }
     // How many bytes of the pieces joined fit in `width` columns, grapheme
@@ -190,15 +182,8 @@ fn render_line(out: &mut Vec<u8>, segs: &[Seg], width: Option<usize>, color: boo
             }
         }
     }
-    let mut left = if cut { trim_end_at(segs, fit) } else { fit };
-    for (t, c) in segs {
-        let piece = &t.as_bytes()[..t.len().min(left)];
-        left -= piece.len();
-        write_piece(out, piece, color, *c);
-        if left == 0 {
-            break;
-        }
-    }
+    let n = if cut { trim_end_at(segs, fit) } else { fit };
+    write_first(out, segs, n, color);
 }
 
 /// `at` (bytes of the pieces joined, on a character's boundary) less the
@@ -232,6 +217,19 @@ fn cut_after_ascii(segs: &[Seg], mut at: usize) -> bool {
 }
 
 /// A piece of a row, in its colour when `color`; nothing when empty.
+/// The first `n` bytes of the pieces joined, each with its colour.
+fn write_first(out: &mut Vec<u8>, segs: &[Seg], n: usize, color: bool) {
+    let mut left = n;
+    for (t, c) in segs {
+        let piece = &t.as_bytes()[..t.len().min(left)];
+        left -= piece.len();
+        write_piece(out, piece, color, *c);
+        if left == 0 {
+            break;
+        }
+    }
+}
+
 fn write_piece(out: &mut Vec<u8>, piece: &[u8], color: bool, code: Option<&str>) {
     if piece.is_empty() {
         return;

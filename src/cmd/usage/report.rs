@@ -88,14 +88,7 @@ impl Day {
     }
 
     fn month_text(&self) -> String {
-        let y = self.year();
-        let year = if (0..=9999).contains(&y) {
-            format!("{y:04}")
-        } else if y < 0 {
-            format!("-{:06}", -y)
-        } else {
-            format!("+{y:06}")
-        };
+        let year = crate::time::iso_year(self.year());
         format!("{year}-{:02}", self.date.month())
     }
 
