@@ -14,8 +14,8 @@ import { branched, fresh, inPlace, isUser } from "./pi-fork.mjs";
 const CONVERSATION = new Set(["message", "custom_message", "branch_summary", "compaction"]);
 
 // Run f with ids drawn from a private counter instead of the generator's
-// seeded sources, so that this fixture leaves the fresh ids of the answers
-// made after it as they were.
+// seeded sources: the fixture's ids do not depend on the rest of the corpus,
+// and it consumes nothing the answers made after it would draw.
 function isolated(f) {
 	const uuid = crypto.randomUUID;
 	const values = globalThis.crypto.getRandomValues;
