@@ -2,10 +2,22 @@
 //!
 //! - a full id, or a unique id prefix of at least 4 characters;
 //! - `leaf`: the last entry (pi's leaf after opening the file);
+//! - `last`: the last conversation entry on the leaf's path;
+//! - `user`: the last user message on the leaf's path;
 //! - `root`: the root of the leaf's path;
 //! - `@NAME`: the entry labelled NAME now;
-//! - suffixes, chainable: `^` (parent), `~N` (N-th ancestor, `~` = `~1`),
+//! - suffixes, chainable: `^` (one step up), `~N` (N steps, `~` = `~1`),
 //!   e.g. `leaf~3`, `@plan^~2`.
+//!
+//! A step goes to the previous conversation entry (`message`,
+//! `custom_message`, `branch_summary`, `compaction`: what puts something in
+//! pi's context); bookkeeping (`label`, `session_info`, `context_edit`,
+//! `custom`, `model_change`, `thinking_level_change`, `usage`, and any type
+//! pi 1.6.0 does not know) is stepped over, so `leaf~1` is the message
+//! before the last one whatever was appended after it. The steps start from
+//! the first conversation entry at or above the base. After `user` a step
+//! goes to the previous user message instead. No suffix (or `~0`) is the
+//! base itself.
 
 use crate::entry::{EntryType, Id};
 use crate::error::{Error, Result};
@@ -26,6 +38,10 @@ pub struct Ref {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Base {
     Leaf,
+    /// The last conversation entry on the leaf's path.
+    Last,
+    /// The last user message on the leaf's path; steps count user messages.
+    User,
     Root,
     Label(String),
     Id(String),
@@ -49,6 +65,8 @@ impl Ref {
         };
         let base = match base {
             "leaf" => Base::Leaf,
+            "last" => Base::Last,
+            "user" => Base::User,
             "root" => Base::Root,
             b if b.starts_with('@') => {
                 if b.len() == 1 {
@@ -59,7 +77,7 @@ impl Ref {
             b => {
                 if b.contains(['^', '~']) {
                     return Err(Error::usage(format!(
-                        "'{text}': bad suffix (use ^ for the parent, ~N for the N-th ancestor)"
+                        "'{text}': bad suffix (use ^ for one message up, ~N for N messages up)"
                     )));
                 }
                 Base::Id(b.to_string())
@@ -109,6 +127,9 @@ pub fn resolve(session: &Session, text: &str) -> Result<usize> {
     }
     let r = Ref::parse(text)?;
     let base = match &r.base {
+        // Zero steps from the leaf: the first entry at or above it that counts.
+        Base::Last => return walk_up(session, leaf(session)?, r.up, Counts::Conversation, text),
+        Base::User => return walk_up(session, leaf(session)?, r.up, Counts::User, text),
         Base::Leaf => leaf(session)?,
         Base::Root => path::root_of(session, leaf(session)?)?,
         Base::Label(name) => label_target(session, name)?.ok_or_else(|| {
@@ -124,7 +145,10 @@ pub fn resolve(session: &Session, text: &str) -> Result<usize> {
         })?,
         Base::Id(id) => by_id(session, id)?,
     };
-    walk_up(session, base, r.up, text)
+    if r.up == 0 {
+        return Ok(base);
+    }
+    walk_up(session, base, r.up, Counts::Conversation, text)
 }
 
 /// The entry pi builds a context from when handed the id of entry `i`
@@ -275,17 +299,32 @@ fn by_id(session: &Session, text: &str) -> Result<usize> {
     }
 }
 
-/// The `customType` of the entries `pi-fork --in-place` appends to move
-/// pi's leaf.
-pub const MOVE_CUSTOM_TYPE: &str = "pi-fork";
+/// Which entries a step counts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Counts {
+    /// Conversation entries ([`is_conversation`]).
+    Conversation,
+    /// User messages (`message` entries whose `message.role` is `user`).
+    User,
+}
 
-/// Whether entry `i` is one of `pi-fork --in-place`'s own markers (a
-/// `custom` entry of type `pi-fork`): steps up (`^`, `~N`) pass over them
-/// without counting them, so that `pi-fork --in-place --at leaf~1`
-/// repeated steps back one entry each time (its marker, the new leaf,
-/// would otherwise be the entry it steps back from).
-fn is_move_marker(session: &Session, i: usize) -> bool {
-    if session.entries[i].ty() != EntryType::Custom {
+/// Whether entry `i` is a conversation entry: one that puts something in
+/// pi's context (`buildSessionContext`). Bookkeeping, and types pi does
+/// not know (it ignores them), are stepped over.
+pub fn is_conversation(session: &Session, i: usize) -> bool {
+    matches!(
+        session.entries[i].ty(),
+        EntryType::Message
+            | EntryType::CustomMessage
+            | EntryType::BranchSummary
+            | EntryType::Compaction
+    )
+}
+
+/// Whether entry `i` is a user message, as pi's `/fork` sees one
+/// (`type === "message" && message.role === "user"`).
+fn is_user(session: &Session, i: usize) -> bool {
+    if session.entries[i].ty() != EntryType::Message {
         return false;
     }
     let Ok(line) = session.raw_line(i) else {
@@ -293,69 +332,77 @@ fn is_move_marker(session: &Session, i: usize) -> bool {
     };
     matches!(
         crate::json::Object::parse_line(&line),
-        Ok(Some(o)) if o.str("customType").as_deref() == Some(MOVE_CUSTOM_TYPE)
+        Ok(Some(o)) if o.object("message").and_then(|m| m.str("role")).as_deref() == Some("user")
     )
 }
 
-fn walk_up(session: &Session, mut i: usize, up: u64, text: &str) -> Result<usize> {
-    if up == 0 {
-        return Ok(i);
-    }
-    // Moves made, markers passed over included: only a cycle makes the
-    // walk longer than the file.
-    let mut moves = 0u64;
-    let too_long = |moves: u64| moves > session.entries.len() as u64;
-    // Step over pi-fork's markers to the entry they point at; Err(i) when
-    // the walk is longer than the file (a cycle: path_to names it).
-    let skip_markers = |i: &mut usize, moves: &mut u64| -> std::result::Result<(), usize> {
-        while is_move_marker(session, *i) {
-            match session.index.parent_of(*i) {
-                Some(p) => *i = p,
-                None => break,
-            }
-            *moves += 1;
-            if too_long(*moves) {
-                return Err(*i);
-            }
-        }
-        Ok(())
+/// From entry `i`, the `up`-th entry that counts above the first one at or
+/// above `i` (`up` 0: that first one).
+fn walk_up(session: &Session, mut i: usize, up: u64, counts: Counts, text: &str) -> Result<usize> {
+    let counted = |i: usize| match counts {
+        Counts::Conversation => is_conversation(session, i),
+        Counts::User => is_user(session, i),
     };
-    // A base that is a marker: start from the entry it points at.
-    if let Err(i) = skip_markers(&mut i, &mut moves) {
-        return path::path_to(session, i).map(|_| i);
-    }
-    for step in 0..up {
-        let e = &session.entries[i];
+    // Entries passed, bookkeeping included: only a cycle makes the walk
+    // longer than the file (path_to names it).
+    let mut moves = 0u64;
+    // Counted entries reached; the first is where the steps start.
+    let mut reached = 0u64;
+    loop {
+        if counted(i) {
+            if reached == up {
+                return Ok(i);
+            }
+            reached += 1;
+        }
         match session.index.parent_of(i) {
             Some(p) => {
                 i = p;
                 moves += 1;
-                if too_long(moves) {
-                    return path::path_to(session, i).map(|_| i);
-                }
-                if let Err(i) = skip_markers(&mut i, &mut moves) {
+                if moves > session.entries.len() as u64 {
                     return path::path_to(session, i).map(|_| i);
                 }
             }
-            None => {
-                let why = match session.entries.parent_id(i) {
-                    Some(pid) => format!("its parent {pid} is not in the file"),
-                    None => "it is a root".to_string(),
-                };
-                return Err(Error::request(
-                    &session.name,
-                    format!(
-                        "'{text}' walks past the root: entry {} (line {}) has no parent ({why}); {} of {} steps taken",
-                        session.entries.id_string(i),
-                        e.line(),
-                        step,
-                        up
-                    ),
-                ));
-            }
+            None => return Err(past_root(session, i, up, reached, counts, text)),
         }
     }
-    Ok(i)
+}
+
+/// The error of a walk that reached entry `i`, which has no parent, after
+/// `reached` counted entries.
+fn past_root(
+    session: &Session,
+    i: usize,
+    up: u64,
+    reached: u64,
+    counts: Counts,
+    text: &str,
+) -> Error {
+    let what = match counts {
+        Counts::Conversation => {
+            "conversation entry (message, custom_message, branch_summary, compaction)"
+        }
+        Counts::User => "user message",
+    };
+    let why = match session.entries.parent_id(i) {
+        Some(pid) => format!("its parent {pid} is not in the file"),
+        None => "it is a root".to_string(),
+    };
+    let msg = if reached == 0 {
+        format!(
+            "'{text}': no {what} on the path up to entry {} (line {}), which has no parent ({why})",
+            session.entries.id_string(i),
+            session.entries[i].line(),
+        )
+    } else {
+        format!(
+            "'{text}' walks past the root: entry {} (line {}) has no parent ({why}); {} of {up} steps taken",
+            session.entries.id_string(i),
+            session.entries[i].line(),
+            reached - 1,
+        )
+    };
+    Error::request(&session.name, msg)
 }
 
 #[cfg(test)]

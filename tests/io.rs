@@ -573,12 +573,14 @@ fn control_characters_in_names_and_labels_stay_escaped() {
 }
 
 #[test]
-fn repeated_in_place_forks_step_back_one_entry_each_time() {
+fn repeated_in_place_forks_step_back_one_message_each_time() {
     let dir = TempDir::new("io-fork-repeat");
     let f = dir.write("s.jsonl", labelled().as_bytes());
     let fs = f.to_str().unwrap();
-    // The leaf is the label entry aaaa0005 (on aaaa0004).
-    for want in ["aaaa0004", "aaaa0003", "aaaa0002", "aaaa0001"] {
+    // The leaf is the label entry aaaa0005 (on aaaa0004): bookkeeping, so
+    // the first step undoes the message aaaa0004 (issue 32), and each
+    // marker after it is stepped over the same way.
+    for want in ["aaaa0003", "aaaa0002", "aaaa0001"] {
         let o = run_io(
             "pi-fork",
             &[fs, "--in-place", "--at", "leaf~1", "--json"],
@@ -590,6 +592,22 @@ fn repeated_in_place_forks_step_back_one_entry_each_time() {
         let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
         assert_eq!(v["target"], want, "{}", stdout(&o));
     }
+    // A fourth walks past the root and writes nothing.
+    let before = std::fs::read(&f).unwrap();
+    let o = run_io(
+        "pi-fork",
+        &[fs, "--in-place", "--at", "leaf~1"],
+        &[],
+        None,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("'leaf~1' walks past the root: entry aaaa0001 (line 2) has no parent (it is a root); 0 of 1 steps taken"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&f).unwrap(), before);
     // `leaf` itself is still pi's leaf (the last marker); its path ends there.
     let o = run_io("pi-path", &["--format", "ids", fs], &[], None, None);
     assert_eq!(stdout(&o).lines().count(), 2, "{}", stdout(&o));

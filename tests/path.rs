@@ -194,8 +194,11 @@ fn references() {
     ]);
     let ids = |r: &str| path_ids(&s, &["--leaf", r]);
     assert_eq!(ids("leaf").1, "aaaa0001\naaaa0002\naaab0003\nbbbb0001\n");
-    assert_eq!(ids("leaf~2").1, "aaaa0001\naaaa0002\n");
-    assert_eq!(ids("leaf^^^").1, "aaaa0001\n");
+    // The label entry at the leaf is stepped over: steps count messages.
+    assert_eq!(ids("leaf~2").1, "aaaa0001\n");
+    assert_eq!(ids("leaf^").1, "aaaa0001\naaaa0002\n");
+    assert_eq!(ids("leaf~0").1, ids("leaf").1);
+    assert_eq!(ids("last").1, "aaaa0001\naaaa0002\naaab0003\n");
     assert_eq!(ids("root").1, "aaaa0001\n");
     assert_eq!(ids("aaab").1, "aaaa0001\naaaa0002\naaab0003\n");
     assert_eq!(ids("@plan^x").1, "aaaa0001\naaaa0002\n");
@@ -218,11 +221,122 @@ fn references() {
     let (code, _, err) = ids("leaf~99999");
     assert_eq!(code, 1);
     assert!(err.contains("walks past the root"), "{err}");
+    let (code, _, err) = ids("leaf^^^");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("entry aaaa0001 (line 2) has no parent (it is a root); 2 of 3 steps taken"),
+        "{err}"
+    );
     let (code, _, err) = ids("@nope");
     assert_eq!(code, 1);
     assert!(err.contains("no entry is labelled 'nope'"), "{err}");
     let (code, _, _) = ids("abc");
     assert_eq!(code, 1);
+}
+
+/// A path with every bookkeeping type (and one pi does not know) after
+/// each message: REF steps count only the conversation entries.
+#[test]
+fn references_step_over_bookkeeping() {
+    let t = r#""timestamp":"2026-07-20T09:00:00.000Z""#;
+    let keeping = |n: usize, parent: &str| -> Vec<String> {
+        let p = format!(r#""parentId":"{parent}","#);
+        let id = |k: usize| format!(r#""id":"{n:x}{k:03}cc","#);
+        vec![
+            format!(
+                r#"{{"type":"label",{}{p}{t},"targetId":"{parent}","label":"l{n}"}}"#,
+                id(1)
+            ),
+            format!(
+                r#"{{"type":"session_info",{}"parentId":"{n:x}001cc",{t},"name":"n{n}"}}"#,
+                id(2)
+            ),
+            format!(
+                r#"{{"type":"model_change",{}"parentId":"{n:x}002cc",{t},"provider":"p","modelId":"m"}}"#,
+                id(3)
+            ),
+            format!(
+                r#"{{"type":"thinking_level_change",{}"parentId":"{n:x}003cc",{t},"thinkingLevel":"high"}}"#,
+                id(4)
+            ),
+            format!(
+                r#"{{"type":"custom",{}"parentId":"{n:x}004cc",{t},"customType":"x","data":{{}}}}"#,
+                id(5)
+            ),
+            format!(
+                r#"{{"type":"usage",{}"parentId":"{n:x}005cc",{t},"usage":{{}}}}"#,
+                id(6)
+            ),
+            format!(
+                r#"{{"type":"context_edit",{}"parentId":"{n:x}006cc",{t},"targetId":"{parent}","edit":{{"type":"hide"}}}}"#,
+                id(7)
+            ),
+            format!(
+                r#"{{"type":"from_the_future",{}"parentId":"{n:x}007cc",{t}}}"#,
+                id(8)
+            ),
+        ]
+    };
+    let mut es = keeping(0, "nonexistent");
+    es[0] = es[0].replace(r#""parentId":"nonexistent","#, r#""parentId":null,"#);
+    // Conversation entries, each followed by the eight bookkeeping ones.
+    let convo = [
+        user("aaaa0001", Some("0008cc"), "first"),
+        text_message("aaaa0002", Some("1008cc"), "assistant", "answer"),
+        format!(
+            r#"{{"type":"custom_message","id":"aaaa0003","parentId":"2008cc",{t},"customType":"c","content":"x","display":true}}"#
+        ),
+        format!(
+            r#"{{"type":"compaction","id":"aaaa0004","parentId":"3008cc",{t},"summary":"s","firstKeptEntryId":"aaaa0003","tokensBefore":1}}"#
+        ),
+        format!(
+            r#"{{"type":"branch_summary","id":"aaaa0005","parentId":"4008cc",{t},"fromId":"aaaa0001","summary":"b"}}"#
+        ),
+        user("aaaa0006", Some("5008cc"), "second"),
+    ];
+    for (n, c) in convo.iter().enumerate() {
+        es.push(c.clone());
+        es.extend(keeping(n + 1, &format!("aaaa000{}", n + 1)));
+    }
+    let s = session(&es);
+    let last = |r: &str| {
+        let (code, out, err) = path_ids(&s, &["--leaf", r]);
+        assert_eq!(code, 0, "{r}: {err}");
+        out.lines().last().unwrap_or_default().to_string()
+    };
+    assert_eq!(last("leaf"), "6008cc");
+    assert_eq!(last("leaf~0"), "6008cc");
+    assert_eq!(last("last"), "aaaa0006");
+    for n in 1..=5u64 {
+        let want = format!("aaaa000{}", 6 - n);
+        assert_eq!(last(&format!("leaf~{n}")), want);
+        assert_eq!(last(&format!("last~{n}")), want);
+    }
+    assert_eq!(last("leaf^^"), "aaaa0004");
+    // From a bookkeeping entry: the steps start at the message above it.
+    assert_eq!(last("3005cc^"), "aaaa0002");
+    assert_eq!(last("@l4~2"), "aaaa0002");
+    // User turns.
+    assert_eq!(last("user"), "aaaa0006");
+    assert_eq!(last("user~1"), "aaaa0001");
+    assert_eq!(last("user^"), "aaaa0001");
+    let err = |r: &str| {
+        let (code, _, err) = path_ids(&s, &["--leaf", r]);
+        assert_eq!(code, 1, "{r}");
+        err
+    };
+    let e = err("leaf~6");
+    assert!(
+        e.contains("'leaf~6' walks past the root: entry 0001cc (line 2) has no parent (it is a root); 5 of 6 steps taken"),
+        "{e}"
+    );
+    let e = err("user~2");
+    assert!(e.contains("1 of 2 steps taken"), "{e}");
+    let e = err("0005cc~1");
+    assert!(
+        e.contains("'0005cc~1': no conversation entry (message, custom_message, branch_summary, compaction) on the path up to entry 0001cc (line 2)"),
+        "{e}"
+    );
 }
 
 #[test]

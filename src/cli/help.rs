@@ -26,18 +26,34 @@ complete-powershell."
     };
 }
 
-/// What a REF is, for tools whose REF is `--leaf`.
-macro_rules! help_ref_leaf {
+/// What a REF is (`crate::refs`): the one text of it, after `REF:` or
+/// `REF (for --leaf):`.
+macro_rules! help_ref_body {
     () => {
-        "REF (for --leaf): a full id, a unique id prefix (4+ chars), leaf, root, @LABEL,
-followed by any of ^ (parent) and ~N (N-th ancestor): leaf~3, @plan^, root."
+        "a full id, a unique id prefix (4+ chars), leaf (the last
+entry), last (the last conversation entry on the leaf's path), user (the last
+user message on it), root, @LABEL; then any of ^ and ~N, N steps up (~ = ~1):
+leaf~3, @plan^, user~2. A step goes to the previous conversation entry
+(message, custom_message, branch_summary, compaction), starting from the first
+one at or above the base; bookkeeping (label, session_info, context_edit,
+custom such as pi-fork's markers, model_change, thinking_level_change, usage,
+types pi does not know) is stepped over, so leaf~1 is the message before the
+last one whatever was appended after it. After user, a step goes to the
+previous user message. No suffix (or ~0): the base itself."
     };
 }
 
-/// What a REF is, in one line.
+/// What a REF is, for tools whose REF is `--leaf`.
+macro_rules! help_ref_leaf {
+    () => {
+        concat!("REF (for --leaf): ", crate::cli::help::help_ref_body!())
+    };
+}
+
+/// What a REF is, as a paragraph.
 macro_rules! help_ref {
     () => {
-        "REF: a full id, a unique id prefix (4+ chars), leaf, root, @LABEL, with ^ and ~N"
+        concat!("REF: ", crate::cli::help::help_ref_body!())
     };
 }
 
@@ -107,6 +123,6 @@ before now (90d, 12h, 30m, 45s, 2w)."
 // The crate's own (not exported): `crate::cli::help::help_exit!()` and the others
 // resolve through lib.rs.
 pub(crate) use {
-    exact_to_pi, help_exit, help_leaf_tool_footer, help_max_line, help_ref, help_ref_leaf,
-    help_session_dir_one, help_session_dir_store, help_time, pi_release,
+    exact_to_pi, help_exit, help_leaf_tool_footer, help_max_line, help_ref, help_ref_body,
+    help_ref_leaf, help_session_dir_one, help_session_dir_store, help_time, pi_release,
 };

@@ -16,7 +16,7 @@ use std::io::Write;
 const EXAMPLES: &str = concat!(
     "\
 Examples:
-  pi-label s.jsonl leaf~2 checkpoint        bookmark the entry two above the leaf
+  pi-label s.jsonl leaf~2 checkpoint        bookmark the message two before the last
   pi-label s.jsonl @checkpoint --clear      remove that bookmark
   pi-label s.jsonl --list                   ID, LABEL and a summary, tab separated
   pi-label s.jsonl --list --json | jq -r .label
@@ -39,9 +39,7 @@ labels and summaries are written as \\t, \\n, \\xNN and \\\\ (--json: as they ar
 
 ",
     crate::cli::help::help_ref!(),
-    "
-(^ and ~N pass over pi-fork's own marker entries without counting them).
-",
+    "\n",
     crate::cli::help::help_max_line!(),
     "\n",
     crate::cli::help::help_exit!(),

@@ -41,7 +41,7 @@ const EXAMPLES: &str = concat!(
 Examples:
   pi-path s.jsonl                          entries from the root to the last entry
   pi-path --format ids s.jsonl             their ids, one per line
-  pi-path --leaf leaf~2 s.jsonl            the path two entries above the leaf
+  pi-path --leaf leaf~2 s.jsonl            the path without its last two messages
   pi-path --leaf @before-refactor s.jsonl  the path to the entry labelled before-refactor
   pi-path --format messages s.jsonl | jq -r .role
                                            the roles pi sends to the model

@@ -63,7 +63,7 @@ SESSION `-`: the session from stdin, and it and the new entries to stdout.
 
 ",
     crate::cli::help::help_ref!(),
-    ".\n",
+    "\n",
     crate::cli::help::help_max_line!(),
     "
 Exit status: 0 ok, 1 the data or request cannot be honoured (or --redact

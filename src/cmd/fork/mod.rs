@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 const EXAMPLES: &str = concat!(
     "\
 Examples:
-  pi-fork s.jsonl --at leaf~2            a new session: the path up to two entries above the leaf
+  pi-fork s.jsonl --at leaf~2            a new session: the path without its last two messages
   pi-fork s.jsonl --before 3f2a --json   pi's /fork on a user message: fork at its parent,
                                          and hand back the message's text
   pi-fork s.jsonl --at @plan -o - | pi-path --format ids
@@ -39,7 +39,7 @@ Examples:
   pi-fork s.jsonl --cwd /home/dev/src/site
                                          move (copy) a whole session into another project
   pi-fork s.jsonl --in-place --at leaf~2
-                                         undo the last two entries without losing them:
+                                         undo the last two messages without losing them:
                                          pi continues from there, the old branch stays
   pi-fork s.jsonl --in-place --before @retry --summary 'Tried X; it failed because Y.'
                                          go back before a user message, leaving a summary
@@ -57,10 +57,10 @@ pi first, or pass --force. New files are safe with a running pi.
 
 ",
     crate::cli::help::help_ref!(),
-    ".
-^ and ~N pass over pi-fork's own marker entries (type custom, customType
-pi-fork) without counting them, so --in-place --at leaf~1 repeated steps back
-one entry each time; leaf alone is still pi's leaf (the last marker).
+    "
+pi-fork's marker entries (type custom, customType pi-fork) are bookkeeping, so
+--in-place --at leaf~1 undoes one message, and run again one more each time;
+leaf alone is still pi's leaf (the last marker).
 ",
     crate::cli::help::help_max_line!(),
     "\n",

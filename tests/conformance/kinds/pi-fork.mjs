@@ -20,7 +20,7 @@ const V3 = (s) => /^v3-/.test(s.name);
 const SOME_V3 = (s) => V3(s) && [...s.name].reduce((a, c) => a + c.charCodeAt(0), 0) % 3 === 0;
 
 // A fresh SessionManager on a private copy of the session (pi mutates it).
-function fresh(s) {
+export function fresh(s) {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-conf-fork-"));
 	const file = path.join(dir, `${s.name}.jsonl`);
 	fs.writeFileSync(file, s.rewritten);
@@ -34,7 +34,7 @@ const stable = (t, dir) => t.split(JSON.stringify(dir).slice(1, -1)).join("/tmp/
 
 const text = (sm) => `${sm.fileEntries.map((e) => JSON.stringify(e)).join("\n")}\n`;
 
-function branched(s, leafId) {
+export function branched(s, leafId) {
 	const { dir, file, sm } = fresh(s);
 	try {
 		if (!leafId) {
@@ -50,7 +50,7 @@ function branched(s, leafId) {
 	}
 }
 
-const isUser = (e) => e.type === "message" && e.message?.role === "user";
+export const isUser = (e) => e.type === "message" && e.message?.role === "user";
 
 // The k-th user message of the file (from the end when k < 0).
 function userMessage(s, k) {
@@ -80,7 +80,7 @@ function withS(kind) {
 	};
 }
 
-function inPlace(s, id, summary) {
+export function inPlace(s, id, summary) {
 	const { dir, sm } = fresh(s);
 	try {
 		let line;
