@@ -832,3 +832,98 @@ fn session_text_is_shown_not_written_raw() {
     }
     no_problems(&bad);
 }
+
+/// Every field a transcript or a graph shows, each holding ESC (OSC 52, a
+/// CSI), C1 controls, DEL, BS and a lone CR: `pi-convert --to
+/// text|markdown|html` and `pi-tree --format dot` show them all the one way
+/// visible.rs writes them (newlines and tabs of message text stay text).
+#[test]
+fn transcripts_and_graphs_show_every_control() {
+    let evil = "E\u{1b}]52;c;SGk=\u{7}\u{1b}[2J\u{9b}2J\u{85}\u{7f}\u{8}\r!";
+    let usage = serde_json::json!({"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,
+        "cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.5}});
+    let messages = [
+        serde_json::json!({"role":"user","content":format!("u {evil}\tx"),"timestamp":1}),
+        serde_json::json!({"role":"user","content":[{"type":"text","text":evil},
+            {"type":"image","data":"AAAA","mimeType":evil}],"timestamp":1}),
+        serde_json::json!({"role":"assistant","content":[
+                {"type":"thinking","thinking":evil},{"type":"text","text":evil},
+                {"type":"toolCall","id":evil,"name":evil,"arguments":{"command":evil,"x":evil}},
+                {"type":"toolCall","id":"t2","name":"read","arguments":{"path":evil,"y":[evil]}}],
+            "api":"x","provider":evil,"model":evil,"usage":usage,
+            "stopReason":"error","errorMessage":evil,"timestamp":2}),
+        serde_json::json!({"role":"toolResult","toolCallId":evil,"toolName":evil,
+            "content":[{"type":"text","text":evil}],"isError":true,"timestamp":3}),
+        serde_json::json!({"role":"bashExecution","command":evil,"output":evil,"exitCode":format!("1{evil}"),
+            "cancelled":false,"truncated":true,"fullOutputPath":evil,"timestamp":4}),
+        serde_json::json!({"role":"bashExecution","command":"false","output":"","exitCode":1,
+            "cancelled":false,"truncated":false,"timestamp":5}),
+        serde_json::json!({"role":"alien","content":evil,"x":{"y":evil},"timestamp":6}),
+        serde_json::json!({"role":"compactionSummary","summary":evil,"tokensBefore":evil,"timestamp":7}),
+        serde_json::json!({"role":"custom","customType":evil,"content":evil,"display":true,"timestamp":8}),
+    ];
+    let mut lines = vec![serde_json::json!({"type":"session","version":3,
+        "id":"0190aaaa-0000-7000-8000-000000000002","timestamp":"2026-07-20T09:00:00.000Z","cwd":evil})];
+    let mut parent = serde_json::Value::Null;
+    let mut push = |mut v: serde_json::Value, lines: &mut Vec<serde_json::Value>| {
+        let id = format!("cccc{:04}", lines.len());
+        v["id"] = id.clone().into();
+        v["parentId"] = std::mem::replace(&mut parent, id.into());
+        v["timestamp"] = "2026-07-20T09:00:01.000Z".into();
+        lines.push(v);
+    };
+    for m in messages {
+        push(
+            serde_json::json!({"type":"message","message":m}),
+            &mut lines,
+        );
+    }
+    for v in [
+        serde_json::json!({"type":"custom_message","customType":evil,"content":evil,"display":true}),
+        serde_json::json!({"type":"branch_summary","fromId":"cccc0001","summary":evil}),
+        serde_json::json!({"type":"session_info","name":evil}),
+        serde_json::json!({"type":"label","targetId":"cccc0001","label":evil}),
+        serde_json::json!({"type":"model_change","provider":evil,"modelId":evil}),
+    ] {
+        push(v, &mut lines);
+    }
+    let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
+    let root = TempDir::new("hostile-transcript");
+    let file = root.path().join("s.jsonl");
+    std::fs::write(&file, text).unwrap();
+    let f = file.to_str().unwrap();
+    let mut bad = Vec::new();
+    for args in [
+        vec!["pi-convert", "--to", "text", f],
+        vec!["pi-convert", "--to", "markdown", f],
+        vec!["pi-convert", "--to", "html", f],
+        vec!["pi-convert", "--to", "html", "--include-hidden", f],
+        vec!["pi-tree", "--format", "dot", f],
+    ] {
+        let o = run(args[0], &args[1..], None);
+        let out = stdout(&o);
+        if !o.status.success() || out.is_empty() {
+            bad.push(format!("{args:?}: failed: {}", stderr(&o)));
+        }
+        if let Some(c) = out
+            .chars()
+            .find(|&c| c.is_control() && c != '\n' && c != '\t')
+        {
+            bad.push(format!("{args:?}: a raw {c:?} in {out:?}"));
+        }
+        // Shown as visible.rs writes it (Graphviz doubles the backslash).
+        let shown = if args[0] == "pi-tree" {
+            "\\\\x1b]52;c;SGk=\\\\x07"
+        } else {
+            "\\x1b]52;c;SGk=\\x07\\x1b[2J\\u{009b}2J\\u{0085}\\x7f\\x08\\r!"
+        };
+        if !out.contains(shown) {
+            bad.push(format!("{args:?}: {shown:?} not in {out:?}"));
+        }
+        // Pictures are not a second convention.
+        if let Some(c) = out.chars().find(|c| ('\u{2400}'..='\u{2426}').contains(c)) {
+            bad.push(format!("{args:?}: a control picture {c:?} in {out:?}"));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n\n"));
+}

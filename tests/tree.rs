@@ -170,7 +170,7 @@ fn dot_survives_controls_and_huge_ids() {
     assert!(!o.stdout.contains(&0), "a raw NUL in the graph");
     let out = stdout(&o);
     assert!(
-        out.contains("nul \u{2400} bell \u{2407} del \u{2421} \\\" quote"),
+        out.contains("nul \\\\x00 bell \\\\x07 del \\\\x7f \\\" quote"),
         "{out:.300}"
     );
     // Every quoted string within Graphviz's limit.

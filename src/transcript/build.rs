@@ -124,7 +124,7 @@ fn message_turn(
             turn.role = "compaction summary".into();
             if let Some(t) = obj.raw("tokensBefore") {
                 turn.notes.push(Note {
-                    text: format!("{} tokens before", String::from_utf8_lossy(t)),
+                    text: format!("{} tokens before", clean(&String::from_utf8_lossy(t))),
                     error: false,
                 });
             }
@@ -335,7 +335,7 @@ fn bash_turn(turn: &mut Turn, obj: &Object<'_>, excluded: bool) {
                 error: false,
             }),
             Some(v) if !js::number::is_zero(v) => turn.notes.push(Note {
-                text: format!("exit code {}", string_of(obj, "exitCode")),
+                text: format!("exit code {}", clean(&string_of(obj, "exitCode"))),
                 error: true,
             }),
             Some(_) => {}
@@ -451,7 +451,7 @@ fn usage_turn(obj: &Object<'_>) -> Turn {
     if let Some(u) = obj.object("usage") {
         let n = |o: &Object<'_>, k: &str| {
             o.raw(k)
-                .map(|v| String::from_utf8_lossy(v).into_owned())
+                .map(|v| clean(&String::from_utf8_lossy(v)))
                 .unwrap_or_else(|| "?".into())
         };
         text.push_str(&format!(

@@ -178,9 +178,10 @@ impl Args {
     }
 }
 
-/// Make a string safe to show: control characters (other than newline
-/// and tab) become their visible pictures (C1 controls `\u{NNNN}`); CR LF
-/// becomes LF.
+/// Make a string safe to show: control characters other than newline and
+/// tab written as every tool writes them (`\x1b`, `\r`, `\x7f`, `\u{009b}`,
+/// visible.rs); CR LF becomes LF. Newlines and tabs stay: they are the
+/// layout of message text and code.
 pub fn clean(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut it = s.chars().peekable();
@@ -188,17 +189,20 @@ pub fn clean(s: &str) -> String {
         match c {
             '\n' | '\t' => out.push(c),
             '\r' if it.peek() == Some(&'\n') => {}
-            c if (c as u32) < 0x20 => {
-                out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{FFFD}'))
-            }
-            '\u{7f}' => out.push('\u{2421}'),
-            // C1 controls (U+009B is a CSI on some terminals) have no
-            // pictures: written as every other tool writes them.
             c if c.is_control() => out.push_str(&crate::visible::text(c.encode_utf8(&mut [0; 4]))),
             c => out.push(c),
         }
     }
     out
+}
+
+/// `s` with [`clean`] applied where it holds a control character other
+/// than newline and tab (most text holds none: no copy).
+fn cleaned(s: &str) -> std::borrow::Cow<'_, str> {
+    match s.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+        true => std::borrow::Cow::Owned(clean(s)),
+        false => std::borrow::Cow::Borrowed(s),
+    }
 }
 
 /// A byte count as people read it: `N B`, `N.N KiB`, `N.N MiB`.
@@ -225,7 +229,10 @@ pub fn write(
         Format::Html => html::render(&mut s, meta, turns),
         Format::Text => text::render(&mut s, turns),
     }
-    out.write_all(s.as_bytes())
+    // The last guard: whatever a builder let through (a raw number token, a
+    // field read without clean) is shown, not written raw. The renderers
+    // write no control character but newline.
+    out.write_all(cleaned(&s).as_bytes())
 }
 
 #[cfg(test)]
@@ -234,7 +241,7 @@ mod tests {
 
     #[test]
     fn cleaning() {
-        assert_eq!(clean("a\u{1b}[0m\r\nb"), "a\u{241b}[0m\nb");
-        assert_eq!(clean("a\u{9b}2J"), "a\\u{009b}2J");
+        assert_eq!(clean("a\u{1b}[0m\r\nb\tc\rd"), "a\\x1b[0m\nb\tc\\rd");
+        assert_eq!(clean("a\u{9b}2J\u{7f}\0"), "a\\u{009b}2J\\x7f\\x00");
     }
 }

@@ -5,7 +5,8 @@ use super::clean;
 use crate::json::{js, scan};
 
 /// Indent JSON text (two spaces) without a value tree; strings are
-/// canonicalised first, and control characters stay escaped.
+/// canonicalised first, and control characters stay (or are made) JSON
+/// escapes.
 pub fn pretty(json: &[u8]) -> String {
     // Too deep to re-serialize (and slow to find out): show it as it is.
     if max_depth(json) >= js::MAX_DEPTH {
@@ -26,6 +27,15 @@ pub fn pretty(json: &[u8]) -> String {
     while i < canon.len() {
         let c = canon[i];
         if strings.inside(c) {
+            // JSON.stringify leaves DEL and the C1 controls raw: written as
+            // the JSON escapes its C0 controls already are.
+            let c1 = c == 0xc2 && matches!(canon.get(i + 1), Some(0x80..=0x9f));
+            if c == 0x7f || c1 {
+                let code = if c1 { canon[i + 1] } else { c };
+                out.extend_from_slice(format!("\\u{code:04x}").as_bytes());
+                i += 1 + c1 as usize;
+                continue;
+            }
             out.push(c);
             i += 1;
             continue;
@@ -120,6 +130,10 @@ mod tests {
         assert_eq!(
             pretty(br#"{"a":[1,{}],"b":"x,{"}"#),
             "{\n  \"a\": [\n    1,\n    {}\n  ],\n  \"b\": \"x,{\"\n}"
+        );
+        assert_eq!(
+            pretty("[\"\\u001b\u{7f}\u{9b}\u{85}é\"]".as_bytes()),
+            "[\n  \"\\u001b\\u007f\\u009b\\u0085é\"\n]"
         );
     }
 }

@@ -149,33 +149,22 @@ fn cut_chars(s: &str, n: usize) -> Cow<'_, str> {
     Cow::Owned(t)
 }
 
+/// `s` as a Graphviz quoted string holds it: its control characters shown
+/// as every tool shows them (`\x1b`, `\n`, `\u{009b}`, visible.rs; Graphviz
+/// refuses a NUL and shows other controls as garbage), then quotes and
+/// backslashes escaped for Graphviz, so the graph shows what pi-tree's rows
+/// show.
 fn dot_escape_into(o: &mut Vec<u8>, s: &str) {
-    for c in s.chars() {
+    for c in crate::visible::text(s).chars() {
         match c {
             '"' => o.extend_from_slice(b"\\\""),
             '\\' => o.extend_from_slice(b"\\\\"),
-            '\n' | '\r' => o.push(b' '),
-            // Graphviz refuses a NUL and shows other controls as garbage:
-            // their visible pictures (U+2400 + code).
-            '\0'..='\u{1f}' => push_char(o, char::from_u32(0x2400 + c as u32).unwrap_or(' ')),
-            '\u{7f}' => push_char(o, '\u{2421}'),
-            // C1 controls have no pictures: shown as every tool shows them
-            // (`\u{009b}`, visible.rs), the backslash escaped for Graphviz.
-            '\u{80}'..='\u{9f}' => {
-                o.extend_from_slice(format!("\\\\u{{{:04x}}}", c as u32).as_bytes())
-            }
-            c => push_char(o, c),
+            c => o.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
         }
     }
 }
 
-fn push_char(o: &mut Vec<u8>, c: char) {
-    match c.is_ascii() {
-        true => o.push(c as u8),
-        false => o.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
-    }
-}
-
 /// Graphviz refuses a quoted string longer than 16 384 characters: what a
-/// node shows (label, tooltip) is cut well below that.
+/// node shows (label, tooltip) is cut well below that (a character shown
+/// as `\\u{009b}` takes 9).
 const DOT_MAX_CHARS: usize = 1000;
