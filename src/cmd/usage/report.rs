@@ -520,8 +520,11 @@ fn key_order(k: &Key) -> Vec<(u8, i64, &str)> {
         .collect()
 }
 
-/// A row per leaf of `f`'s tree, with what its path cost (`recs`: the
-/// records counted), and the totals row.
+/// A row per leaf of `f`'s tree (every entry no other names as parent, as
+/// pi's leaves: a bookkeeping leaf too, named by the conversation above
+/// it), with what its path cost (`recs`: the records counted) and its name
+/// ([`super::branch::names`]), and the totals row; with `only`, the one row of
+/// that entry's path, whose totals are its own.
 ///
 /// Linear in the entries: each entry's path sums are its parent's plus its
 /// own records, worked out once per entry ([`path_groups`]), and a leaf's
@@ -529,7 +532,11 @@ fn key_order(k: &Key) -> Vec<(u8, i64, &str)> {
 /// up from each leaf only as far as the first entry already claimed (whose
 /// path is then claimed too). Walking each leaf's whole path cost leaves ×
 /// depth: 22.9 s on a 20 000-entry comb.
-pub(super) fn branch_rows(f: &FileUsage, recs: &[&Record]) -> (Vec<Row>, Group) {
+pub(super) fn branch_rows(
+    f: &FileUsage,
+    recs: &[&Record],
+    only: Option<usize>,
+) -> (Vec<Row>, Group) {
     let mut index: HashMap<&str, usize> = HashMap::new();
     for (i, (id, _)) in f.tree.iter().enumerate() {
         index.insert(id.as_str(), i);
@@ -557,6 +564,22 @@ pub(super) fn branch_rows(f: &FileUsage, recs: &[&Record]) -> (Vec<Row>, Group) 
         .map(|(id, _)| by_id.get(id.as_str()).map_or(&[][..], Vec::as_slice))
         .collect();
     let (cum, groups) = path_groups(f, &parent, &own_recs);
+    let name = super::branch::names(&f.tree, &f.tree_text, &parent);
+    let row = |leaf: usize, own: Option<Amounts>| {
+        let mut g = cum[leaf].map(|k| groups[k].clone()).unwrap_or_default();
+        g.finish();
+        g.own = Some(own.unwrap_or(g.amounts));
+        let name = name(leaf);
+        let key = vec![("leaf", f.tree[leaf].0.clone()), ("branch", name.shown())];
+        g.meta = name.fields();
+        Row { key, group: g }
+    };
+    if let Some(t) = only {
+        let one = row(t, None);
+        let mut total = one.group.clone();
+        total.meta.clear();
+        return (vec![one], total);
+    }
     let mut claimed = vec![false; f.tree.len()];
     let mut rows = Vec::new();
     for (leaf, _) in f.tree.iter().enumerate().filter(|(i, _)| !has_child[*i]) {
@@ -572,13 +595,7 @@ pub(super) fn branch_rows(f: &FileUsage, recs: &[&Record]) -> (Vec<Row>, Group) 
             }
             cur = parent[i];
         }
-        let mut g = cum[leaf].map(|k| groups[k].clone()).unwrap_or_default();
-        g.finish();
-        g.own = Some(own.amounts());
-        rows.push(Row {
-            key: vec![("leaf", f.tree[leaf].0.clone())],
-            group: g,
-        });
+        rows.push(row(leaf, Some(own.amounts())));
     }
     let mut total = Group::default();
     for &r in recs {
@@ -699,7 +716,7 @@ mod tests {
         }
         let recs: Vec<&Record> = f.records.iter().collect();
         ADDS.with(|a| a.set(0));
-        let (rows, total) = branch_rows(&f, &recs);
+        let (rows, total) = branch_rows(&f, &recs, None);
         let adds = ADDS.with(|a| a.get());
         assert!(adds <= 2 * recs.len() as u64, "{adds} additions");
         assert_eq!(rows.len(), n + 1);
