@@ -1125,8 +1125,8 @@ fn entry(ty: &str, id: &str, parent: &str, fields: &str) -> String {
     )
 }
 
-/// A session shaped like examples/s.jsonl: three branches, labels (one
-/// cleared), a compaction, a branch summary, a `usage` entry, leaves that
+/// A session shaped like examples/s.jsonl: four branches, labels (one
+/// cleared, one above a fork), a compaction, a branch summary, a `usage` entry, leaves that
 /// are bookkeeping (a label, a session name), a user message with control
 /// characters; each record's cost a power of two, so each sum says what
 /// was counted.
@@ -1163,6 +1163,8 @@ fn branched(s: &Store) -> String {
             paid("a5", Some("c1"), t, 32.0),
             priced("usage", "x1", "a5", r#","kind":"title","provider":"p","model":"m""#, 64.0),
             entry("session_info", "n1", "x1", r#","name":"parser""#),
+            user("u5", Some("a3"), "Plan B2"),
+            paid("a7", Some("u5"), t, 512.0),
             priced("branch_summary", "b1", "a1", r#","fromId":"a3","summary":"s""#, 128.0),
             user("u4", Some("b1"), "Plan C"),
             paid("a6", Some("u4"), t, 256.0),
@@ -1193,8 +1195,9 @@ fn path_cost(file: &str, leaf: &str) -> f64 {
 }
 
 /// --by branch (issue 32): a row per pi leaf, named by the label nearest
-/// the leaf (a cleared one is none), else the last user message, one line,
-/// cut, its control characters shown; each row's cost is what the entries
+/// the leaf (a cleared one is none; one that names two rows followed by the
+/// last user message), else the last user message, one line, cut, its
+/// control characters shown; each row's cost is what the entries
 /// on its path cost (compacted ones, the compaction, a `usage` entry and a
 /// branch summary included): equal to the per-path sums; own costs add up
 /// to the total. JSON adds branch, label and lastUser; CSV, branch.
@@ -1219,7 +1222,8 @@ fn branch_rows_are_named_and_add_up() {
         got,
         [
             ("k3", a, 3.0, 3.0),
-            ("n1", "plan-b", 125.0, 124.0),
+            ("n1", "plan-b: Plan B", 125.0, 124.0),
+            ("a7", "plan-b: Plan B2", 517.0, 512.0),
             ("a6", "Plan C", 385.0, 384.0)
         ]
     );
@@ -1230,7 +1234,7 @@ fn branch_rows_are_named_and_add_up() {
         rows.iter()
             .map(|r| r["ownCost"].as_f64().unwrap())
             .sum::<f64>(),
-        511.0
+        1023.0
     );
     assert!(rows[0].get("label").is_none(), "{}", rows[0]);
     assert_eq!(
@@ -1241,7 +1245,7 @@ fn branch_rows_are_named_and_add_up() {
         (&rows[1]["label"], &rows[1]["lastUser"]),
         (&"plan-b".into(), &"Plan B".into())
     );
-    assert!(rows[2].get("label").is_none());
+    assert!(rows[3].get("label").is_none());
     // the table: a Branch column, no raw control character
     let o = usage_run(s.agent(), &[&file, "--by", "branch"]);
     let table = stdout(&o);
@@ -1250,7 +1254,7 @@ fn branch_rows_are_named_and_add_up() {
     let o = usage_run(s.agent(), &[&file, "--by", "branch", "--csv"]);
     let csv = stdout(&o);
     assert!(csv.starts_with("leaf,branch,inputTokens,"), "{csv}");
-    assert!(csv.contains("\nn1,plan-b,"), "{csv}");
+    assert!(csv.contains("\nn1,plan-b: Plan B,"), "{csv}");
 }
 
 /// --leaf REF (issue 32): the one row of the path from the root to REF,
@@ -1270,9 +1274,9 @@ fn leaf_gives_one_branch() {
         )
     };
     assert_eq!(one("leaf"), ("a6".into(), "Plan C".into(), 385.0));
-    assert_eq!(one("n1"), ("n1".into(), "plan-b".into(), 125.0));
-    assert_eq!(one("@plan-b"), ("a3".into(), "plan-b".into(), 5.0));
-    assert_eq!(one("c1"), ("c1".into(), "plan-b".into(), 29.0));
+    assert_eq!(one("n1"), ("n1".into(), "plan-b: Plan B".into(), 125.0));
+    assert_eq!(one("@plan-b"), ("a3".into(), "plan-b: Plan B".into(), 5.0));
+    assert_eq!(one("c1"), ("c1".into(), "plan-b: Plan B".into(), 29.0));
     assert_eq!(path_cost(&file, "c1"), 29.0);
     let o = usage_run(s.agent(), &[&file, "--leaf", "a6"]);
     let table = stdout(&o);

@@ -91,9 +91,20 @@ pub(super) struct Name {
 impl Name {
     /// As the table shows it: the label, else the last user message, on
     /// one line (white space runs as one space), cut to [`NAME_WIDTH`]
-    /// characters, control characters written visibly.
-    pub(super) fn shown(&self) -> String {
-        match self.label.as_deref().or(self.last_user.as_deref()) {
+    /// characters, control characters written visibly. A label `shared`
+    /// with other rows (a fork below the labelled entry, or the same
+    /// label on two entries) is followed by the last user message, so
+    /// that the rows differ.
+    pub(super) fn shown(&self, shared: bool) -> String {
+        let both;
+        let s = match (&self.label, &self.last_user) {
+            (Some(l), Some(u)) if shared => {
+                both = format!("{l}: {u}");
+                Some(both.as_str())
+            }
+            (l, u) => l.as_deref().or(u.as_deref()),
+        };
+        match s {
             Some(s) => crate::visible::text(&crate::summary::one_line(s, NAME_WIDTH)).into_owned(),
             None => String::new(),
         }

@@ -85,8 +85,9 @@ cacheReadTokens, totalTokens, totalCost) plus cost, costBreakdown, modelsUsed
 and source (how many records of each kind).
 
 --by branch: a row per leaf (pi's leaves: every entry no other entry names
-as parent), named (Branch) by the label nearest the leaf on its path, else
-by the text of the last user message on it, on one line and cut to 40
+as parent), named (Branch) by the label nearest the leaf on its path
+(followed by the last user message when it names other rows too), else by
+the text of the last user message on it, on one line and cut to 40
 characters (a leaf that is a label or other bookkeeping entry is named by the
 conversation above it); its costs are those of every entry on the path from
 the root (what the compacted entries cost too, not only what is in the

@@ -565,24 +565,37 @@ pub(super) fn branch_rows(
         .collect();
     let (cum, groups) = path_groups(f, &parent, &own_recs);
     let name = super::branch::names(&f.tree, &f.tree_text, &parent);
-    let row = |leaf: usize, own: Option<Amounts>| {
+    let leaves: Vec<usize> = (0..f.tree.len()).filter(|&i| !has_child[i]).collect();
+    let names: Vec<super::branch::Name> = leaves.iter().map(|&i| name(i)).collect();
+    // how many leaves each label names
+    let mut rows_of: HashMap<String, usize> = HashMap::new();
+    for l in names.iter().filter_map(|n| n.label.clone()) {
+        *rows_of.entry(l).or_default() += 1;
+    }
+    let row = |leaf: usize, name: super::branch::Name, own: Option<Amounts>| {
         let mut g = cum[leaf].map(|k| groups[k].clone()).unwrap_or_default();
         g.finish();
         g.own = Some(own.unwrap_or(g.amounts));
-        let name = name(leaf);
-        let key = vec![("leaf", f.tree[leaf].0.clone()), ("branch", name.shown())];
+        let shared = name
+            .label
+            .as_ref()
+            .is_some_and(|l| rows_of.get(l).copied().unwrap_or(0) > 1);
+        let key = vec![
+            ("leaf", f.tree[leaf].0.clone()),
+            ("branch", name.shown(shared)),
+        ];
         g.meta = name.fields();
         Row { key, group: g }
     };
     if let Some(t) = only {
-        let one = row(t, None);
+        let one = row(t, name(t), None);
         let mut total = one.group.clone();
         total.meta.clear();
         return (vec![one], total);
     }
     let mut claimed = vec![false; f.tree.len()];
     let mut rows = Vec::new();
-    for (leaf, _) in f.tree.iter().enumerate().filter(|(i, _)| !has_child[*i]) {
+    for (leaf, name) in leaves.into_iter().zip(names) {
         let mut own = Sums::default();
         let mut cur = Some(leaf);
         while let Some(i) = cur {
@@ -595,7 +608,7 @@ pub(super) fn branch_rows(
             }
             cur = parent[i];
         }
-        rows.push(row(leaf, Some(own.amounts())));
+        rows.push(row(leaf, name, Some(own.amounts())));
     }
     let mut total = Group::default();
     for &r in recs {
