@@ -82,13 +82,13 @@ impl TreeText {
 
 /// What names one branch: the label nearest its leaf, the text of its
 /// last user message.
-#[derive(Debug, Default, Clone)]
-pub(super) struct Name {
-    pub(super) label: Option<String>,
-    pub(super) last_user: Option<String>,
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Name<'f> {
+    pub(super) label: Option<&'f str>,
+    pub(super) last_user: Option<&'f str>,
 }
 
-impl Name {
+impl Name<'_> {
     /// As the table shows it: the label, else the last user message, on
     /// one line (white space runs as one space), cut to [`NAME_WIDTH`]
     /// characters, control characters written visibly. A label `shared`
@@ -97,15 +97,15 @@ impl Name {
     /// that the rows differ.
     pub(super) fn shown(&self, shared: bool) -> String {
         let both;
-        let s = match (&self.label, &self.last_user) {
+        let s = match (self.label, self.last_user) {
             (Some(l), Some(u)) if shared => {
                 both = format!("{l}: {u}");
                 Some(both.as_str())
             }
-            (l, u) => l.as_deref().or(u.as_deref()),
+            (l, u) => l.or(u),
         };
         match s {
-            Some(s) => crate::visible::text(&crate::summary::one_line(s, NAME_WIDTH)).into_owned(),
+            Some(s) => crate::visible::text(&one_line(s)).into_owned(),
             None => String::new(),
         }
     }
@@ -114,13 +114,40 @@ impl Name {
     pub(super) fn fields(self) -> Vec<(&'static str, String)> {
         let mut v = Vec::new();
         if let Some(l) = self.label {
-            v.push(("label", l));
+            v.push(("label", l.to_string()));
         }
         if let Some(u) = self.last_user {
-            v.push(("lastUser", u));
+            v.push(("lastUser", u.to_string()));
         }
         v
     }
+}
+
+/// `s` as `summary::one_line(s, NAME_WIDTH)` makes it (white space runs
+/// as one space, cut with "…"), reading no further than it needs: many
+/// leaves below one long message each read only its start.
+fn one_line(s: &str) -> String {
+    let mut out = String::new();
+    let mut n = 0;
+    let mut space = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            space = !out.is_empty();
+            continue;
+        }
+        if space {
+            out.push(' ');
+            n += 1;
+            space = false;
+        }
+        if n >= NAME_WIDTH {
+            out.push('…');
+            return out;
+        }
+        out.push(c);
+        n += 1;
+    }
+    out
 }
 
 /// The names of the paths of the entries of a tree (`tree`: each entry's
@@ -130,7 +157,7 @@ pub(super) fn names<'f>(
     tree: &[(String, Option<String>)],
     t: &'f TreeText,
     parent: &[Option<usize>],
-) -> impl Fn(usize) -> Name + 'f {
+) -> impl Fn(usize) -> Name<'f> + 'f {
     // the labels in force, as pi's map of them ends up
     let mut by_target: HashMap<&str, u32> = HashMap::new();
     for (k, (target, label)) in t.labels.iter().enumerate() {
@@ -147,11 +174,11 @@ pub(super) fn names<'f>(
         label: label
             .get(i)
             .and_then(|&k| t.labels.get(k as usize))
-            .and_then(|l| l.1.as_deref().map(str::to_string)),
+            .and_then(|l| l.1.as_deref()),
         last_user: user
             .get(i)
             .and_then(|&k| t.texts.get(k as usize))
-            .map(|s| s.to_string()),
+            .map(|s| &**s),
     }
 }
 
@@ -233,5 +260,26 @@ mod tests {
         let own = [NONE, 10, NONE, 30, NONE, NONE, 60, NONE];
         let near = inherited(&parent, |i| own[i]);
         assert_eq!(near, [NONE, 10, 10, 30, 10, 60, 60, 60]);
+    }
+
+    /// The cut is `summary::one_line`'s.
+    #[test]
+    fn one_line_is_summarys() {
+        let long = "b".repeat(39);
+        for s in [
+            "",
+            "  a \n\t b  ",
+            &"x".repeat(100),
+            &format!("a {long} c"),
+            &format!("{long}a c"),
+            &format!("{long} c"),
+            "日本語 \u{1b}[31m  é",
+        ] {
+            assert_eq!(
+                one_line(s),
+                crate::summary::one_line(s, NAME_WIDTH),
+                "{s:?}"
+            );
+        }
     }
 }

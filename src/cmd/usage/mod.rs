@@ -405,7 +405,7 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
                     Some(text) => Some(leaf_entry(f, &fu, text)?),
                     None => None,
                 };
-                report::branch_rows(&fu, &recs, only)
+                report::branch_rows(&fu, &recs, only, req.output == Output::Json)
             } else {
                 rows.add_file(0, &fu);
                 rows.finish()

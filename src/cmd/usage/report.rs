@@ -524,7 +524,10 @@ fn key_order(k: &Key) -> Vec<(u8, i64, &str)> {
 /// pi's leaves: a bookkeeping leaf too, named by the conversation above
 /// it), with what its path cost (`recs`: the records counted) and its name
 /// ([`super::branch::names`]), and the totals row; with `only`, the one row of
-/// that entry's path, whose totals are its own.
+/// that entry's path, whose totals are its own. With `whole`, each row
+/// also holds its label and last user message whole (for JSON: only its
+/// rows print them, and a fan-out of many leaves below one long message
+/// would hold a copy for each).
 ///
 /// Linear in the entries: each entry's path sums are its parent's plus its
 /// own records, worked out once per entry ([`path_groups`]), and a leaf's
@@ -536,6 +539,7 @@ pub(super) fn branch_rows(
     f: &FileUsage,
     recs: &[&Record],
     only: Option<usize>,
+    whole: bool,
 ) -> (Vec<Row>, Group) {
     let mut index: HashMap<&str, usize> = HashMap::new();
     for (i, (id, _)) in f.tree.iter().enumerate() {
@@ -568,8 +572,8 @@ pub(super) fn branch_rows(
     let leaves: Vec<usize> = (0..f.tree.len()).filter(|&i| !has_child[i]).collect();
     let names: Vec<super::branch::Name> = leaves.iter().map(|&i| name(i)).collect();
     // how many leaves each label names
-    let mut rows_of: HashMap<String, usize> = HashMap::new();
-    for l in names.iter().filter_map(|n| n.label.clone()) {
+    let mut rows_of: HashMap<&str, usize> = HashMap::new();
+    for l in names.iter().filter_map(|n| n.label) {
         *rows_of.entry(l).or_default() += 1;
     }
     let row = |leaf: usize, name: super::branch::Name, own: Option<Amounts>| {
@@ -578,13 +582,14 @@ pub(super) fn branch_rows(
         g.own = Some(own.unwrap_or(g.amounts));
         let shared = name
             .label
-            .as_ref()
             .is_some_and(|l| rows_of.get(l).copied().unwrap_or(0) > 1);
         let key = vec![
             ("leaf", f.tree[leaf].0.clone()),
             ("branch", name.shown(shared)),
         ];
-        g.meta = name.fields();
+        if whole {
+            g.meta = name.fields();
+        }
         Row { key, group: g }
     };
     if let Some(t) = only {
@@ -729,7 +734,7 @@ mod tests {
         }
         let recs: Vec<&Record> = f.records.iter().collect();
         ADDS.with(|a| a.set(0));
-        let (rows, total) = branch_rows(&f, &recs, None);
+        let (rows, total) = branch_rows(&f, &recs, None, false);
         let adds = ADDS.with(|a| a.get());
         assert!(adds <= 2 * recs.len() as u64, "{adds} additions");
         assert_eq!(rows.len(), n + 1);
