@@ -1107,3 +1107,234 @@ fn falsy_and_far_timestamps() {
     let dates: Vec<&str> = rows.iter().map(|r| r["date"].as_str().unwrap()).collect();
     assert_eq!(dates, ["2026-03-02", "+020000-06-15", "+275760-09-13"]);
 }
+
+/// A user message `text` (raw JSON string contents).
+fn user(id: &str, parent: Option<&str>, text: &str) -> String {
+    message_at(
+        id,
+        parent,
+        "2026-03-01T10:00:00.000Z",
+        &format!(r#"{{"role":"user","content":"{text}","timestamp":0}}"#),
+    )
+}
+
+/// An entry of `ty` with `fields` (raw JSON members) at one time.
+fn entry(ty: &str, id: &str, parent: &str, fields: &str) -> String {
+    format!(
+        r#"{{"type":"{ty}","id":"{id}","parentId":"{parent}","timestamp":"2026-03-01T10:00:00.000Z"{fields}}}"#
+    )
+}
+
+/// A session shaped like examples/s.jsonl: four branches, labels (one
+/// cleared, one above a fork), a compaction, a branch summary, a `usage` entry, leaves that
+/// are bookkeeping (a label, a session name), a user message with control
+/// characters; each record's cost a power of two, so each sum says what
+/// was counted.
+fn branched(s: &Store) -> String {
+    let t = "2026-03-01T10:00:00.000Z";
+    let priced = |ty: &str, id: &str, parent: &str, more: &str, cost: f64| {
+        entry(
+            ty,
+            id,
+            parent,
+            &format!(r#"{more},"usage":{}"#, usage(1, cost)),
+        )
+    };
+    s.file(
+        "--p--",
+        "b.jsonl",
+        &[
+            header("sb", MARCH, "/p", None),
+            user("u1", None, "Fix the parser"),
+            paid("a1", Some("u1"), t, 1.0),
+            user(
+                "u2",
+                Some("a1"),
+                r"Plan A:\n\tuse a \u001b[31mstack\u001b[0m, and then say far more than forty characters",
+            ),
+            paid("a2", Some("u2"), t, 2.0),
+            entry("label", "k2", "a2", r#","targetId":"a2","label":"gone""#),
+            entry("label", "k3", "k2", r#","targetId":"a2","label":"""#),
+            user("u3", Some("a1"), "Plan B"),
+            paid("a3", Some("u3"), t, 4.0),
+            entry("label", "k4", "a3", r#","targetId":"a3","label":"plan-b""#),
+            paid("a4", Some("k4"), t, 8.0),
+            priced("compaction", "c1", "a4", r#","summary":"s","firstKeptEntryId":"a4","tokensBefore":5"#, 16.0),
+            paid("a5", Some("c1"), t, 32.0),
+            priced("usage", "x1", "a5", r#","kind":"title","provider":"p","model":"m""#, 64.0),
+            entry("session_info", "n1", "x1", r#","name":"parser""#),
+            user("u5", Some("a3"), "Plan B2"),
+            paid("a7", Some("u5"), t, 512.0),
+            priced("branch_summary", "b1", "a1", r#","fromId":"a3","summary":"s""#, 128.0),
+            user("u4", Some("b1"), "Plan C"),
+            paid("a6", Some("u4"), t, 256.0),
+        ],
+    )
+}
+
+/// What the entries on the path to `leaf` cost, as pi-path gives the path.
+fn path_cost(file: &str, leaf: &str) -> f64 {
+    let o = run(
+        "pi-path",
+        &["--format", "entries", "--leaf", leaf, file],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|v| {
+            let u = if v["type"] == "message" {
+                &v["message"]["usage"]
+            } else {
+                &v["usage"]
+            };
+            u["cost"]["total"].as_f64().unwrap_or(0.0)
+        })
+        .sum()
+}
+
+/// --by branch (issue 32): a row per pi leaf, named by the label nearest
+/// the leaf (a cleared one is none; one that names two rows followed by the
+/// last user message), else the last user message, one line, cut, its
+/// control characters shown; each row's cost is what the entries
+/// on its path cost (compacted ones, the compaction, a `usage` entry and a
+/// branch summary included): equal to the per-path sums; own costs add up
+/// to the total. JSON adds branch, label and lastUser; CSV, branch.
+#[test]
+fn branch_rows_are_named_and_add_up() {
+    let s = Store::new("usage-named");
+    let file = branched(&s);
+    let rows = json(s.agent(), &[&file, "--by", "branch"]);
+    let got: Vec<(&str, &str, f64, f64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["leaf"].as_str().unwrap(),
+                r["branch"].as_str().unwrap(),
+                r["cost"].as_f64().unwrap(),
+                r["ownCost"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let a = r"Plan A: use a \x1b[31mstack\x1b[0m, and then s…";
+    assert_eq!(
+        got,
+        [
+            ("k3", a, 3.0, 3.0),
+            ("n1", "plan-b: Plan B", 125.0, 124.0),
+            ("a7", "plan-b: Plan B2", 517.0, 512.0),
+            ("a6", "Plan C", 385.0, 384.0)
+        ]
+    );
+    for (leaf, _, cost, _) in &got {
+        assert_eq!(path_cost(&file, leaf), *cost, "{leaf}");
+    }
+    assert_eq!(
+        rows.iter()
+            .map(|r| r["ownCost"].as_f64().unwrap())
+            .sum::<f64>(),
+        1023.0
+    );
+    assert!(rows[0].get("label").is_none(), "{}", rows[0]);
+    assert_eq!(
+        rows[0]["lastUser"],
+        "Plan A:\n\tuse a \u{1b}[31mstack\u{1b}[0m, and then say far more than forty characters"
+    );
+    assert_eq!(
+        (&rows[1]["label"], &rows[1]["lastUser"]),
+        (&"plan-b".into(), &"Plan B".into())
+    );
+    assert!(rows[3].get("label").is_none());
+    // the table: a Branch column, no raw control character
+    let o = usage_run(s.agent(), &[&file, "--by", "branch"]);
+    let table = stdout(&o);
+    assert!(table.starts_with("Leaf   Branch "), "{table}");
+    assert!(table.contains(a) && !table.contains('\u{1b}'), "{table}");
+    let o = usage_run(s.agent(), &[&file, "--by", "branch", "--csv"]);
+    let csv = stdout(&o);
+    assert!(csv.starts_with("leaf,branch,inputTokens,"), "{csv}");
+    assert!(csv.contains("\nn1,plan-b: Plan B,"), "{csv}");
+}
+
+/// --leaf REF (issue 32): the one row of the path from the root to REF,
+/// REF read as every tool reads it; its totals are its own.
+#[test]
+fn leaf_gives_one_branch() {
+    let s = Store::new("usage-leaf");
+    let file = branched(&s);
+    let one = |r: &str| {
+        let rows = json(s.agent(), &[&file, "--leaf", r]);
+        assert_eq!(rows.len(), 1, "{r}: {rows:?}");
+        let r = &rows[0];
+        (
+            r["leaf"].as_str().unwrap().to_string(),
+            r["branch"].as_str().unwrap().to_string(),
+            r["cost"].as_f64().unwrap(),
+        )
+    };
+    assert_eq!(one("leaf"), ("a6".into(), "Plan C".into(), 385.0));
+    assert_eq!(one("n1"), ("n1".into(), "plan-b: Plan B".into(), 125.0));
+    assert_eq!(one("@plan-b"), ("a3".into(), "plan-b: Plan B".into(), 5.0));
+    assert_eq!(one("c1"), ("c1".into(), "plan-b: Plan B".into(), 29.0));
+    assert_eq!(path_cost(&file, "c1"), 29.0);
+    let o = usage_run(s.agent(), &[&file, "--leaf", "a6"]);
+    let table = stdout(&o);
+    let total = table.lines().last().unwrap();
+    assert!(
+        total.starts_with("Total") && total.contains("$385.00"),
+        "{table}"
+    );
+    for (args, status, says) in [
+        (
+            vec![file.as_str(), "--leaf", "nope"],
+            1,
+            "no entry has an id starting with 'nope'",
+        ),
+        (vec!["--leaf", "leaf"], 2, "--leaf needs one SESSION"),
+        (
+            vec![file.as_str(), "--leaf", "leaf", "--by", "model"],
+            2,
+            "--leaf gives one branch",
+        ),
+    ] {
+        let o = usage_run(s.agent(), &args);
+        assert_eq!(o.status.code(), Some(status), "{args:?}");
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+}
+
+/// On examples/s.jsonl the branch that goes on past the compaction cost
+/// $8.88: every entry on its path, where the messages pi-path gives (the
+/// context) cost $4.44. Its rows are named by their labels.
+#[test]
+fn examples_branch_cost_counts_what_was_compacted() {
+    let f = repo().join("examples/s.jsonl");
+    let f = f.to_str().unwrap();
+    let s = Store::new("usage-examples");
+    let rows = json(s.agent(), &[f, "--by", "branch"]);
+    let names: Vec<(&str, &str, f64)> = rows
+        .iter()
+        .map(|r| {
+            let cost = (r["cost"].as_f64().unwrap() * 100.0).round() / 100.0;
+            (
+                r["leaf"].as_str().unwrap(),
+                r["branch"].as_str().unwrap(),
+                cost,
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [("b4d00167", "plan-a", 2.22), ("b894406c", "retry", 8.88)]
+    );
+    let leaf = json(s.agent(), &[f, "--leaf", "leaf"]);
+    assert_eq!(leaf[0]["cost"], rows[1]["cost"]);
+    let o = run("pi-path", &["--format", "messages", f], None);
+    let context: f64 = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter_map(|m| m["usage"]["cost"]["total"].as_f64())
+        .sum();
+    assert_eq!((context * 100.0).round() / 100.0, 4.44);
+}

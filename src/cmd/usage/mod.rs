@@ -24,6 +24,7 @@
 //! forks), `report` (grouping into rows, days in a time zone) and `print`
 //! (JSON, CSV, the table).
 
+mod branch;
 mod cache;
 mod dedupe;
 mod print;
@@ -56,6 +57,7 @@ Examples:
   pi-usage project                  a row per project directory
   pi-usage daily --timezone Europe/Berlin --csv > usage.csv
   pi-usage s.jsonl --by branch      one session: what each branch cost
+  pi-usage s.jsonl --leaf @plan-a   what the branch at entry @plan-a cost
   pi-usage session 019a5c 01a1      the sessions named (files, directories, id prefixes)
   pi-usage weekly --breakdown       cost split into input, output, cache read, cache write
 
@@ -82,6 +84,18 @@ ccusage's field names (inputTokens, outputTokens, cacheCreationTokens,
 cacheReadTokens, totalTokens, totalCost) plus cost, costBreakdown, modelsUsed
 and source (how many records of each kind).
 
+--by branch: a row per leaf (pi's leaves: every entry no other entry names
+as parent), named (Branch) by the label nearest the leaf on its path
+(followed by the last user message when it names other rows too), else by
+the text of the last user message on it, on one line and cut to 40
+characters (a leaf that is a label or other bookkeeping entry is named by the
+conversation above it); its costs are those of every entry on the path from
+the root (what the compacted entries cost too, not only what is in the
+context); Own Cost, what no row above it counted: the Own Costs add up to the
+total. --leaf REF: the one row of the path from the root to REF. JSON and CSV
+rows add leaf and branch (the name as the table shows it); JSON rows also
+label and lastUser, whole.
+
 SESSIONs (files, directories, session-id prefixes) count those sessions
 only; a directory counts its files and those of the directories directly under
 it. --since and --until bound days in --timezone: a TIME counts its day, and
@@ -98,6 +112,8 @@ $PI_SESSION_TOOLS_CACHE_DIR, else $XDG_CACHE_HOME/pi-session-tools, else
 every file and neither reads nor writes it.
 
 ",
+    crate::cli::help::help_ref_leaf!(),
+    "\n\n",
     crate::cli::help::help_time!(),
     "\n",
     crate::cli::help::help_exit!(),
@@ -126,6 +142,11 @@ pub struct Args {
     /// `branch` (with one SESSION): a row per leaf, with what its path cost.
     #[arg(long, value_enum)]
     pub by: Option<By>,
+
+    /// With one SESSION: the one row of the branch from the root to REF
+    /// (see below), with what its path cost.
+    #[arg(long, value_name = "REF")]
+    pub leaf: Option<String>,
 
     /// IANA time zone the days are counted in (default: the system's).
     #[arg(long, short = 'z', value_name = "ZONE")]
@@ -170,10 +191,20 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
             "--all counts every project: give it no SESSION",
         ));
     }
+    let by = match (&args.leaf, args.by) {
+        (None, by) => by,
+        (Some(_), None | Some(By::Branch)) => Some(By::Branch),
+        (Some(_), Some(_)) => {
+            return Err(Error::usage(
+                "--leaf gives one branch: use it without --by model|provider",
+            ))
+        }
+    };
     let (file, files, root) = select(args, &sessions, ctx.log)?;
     let req = Request {
         report,
-        by: args.by,
+        by,
+        leaf: args.leaf.clone(),
         since: args.store.since.clone(),
         until: args.store.until.clone(),
         timezone: args.timezone.clone(),
@@ -303,6 +334,8 @@ pub(crate) enum Output {
 pub(crate) struct Request {
     pub report: Report,
     pub by: Option<By>,
+    /// --leaf: the REF of the one branch to count.
+    pub leaf: Option<String>,
     pub since: Option<String>,
     pub until: Option<String>,
     pub timezone: Option<String>,
@@ -345,7 +378,11 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
     let until = bound("--until", &req.until)?.map(|(_, last)| last);
     let branch = req.by == Some(By::Branch);
     if branch && req.file.is_none() {
-        return Err(Error::usage("--by branch needs one SESSION"));
+        return Err(Error::usage(if req.leaf.is_some() {
+            "--leaf needs one SESSION"
+        } else {
+            "--by branch needs one SESSION"
+        }));
     }
     let mut rows = report::Rows::new(req, tz, since, until);
     let (rows, total) = match &req.file {
@@ -364,7 +401,11 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
                     .iter()
                     .filter(|r| rows.day(r).is_some())
                     .collect();
-                report::branch_rows(&fu, &recs)
+                let only = match &req.leaf {
+                    Some(text) => Some(leaf_entry(f, &fu, text)?),
+                    None => None,
+                };
+                report::branch_rows(&fu, &recs, only, req.output == Output::Json)
             } else {
                 rows.add_file(0, &fu);
                 rows.finish()
@@ -407,6 +448,24 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
         Output::Csv => print::write_csv(req, &rows, out),
         Output::Table => print::write_table(req, &rows, &total, out),
     }
+}
+
+/// The entry of `fu`'s tree that REF `text` names in the session file
+/// `f` (resolved as every tool resolves a REF).
+fn leaf_entry(f: &Path, fu: &FileUsage, text: &str) -> Result<usize> {
+    let s = crate::session::Session::open(
+        crate::session::Input::File(f.to_path_buf()),
+        Default::default(),
+    )?;
+    let i = crate::refs::resolve(&s, text)?;
+    let line = s.entries[i].line();
+    fu.tree_text.at_line(line).ok_or_else(|| {
+        Error::data(
+            &escape_name(&crate::name::kept_path(f)),
+            Some(line),
+            format!("{text}: this entry is not one pi-usage reads"),
+        )
+    })
 }
 
 /// A TIME as `time::parse_when` reads it (a duration before `now`, or

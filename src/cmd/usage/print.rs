@@ -164,7 +164,7 @@ pub(super) fn write_csv(req: &Request, rows: &[Row], out: &mut impl Write) -> Re
 
 fn key_names(req: &Request) -> Vec<&'static str> {
     let mut k = match (req.by, req.report) {
-        (Some(By::Branch), _) => vec!["leaf"],
+        (Some(By::Branch), _) => vec!["leaf", "branch"],
         (_, Report::Daily) => vec!["date"],
         (_, Report::Weekly) => vec!["week"],
         (_, Report::Monthly) => vec!["month"],
@@ -405,6 +405,7 @@ fn table_heads(req: &Request) -> Vec<Head> {
             "model" => "Model",
             "provider" => "Provider",
             "leaf" => "Leaf",
+            "branch" => "Branch",
             _ => k,
         };
         heads.push((title.into(), false, false));

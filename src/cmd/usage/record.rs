@@ -62,6 +62,8 @@ pub(crate) struct FileUsage {
     pub warnings: Vec<(u64, String)>,
     /// (id, parentId) of every entry, in file order (only for --by branch).
     pub tree: Vec<(String, Option<String>)>,
+    /// What names each branch (only for --by branch and --leaf).
+    pub tree_text: super::branch::TreeText,
 }
 
 impl FileUsage {

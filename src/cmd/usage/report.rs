@@ -513,8 +513,14 @@ fn key_order(k: &Key) -> Vec<(u8, i64, &str)> {
         .collect()
 }
 
-/// A row per leaf of `f`'s tree, with what its path cost (`recs`: the
-/// records counted), and the totals row.
+/// A row per leaf of `f`'s tree (every entry no other names as parent, as
+/// pi's leaves: a bookkeeping leaf too, named by the conversation above
+/// it), with what its path cost (`recs`: the records counted) and its name
+/// ([`super::branch::names`]), and the totals row; with `only`, the one row of
+/// that entry's path, whose totals are its own. With `whole`, each row
+/// also holds its label and last user message whole (for JSON: only its
+/// rows print them, and a fan-out of many leaves below one long message
+/// would hold a copy for each).
 ///
 /// Linear in the entries: each entry's path sums are its parent's plus its
 /// own records, worked out once per entry ([`path_groups`]), and a leaf's
@@ -522,7 +528,12 @@ fn key_order(k: &Key) -> Vec<(u8, i64, &str)> {
 /// up from each leaf only as far as the first entry already claimed (whose
 /// path is then claimed too). Walking each leaf's whole path cost leaves ×
 /// depth: 22.9 s on a 20 000-entry comb.
-pub(super) fn branch_rows(f: &FileUsage, recs: &[&Record]) -> (Vec<Row>, Group) {
+pub(super) fn branch_rows(
+    f: &FileUsage,
+    recs: &[&Record],
+    only: Option<usize>,
+    whole: bool,
+) -> (Vec<Row>, Group) {
     let mut index: HashMap<&str, usize> = HashMap::new();
     for (i, (id, _)) in f.tree.iter().enumerate() {
         index.insert(id.as_str(), i);
@@ -550,9 +561,39 @@ pub(super) fn branch_rows(f: &FileUsage, recs: &[&Record]) -> (Vec<Row>, Group) 
         .map(|(id, _)| by_id.get(id.as_str()).map_or(&[][..], Vec::as_slice))
         .collect();
     let (cum, groups) = path_groups(f, &parent, &own_recs);
+    let name = super::branch::names(&f.tree, &f.tree_text, &parent);
+    let leaves: Vec<usize> = (0..f.tree.len()).filter(|&i| !has_child[i]).collect();
+    let names: Vec<super::branch::Name> = leaves.iter().map(|&i| name(i)).collect();
+    // how many leaves each label names
+    let mut rows_of: HashMap<&str, usize> = HashMap::new();
+    for l in names.iter().filter_map(|n| n.label) {
+        *rows_of.entry(l).or_default() += 1;
+    }
+    let row = |leaf: usize, name: super::branch::Name, own: Option<Amounts>| {
+        let mut g = cum[leaf].map(|k| groups[k].clone()).unwrap_or_default();
+        g.finish();
+        g.own = Some(own.unwrap_or(g.amounts));
+        let shared = name
+            .label
+            .is_some_and(|l| rows_of.get(l).copied().unwrap_or(0) > 1);
+        let key = vec![
+            ("leaf", f.tree[leaf].0.clone()),
+            ("branch", name.shown(shared)),
+        ];
+        if whole {
+            g.meta = name.fields();
+        }
+        Row { key, group: g }
+    };
+    if let Some(t) = only {
+        let one = row(t, name(t), None);
+        let mut total = one.group.clone();
+        total.meta.clear();
+        return (vec![one], total);
+    }
     let mut claimed = vec![false; f.tree.len()];
     let mut rows = Vec::new();
-    for (leaf, _) in f.tree.iter().enumerate().filter(|(i, _)| !has_child[*i]) {
+    for (leaf, name) in leaves.into_iter().zip(names) {
         let mut own = Sums::default();
         let mut cur = Some(leaf);
         while let Some(i) = cur {
@@ -565,13 +606,7 @@ pub(super) fn branch_rows(f: &FileUsage, recs: &[&Record]) -> (Vec<Row>, Group) 
             }
             cur = parent[i];
         }
-        let mut g = cum[leaf].map(|k| groups[k].clone()).unwrap_or_default();
-        g.finish();
-        g.own = Some(own.amounts());
-        rows.push(Row {
-            key: vec![("leaf", f.tree[leaf].0.clone())],
-            group: g,
-        });
+        rows.push(row(leaf, name, Some(own.amounts())));
     }
     let mut total = Group::default();
     for &r in recs {
@@ -692,7 +727,7 @@ mod tests {
         }
         let recs: Vec<&Record> = f.records.iter().collect();
         ADDS.with(|a| a.set(0));
-        let (rows, total) = branch_rows(&f, &recs);
+        let (rows, total) = branch_rows(&f, &recs, None, false);
         let adds = ADDS.with(|a| a.get());
         assert!(adds <= 2 * recs.len() as u64, "{adds} additions");
         assert_eq!(rows.len(), n + 1);

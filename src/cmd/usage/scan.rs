@@ -349,6 +349,7 @@ fn scan_bytes_with(
             };
             fu.tree.push((id.clone(), parent));
             prev_id = Some(id.clone());
+            fu.tree_text.add(line_no(), &obj, message.as_ref(), fast);
         }
         if has_usage {
             count(&mut fu, &obj, message, fast, &id, |what| {
