@@ -199,11 +199,10 @@ pub fn clean(s: &str) -> String {
 /// `s` with [`clean`] applied where it may hold a control character other
 /// than newline and tab (most text holds none: no copy).
 fn cleaned(s: &str) -> std::borrow::Cow<'_, str> {
-    // Bytes, 64 at a time without an early exit, so that the compiler
-    // uses vector instructions: a whole transcript is scanned (decoding
-    // characters took a fifth of a 48 MB conversion). 0xC2 leads every
-    // C1 control, and a few letters (U+00A0 to U+00BF), cleaned for
-    // nothing.
+    // Bytes, 64 at a time without an early exit, so that a release build
+    // uses vector instructions: the whole transcript is scanned (under
+    // 0.02 s of 0.5 s for 47 MB of text). 0xC2 leads every C1 control,
+    // and a few letters (U+00A0 to U+00BF), cleaned for nothing.
     let odd = |b: u8| {
         ((b < 0x20) as u8 & (b != b'\n') as u8 & (b != b'\t') as u8)
             | (b == 0x7f) as u8
