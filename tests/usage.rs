@@ -1338,3 +1338,26 @@ fn examples_branch_cost_counts_what_was_compacted() {
         .sum();
     assert_eq!((context * 100.0).round() / 100.0, 4.44);
 }
+
+/// A torn last line is named as every other tool names it (issue 35), not
+/// "not a JSON object".
+#[test]
+fn torn_line_worded_as_the_other_tools() {
+    let s = Store::new("usage-torn");
+    let whole = paid("a1", None, "2026-03-01T10:00:00.000Z", 1.0);
+    let cut = whole.find(r#""stopReason":"st"#).unwrap() + r#""stopReason":"st"#.len();
+    let lines = vec![
+        header("s1", MARCH, "/p", None),
+        paid("a0", None, "2026-03-01T10:00:00.000Z", 1.0),
+        whole[..cut].to_string(),
+    ];
+    s.file("--p--", "a.jsonl", &lines);
+    let o = usage_run(s.agent(), &["--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("a.jsonl:3: not valid JSON: unterminated string (a torn or truncated line?)"),
+        "{err}"
+    );
+    assert!(!err.contains("not a JSON object"), "{err}");
+}

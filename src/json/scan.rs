@@ -25,6 +25,18 @@ impl std::fmt::Display for SyntaxError {
     }
 }
 
+impl SyntaxError {
+    /// How a session line of `len` bytes that failed to parse is named.
+    /// One wording for every tool, so a torn last line reads the same.
+    pub fn line_problem(&self, len: usize) -> String {
+        if self.offset >= len {
+            format!("not valid JSON: {} (a torn or truncated line?)", self.what)
+        } else {
+            format!("not valid JSON ({self})")
+        }
+    }
+}
+
 /// One `"key": value` member of an object, as byte ranges of the scanned text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Member {

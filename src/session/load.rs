@@ -194,14 +194,7 @@ impl<'n> Loader<'n> {
                     members: Vec::new(),
                 }
             }
-            Err(e) => {
-                let what = if e.offset >= bytes.len() {
-                    format!("not valid JSON: {} (a torn or truncated line?)", e.what)
-                } else {
-                    format!("not valid JSON ({e})")
-                };
-                return self.skip(l.number, what);
-            }
+            Err(e) => return self.skip(l.number, e.line_problem(bytes.len())),
         };
         let utf8 = simdutf8::basic::from_utf8(&bytes[maybe_not_ascii]).is_ok();
         let read = self.entry(&obj, l.number, offset, utf8, non_object, quick_read);

@@ -328,9 +328,20 @@ fn scan_bytes_with(
             },
             (None, None) => match Object::parse_line(line) {
                 Ok(Some(o)) => o,
-                Ok(None) | Err(_) => {
+                // Worded as the other tools word it (session::load).
+                Ok(None) => {
                     if has_usage {
-                        warn(line_no(), "not a JSON object; skipped, as pi does");
+                        warn(
+                            line_no(),
+                            "valid JSON but not an object; skipped, as pi does",
+                        );
+                    }
+                    return;
+                }
+                Err(e) => {
+                    if has_usage {
+                        let what = e.line_problem(line.len());
+                        warn(line_no(), &format!("{what}; skipped, as pi does"));
                     }
                     return;
                 }
