@@ -7,6 +7,12 @@ fn conformance_with_pi() {
     assert!(cases.iter().any(|c| c.args.iter().any(|a| a == "--json")));
     assert!(cases.iter().any(|c| c.args.iter().any(|a| a == "--search")));
     check_each(&cases, 100, |c| {
+        // A search that finds nothing exits 1 (as grep; pi's /tree has no
+        // status): its row is still pi's.
+        let searched = c.args.iter().any(|a| a == "--search");
+        if searched && c.stdout.trim_end().ends_with("No entries found") {
+            return no_match_as_pi(c);
+        }
         // With --width, a row whose shown control characters made it
         // wider is cut earlier than pi's: compared up to them.
         let cut = c.args.iter().any(|a| a == "--width");
@@ -20,6 +26,22 @@ fn conformance_with_pi() {
             }
         })
     });
+}
+
+/// `c` (a search pi finds nothing for): exit 1, pi's row printed.
+fn no_match_as_pi(c: &Case) -> Result<(), String> {
+    let session = c.session.to_string_lossy().into_owned();
+    let mut args: Vec<&str> = c.args.iter().map(String::as_str).collect();
+    args.push(&session);
+    let o = run_conformance("pi-tree", &args, None);
+    let got = shown_as_pi_tree_shows(&stdout(&o));
+    match o.status.code() == Some(1) && got == shown_as_pi_tree_shows(&c.stdout) {
+        true => Ok(()),
+        false => Err(format!(
+            "pi-tree {args:?}: exit {:?}, {got:?}",
+            o.status.code()
+        )),
+    }
 }
 
 /// A row up to its first shown control character.
@@ -297,9 +319,27 @@ fn options() {
     assert_eq!(o.status.code(), Some(2));
     let o = run("pi-tree", &["--search", "ORPHAN missing", &s], None);
     assert_eq!(stdout(&o), "user: orphan: parent missing\n");
+    // A search that finds nothing exits 1, as grep (issue 35); the row
+    // says it as pi's /tree does. A blank search is none: exit 0.
     let o = run("pi-tree", &["--search", "no such words", &s], None);
-    assert!(o.status.success());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert_eq!(stdout(&o), "No entries found\n", "as pi's /tree says it");
+    for format in ["jsonl", "dot"] {
+        let o = run(
+            "pi-tree",
+            &["--search", "no such", "--format", format, &s],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(1), "{format}");
+        let o = run(
+            "pi-tree",
+            &["--search", "orphan", "--format", format, &s],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(0), "{format}");
+    }
+    let o = run("pi-tree", &["--search", "  ", &s], None);
+    assert_eq!(o.status.code(), Some(0));
     let o = run(
         "pi-tree",
         &["--search", "no such words", "--width", "9", &s],

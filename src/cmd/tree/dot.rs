@@ -14,8 +14,8 @@ use std::io::Write;
 
 impl View<'_> {
     /// The shown entries as a Graphviz digraph, each linked to its nearest
-    /// shown ancestor.
-    pub(super) fn write_dot(&self, opts: &Options, out: &mut impl Write) -> Result<()> {
+    /// shown ancestor; whether any entry is shown.
+    pub(super) fn write_dot(&self, opts: &Options, out: &mut impl Write) -> Result<bool> {
         let shown = self.display_positions(opts)?;
         let mut on = vec![false; self.s.entries.len()];
         for &k in &shown {
@@ -100,7 +100,8 @@ impl View<'_> {
             }
         }
         w.extend_from_slice(b"}\n");
-        out.bytes(&w)
+        out.bytes(&w)?;
+        Ok(!shown.is_empty())
     }
 
     /// The node of entry `i`, added to `w`.

@@ -12,8 +12,8 @@ use crate::render::{batches, write_id, write_str};
 use std::io::Write;
 
 impl View<'_> {
-    /// One JSON line per shown entry, in display order.
-    pub(super) fn write_jsonl(&self, opts: &Options, out: &mut impl Write) -> Result<()> {
+    /// One JSON line per shown entry, in display order; whether any is.
+    pub(super) fn write_jsonl(&self, opts: &Options, out: &mut impl Write) -> Result<bool> {
         let shown = self.display_positions(opts)?;
         let mut src = self.lines();
         batches::write_rows(
@@ -23,7 +23,8 @@ impl View<'_> {
             shown.len(),
             out,
             |v, buf, src| self.jsonl_row(buf, src, shown[v]),
-        )
+        )?;
+        Ok(!shown.is_empty())
     }
 
     /// The line of flat position `k`, added to `buf`.

@@ -54,7 +54,13 @@ Examples:
                                           a session by id prefix, coloured in less
 
 ",
-    crate::cli::help::help_leaf_tool_footer!()
+    // The leaf tools' footer, with --search's own exit status.
+    crate::cli::help::help_ref_leaf!(),
+    "\n\n",
+    crate::cli::help::help_max_line!(),
+    "\nExit status: 0 ok, 1 --search found nothing (as grep) or the data or request \
+cannot be honoured, 2 wrong usage.",
+    crate::cli::help::exact_to_pi!()
 );
 
 /// pi's /tree view of a session, from the shell.
@@ -83,7 +89,7 @@ pub struct Args {
     pub filter: Option<Filter>,
 
     /// Show only entries whose text holds every word (case-insensitive, as
-    /// typing in pi's /tree).
+    /// typing in pi's /tree); none does: exit 1, as grep.
     #[arg(long, value_name = "WORDS")]
     pub search: Option<String>,
 
@@ -151,8 +157,18 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         color: crate::cli::use_color(args.color),
         out_fd: ctx.out_fd(),
     };
-    render(&session, &opts, ctx.out(), log)?;
-    Ok(Exit::Ok)
+    let shown = render(&session, &opts, ctx.out(), log)?;
+    // As grep: a search that finds nothing exits 1 (a blank one is no
+    // search, as in pi).
+    let searched = args
+        .search
+        .as_deref()
+        .is_some_and(|q| !crate::json::js::string::trim(q).is_empty());
+    Ok(if searched {
+        Exit::Found(shown)
+    } else {
+        Exit::Ok
+    })
 }
 
 /// pi's `/tree` filter modes.
@@ -203,8 +219,9 @@ pub(crate) struct Options {
     pub out_fd: Option<i32>,
 }
 
-/// Run `pi-tree`; warnings go to `log`.
-pub(crate) fn render(s: &Session, opts: &Options, out: &mut impl Write, log: Log) -> Result<()> {
+/// Run `pi-tree`; warnings go to `log`. Whether any entry was shown
+/// (--json shows the whole tree, whatever the search).
+pub(crate) fn render(s: &Session, opts: &Options, out: &mut impl Write, log: Log) -> Result<bool> {
     let tree = Tree::build(s);
     problems::check_size(s, &tree)?;
     problems::report(s, &tree, log);
@@ -218,16 +235,19 @@ pub(crate) fn render(s: &Session, opts: &Options, out: &mut impl Write, log: Log
         #[cfg(unix)]
         if let (Some(fd), Some(file)) = (opts.out_fd, crate::render::lines::reopen(s)) {
             out.done()?;
-            return json::write_json_gathered(s, &tree, &file, fd, log);
+            json::write_json_gathered(s, &tree, &file, fd, log)?;
+            return Ok(true);
         }
-        return json::write_json(s, &tree, out, log);
+        json::write_json(s, &tree, out, log)?;
+        return Ok(true);
     }
     let view = View::new(s, tree, leaf)?;
-    match opts.format {
+    let shown = match opts.format {
         Format::Text => view.write_text(opts, out),
         Format::Jsonl => view.write_jsonl(opts, out),
         Format::Dot => view.write_dot(opts, out),
-        Format::Json => Ok(()),
+        Format::Json => Ok(true),
     }?;
-    out.done()
+    out.done()?;
+    Ok(shown)
 }

@@ -14,8 +14,8 @@ use crate::search::tree_text::{Seg, ACCENT, DIM, MUTED, WARNING};
 use std::io::Write;
 
 impl View<'_> {
-    /// The rows pi's /tree shows, as text.
-    pub(super) fn write_text(&self, opts: &Options, out: &mut impl Write) -> Result<()> {
+    /// The rows pi's /tree shows, as text; whether there is any.
+    pub(super) fn write_text(&self, opts: &Options, out: &mut impl Write) -> Result<bool> {
         if let Some(i) = self.no_message {
             return Err(Error::data(
                 &self.s.name,
@@ -31,7 +31,8 @@ impl View<'_> {
             let mut line = String::new();
             let msg: Seg = ("No entries found".into(), Some(MUTED));
             render_empty(&mut line, &msg, opts.width, opts.color);
-            return out.line(line.as_bytes());
+            out.line(line.as_bytes())?;
+            return Ok(false);
         }
         let mut src = self.lines();
         self.refused_rows(&mut *src, vis.iter().map(|&k| self.flat[k].0))?;
@@ -52,7 +53,8 @@ impl View<'_> {
                 buf.push(b'\n');
                 Ok(())
             },
-        )
+        )?;
+        Ok(true)
     }
 
     /// The row of entry `i` (its visual structure `vi`), added to `out`.
