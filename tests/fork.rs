@@ -152,6 +152,35 @@ fn before_hands_back_the_text_and_refuses_other_entries() {
     let o = run("pi-fork", &[f, "--before", "aaaa0002", "-o", "-"], None);
     assert_eq!(o.status.code(), Some(1));
     assert_stderr_has(&o, ":3: --before needs a user message");
+    // One wording for every entry that is not one (issue 35).
+    assert_stderr_has(&o, "; --at aaaa0002 forks at it\n");
+}
+
+/// `--before` on a compaction and on an assistant message: the same
+/// wording, with or without --in-place.
+#[test]
+fn before_errors_have_one_wording() {
+    let dir = TempDir::new("before-words");
+    let s = dir.write(
+        "s.jsonl",
+        &std::fs::read(repo().join("examples/s.jsonl")).unwrap(),
+    );
+    let s = s.to_str().unwrap();
+    for (id, what) in [
+        ("8f90a4bf", "compaction"),
+        ("e9d2e4fb", "message (not from the user)"),
+    ] {
+        for extra in [&["-o", "-"][..], &["--in-place"][..]] {
+            let mut args = vec![s, "--before", id];
+            args.extend_from_slice(extra);
+            let o = run("pi-fork", &args, None);
+            assert_eq!(o.status.code(), Some(1));
+            assert_stderr_has(
+                &o,
+                &format!("; entry {id} is {what}; --at {id} forks at it\n"),
+            );
+        }
+    }
 }
 
 #[test]

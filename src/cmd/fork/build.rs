@@ -324,24 +324,26 @@ pub(crate) fn before(s: &Session, i: usize, allow_custom: bool) -> Result<(Optio
     Ok((parent, text))
 }
 
+/// One wording whatever the entry is (issue 35): what it is, and the
+/// --at that forks at it.
 fn not_a_user_message(s: &Session, i: usize, allow_custom: bool) -> Error {
     let e = &s.entries[i];
+    let id = s.entries.id_string(i);
     Error::data(
         &s.name,
         Some(e.line()),
         format!(
-            "--before needs a user message{}; entry {} is {}{}",
+            "--before needs a user message{}; entry {id} is {}{}; --at {id} forks at it",
             if allow_custom {
                 " or a custom message"
             } else {
                 ""
             },
-            s.entries.id_string(i),
             s.type_name(i),
             if e.ty() == EntryType::Message {
-                " (not from the user); use --at to keep it"
+                " (not from the user)"
             } else {
-                "; use --at"
+                ""
             }
         ),
     )
