@@ -598,3 +598,32 @@ fn a_cycle_after_many_leaves_stops_at_its_leaf() {
         "{err}"
     );
 }
+
+/// The REF left out (`--leaf s.jsonl`, the session then read from an empty
+/// stdin): the error says the REF is a file, in every tool that takes one
+/// (issue 35; pi-fork needs a SESSION, so clap says it is missing).
+#[test]
+fn a_forgotten_ref_that_is_a_file_is_named() {
+    let dir = TempDir::new("forgotten-ref");
+    let f = dir.write("s.jsonl", b"{}\n");
+    let f = f.to_str().unwrap();
+    let eq = format!("--leaf={f}");
+    let cases: [(&str, Vec<&str>, &str); 5] = [
+        ("pi-path", vec!["--leaf", f], "--leaf"),
+        ("pi-tree", vec!["--at", f], "--at"),
+        ("pi-tree", vec![&eq], "--leaf"),
+        ("pi-convert", vec!["--leaf", f], "--leaf"),
+        ("pi-path", vec!["--format", "ids", "--at", f], "--at"),
+    ];
+    for (tool, args, opt) in cases {
+        let o = run(tool, &args, Some(b""));
+        assert_eq!(o.status.code(), Some(2), "{tool} {args:?}");
+        assert_stderr_has(
+            &o,
+            &format!("{opt} {f}: that is a file; give the REF before it: {opt} REF {f}\n"),
+        );
+    }
+    // A REF that is no file: the empty input is said as before.
+    let o = run("pi-path", &["--leaf", "nofile.jsonl"], Some(b""));
+    assert_stderr_has(&o, "<stdin>: empty input");
+}

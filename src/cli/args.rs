@@ -52,9 +52,33 @@ impl SessionArgs {
 
     /// [`SessionArgs::open`] with other read options.
     pub fn open_with(&self, ctx: &Ctx, opts: ReadOptions) -> Result<Session> {
-        let s = Session::open(self.input()?, opts)?;
+        let s = Session::open(self.input()?, opts).map_err(|e| self.forgotten_ref(e))?;
         ctx.log.warn_all(&s.warnings);
         Ok(s)
+    }
+
+    /// `e`, or, when no SESSION was given and standard input is a terminal
+    /// or empty, the REF option whose value is a file: the REF was left out
+    /// (`--leaf s.jsonl`), and "empty input" would not say so.
+    pub(crate) fn forgotten_ref(&self, e: crate::error::Error) -> crate::error::Error {
+        let no_input =
+            e.kind == crate::error::ErrorKind::Usage || e.diag.message.starts_with("empty input");
+        match no_input {
+            true => self.forgotten_ref_error().unwrap_or(e),
+            false => e,
+        }
+    }
+
+    /// With no SESSION given, the error that says a REF option's value is
+    /// a file (None: none is).
+    pub(crate) fn forgotten_ref_error(&self) -> Option<crate::error::Error> {
+        if self.session.is_some() {
+            return None;
+        }
+        let (opt, file) = ref_that_is_a_file(std::env::args_os().skip(1))?;
+        Some(crate::error::Error::usage(format!(
+            "{opt} {file}: that is a file; give the REF before it: {opt} REF {file}"
+        )))
     }
 
     /// What SESSION names: a file, stdin, or the file a session-id prefix
@@ -62,6 +86,33 @@ impl SessionArgs {
     pub fn input(&self) -> Result<crate::session::Input> {
         crate::store::resolve_session(self.session.as_deref(), self.session_dir.as_deref())
     }
+}
+
+/// The options that take a REF, in every tool that reads one session.
+const REF_OPTIONS: [&str; 3] = ["--leaf", "--at", "--before"];
+
+/// The first REF option in `args` whose value names an existing file:
+/// the option and its value (made printable).
+fn ref_that_is_a_file(args: impl Iterator<Item = std::ffi::OsString>) -> Option<(String, String)> {
+    let args: Vec<String> = args.map(|a| crate::name::kept(&a).into_owned()).collect();
+    let is_file = |v: &str| crate::name::path_of_kept(v).is_file();
+    let shown = |v: &str| crate::error::escape_name(v).into_owned();
+    for (k, a) in args.iter().enumerate() {
+        if a == "--" {
+            break;
+        }
+        for opt in REF_OPTIONS {
+            let value = match a.strip_prefix(opt) {
+                Some("") => args.get(k + 1).map(String::as_str),
+                Some(v) => v.strip_prefix('='),
+                None => None,
+            };
+            if let Some(v) = value.filter(|v| is_file(v)) {
+                return Some((opt.to_string(), shown(v)));
+            }
+        }
+    }
+    None
 }
 
 /// How a tool over many sessions selects them, beside its own SESSION

@@ -79,7 +79,16 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let input = args.input.input()?;
     let name = input.display_name();
     let data = match input {
-        Input::Stdin => Data::Bytes(crate::session::read_stdin(&name)?),
+        Input::Stdin => {
+            let b = crate::session::read_stdin(&name).map_err(|e| args.input.forgotten_ref(e))?;
+            // Nothing to read and a REF option naming a file: the REF was left out.
+            if b.iter().all(u8::is_ascii_whitespace) {
+                if let Some(e) = args.input.forgotten_ref_error() {
+                    return Err(e);
+                }
+            }
+            Data::Bytes(b)
+        }
         Input::File(p) => {
             if p.is_dir() {
                 return Err(Error::request(

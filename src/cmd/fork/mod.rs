@@ -167,7 +167,7 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         in_place(args, input, opts, ctx)?;
         return Ok(Exit::Ok);
     }
-    let s = Session::open(input, opts)?;
+    let s = Session::open(input, opts).map_err(|e| args.input.forgotten_ref(e))?;
     ctx.log.warn_all(&s.warnings);
     let log = ctx.log;
     let out = ctx.out();
