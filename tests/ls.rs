@@ -615,3 +615,44 @@ fn listall_orders_files_by_the_whole_mtime() {
         .collect();
     assert_eq!(ids, ["aaaaaaaa-1", "bbbbbbbb-1"]);
 }
+
+/// `--session-dir DIR` holding only sessions of other projects lists
+/// nothing, and says why (issue 35): a note when nothing is listed, the
+/// count in -v's summary; -q silences the note.
+#[test]
+fn sessions_of_other_projects_are_counted_not_hidden() {
+    let t = TempDir::new("ls-others");
+    let store = t.path().join("store");
+    std::fs::create_dir_all(&store).unwrap();
+    bare_session(
+        &store.join("a.jsonl"),
+        "aaaa0001",
+        "2026-03-01T10:00:00.000Z",
+    );
+    bare_session(
+        &store.join("b.jsonl"),
+        "bbbb0001",
+        "2026-03-01T11:00:00.000Z",
+    );
+    let agent = t.path().join("agent");
+    let o = ls_in(&store, &agent, &["--session-dir", "."]);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o), "");
+    assert_eq!(
+        stderr(&o),
+        "pi-ls: 2 sessions of other projects; --all lists them\n"
+    );
+    let o = ls_in(&store, &agent, &["--session-dir", ".", "-v"]);
+    let err = stderr(&o);
+    assert!(err.contains("0 listed (0 sessions, 0 files"), "{err}");
+    assert!(
+        err.trim_end()
+            .ends_with(" ms; 2 sessions of other projects; --all lists them"),
+        "{err}"
+    );
+    let o = ls_in(&store, &agent, &["--session-dir", ".", "-q"]);
+    assert_eq!(stderr(&o), "");
+    let o = ls_in(&store, &agent, &["--session-dir", ".", "--all"]);
+    assert_eq!(stdout(&o).lines().count(), 2);
+    assert_eq!(stderr(&o), "");
+}

@@ -24,13 +24,16 @@ pub struct ListRequest<'a> {
     pub cache: bool,
 }
 
-/// The sessions pi lists, in pi's order. A directory that cannot be read
-/// is handed to `warn`, each file pi does not list to `skipped`, as found.
+/// The sessions pi lists, in pi's order, and how many sessions of other
+/// projects were left out (without `--all`, a `--session-dir` holding
+/// them: pi-ls says so rather than list nothing without a word). A
+/// directory that cannot be read is handed to `warn`, each file pi does
+/// not list to `skipped`, as found.
 pub fn list(
     req: &ListRequest<'_>,
     warn: &mut dyn FnMut(Diagnostic),
     skipped: &mut dyn FnMut(Skip),
-) -> Vec<Info> {
+) -> (Vec<Info>, usize) {
     let session_dir = req
         .session_dir
         .map(Path::to_path_buf)
@@ -88,6 +91,7 @@ pub fn list(
             .zip(&infos)
             .map(|(c, i)| (c.path.as_path(), c.meta.as_ref(), i)),
     );
+    let read = infos.len();
     if filter_cwd {
         let want = resolved_cwd.to_string_lossy().into_owned();
         infos.retain(|i| {
@@ -95,8 +99,9 @@ pub fn list(
             !c.is_empty() && store::resolve_path_str(&c) == want
         });
     }
+    let others = read - infos.len();
     sort_infos(&mut infos);
-    infos
+    (infos, others)
 }
 
 /// pi's `normalizePath(dir)`: `~` expanded, the text otherwise as given.

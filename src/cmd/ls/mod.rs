@@ -229,7 +229,7 @@ pub(crate) fn print(req: &Request, out: &mut impl Write) -> Result<bool> {
         session_dir: req.session_dir.as_deref(),
         cache: req.cache,
     };
-    let infos = store::list(&listing, &mut |d| log.warn(&d), &mut |s| {
+    let (infos, others) = store::list(&listing, &mut |d| log.warn(&d), &mut |s| {
         skipped += 1;
         let line = s.line.filter(|_| req.verbose);
         let why = format!("{}; not listed", s.reason);
@@ -269,13 +269,27 @@ pub(crate) fn print(req: &Request, out: &mut impl Write) -> Result<bool> {
         Format::Text => text::write_text(req, &infos, &longs, out)?,
     }
     out.done()?;
+    // Sessions of other projects are not listed without --all: said with
+    // -v, and when nothing is listed (an empty listing would read as an
+    // empty directory).
+    let elsewhere = format!(
+        "{others} session{} of other projects; --all lists them",
+        if others == 1 { "" } else { "s" }
+    );
     if req.verbose {
         log.note(format!(
-            "{} listed ({total} sessions, {} files not sessions or unreadable) in {:.0} ms",
+            "{} listed ({total} sessions, {} files not sessions or unreadable) in {:.0} ms{}",
             infos.len(),
             skipped,
-            t0.elapsed().as_secs_f64() * 1000.0
+            t0.elapsed().as_secs_f64() * 1000.0,
+            if others > 0 {
+                format!("; {elsewhere}")
+            } else {
+                String::new()
+            },
         ));
+    } else if others > 0 && infos.is_empty() {
+        log.note(elsewhere);
     }
     Ok(!infos.is_empty())
 }
