@@ -162,7 +162,7 @@ fn wait_for_a_writer(_: &File) -> io::Result<()> {
 
 /// All of `r`, None when it holds more than `limit` bytes (no more than
 /// one byte past the limit is read).
-fn read_bounded(r: impl Read, limit: u64) -> io::Result<Option<Vec<u8>>> {
+pub(crate) fn read_bounded(r: impl Read, limit: u64) -> io::Result<Option<Vec<u8>>> {
     let mut b = Vec::new();
     r.take(limit.saturating_add(1)).read_to_end(&mut b)?;
     Ok((b.len() as u64 <= limit).then_some(b))

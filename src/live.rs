@@ -408,17 +408,11 @@ fn could_write(uid: u32, file: &Path) -> bool {
 /// At most `limit` bytes of `path` (a `/proc` file or a settings file); an
 /// error when it holds more.
 fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
     let f = crate::io::open_no_wait(path)?;
     if !f.metadata()?.is_file() {
         return Err(std::io::ErrorKind::InvalidInput.into());
     }
-    let mut b = Vec::new();
-    f.take(limit + 1).read_to_end(&mut b)?;
-    if b.len() as u64 > limit {
-        return Err(std::io::ErrorKind::InvalidData.into());
-    }
-    Ok(b)
+    crate::io::read_bounded(f, limit)?.ok_or_else(|| std::io::ErrorKind::InvalidData.into())
 }
 
 #[cfg(test)]
