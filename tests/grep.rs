@@ -662,12 +662,12 @@ fn many_files_in_parallel_keep_their_order() {
     assert_eq!(grep_out(t.path(), &["-j", "8", "-c", "refused", "."]), want);
 }
 
-/// The examples of the README's pi-grep section, in a project whose
+/// The examples of docs/tools.md's pi-grep section, in a project whose
 /// session directory holds the test session.
 #[test]
 fn readme_examples_run() {
     let t = setup("grep-readme");
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(repo().join("docs/tools.md")).unwrap();
     let start = readme.find("## pi-grep:").expect("a pi-grep section");
     let section = &readme[start..];
     let block = section

@@ -1,5 +1,5 @@
 //! Hostile inputs: every tool that reads sessions, on every input in the
-//! table in README.md. Each run has a time limit ("hang"), must
+//! table in docs/robustness.md. Each run has a time limit ("hang"), must
 //! not panic or die of a signal, must exit with the status the table states
 //! (the table is parsed here, so it cannot go stale), must name FILE:LINE in
 //! stderr when the problem sits on a line, and a writing tool that fails must
@@ -47,7 +47,7 @@ const COLUMNS: &[&str] = &[
 ];
 
 /// The tools that read the session store (its files found by walking a
-/// directory, or named): they are not in the README's table, and are held
+/// directory, or named): they are not in the table, and are held
 /// to the rules every tool keeps rather than to a cell each (see
 /// [`check_store_case`]). Each runs on FILE named, or on a store whose one
 /// session is FILE (`PI_CODING_AGENT_DIR` a directory of the test's own:
@@ -151,7 +151,7 @@ fn run_timed(tool: &str, args: &[String], timeout: Duration) -> Ran {
 }
 
 // ---------------------------------------------------------------------------
-// The table in README.md (between the hostile-table markers)
+// The table in docs/robustness.md (between the hostile-table markers)
 
 /// What a cell states: the exit status, or None for "not run" (`—`).
 type Table = BTreeMap<String, BTreeMap<String, Option<i32>>>;
@@ -165,7 +165,7 @@ fn parse_table(text: &str) -> Table {
             l.split(" | ").map(|c| c.trim().to_string()).collect()
         })
         .collect();
-    assert!(rows.len() > 2, "README.md has no hostile-input table");
+    assert!(rows.len() > 2, "{TABLE_DOC} has no hostile-input table");
     let head = &rows[0];
     let cols: Vec<String> = head[1..]
         .iter()
@@ -212,15 +212,18 @@ fn parse_table(text: &str) -> Table {
     table
 }
 
+/// Where the table is: the reference on robustness, not the README.
+const TABLE_DOC: &str = "docs/robustness.md";
+
 fn load_table() -> Table {
-    let readme = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
-    let start = readme
+    let doc = std::fs::read_to_string(repo().join(TABLE_DOC)).expect(TABLE_DOC);
+    let start = doc
         .find("<!-- hostile-table:start")
-        .expect("README.md has no hostile-table:start marker");
-    let end = readme
+        .unwrap_or_else(|| panic!("{TABLE_DOC} has no hostile-table:start marker"));
+    let end = doc
         .find("<!-- hostile-table:end -->")
-        .expect("README.md has no hostile-table:end marker");
-    parse_table(&readme[start..end])
+        .unwrap_or_else(|| panic!("{TABLE_DOC} has no hostile-table:end marker"));
+    parse_table(&doc[start..end])
 }
 
 // ---------------------------------------------------------------------------
@@ -625,9 +628,9 @@ fn table_lists_every_input() {
     assert_eq!(rows, want);
 }
 
-/// Rows of the README table that pi 1.6.0 changed and whose expectations
-/// live in their own test below until the README row is rewritten: the
-/// README text of these rows is stale, not this test.
+/// Rows of the table that pi 1.6.0 changed and whose expectations
+/// live in their own test below until the row is rewritten: the
+/// text of these rows is stale, not this test.
 const PI16_OVERRIDES: &[&str] = &[];
 
 /// pi 1.6 parses each line as it stands, so a header after a UTF-8 byte
@@ -721,7 +724,7 @@ fn hostile_inputs_big() {
     run_cases(true);
 }
 
-/// Every binary is a column (of the README's table or of the store
+/// Every binary is a column (of the table or of the store
 /// columns), or named in [`NOT_IN_THE_TABLE`] with the reason.
 #[test]
 fn every_binary_is_in_the_hostile_matrix() {

@@ -1,20 +1,20 @@
-//! The README is a test (issue 22): every shell line of its ```sh blocks, and
-//! every example in every tool's --help, runs with bash in a fresh copy of
-//! examples/, with the built binaries first on PATH, and must exit 0 (or the
-//! status its comment names: `# ... exit 1 ...`) and, where it prints, print
-//! something.
+//! The documentation is a test (issue 22): every shell line of the ```sh
+//! blocks of README.md and of every docs/*.md, and every example in every
+//! tool's --help, runs with bash in a fresh copy of examples/, with the
+//! built binaries first on PATH, and must exit 0 (or the status its comment
+//! names: `# ... exit 1 ...`) and, where it prints, print something.
 //!
-//! Not run: blocks fenced as ```sh install (installing the tools, their man
-//! pages and completions: the `pi-...` command after the install's `&&` is
-//! run) and ```sh dev (the project's own test, fuzz, bench and generator
-//! commands). A line that names `jq`, `dot` or `less` is skipped, with a
-//! notice, only when that program is not installed (.ci/run installs them).
+//! Not run: blocks fenced as ```sh install (installing the tools and their
+//! completions: the `pi-...` command after the install's `&&` is run) and
+//! ```sh dev (the project's own test, fuzz, bench and generator commands). A
+//! line that names `jq`, `dot` or `less` is skipped, with a notice, only
+//! when that program is not installed (.ci/run installs them).
 //!
-//! The README's lines run in order in one bash, as a reader would type them:
-//! its first example line makes the copy (`d=$(mktemp -d) && cp -r
-//! examples/. "$d" && cd "$d" && . ./env.sh`), and each line sees what the
-//! lines before it wrote. Each tool's --help examples run likewise in a copy
-//! of their own, after `. ./env.sh`.
+//! Each document's lines run in order in one bash of its own, as a reader
+//! would type them: its first example line makes the copy (`d=$(mktemp -d)
+//! && cp -r examples/. "$d" && cd "$d" && . ./env.sh`), and each line sees
+//! what the lines before it wrote. Each tool's --help examples run likewise
+//! in a copy of their own, after `. ./env.sh`.
 
 use crate::common::{bin, path_with_tools, repo, run_with, run_within, tools, TempDir};
 use std::fmt::Write as _;
@@ -183,9 +183,22 @@ fn split_comment(c: &str) -> Option<String> {
     None
 }
 
-/// The README's examples, and the install lines' `pi-...` tails.
-fn readme_examples() -> (Vec<Example>, Vec<Example>, usize) {
-    let text = std::fs::read_to_string(repo().join("README.md")).unwrap();
+/// The documents whose examples run: README.md, then docs/*.md by name.
+fn documents() -> Vec<String> {
+    let mut docs: Vec<String> = std::fs::read_dir(repo().join("docs"))
+        .expect("docs/")
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .map(|n| format!("docs/{n}"))
+        .collect();
+    docs.sort();
+    docs.insert(0, "README.md".to_string());
+    docs
+}
+
+/// A document's examples, and the install lines' `pi-...` tails.
+fn doc_examples(doc: &str) -> (Vec<Example>, Vec<Example>, usize) {
+    let text = std::fs::read_to_string(repo().join(doc)).unwrap();
     let (mut examples, mut install, mut skipped) = (Vec::new(), Vec::new(), 0);
     let mut block: Option<(String, Vec<(usize, &str)>)> = None;
     for (i, line) in text.lines().enumerate() {
@@ -200,12 +213,13 @@ fn readme_examples() -> (Vec<Example>, Vec<Example>, usize) {
             Some((info, lines)) => {
                 if t.starts_with("```") {
                     match info.as_str() {
-                        "sh" => examples.extend(shell_lines(lines, "README.md")),
+                        "sh" => examples.extend(shell_lines(lines, doc)),
                         "sh install" => {
-                            for e in shell_lines(lines, "README.md") {
+                            for e in shell_lines(lines, doc) {
                                 let tail = e.command.rsplit(" && ").next().unwrap_or("");
-                                if e.command.starts_with("cargo install") && tail.starts_with("pi-")
-                                {
+                                let installs = e.command.starts_with("cargo install")
+                                    || e.command.starts_with("./install.sh");
+                                if installs && tail.starts_with("pi-") {
                                     install.push(Example {
                                         command: tail.to_string(),
                                         ..e
@@ -215,10 +229,10 @@ fn readme_examples() -> (Vec<Example>, Vec<Example>, usize) {
                                 }
                             }
                         }
-                        "sh dev" => skipped += shell_lines(lines, "README.md").len(),
+                        "sh dev" => skipped += shell_lines(lines, doc).len(),
                         other => assert!(
                             !other.starts_with("sh") && other != "bash" && other != "shell",
-                            "README.md:{n}: a shell block must be fenced as ```sh, ```sh install or ```sh dev, not ```{other}"
+                            "{doc}:{n}: a shell block must be fenced as ```sh, ```sh install or ```sh dev, not ```{other}"
                         ),
                     }
                     block = None;
@@ -400,21 +414,37 @@ fn report(problems: Vec<String>, count: usize) {
 
 #[test]
 fn every_readme_example_runs() {
-    let (examples, install, skipped) = readme_examples();
+    let (mut problems, mut count) = (Vec::new(), 0);
+    for doc in documents() {
+        let (examples, install, skipped) = doc_examples(&doc);
+        println!(
+            "{doc}: {} example lines, {} after an install, {skipped} install and dev lines not run",
+            examples.len(),
+            install.len()
+        );
+        // The install lines' examples run from the repository's root (where
+        // examples/ is), before the document's own first line makes a copy.
+        let all: Vec<Example> = install.iter().chain(&examples).cloned().collect();
+        count += all.len();
+        problems.extend(run_suite(&doc.replace('/', "-"), "", &all));
+    }
+    assert!(count > 80, "only {count} examples in README.md and docs/");
+    report(problems, count);
+}
+
+/// The README's first screen: a first command whose output a person reads,
+/// and the two commands a fresh machine needs (install and run, test).
+#[test]
+fn readme_first_screen() {
+    let text = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let first: String = text.lines().take(45).collect::<Vec<_>>().join("\n");
     assert!(
-        examples.len() > 80,
-        "only {} README examples",
-        examples.len()
+        first.contains("./install.sh && pi-tree examples/s.jsonl"),
+        "{first}"
     );
-    println!(
-        "{} README example lines, {} after an install, {skipped} install and dev lines not run",
-        examples.len(),
-        install.len()
-    );
-    // The install lines' examples run from the repository's root (where
-    // examples/ is), before the README's own first line makes a copy.
-    let all: Vec<Example> = install.iter().chain(&examples).cloned().collect();
-    report(run_suite("readme", "", &all), all.len());
+    assert!(first.contains("cargo test --locked"), "{first}");
+    assert!(text.lines().count() < 400, "README.md is over 400 lines");
+    assert!(!text.contains("Before issue"), "history in README.md");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! that each tool's text is one `concat!` constant (clap takes `&'static str`).
 
 /// The pi release every tool is exact to (`@earendil-works/pi-coding-agent`).
-/// To follow a newer one, see the README's Development section.
+/// To follow a newer one, see docs/development.md.
 macro_rules! pi_release {
     () => {
         "1.6.0"
