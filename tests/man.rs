@@ -49,3 +49,97 @@ fn man_pages_are_current() {
         assert_eq!(o.status.code(), Some(2), "{tool} --generate bogus");
     }
 }
+
+/// Issue 35.1: the pages read as coreutils' and ripgrep's do: rendered by
+/// groff (or man), each has the usual sections and no EXTRA, its synopsis
+/// shows option values (`[--at REF]`), and its help's examples are kept
+/// verbatim (the first one with its column of spaces). Skipped when neither
+/// groff nor man is installed.
+#[test]
+fn man_pages_read() {
+    let render = |page: &std::path::Path| -> Option<String> {
+        let groff = std::process::Command::new("groff")
+            .args(["-man", "-Tascii", "-P-cbou", "-rLL=200n"])
+            .arg(page)
+            .output();
+        if let Ok(o) = groff {
+            if o.status.success() {
+                return Some(String::from_utf8_lossy(&o.stdout).into_owned());
+            }
+        }
+        let o = std::process::Command::new("man")
+            .arg("-l")
+            .arg(page)
+            .env("MANWIDTH", "200")
+            .env("MANPAGER", "cat")
+            .env("LC_ALL", "C")
+            .output()
+            .ok()?;
+        o.status.success().then(|| {
+            // man may still overstrike for bold: drop "X\bX" pairs.
+            let s = String::from_utf8_lossy(&o.stdout);
+            let mut out = String::new();
+            for c in s.chars() {
+                if c == '\u{8}' {
+                    out.pop();
+                } else {
+                    out.push(c);
+                }
+            }
+            out
+        })
+    };
+    let dir = TempDir::new("man-read");
+    for tool in tools() {
+        let o = run(&tool, &["--generate", "man"], None);
+        let page = dir.0.join(format!("{tool}.1"));
+        std::fs::write(&page, &o.stdout).unwrap();
+        let Some(text) = render(&page) else {
+            println!("SKIPPED: neither groff nor man renders {tool}'s page here");
+            return;
+        };
+        for section in [
+            "NAME",
+            "SYNOPSIS",
+            "DESCRIPTION",
+            "OPTIONS",
+            "EXAMPLES",
+            "EXIT STATUS",
+            "ENVIRONMENT",
+            "FILES",
+            "SEE ALSO",
+        ] {
+            assert!(
+                text.lines().any(|l| l == section),
+                "{tool}: no {section} section:\n{text}"
+            );
+        }
+        assert!(!text.contains("\nEXTRA"), "{tool}: an EXTRA section");
+        // The first example of --help, as --help prints it (two spaces in).
+        let help = String::from_utf8(run(&tool, &["--help"], None).stdout).unwrap();
+        let first = help
+            .lines()
+            .skip_while(|l| l.trim() != "Examples:")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{tool} --help: no examples"));
+        assert!(
+            text.lines().any(|l| l.trim_start() == first.trim_start()),
+            "{tool}: the example {first:?} is not verbatim in:\n{text}"
+        );
+        let others = tools().into_iter().filter(|t| *t != tool).count();
+        // The section's first paragraph (not the page's footer, `PI-X(1)`).
+        let see_also = text.split("\nSEE ALSO\n").nth(1).unwrap_or("");
+        let see_also = see_also.split("\n\n").next().unwrap_or("");
+        assert_eq!(
+            see_also.matches("(1)").count(),
+            others,
+            "{tool}: SEE ALSO names the other tools: {see_also}"
+        );
+    }
+    let fork = render(&dir.0.join("pi-fork.1")).unwrap();
+    let synopsis = fork.split("SYNOPSIS").nth(1).unwrap();
+    assert!(synopsis.contains("{--at REF | --before REF"), "{synopsis}");
+    assert!(synopsis.contains("[-o|--output FILE]"), "{synopsis}");
+    let ls = render(&dir.0.join("pi-ls.1")).unwrap();
+    assert!(ls.contains("PI_SESSION_TOOLS_CACHE_DIR"), "{ls}");
+}

@@ -5,6 +5,7 @@
 mod args;
 mod ctx;
 pub mod help;
+mod man;
 
 pub use crate::io::Out;
 pub(crate) use args::name_arg;
@@ -225,10 +226,9 @@ pub fn generate<A: Tool>(tool: &str, kind: &str, out: &mut impl Write) -> Result
     out.write_all(&buf).map_err(Error::output)
 }
 
-/// Render the man page of a clap command.
+/// Render the man page of a clap command ([`man::render`]).
 fn write_man_page<A: Tool>(out: &mut impl Write) -> io::Result<()> {
-    let cmd = command::<A>();
-    clap_mangen::Man::new(cmd).render(out)
+    out.write_all(man::render(command::<A>()).as_bytes())
 }
 
 /// `impl Tool for Args` for a tool whose `run(&Args, &mut Ctx)` is its
