@@ -61,7 +61,7 @@ if load > 1.0:
     print(f"- the machine was not idle (load average {load:.2f} on {machine.get('nproc')} cores at the start), so")
     print("  absolute times are pessimistic; each ratio compares commands measured one after the")
     print("  other in the same minutes")
-print(f"- {machine.get('rustc')}; node {machine.get('node')}; {machine.get('jq')}; {machine.get('hyperfine')}; {machine.get('date')}\n")
+print(f"- {machine.get('rustc')}; node {machine.get('node')}; pi {machine.get('pi')}; {machine.get('jq')}; {machine.get('hyperfine')}; {machine.get('date')}\n")
 
 sizes = [s for s in ["S", "M", "L"] if os.path.exists(os.path.join(data, f"{s}.jsonl"))]
 ops = [("path", "pi-path", "pi-path /", "path "), ("messages", "pi-path --format messages", "--format messages", "messages "),

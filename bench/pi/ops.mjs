@@ -6,7 +6,7 @@
 //   convert FILE         convertToLlm(buildSessionContext().messages), JSON lines
 //   label FILE ID NAME   appendLabelChange(ID, NAME) (appends to FILE)
 //   migrate DIR          SessionManager.open on every *.jsonl (migrate-on-open rewrites v1/v2 files)
-import { SessionManager, convertToLlm } from "@mariozechner/pi-coding-agent";
+import { SessionManager, convertToLlm } from "@earendil-works/pi-coding-agent";
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 
