@@ -398,7 +398,7 @@ fn files(out: &mut String, cmd: &Command) {
     if has(cmd, "no_cache") {
         files.push((
             "~/.cache/pi-session-tools/",
-            "the cache ($PI_SESSION_TOOLS_CACHE_DIR, else $XDG_CACHE_HOME/pi-session-tools): what each session file held, for the next run.",
+            "the cache ($PI_SESSION_TOOLS_CACHE_DIR, else $XDG_CACHE_HOME/pi-session-tools): what each session file held, for the next run; at most 64 files, the least recently used removed first.",
         ));
     }
     if has(cmd, "force") {

@@ -239,7 +239,54 @@ fn write_atomically(
         write(&mut w)?;
         w.flush()?;
     }
-    t.commit_rename()
+    t.commit_rename()?;
+    evict(dir);
+    Ok(())
+}
+
+/// At most this many cache files are kept in the cache directory: one per
+/// directory ever listed would otherwise grow without bound.
+pub const MAX_CACHE_FILES: usize = 64;
+
+/// Remove the least recently used cache files of `dir` beyond
+/// [`MAX_CACHE_FILES`]. Used means read or written: reading a cache sets
+/// its access time ([`Entries::of_file`]), writing makes a new file. Only files named as caches
+/// are (`<kind>-<16 hex digits>.bin`); a file another run removes first is
+/// skipped, and one being read stays readable until closed.
+fn evict(dir: &Path) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = rd
+        .flatten()
+        .filter(|e| is_cache_name(&e.file_name()))
+        .filter_map(|e| {
+            let m = e.metadata().ok().filter(|m| m.is_file())?;
+            let used = m.accessed().ok()?.max(m.modified().ok()?);
+            Some((used, e.path()))
+        })
+        .collect();
+    if files.len() <= MAX_CACHE_FILES {
+        return;
+    }
+    files.sort();
+    let extra = files.len() - MAX_CACHE_FILES;
+    for (_, p) in files.into_iter().take(extra) {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+/// Whether a file name is one [`cache_file`] makes.
+fn is_cache_name(name: &std::ffi::OsStr) -> bool {
+    let Some(n) = name.to_str().and_then(|n| n.strip_suffix(".bin")) else {
+        return false;
+    };
+    n.rsplit_once('-').is_some_and(|(kind, hash)| {
+        !kind.is_empty()
+            && kind.bytes().all(|b| b.is_ascii_lowercase())
+            && hash.len() == 16
+            && hash.bytes().all(|b| b.is_ascii_hexdigit())
+    })
 }
 
 /// The entries of a cache file in the order they were written, read a
@@ -271,6 +318,11 @@ impl Entries {
 
     fn of_file<V: Cached>(file: &Path) -> Option<Entries> {
         let f = open_regular(file)?;
+        // Used now: eviction removes the least recently used first. The
+        // access time says so (the modification time says when it was
+        // written), set here whatever the mount's atime policy.
+        let now = std::fs::FileTimes::new().set_accessed(std::time::SystemTime::now());
+        let _ = f.set_times(now);
         let left = f.metadata().ok()?.len();
         let mut e = Entries {
             f,
@@ -377,6 +429,8 @@ fn open_regular(file: &Path) -> Option<std::fs::File> {
 /// [`CacheWriter::commit`] renames over the cache; dropped, it is removed).
 pub struct CacheWriter {
     t: crate::write::TempFile,
+    /// The cache directory, for [`evict`] after the commit.
+    dir: PathBuf,
     w: std::io::BufWriter<std::fs::File>,
     out: Vec<u8>,
     failed: bool,
@@ -394,6 +448,7 @@ impl CacheWriter {
         w.write_all(&magic::<V>()).ok()?;
         Some(CacheWriter {
             t,
+            dir: dir.to_path_buf(),
             w,
             out: Vec::new(),
             failed: false,
@@ -412,11 +467,17 @@ impl CacheWriter {
     pub fn commit(self) {
         use std::io::Write;
         let CacheWriter {
-            t, mut w, failed, ..
+            t,
+            dir,
+            mut w,
+            failed,
+            ..
         } = self;
         if !failed && w.flush().is_ok() {
             drop(w);
-            let _ = t.commit_rename();
+            if t.commit_rename().is_ok() {
+                evict(&dir);
+            }
         }
     }
 }
