@@ -143,3 +143,47 @@ fn man_pages_read() {
     let ls = render(&dir.0.join("pi-ls.1")).unwrap();
     assert!(ls.contains("PI_SESSION_TOOLS_CACHE_DIR"), "{ls}");
 }
+
+/// Issue 35.1: install.sh puts the pages under the prefix's share/man/man1,
+/// where man finds them when PREFIX/bin is on PATH, and says what to add
+/// when it is not (`--man-only`: the tools already in PREFIX/bin, no build).
+#[test]
+fn install_sh_installs_pages_man_finds() {
+    let t = TempDir::new("install-sh");
+    let prefix = t.0.join("prefix");
+    std::fs::create_dir_all(prefix.join("bin")).unwrap();
+    for tool in tools() {
+        std::os::unix::fs::symlink(bin(&tool), prefix.join("bin").join(&tool)).unwrap();
+    }
+    let install = |path: &str| {
+        let o = std::process::Command::new(repo().join("install.sh"))
+            .arg("--man-only")
+            .arg(&prefix)
+            .env("PATH", path)
+            .env_remove("MANPATH")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let system = std::env::var("PATH").unwrap_or_default();
+    let said = install(&system);
+    for tool in tools() {
+        let page = prefix.join(format!("share/man/man1/{tool}.1"));
+        let want = run(&tool, &["--generate", "man"], None).stdout;
+        assert_eq!(std::fs::read(&page).ok(), Some(want), "{tool}.1");
+    }
+    let has_man = std::process::Command::new("man")
+        .arg("-w")
+        .arg("man")
+        .output()
+        .is_ok();
+    if !has_man {
+        println!("SKIPPED: no man program; install.sh said: {said}");
+        return;
+    }
+    assert!(said.contains("export PATH="), "{said}");
+    let on_path = format!("{}:{system}", prefix.join("bin").display());
+    let said = install(&on_path);
+    assert!(said.contains("man pi-tree shows the page"), "{said}");
+}
