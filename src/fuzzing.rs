@@ -692,6 +692,7 @@ pub fn migrate(data: &[u8]) {
     let opts = MigrateOptions {
         keep_malformed: true,
         random_ids: false,
+        drop_torn: false,
     };
     let Ok(outcome) = migrate_bytes("fuzz.jsonl", data, opts) else {
         return;

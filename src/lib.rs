@@ -82,6 +82,7 @@ internal!(store);
 mod summary;
 #[cfg(test)]
 mod test_rng;
+mod thousands;
 internal!(time);
 mod transcript;
 mod tree_problems;

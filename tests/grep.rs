@@ -1016,3 +1016,5 @@ fn system_sections_and_compaction_checkpoints_are_searched() {
         );
     }
 }
+
+mod for_grep_users;

@@ -1167,7 +1167,7 @@ fn names_that_are_not_utf8_are_taken_and_printed_as_bytes() {
             .join(OsStr::from_bytes(moved))
             .as_os_str()
             .as_bytes(),
-        b"\n",
+        b"; a version 1 or 2 file is migrated there too\n",
     ]
     .concat();
     assert!(has(&o.stdout, &line), "{}", stdout(&o));

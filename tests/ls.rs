@@ -656,3 +656,5 @@ fn sessions_of_other_projects_are_counted_not_hidden() {
     assert_eq!(stdout(&o).lines().count(), 2);
     assert_eq!(stderr(&o), "");
 }
+
+mod long_width;

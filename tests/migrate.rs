@@ -714,3 +714,4 @@ fn an_unknown_prefix_stops_relocate_before_any_move() {
 
 mod interrupt;
 mod races;
+mod trees;

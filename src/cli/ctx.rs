@@ -20,6 +20,9 @@ pub enum Exit {
     Ok,
     /// A `--check`-style answer: found / all well (exit 0) or not (exit 1).
     Found(bool),
+    /// Found, and exit 0 even when an error was reported on the way (grep
+    /// -q's rule: the answer is known).
+    FoundAnyway,
     /// A status of the tool's own, past 0, 1 and 2 (pi-edit --redact's 3:
     /// a match is still sent where no edit can change it).
     Status(u8),

@@ -68,6 +68,7 @@ pub fn main<A: Tool>() -> ExitCode {
     let failed = || ExitCode::from(A::error_status(&Error::from(Diagnostic::plain(""))));
     match ran {
         Ok(Exit::Interrupted(sig)) => ExitCode::from((128 + sig).clamp(0, 255) as u8),
+        Ok(Exit::FoundAnyway) => ExitCode::SUCCESS,
         Ok(_) if Log::errored() => failed(),
         Ok(Exit::Ok | Exit::Found(true)) => ExitCode::SUCCESS,
         Ok(Exit::Found(false)) => ExitCode::FAILURE,

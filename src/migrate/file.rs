@@ -24,6 +24,9 @@ pub struct MigrateOptions {
     pub keep_malformed: bool,
     /// Draw ids the way pi does (random) instead of the deterministic ones.
     pub random_ids: bool,
+    /// Drop a torn last line (JSON cut short, nothing but blank lines
+    /// after it), as pi's load does, instead of refusing the file.
+    pub drop_torn: bool,
 }
 
 /// What migrating a session changes.
@@ -37,6 +40,8 @@ pub struct Changes {
     /// The byte order mark before the header was removed (pi 1.6 refuses
     /// such a file).
     pub bom_removed: bool,
+    /// The torn last line dropped (`drop_torn`), by its number.
+    pub torn_dropped: Option<u64>,
 }
 
 impl Changes {
@@ -64,6 +69,9 @@ impl Changes {
         parts.push(plural(self.roles_renamed, "role renamed", "roles renamed"));
         if self.bom_removed {
             parts.push("byte order mark removed".to_string());
+        }
+        if let Some(n) = self.torn_dropped {
+            parts.push(format!("torn last line {n} dropped"));
         }
         if self.malformed_kept > 0 {
             parts.push(plural(
@@ -135,8 +143,15 @@ pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<O
         }
         let obj = parse_entry(name, text, number, header.is_none(), &mut malformed)?;
         let Some(obj) = obj else {
+            let torn = header.is_some() && is_torn_last(text, bytes.get(next..).unwrap_or(&[]));
+            if torn && opts.drop_torn {
+                m.changes.torn_dropped = Some(number);
+                offset = next;
+                continue;
+            }
             if !opts.keep_malformed && header.is_some() {
-                return Err(malformed_error(name, malformed));
+                let hint = if torn { TORN_HINT } else { "" };
+                return Err(malformed_error(name, malformed, hint));
             }
             m.changes.malformed_kept += 1;
             m.out.extend_from_slice(&bytes[offset..end]);
@@ -166,7 +181,7 @@ pub fn migrate_bytes(name: &str, bytes: &[u8], opts: MigrateOptions) -> Result<O
             }
             m.changes.bom_removed = bom;
             if !opts.keep_malformed && malformed.is_some() {
-                return Err(malformed_error(name, malformed));
+                return Err(malformed_error(name, malformed, ""));
             }
             m.changes.from_version = from;
             let id = obj.str("id").map(|c| c.into_owned()).unwrap_or_default();
@@ -388,14 +403,25 @@ fn random_id() -> u32 {
     u32::from_be_bytes([b[0], b[1], b[2], b[3]])
 }
 
-/// The refusal of a line that is not a JSON object.
-fn malformed_error(name: &str, malformed: Option<(u64, String)>) -> Error {
+/// The refusal of a line that is not a JSON object; `hint` follows.
+fn malformed_error(name: &str, malformed: Option<(u64, String)>, hint: &str) -> Error {
     let (line, why) = malformed.unwrap_or((0, "not a JSON object".into()));
     Error::data(
         name,
         Some(line),
-        format!("{why}; pi would drop this line when migrating; file left as it is (--keep-malformed carries it through)"),
+        format!("{why}; pi would drop this line when migrating; file left as it is (--keep-malformed carries it through{hint})"),
     )
+}
+
+/// Said of a torn last line refused: the option that drops it.
+const TORN_HINT: &str = "; --drop-torn drops it, kept in the backup with -i --backup";
+
+/// Whether a line that failed to parse is a torn last line: its JSON is
+/// cut short (the text ends before the value does) and only blank lines
+/// follow (`rest`). A crashed writer leaves such a line; pi's load drops it.
+fn is_torn_last(text: &[u8], rest: &[u8]) -> bool {
+    let cut_short = matches!(Object::parse_line(text), Err(e) if e.offset >= text.len());
+    cut_short && rest.split(|&b| b == b'\n').all(is_blank)
 }
 
 /// The version of the session header `obj` on line `line` (what loading a

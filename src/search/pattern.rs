@@ -9,6 +9,8 @@ use regex_syntax::hir::literal::{ExtractKind, Extractor};
 pub struct PatternOptions {
     pub ignore_case: bool,
     pub word: bool,
+    /// Whole lines only (`-x`): the pattern anchored at a line's ends.
+    pub line: bool,
     pub fixed: bool,
 }
 
@@ -179,7 +181,11 @@ impl Matcher {
             });
         }
         let mut pat = parts.join("|");
-        if o.word {
+        if o.line {
+            // grep -x: the whole line (texts are searched line by line
+            // once the pattern asserts a line's ends, see `line_local`)
+            pat = format!(r"^(?:{pat})$");
+        } else if o.word {
             // grep's and ripgrep's: no word character on either side (not
             // \b, which a pattern that starts or ends with no word
             // character turns around: -w -x in "a -x b")

@@ -39,6 +39,10 @@ Examples:
                                           only the user's ! shell runs and their output
   pi-grep --active 'rate limit'           only entries on each session's current path
   pi-grep --since 2026-11-01 -c error     counts per session
+  pi-grep -L -F 'cargo test' --all        the sessions that never ran the tests
+  pi-grep -q panic s.jsonl && echo yes    the exit status alone
+  pi-grep -n -x 'Running the .* tests\\.' s.jsonl
+                                          whole lines, with the entry's line in the file
   pi-grep --json panic | jq -r '\"\\(.path) \\(.id)\"' | while read f id; do pi-fork $f --at $id; done
                                           a new session at every entry that panicked
 
@@ -47,6 +51,14 @@ message's role, or the entry's type for entries that are not messages); on a
 terminal the path is a heading above its matches, and matches are coloured
 (never with NO_COLOR or in a pipe). Context lines (-A, -B, -C) are
 PATH-ID-ROLE/FIELD- LINE, within the same text, with -- between groups.
+-n puts the entry's line in the session file after PATH (PATH:LINE:ID:...);
+-I leaves PATH out.
+
+For grep and ripgrep users: a line is a line of a text inside an entry, so
+-x matches a whole such line (a one-line message's whole text); -L lists
+the sessions without a match; -q prints nothing and stops at the first
+match; -E is accepted (patterns are extended already); -v is refused, as
+the lines that do not match are nearly everything (use -L, --role, --in).
 
 --json: one object per matching line: path, session (the header's id), id
 (the entry's), line (the entry's line in the file), type, role (null for
@@ -107,13 +119,33 @@ pub struct Args {
     #[arg(short, long)]
     pub word_regexp: bool,
 
+    /// Match whole lines only: the pattern must match all of a line of a
+    /// text (a text is searched line by line, so for a one-line message its
+    /// whole text; for a text of several lines, one whole line of it).
+    #[arg(short = 'x', long)]
+    pub line_regexp: bool,
+
     /// Patterns are fixed strings, not regular expressions.
     #[arg(short = 'F', long)]
     pub fixed_strings: bool,
 
+    /// Accepted for grep's sake and ignored: patterns are extended
+    /// regular expressions already.
+    #[arg(short = 'E', long)]
+    pub extended_regexp: bool,
+
+    /// Refused: pi-grep matches lines of messages' texts (see -L).
+    #[arg(short = 'v', long, hide = true)]
+    pub invert_match: bool,
+
     /// Print only the paths of the sessions with a match.
     #[arg(short = 'l', long, conflicts_with_all = ["count", "json", "only_matching"])]
     pub files_with_matches: bool,
+
+    /// Print only the paths of the sessions searched without a match (exit
+    /// status as grep's: 0 when a line matched somewhere, else 1).
+    #[arg(short = 'L', long, conflicts_with_all = ["count", "json", "only_matching", "files_with_matches"])]
+    pub files_without_match: bool,
 
     /// Print PATH:COUNT (matching lines) for each session with a match.
     #[arg(short, long, conflicts_with_all = ["json", "only_matching"])]
@@ -122,6 +154,20 @@ pub struct Args {
     /// Print only the matched parts, each on its own line.
     #[arg(short, long, conflicts_with = "json")]
     pub only_matching: bool,
+
+    /// Print the session file's line number of each match's entry
+    /// (PATH:LINE:ID:ROLE/FIELD: text, so that FILE:LINE opens the entry).
+    #[arg(short = 'n', long)]
+    pub line_number: bool,
+
+    /// Print the path with each match (the default).
+    #[arg(short = 'H', long, overrides_with = "no_filename")]
+    pub with_filename: bool,
+
+    /// Print no path with the matches (nor a path heading); -c prints
+    /// the counts alone.
+    #[arg(short = 'I', long, overrides_with = "with_filename")]
+    pub no_filename: bool,
 
     /// One JSON object per matching line (see below).
     #[arg(long)]
@@ -181,6 +227,15 @@ impl Tool for Args {
     fn quiet(&self) -> bool {
         self.store.quiet
     }
+    /// `-q` is grep's: the shared "do not print warnings" and more.
+    fn adjust(cmd: clap::Command) -> clap::Command {
+        crate::cli::edit_arg(cmd, "quiet", |a| {
+            a.help(
+                "Quiet, as grep -q: print nothing (no warnings either), stop at the \
+                 first match; exit 0 if a line matched (even after an error), else 1",
+            )
+        })
+    }
     fn run(&self, ctx: &mut Ctx) -> Result<Exit> {
         run(self, ctx)
     }
@@ -193,6 +248,9 @@ impl Tool for Args {
 /// `pi-grep`: search the sessions; found (exit 0) when a line matched and
 /// no session failed to be read.
 pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
+    if a.invert_match {
+        return Err(Error::usage(INVERT_REFUSED));
+    }
     let mut files = a.args.clone();
     let patterns = if a.regexp.is_empty() {
         if files.is_empty() {
@@ -225,13 +283,18 @@ pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
         PatternOptions {
             ignore_case: a.ignore_case,
             word: a.word_regexp,
+            line: a.line_regexp,
             fixed: a.fixed_strings,
         },
     )
     .map_err(|e| Error::usage(format!("bad pattern: {e}")))?;
     let tty = ctx.out_is_terminal();
-    let mode = if a.files_with_matches {
+    let mode = if a.store.quiet {
+        Mode::Quiet
+    } else if a.files_with_matches {
         Mode::Files
+    } else if a.files_without_match {
+        Mode::FilesWithout
     } else if a.count {
         Mode::Count
     } else if a.json {
@@ -255,7 +318,10 @@ pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
         before: a.before_context.or(a.context).unwrap_or(0),
         after: a.after_context.or(a.context).unwrap_or(0),
         color: text_mode && a.color.on(),
+        line_number: a.line_number,
+        filename: !a.no_filename,
         heading: text_mode
+            && !a.no_filename
             && match a.heading.as_str() {
                 "always" => true,
                 "never" => false,
@@ -282,8 +348,18 @@ pub(crate) fn run(a: &Args, ctx: &mut Ctx) -> Result<Exit> {
     // grep's rule, kept by the reporter: a session that could not be read
     // makes the status 2 even when a line matched.
     let status = search_sources(&sources, &opts, ctx.out())?;
+    if mode == Mode::Quiet && status.matched {
+        // grep -q: a match is exit 0, even after an error
+        return Ok(Exit::FoundAnyway);
+    }
     Ok(Exit::Found(status.matched))
 }
+
+/// Why `-v` is refused, and what to use instead.
+const INVERT_REFUSED: &str = "-v (--invert-match) is not supported: pi-grep matches lines of \
+     the texts inside messages, and the lines without a match are nearly all of every \
+     session (JSON, tool output, thinking); -L lists the sessions without a match, and \
+     --role/--in narrow what is searched";
 
 /// What is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -298,6 +374,10 @@ pub(crate) enum Mode {
     Count,
     /// One JSON object per matching line (`--json`).
     Json,
+    /// The paths of the sessions searched without a match (`-L`).
+    FilesWithout,
+    /// Nothing: the exit status, stopping at the first match (`-q`).
+    Quiet,
 }
 
 /// Everything a search needs.
@@ -320,6 +400,10 @@ pub(crate) struct Options {
     pub color: bool,
     /// Path as a heading above its matches (on a terminal).
     pub heading: bool,
+    /// `-n`: the session file's line number of each match's entry.
+    pub line_number: bool,
+    /// The path with each match (not `-I`).
+    pub filename: bool,
     /// `-0`: end paths with NUL (with `-l`).
     pub null: bool,
     /// Where warnings go (in the order of the sessions, see

@@ -13,6 +13,9 @@ pub(super) struct FileOut {
     pub(super) warnings: Vec<Diagnostic>,
     pub(super) error: Option<Diagnostic>,
     pub(super) matched: bool,
+    /// Not searched: outside --since/--until, or not a session (-L does
+    /// not list it).
+    pub(super) skipped: bool,
 }
 
 /// The printing side of one session's search: where its output goes, and
@@ -27,7 +30,7 @@ pub(super) struct Printer<'a> {
     pub(super) fo: &'a mut FileOut,
     /// Matching lines so far.
     pub(super) count: u64,
-    /// `-m` reached, or `-l` found one.
+    /// `-m` reached, or `-l`, `-L` or `-q` found one.
     pub(super) done: bool,
     /// The last line printed with context: (entry line, text index, text line).
     pub(super) last_ctx: Option<(u64, usize, usize)>,
@@ -71,8 +74,12 @@ impl Printer<'_> {
                 paint(out, "35", name);
                 out.push(b'\n');
             }
-        } else {
+        } else if self.opts.filename {
             paint(out, "35", name);
+            out.push(sep);
+        }
+        if self.opts.line_number {
+            paint(out, "32", info.line.to_string().as_bytes());
             out.push(sep);
         }
         paint(
@@ -87,6 +94,19 @@ impl Printer<'_> {
         out.push(b' ');
     }
 
+    /// The session's path as `-l` and `-L` print it: -0 is for programs
+    /// (xargs -0), the name as it is; else shown, on a line.
+    pub(super) fn path(&mut self) {
+        if self.opts.null {
+            let name = crate::name::bytes_of_kept(self.name);
+            self.fo.out.extend_from_slice(&name);
+            self.fo.out.push(0);
+        } else {
+            self.fo.out.extend_from_slice(&self.shown_name);
+            self.fo.out.push(b'\n');
+        }
+    }
+
     /// A matching line.
     pub(super) fn matched(&mut self, info: &Info<'_>, k: usize, l: &str) {
         self.fo.matched = true;
@@ -97,18 +117,13 @@ impl Printer<'_> {
         let re = &self.opts.matcher.re;
         match self.opts.mode {
             Mode::Files => {
-                // -0 is for programs (xargs -0): the name as it is.
-                if self.opts.null {
-                    let name = crate::name::bytes_of_kept(self.name);
-                    self.fo.out.extend_from_slice(&name);
-                    self.fo.out.push(0);
-                } else {
-                    self.fo.out.extend_from_slice(&self.shown_name);
-                    self.fo.out.push(b'\n');
-                }
+                self.path();
                 self.done = true;
             }
             Mode::Count => {}
+            // the first match settles it: this session is not listed (-L),
+            // the answer is known (-q)
+            Mode::FilesWithout | Mode::Quiet => self.done = true,
             Mode::Lines => {
                 self.prefix(info, b':');
                 if self.opts.color {

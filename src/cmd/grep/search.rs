@@ -81,6 +81,10 @@ pub(crate) fn search_sources(
                     }
                     if r.matched {
                         status.matched = true;
+                        if opts.mode == Mode::Quiet {
+                            // grep -q: the answer is known; no file more
+                            return Ok(());
+                        }
                     }
                     if !r.out.is_empty() {
                         if opts.heading && any_printed {
@@ -96,9 +100,8 @@ pub(crate) fn search_sources(
             }
             Ok(())
         })();
-        if result.is_err() {
-            stop.store(true, Ordering::Relaxed);
-        }
+        // an error, or -q's answer: the threads start no file more
+        stop.store(true, Ordering::Relaxed);
         result
     })?;
     out.done()?;
@@ -139,7 +142,10 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
         },
         checker: CHECKER.with(|c| std::mem::take(&mut *c.borrow_mut())),
         canon: crate::json::js::Checker::new(),
-        count_lines: opts.mode == Mode::Json || opts.before > 0 || opts.after > 0,
+        count_lines: opts.mode == Mode::Json
+            || opts.line_number
+            || opts.before > 0
+            || opts.after > 0,
         base: 0,
         uncounted: Vec::new(),
     };
@@ -148,6 +154,12 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
     let checker = std::mem::take(&mut s.checker);
     CHECKER.with(|c| *c.borrow_mut() = checker);
     let count = s.p.count;
+    // -L: a session searched to its end without a match (not one skipped:
+    // out of --since/--until, not a session; nor one that failed, whose
+    // output is cleared below)
+    if opts.mode == Mode::FilesWithout && !s.p.fo.matched && !s.p.fo.skipped {
+        s.p.path();
+    }
     match read {
         Ok(Some(buf)) if buf.capacity() <= KEEP_BUFFER => {
             BUFFER.with(|b| *b.borrow_mut() = buf);
@@ -161,8 +173,11 @@ pub(super) fn search_source(src: &Source, opts: &Options) -> FileOut {
         }
     }
     if opts.mode == Mode::Count && count > 0 {
-        fo.out = crate::name::bytes_of_kept(&crate::visible::text(&name)).into_owned();
-        fo.out.extend_from_slice(format!(":{count}\n").as_bytes());
+        if opts.filename {
+            fo.out = crate::name::bytes_of_kept(&crate::visible::text(&name)).into_owned();
+            fo.out.push(b':');
+        }
+        fo.out.extend_from_slice(format!("{count}\n").as_bytes());
     }
     fo
 }
@@ -241,6 +256,8 @@ impl Searcher<'_> {
             if self.in_time(r.bytes(), header_time.as_deref(), r.mtime) {
                 self.stream(r.bytes(), first_end + 1, &mut line_no);
                 self.count_warned_lines(&r).map_err(io)?;
+            } else {
+                self.p.fo.skipped = true;
             }
             return Ok(Some(r.buf));
         }
@@ -307,6 +324,7 @@ impl Searcher<'_> {
             Ok(x) => x,
             Err(e) => {
                 self.p.fo.warnings.push(skipped(e, "; skipped"));
+                self.p.fo.skipped = true;
                 return;
             }
         };
@@ -324,6 +342,7 @@ impl Searcher<'_> {
             .and_then(|b| Object::parse_line(b).ok().flatten());
         let header_time = h.as_ref().and_then(|h| h.str("timestamp"));
         if !self.in_time(mem, header_time.as_deref(), mtime) {
+            self.p.fo.skipped = true;
             return;
         }
         if let Err(e) = self.loaded(&session) {

@@ -181,6 +181,8 @@ fn options(matcher: Matcher, mode: Mode) -> Options {
         after: 0,
         color: false,
         heading: false,
+        line_number: false,
+        filename: true,
         null: false,
         log: crate::cli::Log {
             tool: "pi-grep",

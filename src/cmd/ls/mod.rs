@@ -89,6 +89,9 @@ pub struct Args {
 
     /// Long form: entries, leaves, branch points, compactions, labels,
     /// size, version, tokens, cost, last model (reads each file whole).
+    /// Counts are grouped by thousands (1,234,567). To fit the width the
+    /// title shrinks (to 20 columns), then the model (provider first); no
+    /// column is dropped, so a line may run past a narrow terminal.
     #[arg(short, long)]
     pub long: bool,
 

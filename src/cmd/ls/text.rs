@@ -5,7 +5,6 @@ use super::long::Long;
 use super::Request;
 use crate::cli::Out;
 use crate::error::Result;
-use crate::json::js;
 use crate::store::Info;
 use std::io::Write;
 
@@ -67,11 +66,7 @@ fn table(
         // Cells hold session text (ids, a cwd, a model): control
         // characters shown, never written raw.
         let shown = |t: &str| crate::visible::text(t).into_owned();
-        let mut r = vec![
-            shown(&ids[k]),
-            time(i.modified),
-            i.message_count.to_string(),
-        ];
+        let mut r = vec![shown(&ids[k]), time(i.modified), count(i.message_count)];
         if req.long {
             r.push(time(i.created));
             long_cells(&mut r, i, longs.get(k).and_then(|l| l.as_ref()));
@@ -98,14 +93,14 @@ fn table(
 fn long_cells(r: &mut Vec<String>, i: &Info, long: Option<&Long>) {
     match long {
         Some(l) => {
-            r.push(l.entries.to_string());
-            r.push(l.leaves.to_string());
-            r.push(l.branch_points.to_string());
-            r.push(l.compactions.to_string());
-            r.push(l.labels.to_string());
+            r.push(count(l.entries));
+            r.push(count(l.leaves));
+            r.push(count(l.branch_points));
+            r.push(count(l.compactions));
+            r.push(count(l.labels));
             r.push(human_bytes(i.bytes));
             r.push(i.version.to_string());
-            r.push(js::number_to_js(l.tokens));
+            r.push(crate::thousands::group(l.tokens));
             r.push(format!("{:.2}", l.cost));
             let model = l.last_model.as_deref().unwrap_or("-");
             r.push(crate::visible::text(model).into_owned());
@@ -118,6 +113,19 @@ fn long_cells(r: &mut Vec<String>, i: &Info, long: Option<&Long>) {
         }
     }
 }
+
+/// A count as pi-usage prints its numbers: digits grouped by thousands.
+fn count(n: u64) -> String {
+    crate::thousands::group(n as f64)
+}
+
+/// The title's least width when the columns crowd it (`-l`): it shrinks
+/// to this, and a line wider than the terminal then runs past it rather
+/// than losing a column.
+const TITLE_MIN: usize = 20;
+
+/// The model column's least width when it gives way (`-l`).
+const MODEL_MIN: usize = 12;
 
 /// The columns' widths and colours: how each line is laid out.
 struct Layout<'r> {
@@ -145,6 +153,9 @@ impl<'r> Layout<'r> {
             let room = w.saturating_sub(fixed + 20);
             let pc = &mut widths[ncols - 1];
             *pc = (*pc).min(room.max(10));
+        }
+        if let (Some(w), true) = (req.width, req.long) {
+            fit_model(&head, &mut widths, w);
         }
         let (bold, dim, yellow, reset) = if req.color {
             ("\x1b[1m", "\x1b[2m", "\x1b[33m", "\x1b[0m")
@@ -185,7 +196,10 @@ impl<'r> Layout<'r> {
         let widths = &self.widths;
         let mut s = String::new();
         for (c, v) in cells.iter().enumerate() {
-            let v = cut(v, widths[c]);
+            let v = match self.head[c] {
+                "MODEL" if !header => model_in(v, widths[c]),
+                _ => cut(v, widths[c]),
+            };
             let pad = widths[c].saturating_sub(crate::width::width(&v));
             let colored = match (c, header) {
                 (_, true) => format!("{bold}{v}{reset}"),
@@ -202,8 +216,10 @@ impl<'r> Layout<'r> {
             s.push_str("  ");
         }
         let used: usize = widths.iter().map(|w| w + 2).sum();
+        // -l keeps every column: the title shrinks, to TITLE_MIN at least
+        let least = if self.req.long { TITLE_MIN } else { 0 };
         let t = match self.req.width {
-            Some(w) => cut(title, w.saturating_sub(used)),
+            Some(w) => cut(title, w.saturating_sub(used).max(least)),
             None => title.to_string(),
         };
         if header || named {
@@ -212,8 +228,9 @@ impl<'r> Layout<'r> {
             s.push_str(&format!("{dim}{t}{reset}"));
         }
         s.truncate(s.trim_end().len());
-        // Columns wider than the terminal: the line cut, without colour.
-        if let Some(w) = self.req.width {
+        // Columns wider than the terminal: the line cut, without colour
+        // (not -l's, whose columns are the point: it runs past instead).
+        if let (Some(w), false) = (self.req.width, self.req.long) {
             if used > w {
                 let plain = strip_ansi(&s);
                 s = cut(&plain, w);
@@ -222,6 +239,34 @@ impl<'r> Layout<'r> {
         s.push('\n');
         s
     }
+}
+
+/// -l's MODEL column gives way when the line would not leave the title
+/// TITLE_MIN columns: to the model's name without its provider, then cut,
+/// to MODEL_MIN at least.
+fn fit_model(head: &[&str], widths: &mut [usize], w: usize) {
+    let Some(m) = head.iter().position(|h| *h == "MODEL") else {
+        return;
+    };
+    let used: usize = widths.iter().map(|x| x + 2).sum();
+    let over = (used + TITLE_MIN).saturating_sub(w);
+    if over == 0 {
+        return;
+    }
+    widths[m] = widths[m].min(widths[m].saturating_sub(over).max(MODEL_MIN));
+}
+
+/// `provider/model` without the provider.
+fn model_name(v: &str) -> &str {
+    v.split_once('/').map_or(v, |(_, m)| m)
+}
+
+/// A MODEL cell in `w` columns: whole, else without its provider, else cut.
+fn model_in(v: &str, w: usize) -> String {
+    if crate::width::width(v) <= w {
+        return v.to_string();
+    }
+    cut(model_name(v), w)
 }
 
 fn strip_ansi(s: &str) -> String {

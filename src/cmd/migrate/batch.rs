@@ -3,8 +3,10 @@
 //! [`write::rewrite_many`] (every core; in place, each file atomically).
 //! The workers print their own lines (standard output is never held),
 //! through [`Progress`], which keeps a terminal's progress line out of
-//! their way.
+//! their way, each file's once every file before it has spoken
+//! ([`InOrder`]).
 
+use super::report::{backup_of, FileJson, InOrder, Said};
 use super::{Mode, Request, TEMP_TAG};
 use crate::cli::{Log, Out};
 use crate::error::{Diagnostic, Error, Result};
@@ -41,6 +43,7 @@ struct Progress {
     done: AtomicUsize,
     tty: bool,
     last: Mutex<Option<Instant>>,
+    order: InOrder,
 }
 
 impl Progress {
@@ -51,6 +54,25 @@ impl Progress {
             done: AtomicUsize::new(0),
             tty: total > 1 && log.progress_shown(),
             last: Mutex::new(None),
+            order: InOrder::default(),
+        }
+    }
+
+    /// File `index`'s messages, said once every file before it has spoken.
+    fn put(&self, index: usize, said: Vec<Said>) {
+        self.order.put(index, said, &mut |m| self.said(m));
+    }
+
+    /// The messages still held (a signal stopped the batch), in order.
+    fn finish(&self) {
+        self.order.finish(&mut |m| self.said(m));
+    }
+
+    fn said(&self, m: Said) {
+        match m {
+            Said::Line(l) => self.line(&l),
+            Said::Warn(d) => self.warn(&d),
+            Said::Error(e) => self.error(e),
         }
     }
 
@@ -149,25 +171,13 @@ impl many::Rewrite for Migration<'_> {
         })
     }
 
-    fn outcome(&self, _index: usize, name: &str, outcome: many::Outcome<Changes>) {
-        match (outcome, self.req.mode) {
-            (many::Outcome::Failed(e), _) => self.progress.error(&e),
-            (many::Outcome::Changed(_), Mode::Check) => self.progress.line(name),
-            (many::Outcome::Changed(c), Mode::DryRun) => {
-                self.progress.line(&format!("{name}: {}", c.describe()))
-            }
-            (many::Outcome::Changed(c), Mode::InPlace) if c.malformed_kept > 0 => {
-                self.progress.warn(&Diagnostic::new(
-                    name,
-                    None,
-                    format!(
-                        "{} malformed line(s) carried through unchanged",
-                        c.malformed_kept
-                    ),
-                ))
-            }
-            _ => {}
-        }
+    fn outcome(&self, index: usize, name: &str, outcome: many::Outcome<Changes>) {
+        let said = if self.req.json {
+            self.json(name, &outcome)
+        } else {
+            self.said(name, outcome)
+        };
+        self.progress.put(index, said);
         self.progress.tick();
     }
 
@@ -185,6 +195,94 @@ impl many::Rewrite for Migration<'_> {
             crate::name::kept_path(dir),
             crate::error::io_message(e)
         ));
+    }
+}
+
+impl Migration<'_> {
+    /// What is said of one file: lines on standard output, warnings, errors.
+    fn said(&self, name: &str, outcome: many::Outcome<Changes>) -> Vec<Said> {
+        let mut said = Vec::new();
+        match (outcome, self.req.mode) {
+            (many::Outcome::Failed(e), _) => said.push(Said::Error(e.to_string())),
+            (many::Outcome::Changed(_), Mode::Check) => said.push(Said::Line(name.to_string())),
+            (many::Outcome::Changed(c), Mode::DryRun) => {
+                said.push(Said::Line(format!("{name}: {}", c.describe())))
+            }
+            (many::Outcome::Changed(c), Mode::InPlace) => {
+                said.extend(self.warnings(name, &c).into_iter().map(Said::Warn))
+            }
+            _ => {}
+        }
+        said
+    }
+
+    /// The warnings of a file rewritten in place.
+    fn warnings(&self, name: &str, c: &Changes) -> Vec<Diagnostic> {
+        let mut w = Vec::new();
+        if c.malformed_kept > 0 {
+            w.push(Diagnostic::new(
+                name,
+                None,
+                format!(
+                    "{} malformed line(s) carried through unchanged",
+                    c.malformed_kept
+                ),
+            ));
+        }
+        if let Some(n) = c.torn_dropped {
+            let kept = match &self.req.backup {
+                Some(suffix) => format!("; kept in {}", backup_of(name, suffix)),
+                None => String::new(),
+            };
+            w.push(Diagnostic::new(
+                name,
+                Some(n),
+                format!("torn last line dropped, as pi does{kept}"),
+            ));
+        }
+        w
+    }
+
+    /// `--json`: the file's object (and a failure said as an error too).
+    fn json(&self, name: &str, outcome: &many::Outcome<Changes>) -> Vec<Said> {
+        let in_place = self.req.mode == Mode::InPlace;
+        let mut j = FileJson {
+            path: name,
+            ..FileJson::default()
+        };
+        let mut said = Vec::new();
+        match outcome {
+            many::Outcome::Unchanged => {
+                j.status = "current";
+                j.from = Some(crate::migrate::CURRENT_VERSION);
+            }
+            many::Outcome::Changed(c) => {
+                j.status = if in_place {
+                    "migrated"
+                } else {
+                    "would-migrate"
+                };
+                j.from = Some(c.from_version);
+                j.changes = Some(c.describe());
+                j.torn_line = c.torn_dropped;
+                if in_place {
+                    j.backup = self.req.backup.as_deref().map(|s| backup_of(name, s));
+                    j.warnings = self
+                        .warnings(name, c)
+                        .iter()
+                        .map(|d| d.to_string())
+                        .collect();
+                }
+            }
+            many::Outcome::Failed(e) => {
+                j.status = "failed";
+                j.error = Some(e.to_string());
+                said.push(Said::Error(e.to_string()));
+            }
+            many::Outcome::Interrupted => j.status = "interrupted",
+        }
+        said.insert(0, Said::Line(j.line()));
+        said
     }
 }
 
@@ -207,6 +305,7 @@ pub(super) fn run_batch(req: &Request, files: &[PathBuf], log: Log) -> many::Sum
         instead: "; migrate it to stdout (pi-migrate FILE > NEW) instead",
     };
     let sum = write::rewrite_many(files, &opts, &m);
+    m.progress.finish();
     m.progress.clear();
     sum
 }

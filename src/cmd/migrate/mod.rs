@@ -13,10 +13,13 @@
 //! - `batch`: many files on every core, rewritten in place through
 //!   temporary files flushed and renamed by many threads at once;
 //! - `relocate`: pi 0.30's misplaced session files moved to their
-//!   project's directory (`--all --relocate`).
+//!   project's directory (`--all --relocate`);
+//! - `report`: what is said of each file, in the files' order whatever
+//!   order the workers finish in, and `--json`'s object per file.
 
 mod batch;
 mod relocate;
+mod report;
 
 use crate::cli::{Ctx, Exit, Log, Out};
 use crate::error::{Error, Result};
@@ -42,14 +45,24 @@ Examples:
   pi-migrate -i --backup --all             every session, keeping NAME.jsonl.bak
   pi-migrate -i --all --relocate           also move pi 0.30's misplaced files into
                                            sessions/--<cwd>--/
+  pi-migrate --dry-run --json --all        one JSON object per file
+  pi-migrate -i --backup --drop-torn --all
+                                           a torn last line dropped, kept in the backup
 
 A file already at version 3 is never touched. A line that is not JSON makes
-the file fail (FILE:LINE) unless --keep-malformed; a file that changes while
+the file fail (FILE:LINE) unless --keep-malformed (or, for a torn last line,
+--drop-torn); a file that changes while
 it is migrated is left as it is. Lines appended to the old file as it is
 renamed are migrated too; a file still growing is kept as
 NAME.pi-migrate-kept-N and reported. Temporary files are named
 .NAME.pi-migrate-tmp-PID-RAND and removed by the next run. A file with other
 hard links is refused; extended attributes and ACLs are kept.
+
+Files are said in the order of their paths, whatever order they are
+migrated in. --json: one object per file: path, status (migrated,
+would-migrate, current, failed, interrupted; for pi 0.30's misplaced files
+misplaced, would-relocate, relocated), fromVersion, toVersion, changes,
+backup, tornLine, movedTo (relocations), warnings, error.
 
 SIGINT, SIGTERM or SIGHUP stop -i after the files in hand (the others are
 left as they were) with the summary; a second one exits at once. A rerun with
@@ -125,6 +138,16 @@ pub struct Args {
     #[arg(long)]
     pub random_ids: bool,
 
+    /// Drop a torn last line (JSON cut short by a crash, only blank lines
+    /// after it), as pi does when it loads the file, and name it; with -i
+    /// it needs --backup, which keeps it. Without it such a file is refused.
+    #[arg(long)]
+    pub drop_torn: bool,
+
+    /// One JSON object per file instead of text (see below).
+    #[arg(long)]
+    pub json: bool,
+
     /// Print only errors (no warnings, no summary line).
     #[arg(short, long)]
     pub quiet: bool,
@@ -137,6 +160,16 @@ crate::cli::impl_tool! { Args, "pi-migrate", quiet = quiet }
 pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     if args.backup.as_deref() == Some("") {
         return Err(Error::usage("--backup=SUFFIX needs a non-empty suffix"));
+    }
+    if args.drop_torn && args.in_place && args.backup.is_none() {
+        return Err(Error::usage(
+            "--drop-torn with --in-place needs --backup: the backup is where the torn line is kept",
+        ));
+    }
+    if args.json && !(args.in_place || args.check || args.dry_run) {
+        return Err(Error::usage(
+            "--json needs --in-place, --check or --dry-run (without them the session itself is printed)",
+        ));
     }
     let mode = if args.in_place {
         Mode::InPlace
@@ -156,7 +189,9 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         opts: MigrateOptions {
             keep_malformed: args.keep_malformed,
             random_ids: args.random_ids,
+            drop_torn: args.drop_torn,
         },
+        json: args.json,
     };
     migrate_paths(&req, ctx)
 }
@@ -187,6 +222,8 @@ pub(crate) struct Request {
     /// Suffix of the backup kept next to each rewritten file.
     pub backup: Option<String>,
     pub opts: MigrateOptions,
+    /// One JSON object per file.
+    pub json: bool,
 }
 
 /// Migrate what `req` names; `Found(false)` means exit 1 with the messages
@@ -223,16 +260,26 @@ pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<Exit> {
     }
     let batch = req.mode != Mode::Stdout;
     let mut failed = 0usize;
-    let mut relocated = 0usize;
-    let files = select(req, batch, log, &mut || {
+    let mut moved = Vec::new();
+    let mut files = select(req, batch, log, &mut || {
         // before the store is walked: the files moved are found there
         if req.all && req.relocate {
             match relocate::relocate(req, log) {
-                Ok(n) => relocated = n,
+                Ok(m) => moved = m,
                 Err(n) => failed += n,
             }
+        } else if req.all && matches!(req.mode, Mode::Check | Mode::DryRun) {
+            relocate::mention(req, log);
         }
     })?;
+    let relocated = moved.len();
+    if req.mode != Mode::InPlace {
+        // not moved: said how each would be migrated where it is
+        files.extend(moved);
+    }
+    // Said in this order every run (the batch keeps it).
+    files.sort();
+    files.dedup();
     if !batch {
         if files.len() != 1 {
             return Err(Error::usage(
@@ -353,7 +400,30 @@ fn select(
 fn single(req: &Request, name: &str, bytes: &[u8], log: Log, out: &mut impl Out) -> Result<bool> {
     let kept = crate::name::bytes_of_kept;
     let outcome = migrate_bytes(name, bytes, req.opts)?;
+    if let Outcome::Migrated { changes, .. } = &outcome {
+        if let (Some(n), false) = (changes.torn_dropped, req.json) {
+            let d =
+                crate::error::Diagnostic::new(name, Some(n), "torn last line dropped, as pi does");
+            log.warn(&d);
+        }
+    }
+    if req.json {
+        let mut j = report::FileJson {
+            path: name,
+            status: "current",
+            from: Some(CURRENT_VERSION),
+            ..report::FileJson::default()
+        };
+        if let Outcome::Migrated { changes, .. } = &outcome {
+            j.status = "would-migrate";
+            j.from = Some(changes.from_version);
+            j.changes = Some(changes.describe());
+            j.torn_line = changes.torn_dropped;
+        }
+        out.line(&kept(&j.line()))?;
+    }
     match (&outcome, req.mode) {
+        _ if req.json => {}
         (Outcome::Current, Mode::Stdout) => out.bytes(bytes)?,
         (Outcome::Migrated { bytes, .. }, Mode::Stdout) => out.bytes(bytes)?,
         (Outcome::Migrated { .. }, Mode::Check) => out.line(&kept(name))?,

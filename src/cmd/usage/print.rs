@@ -247,26 +247,13 @@ pub(super) fn overflows(rows: &[Row], total: &Group) -> Vec<String> {
     out
 }
 
+/// Digits grouped by thousands ([`crate::thousands`]); a sum past the
+/// largest number as the table shows it.
 fn thousands(n: f64) -> String {
     if !n.is_finite() {
         return past_max(n, "");
     }
-    if n.fract() != 0.0 || n.abs() >= 1e21 {
-        return js::number_to_js(n);
-    }
-    let s = js::number_to_js(n.abs());
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if n < 0.0 {
-        format!("-{out}")
-    } else {
-        out
-    }
+    crate::thousands::group(n)
 }
 
 /// A sum that overflowed, in the table: `>$1.8e308`, `<-$1.8e308`.
