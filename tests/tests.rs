@@ -23,6 +23,7 @@ mod tree;
 mod usage;
 
 // Across the tools.
+mod complete;
 mod crash;
 mod fuzz_regressions;
 mod hostile;

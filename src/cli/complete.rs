@@ -33,7 +33,7 @@ const MAX_SESSION_BYTES: u64 = 256 << 20;
 static WORDS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// SESSION and `--session-dir`, as the words typed so far give them.
-type SessionOf = fn(&[String]) -> Option<(String, Option<PathBuf>)>;
+type SessionOf = fn(&[String]) -> (Option<String>, Option<PathBuf>);
 
 /// How this tool reads SESSION and `--session-dir` from [`WORDS`].
 static SESSION_OF: OnceLock<SessionOf> = OnceLock::new();
@@ -84,7 +84,7 @@ fn completion_command<A: Tool>() -> clap::Command {
 }
 
 /// SESSION and `--session-dir` as the words typed so far give them.
-fn session_of<A: Tool>(words: &[String]) -> Option<(String, Option<PathBuf>)> {
+fn session_of<A: Tool>(words: &[String]) -> (Option<String>, Option<PathBuf>) {
     let mut words = words.to_vec();
     // `pi-path --leaf <TAB>`: the option waits for the word completed.
     if words.len() > 1
@@ -94,17 +94,19 @@ fn session_of<A: Tool>(words: &[String]) -> Option<(String, Option<PathBuf>)> {
     {
         words.pop();
     }
-    let m = super::command::<A>()
+    let Ok(m) = super::command::<A>()
         .ignore_errors(true)
         .try_get_matches_from(words)
-        .ok()?;
-    let get = |id: &str| -> Option<String> { m.try_get_one::<String>(id).ok().flatten().cloned() };
+    else {
+        return (None, None);
+    };
+    let session = m.try_get_one::<String>("session").ok().flatten().cloned();
     let dir = m
         .try_get_one::<PathBuf>("session_dir")
         .ok()
         .flatten()
         .cloned();
-    Some((get("session")?, dir))
+    (session, dir)
 }
 
 /// Whether `s` may be offered to a shell: no control character (ESC, a
@@ -150,9 +152,9 @@ impl ValueCompleter for RefCompleter {
 /// bounded size (never stdin, a FIFO or a device: completion must not wait).
 fn context_session() -> Option<crate::session::Session> {
     let words = WORDS.lock().ok()?.clone();
-    let (session, dir) = SESSION_OF.get()?(&words)?;
+    let (session, dir) = SESSION_OF.get()?(&words);
     let crate::session::Input::File(path) =
-        crate::store::resolve_session(Some(&session), dir.as_deref()).ok()?
+        crate::store::resolve_session(Some(&session?), dir.as_deref()).ok()?
     else {
         return None;
     };
@@ -218,8 +220,7 @@ impl ValueCompleter for SessionCompleter {
         let dir = WORDS
             .lock()
             .ok()
-            .and_then(|w| SESSION_OF.get().and_then(|f| f(&w)))
-            .and_then(|(_, d)| d);
+            .and_then(|w| SESSION_OF.get().and_then(|f| f(&w).1));
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
         let local = crate::store::project_session_dir(&cwd, dir.as_deref());
         out.extend(session_ids(&local, &current));
