@@ -208,6 +208,11 @@ fn every_tool_registers_for_bash_zsh_and_fish() {
             "{tool}: {zsh}"
         );
         assert!(zsh.contains("compdef _clap_dynamic_completer_"), "{zsh}");
+        // Autoloaded from `_TOOL` on fpath, it completes on the first TAB.
+        assert!(
+            zsh.contains(&format!("== \"_{tool}\" ]]; then _clap_dynamic_")),
+            "{zsh}"
+        );
         let fish = script("fish");
         assert!(
             fish.starts_with(&format!(

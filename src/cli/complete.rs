@@ -297,7 +297,18 @@ impl<S: EnvCompleter> EnvCompleter for Recorded<S> {
         completer: &str,
         buf: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
-        self.0.write_registration(var, name, bin, completer, buf)
+        self.0.write_registration(var, name, bin, completer, buf)?;
+        if self.name() == "zsh" {
+            // Autoloaded from a file `_TOOL` on `fpath`, the script runs as
+            // the function `_TOOL` on the first TAB: complete then too (it
+            // only registered, and the first TAB did nothing).
+            let fun = name.replace('-', "_");
+            writeln!(
+                buf,
+                "if [[ \"${{funcstack[1]}}\" == \"_{bin}\" ]]; then _clap_dynamic_completer_{fun} \"$@\"; fi"
+            )?;
+        }
+        Ok(())
     }
     fn write_complete(
         &self,
