@@ -24,6 +24,7 @@ mod usage;
 
 // Across the tools.
 mod cache;
+mod complete;
 mod crash;
 mod fuzz_regressions;
 mod hostile;

@@ -3,6 +3,7 @@
 //! and completions.
 
 mod args;
+mod complete;
 mod ctx;
 pub mod help;
 mod man;
@@ -48,6 +49,7 @@ pub trait Tool: Parser {
 /// completions), check the environment, run it, report an error as
 /// `TOOL: error: ...`, and pick the exit status (a closed pipe is success).
 pub fn main<A: Tool>() -> ExitCode {
+    complete::complete_if_asked::<A>();
     let tool = A::NAME;
     if let Some(kind) = generate_requested() {
         return run_generate::<A>(tool, &kind);

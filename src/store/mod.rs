@@ -43,7 +43,7 @@ pub use dirs::{
     pi_session_dir, project_session_dir, resolve_path, resolve_path_str, store_root,
 };
 pub use find::{
-    all_candidates, dir_candidates, first_line, looks_like_path, resolve_session,
+    all_candidates, dir_candidates, first_line, header_id, looks_like_path, resolve_session,
     session_files_in,
 };
 pub use info::Info;
