@@ -72,6 +72,7 @@ pub mod tree;
 pub mod fuzzing;
 #[cfg(unix)]
 mod gather;
+mod import;
 mod io;
 mod live;
 mod name;
