@@ -126,31 +126,42 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     if args.output.is_some() && sources.len() > 1 {
         return Err(Error::usage("-o takes one source; give one FILE"));
     }
-    for src in &sources {
-        let shown = crate::name::kept_path(src).into_owned();
-        if !src.exists() && args.files.len() == 1 && shown == "help" {
+    if let [one] = &sources[..] {
+        let shown = crate::name::kept_path(one).into_owned();
+        if !one.exists() && shown == "help" {
             return Err(Error::usage(
                 "help: no such file; for help, run with --help",
             ));
         }
-        match import_one(args, ctx, src, &shown, to_stdout) {
-            Ok(Some(o)) => report(args, ctx, &shown, o)?,
-            Ok(None) => {}
-            Err(e) => ctx.log.error(e),
+        if to_stdout {
+            let (imported, warnings, _) = prepare(args, one, &shown)?;
+            if !args.quiet {
+                ctx.log.warn_all(&warnings);
+            }
+            ctx.out().bytes(&imported.bytes)?;
+            return Ok(Exit::Ok);
+        }
+    }
+    // Sources are read, converted and written on every core, a batch at a
+    // time (memory: a batch's files), and reported in their order.
+    for batch in sources.chunks(64) {
+        let done = crate::store::parallel_map(batch, |src| {
+            let shown = crate::name::kept_path(src).into_owned();
+            let r = prepare(args, src, &shown).and_then(|p| place(args, p));
+            (shown, r)
+        });
+        for (shown, r) in done {
+            match r {
+                Ok(o) => report(args, ctx, &shown, o)?,
+                Err(e) => ctx.log.error(e),
+            }
         }
     }
     Ok(Exit::Ok)
 }
 
-/// Read, convert and (unless dry) write one source; None when written to
-/// standard output (nothing to report there).
-fn import_one(
-    args: &Args,
-    ctx: &mut Ctx,
-    src: &Path,
-    shown: &str,
-    to_stdout: bool,
-) -> Result<Option<Outcome>> {
+/// Read and convert one source: the pi session, the warnings, its cwd.
+fn prepare(args: &Args, src: &Path, shown: &str) -> Result<(Imported, Vec<Diagnostic>, String)> {
     let bytes = std::fs::read(src).map_err(|e| Error::io(shown, &e))?;
     let agent = match args.from {
         Some(From::Claude) => Agent::Claude,
@@ -166,25 +177,26 @@ fn import_one(
     let source_path = dirs::resolve_path_str(shown);
     let conv = import::read(agent, shown, &bytes);
     let imported = import::render(&conv, &source_path, bytes.len() as u64);
-    let warnings = conv.warnings;
-    if to_stdout {
-        if !args.quiet {
-            ctx.log.warn_all(&warnings);
-        }
-        ctx.out().bytes(&imported.bytes)?;
-        return Ok(None);
-    }
+    Ok((imported, conv.warnings, conv.cwd))
+}
+
+/// Write one converted source where it goes (unless --dry-run).
+fn place(
+    args: &Args,
+    (imported, warnings, cwd): (Imported, Vec<Diagnostic>, String),
+) -> Result<Outcome> {
+    let source_path = imported.source.clone();
     let target = match &args.output {
         Some(f) => f.clone(),
         None => {
-            if conv.cwd.is_empty() && args.session_dir.is_none() {
+            if cwd.is_empty() && args.session_dir.is_none() {
                 return Err(Error::data(
-                    shown,
+                    &source_path,
                     None,
                     "the source names no cwd: give --session-dir or -o",
                 ));
             }
-            let dir = dirs::project_session_dir(Path::new(&conv.cwd), args.session_dir.as_deref());
+            let dir = dirs::project_session_dir(Path::new(&cwd), args.session_dir.as_deref());
             dir.join(&imported.file_name)
         }
     };
@@ -196,12 +208,12 @@ fn import_one(
         &imported,
         args.dry_run,
     )?;
-    Ok(Some(Outcome {
+    Ok(Outcome {
         path: target_shown,
         status,
         imported,
         warnings,
-    }))
+    })
 }
 
 /// Write `imp` at `target` as the rules say (see the help): the status.

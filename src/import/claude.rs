@@ -74,7 +74,7 @@ struct Assistant {
     key: String,
     timestamp: String,
     blocks: Vec<J>,
-    seen: std::collections::HashSet<Vec<u8>>,
+    seen: std::collections::HashSet<u64>,
     /// (id, name) of its tool calls, in order.
     calls: Vec<(String, String)>,
     model: String,
@@ -215,10 +215,15 @@ impl Reader<'_> {
     }
 
     fn place_assistant(&mut self, i: usize) -> Option<usize> {
+        // Each line is placed once: its object is taken, not copied.
+        let mut obj = std::mem::take(&mut self.lines[i].obj);
         let line = &self.lines[i];
-        let msg = line.obj.get("message").and_then(Value::as_object);
-        let uuid = s(&line.obj, "uuid").unwrap_or_default();
-        let key = msg.and_then(|m| s(m, "id")).unwrap_or(uuid);
+        let mut msg = match obj.remove("message") {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        let uuid = s(&obj, "uuid").unwrap_or_default();
+        let key = s(&msg, "id").unwrap_or(uuid);
         let idx = match self.by_message_id.get(&key) {
             Some(&m) => m,
             None => {
@@ -232,8 +237,7 @@ impl Reader<'_> {
                 m
             }
         };
-        let error = line.obj.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true);
-        let msg = msg.cloned().unwrap_or_default();
+        let error = obj.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true);
         let n = line.n;
         let mut unknown = Vec::new();
         if let Msg::Assistant(a) = &mut self.msgs[idx] {
@@ -241,18 +245,16 @@ impl Reader<'_> {
             if let Some(model) = s(&msg, "model") {
                 a.model = model;
             }
-            if let Some(Value::Object(u)) = msg.get("usage") {
-                a.usage = Some(u.clone());
+            if let Some(Value::Object(u)) = msg.remove("usage") {
+                a.usage = Some(u);
             }
             if let Some(stop) = s(&msg, "stop_reason") {
                 a.stop = Some(stop);
             }
-            for b in content_blocks(msg.get("content")) {
+            for b in content_blocks(msg.remove("content")) {
                 match assistant_block(&b) {
                     Some((j, call)) => {
-                        let mut text = Vec::new();
-                        j.write(&mut text);
-                        if a.seen.insert(text) {
+                        if a.seen.insert(block_key(&b)) {
                             if let Some(c) = call {
                                 self.call_owner.insert(c.0.clone(), idx);
                                 a.calls.push(c);
@@ -287,32 +289,32 @@ impl Reader<'_> {
     }
 
     fn place_user(&mut self, i: usize) -> Option<usize> {
+        let mut obj = std::mem::take(&mut self.lines[i].obj);
         let line = &self.lines[i];
         let timestamp = line.timestamp.clone();
         let n = line.n;
-        let uuid = s(&line.obj, "uuid").unwrap_or_default();
-        if line.obj.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
+        let uuid = s(&obj, "uuid").unwrap_or_default();
+        if obj.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
             if let Some(b) = line.parent.as_ref().and_then(|p| self.by_uuid.get(p)) {
                 if let Some(m) = self.line_msg.get(*b).copied().flatten() {
                     if let Msg::Compaction { summary, .. } = &mut self.msgs[m] {
-                        *summary = text_of(line.obj.get("message").and_then(|m| m.get("content")));
+                        *summary = text_of(obj.get("message").and_then(|m| m.get("content")));
                         return Some(m);
                     }
                 }
             }
         }
-        let content = line
-            .obj
-            .get("message")
-            .and_then(|m| m.get("content"))
-            .cloned();
-        let details = line.obj.get("toolUseResult").cloned();
-        let blocks = match &content {
-            Some(Value::Array(b)) => b.clone(),
+        let content = match obj.remove("message") {
+            Some(Value::Object(mut m)) => m.remove("content"),
+            _ => None,
+        };
+        let details = obj.remove("toolUseResult");
+        let blocks = match content {
+            Some(Value::Array(b)) => b,
             Some(Value::String(t)) => {
                 return Some(self.push(Msg::User {
                     key: uuid,
-                    content: J::str(t),
+                    content: J::Str(t),
                     timestamp,
                 }))
             }
@@ -807,9 +809,29 @@ fn assistant_message(a: &Assistant) -> J {
     J::Obj(m)
 }
 
-fn content_blocks(v: Option<&Value>) -> Vec<Value> {
+/// What tells a block from another of the same message: a call's id, else
+/// a hash of its JSON text (a block written twice counts once).
+fn block_key(b: &Value) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let field = |k: &str| b.get(k).and_then(Value::as_str);
+    match field("id")
+        .or_else(|| field("text"))
+        .or_else(|| field("thinking"))
+    {
+        Some(t) => (field("type"), t).hash(&mut h),
+        None => {
+            let mut text = Vec::new();
+            J::Val(b.clone()).write(&mut text);
+            text.hash(&mut h);
+        }
+    }
+    h.finish()
+}
+
+fn content_blocks(v: Option<Value>) -> Vec<Value> {
     match v {
-        Some(Value::Array(b)) => b.clone(),
+        Some(Value::Array(b)) => b,
         Some(Value::String(t)) => vec![serde_json::json!({"type": "text", "text": t})],
         _ => Vec::new(),
     }

@@ -9,6 +9,8 @@ use super::{Body, Conversation, Node, J};
 pub(crate) struct Imported {
     /// The pi session id (drawn from the source).
     pub id: String,
+    /// The source's absolute path (the header's `importedFrom.path`).
+    pub source: String,
     /// pi's name for the file: `<time>_<id>.jsonl`.
     pub file_name: String,
     pub bytes: Vec<u8>,
@@ -33,7 +35,7 @@ pub(crate) fn render(c: &Conversation, source: &str, source_len: u64) -> Importe
     out.push(b'\n');
     for &i in &order {
         let parent = parents[i].map_or(J::Null, |p| J::str(&ids[p]));
-        entry(nodes[i], &ids[i], parent).write(&mut out);
+        write_entry(nodes[i], &ids[i], parent, &mut out);
         out.push(b'\n');
     }
     let mut has_child = vec![false; nodes.len()];
@@ -43,6 +45,7 @@ pub(crate) fn render(c: &Conversation, source: &str, source_len: u64) -> Importe
     let file_time = c.timestamp.replace([':', '.'], "-");
     Imported {
         file_name: format!("{file_time}_{id}.jsonl"),
+        source: source.to_string(),
         id,
         bytes: out,
         entries: order.len(),
@@ -130,43 +133,58 @@ fn header(c: &Conversation, id: &str, source: &str, len: u64, entries: usize) ->
     ])
 }
 
-fn entry(n: &Node, id: &str, parent: J) -> J {
+/// Write one entry line (without its newline); the message or data is
+/// written where it is, not copied.
+fn write_entry(n: &Node, id: &str, parent: J, out: &mut Vec<u8>) {
     let ts = J::str(&n.timestamp);
-    match &n.body {
-        Body::Message(m) => J::Obj(vec![
-            ("type", J::str("message")),
+    let common = |ty: &str| {
+        vec![
+            ("type", J::str(ty)),
             ("id", J::str(id)),
             ("parentId", parent),
             ("timestamp", ts),
-            ("message", m.clone()),
-        ]),
+        ]
+    };
+    // `{members` and then `,"key":value}` (value by reference).
+    let with_tail = |members: Vec<(&'static str, J)>, key: &str, value: &J, out: &mut Vec<u8>| {
+        J::Obj(members).write(out);
+        out.pop();
+        out.push(b',');
+        super::out::write_str(out, key);
+        out.push(b':');
+        value.write(out);
+        out.push(b'}');
+    };
+    match &n.body {
+        Body::Message(m) => with_tail(common("message"), "message", m, out),
         Body::Compaction {
             summary,
             tokens_before,
-        } => J::Obj(vec![
-            ("type", J::str("compaction")),
-            ("id", J::str(id)),
-            ("parentId", parent),
-            ("timestamp", ts),
-            ("summary", J::str(summary)),
-            ("firstKeptEntryId", J::str(id)),
-            ("tokensBefore", J::Num(*tokens_before)),
-        ]),
-        Body::Custom { custom_type, data } => J::Obj(vec![
-            ("type", J::str("custom")),
-            ("customType", J::str(custom_type)),
-            ("data", data.clone()),
-            ("id", J::str(id)),
-            ("parentId", parent),
-            ("timestamp", ts),
-        ]),
-        Body::Name(name) => J::Obj(vec![
-            ("type", J::str("session_info")),
-            ("id", J::str(id)),
-            ("parentId", parent),
-            ("timestamp", ts),
-            ("name", J::str(name)),
-        ]),
+        } => {
+            let mut m = common("compaction");
+            m.push(("summary", J::str(summary)));
+            m.push(("firstKeptEntryId", J::str(id)));
+            m.push(("tokensBefore", J::Num(*tokens_before)));
+            J::Obj(m).write(out);
+        }
+        Body::Custom { custom_type, data } => {
+            // pi writes type, customType, data, then id, parentId, timestamp.
+            let head = vec![
+                ("type", J::str("custom")),
+                ("customType", J::str(custom_type)),
+            ];
+            with_tail(head, "data", data, out);
+            out.pop();
+            let mut tail = Vec::new();
+            J::Obj(common("custom").split_off(1)).write(&mut tail);
+            out.push(b',');
+            out.extend_from_slice(&tail[1..]);
+        }
+        Body::Name(name) => {
+            let mut m = common("session_info");
+            m.push(("name", J::str(name)));
+            J::Obj(m).write(out);
+        }
     }
 }
 
