@@ -111,7 +111,20 @@ fn break_cycles(nodes: &mut [Node]) -> usize {
                 break;
             }
             if state[i] == 1 {
-                nodes[i].parent = None;
+                // Cut the loop above an entry that may start a path: not
+                // a tool result (pi's context needs it under its call).
+                let mut members = vec![i];
+                let mut j = nodes[i].parent.unwrap_or(i);
+                while j != i && members.len() <= nodes.len() {
+                    members.push(j);
+                    j = nodes[j].parent.unwrap_or(i);
+                }
+                let at = members
+                    .iter()
+                    .copied()
+                    .find(|&m| !is_result(&nodes[m]))
+                    .unwrap_or(i);
+                nodes[at].parent = None;
                 cut += 1;
                 break;
             }
@@ -127,6 +140,16 @@ fn break_cycles(nodes: &mut [Node]) -> usize {
         }
     }
     cut
+}
+
+/// Whether an entry is a `toolResult` message.
+fn is_result(n: &Node) -> bool {
+    match &n.body {
+        Body::Message(J::Obj(m)) => m
+            .iter()
+            .any(|(k, v)| *k == "role" && matches!(v, J::Str(r) if r == "toolResult")),
+        _ => false,
+    }
 }
 
 /// Which agent wrote `bytes`, from its first lines that are JSON objects:
@@ -195,4 +218,33 @@ pub(crate) fn json_lines<'a>(
                 }
             }
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(parent: Option<usize>, role: &str) -> Node {
+        Node {
+            key: String::new(),
+            parent,
+            timestamp: String::new(),
+            body: Body::Message(J::Obj(vec![("role", J::str(role))])),
+        }
+    }
+
+    #[test]
+    fn a_loop_is_cut_above_a_message_that_is_no_tool_result() {
+        // 0 -> 1 -> 2 -> 0, 0 a tool result, 3 under 2.
+        let mut nodes = vec![
+            node(Some(2), "toolResult"),
+            node(Some(0), "user"),
+            node(Some(1), "assistant"),
+            node(Some(2), "user"),
+        ];
+        assert_eq!(break_cycles(&mut nodes), 1);
+        let parents: Vec<Option<usize>> = nodes.iter().map(|n| n.parent).collect();
+        assert_eq!(parents, [Some(2), Some(0), None, Some(2)]);
+        assert_eq!(break_cycles(&mut nodes), 0);
+    }
 }
