@@ -39,7 +39,7 @@ Examples:
                                           only the user's ! shell runs and their output
   pi-grep --active 'rate limit'           only entries on each session's current path
   pi-grep --since 2026-11-01 -c error     counts per session
-  pi-grep --json panic | jq -r '\"\\(.path) \\(.id)\"' | while read f id; do pi-fork $f --at $id; done
+  pi-grep --json panic | jq -r '.id+\" \"+.path' | while read -r i f; do pi-fork \"$f\" --at $i; done
                                           a new session at every entry that panicked
 
 Output: PATH:ID:ROLE/FIELD: LINE for each matching line of text (ROLE is the

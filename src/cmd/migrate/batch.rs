@@ -21,11 +21,21 @@ use std::time::{Duration, Instant};
 /// is never held for the batch. A failed write is reported once through
 /// `log` (the exit status says it); a reader that has gone is not.
 pub(super) fn print_line(log: Log, msg: &str) {
+    print_ended(log, msg, false)
+}
+
+/// [`print_line`], ended by a NUL byte instead when `null` (`-0`).
+fn print_ended(log: Log, msg: &str, null: bool) {
     static FAILED: std::sync::Once = std::sync::Once::new();
     let mut o = std::io::stdout().lock();
     // a file name's bytes that are not UTF-8 as they are (crate::name)
     let msg = crate::name::bytes_of_kept(msg);
-    if let Err(e) = o.line(&msg).and_then(|()| o.done()) {
+    let end: &[u8] = if null { b"\0" } else { b"\n" };
+    if let Err(e) = o
+        .bytes(&msg)
+        .and_then(|()| o.bytes(end))
+        .and_then(|()| o.done())
+    {
         if !e.is_broken_pipe() {
             FAILED.call_once(|| log.error(&e));
         }
@@ -152,7 +162,9 @@ impl many::Rewrite for Migration<'_> {
     fn outcome(&self, _index: usize, name: &str, outcome: many::Outcome<Changes>) {
         match (outcome, self.req.mode) {
             (many::Outcome::Failed(e), _) => self.progress.error(&e),
-            (many::Outcome::Changed(_), Mode::Check) => self.progress.line(name),
+            (many::Outcome::Changed(_), Mode::Check) => self
+                .progress
+                .say(|| print_ended(self.progress.log, name, self.req.null)),
             (many::Outcome::Changed(c), Mode::DryRun) => {
                 self.progress.line(&format!("{name}: {}", c.describe()))
             }
