@@ -214,11 +214,56 @@ impl Sum {
 
 /// `x`'s shortest round-trip digits as an integer, and the power of ten
 /// of its last digit: 0.1 is (1, -1), 9.989999999999998 is
-/// (9989999999999998, -15). `x` finite and not 0.
+/// (9989999999999998, -15) (trailing zeros may stay: (10, -2) for 0.1).
+/// `x` finite and not 0.
 fn shortest(x: f64) -> (i128, i32) {
-    // Rust's `{:e}` is the shortest round-trip form: "9.989999999999998e0"
-    let s = format!("{x:e}");
-    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    if let Some(d) = fifteen(x) {
+        return d;
+    }
+    let mut buf = zmij::Buffer::new();
+    parse_digits(buf.format_finite(x))
+}
+
+/// The powers of ten a float holds exactly.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// `x`'s digits when 15 significant digits or fewer give it back (most
+/// recorded costs): one multiplication, one division, no text. m =
+/// round(|x| × 10^k) below 10¹⁵ is off the exact product by less than 0.11,
+/// so it is the nearest such decimal; when m / 10^k (rounded once, as
+/// parsing rounds) is `x`, m × 10^-k reads back as `x`, and no other
+/// decimal of 15 digits does (they lie farther apart than a float's
+/// neighbours): it is the shortest form, perhaps with trailing zeros.
+/// None otherwise (more digits, or 10^k not exact: below 10⁻⁸ or from 10¹⁵).
+fn fifteen(x: f64) -> Option<(i128, i32)> {
+    let a = x.abs();
+    let e2 = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    // floor(log10(a)), or one less
+    let e10 = (f64::from(e2) * std::f64::consts::LOG10_2).floor() as i32;
+    let mut k = 14 - e10;
+    for _ in 0..2 {
+        let p = *POW10.get(usize::try_from(k).ok()?)?;
+        let m = (a * p).round();
+        if m >= 1e15 {
+            k -= 1;
+            continue;
+        }
+        if m / p != a {
+            return None;
+        }
+        let m = m as i128;
+        return Some((if x < 0.0 { -m } else { m }, -k));
+    }
+    None
+}
+
+/// The digits and exponent of a number written as `-1.25e-7`, `0.5` or
+/// `12.0`.
+fn parse_digits(s: &str) -> (i128, i32) {
+    let (mant, exp) = s.split_once(['e', 'E']).unwrap_or((s, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let mut digits: i128 = 0;
     let mut after = 0i32;
@@ -337,6 +382,51 @@ mod tests {
         assert_eq!(sum(&[1.0, f64::INFINITY]).value(), f64::INFINITY);
         assert!(sum(&[f64::INFINITY, f64::NEG_INFINITY]).value().is_nan());
         assert_eq!(sum(&[-0.0]).value().to_bits(), 0f64.to_bits());
+    }
+
+    /// The fast path and zmij give the digits Rust's shortest `{:e}` gives,
+    /// for costs as pi computes them (tokens × price / 10⁶) and odd floats.
+    #[test]
+    fn shortest_digits_are_the_shortest() {
+        let strip = |(mut d, mut e): (i128, i32)| {
+            while d != 0 && d % 10 == 0 {
+                d /= 10;
+                e += 1;
+            }
+            (d, e)
+        };
+        let mut rng = crate::test_rng::xorshift(11);
+        let mut xs = vec![
+            0.1,
+            0.3,
+            9.99,
+            1e-7,
+            3e-7,
+            5e-324,
+            f64::MAX,
+            1e15,
+            999999999999999.0,
+        ];
+        xs.extend([
+            0.18871590000000002,
+            0.5549999999999999,
+            1.0 / 3.0,
+            -2.5e-9,
+            123456.789,
+        ]);
+        for _ in 0..20_000 {
+            let tokens = (rng() % 200_000) as f64;
+            let price = [0.3, 3.0, 3.75, 15.0, 0.075, 1.25][(rng() % 6) as usize];
+            xs.push(price / 1e6 * tokens);
+            xs.push(f64::from_bits(rng() >> 2));
+        }
+        let mut fast = 0;
+        for x in xs.into_iter().filter(|x| x.is_finite() && *x != 0.0) {
+            let want = parse_digits(&format!("{x:e}"));
+            assert_eq!(strip(shortest(x)), strip(want), "{x:e}");
+            fast += fifteen(x).is_some() as usize;
+        }
+        assert!(fast > 10_000, "{fast}");
     }
 
     /// A bucket full to overflow carries into the next: still exact.
