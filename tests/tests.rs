@@ -19,6 +19,7 @@ mod import;
 mod label;
 mod ls;
 mod migrate;
+mod null;
 mod path;
 mod tree;
 mod usage;
