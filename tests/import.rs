@@ -486,6 +486,28 @@ fn the_format_is_told_from_the_content_or_forced() {
     );
     assert!(o.status.success());
     assert!(stdout(&o).contains("\"agent\":\"codex\""));
+    // A file of titles only (Claude Code writes such): skipped, no error.
+    let titles = dir.write(
+        "t.jsonl",
+        line(json!({"type": "summary", "summary": "x", "leafUuid": "u"})).as_bytes(),
+    );
+    let o = run(
+        "pi-import",
+        &[
+            "--json",
+            titles.to_str().unwrap(),
+            "--session-dir",
+            dir.0.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("\"status\":\"empty\""),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(names_in(&dir.0, &[]).len(), 3, "nothing written");
     let junk = dir.write("c.jsonl", b"hello\n");
     let o = run("pi-import", &["-o", "-", junk.to_str().unwrap()], None);
     assert_eq!(o.status.code(), Some(1));

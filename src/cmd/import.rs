@@ -186,6 +186,15 @@ fn place(
     (imported, warnings, cwd): (Imported, Vec<Diagnostic>, String),
 ) -> Result<Outcome> {
     let source_path = imported.source.clone();
+    if imported.messages == 0 {
+        // Claude Code keeps files of titles only: nothing to continue.
+        return Ok(Outcome {
+            path: String::new(),
+            status: "empty",
+            imported,
+            warnings,
+        });
+    }
     let target = match &args.output {
         Some(f) => f.clone(),
         None => {
@@ -309,6 +318,13 @@ fn report(args: &Args, ctx: &mut Ctx, shown: &str, o: Outcome) -> Result<()> {
         j.write(&mut line);
         ctx.out().line(&line)?;
     } else {
+        if o.status == "empty" {
+            let text = format!(
+                "skipped {}: no message to import",
+                crate::visible::message(shown)
+            );
+            return ctx.out().line(text.as_bytes());
+        }
         let verb = match (o.status, args.dry_run) {
             ("imported", true) => "would import",
             ("updated", true) => "would update",

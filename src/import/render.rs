@@ -16,6 +16,8 @@ pub(crate) struct Imported {
     pub bytes: Vec<u8>,
     pub entries: usize,
     pub leaves: usize,
+    /// Entries of the conversation (none: a file of titles only).
+    pub messages: usize,
 }
 
 /// Write `c`, read from `source` (`source_len` bytes), as a pi session.
@@ -50,6 +52,7 @@ pub(crate) fn render(c: &Conversation, source: &str, source_len: u64) -> Importe
         bytes: out,
         entries: order.len(),
         leaves: has_child.iter().filter(|h| !**h).count(),
+        messages: c.nodes.len(),
     }
 }
 
