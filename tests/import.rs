@@ -776,3 +776,46 @@ fn codex_compaction() {
     assert_eq!(msgs[1]["content"][0]["text"], "new turn");
     assert!(out.contains("old answer"), "kept in the file");
 }
+
+/// pi-usage leaves imported sessions out (their usage is another tool's to
+/// report) unless --include-imported, with and without its cache.
+#[test]
+fn pi_usage_counts_imports_only_when_asked() {
+    let dir = TempDir::new("import-usage");
+    let src = dir.write("s-1.jsonl", claude_session().as_bytes());
+    let store = dir.0.join("sessions");
+    let project = store.join("--home-dev-src-app--");
+    let o = run(
+        "pi-import",
+        &[
+            "-q",
+            src.to_str().unwrap(),
+            "--session-dir",
+            project.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let usage = |extra: &[&str]| {
+        let mut args = vec![
+            "--session-dir",
+            store.to_str().unwrap(),
+            "--all",
+            "session",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let o = run_with("pi-usage", &args, None, |c| {
+            c.env("PI_SESSION_TOOLS_CACHE_DIR", dir.0.join("cache"));
+        });
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str::<Value>(&stdout(&o)).unwrap()["sessions"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    for _ in 0..2 {
+        assert_eq!(usage(&[]), 0);
+        assert_eq!(usage(&["--include-imported"]), 1);
+    }
+}
