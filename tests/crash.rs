@@ -397,7 +397,7 @@ const WRITE_NOTHING: &[(&str, &str)] = &[
     (
         "pi-import",
         "writes each file staged beside it and renamed (write::create_new, TempFile): \
-         a kill leaves the old file or the new one; no kill test of its own yet",
+         a kill leaves the old file or the new one (tests/import.rs: a_kill_leaves_whole_files)",
     ),
 ];
 

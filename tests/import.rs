@@ -819,3 +819,59 @@ fn pi_usage_counts_imports_only_when_asked() {
         assert_eq!(usage(&["--include-imported"]), 1);
     }
 }
+
+/// pi-import killed at any moment leaves every session file whole: each
+/// `.jsonl` in the store is the one a full run writes, byte for byte.
+#[test]
+fn a_kill_leaves_whole_files() {
+    let dir = TempDir::new("import-kill");
+    let srcs: Vec<String> = (0..40)
+        .map(|i| {
+            let s = claude_session().replace("\"s-1\"", &format!("\"s-{i}\""));
+            dir.write(&format!("s{i}.jsonl"), s.repeat(20).as_bytes())
+                .to_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let into = |out: &Path| {
+        let mut args: Vec<&str> = vec!["-q", "--session-dir", out.to_str().unwrap()];
+        args.extend(srcs.iter().map(String::as_str));
+        command("pi-import", &args)
+    };
+    let full = dir.0.join("full");
+    assert!(into(&full).output().unwrap().status.success());
+    let want: std::collections::BTreeMap<String, Vec<u8>> = std::fs::read_dir(&full)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(want.len(), 40);
+    for k in 0..8u64 {
+        let out = dir.0.join(format!("killed{k}"));
+        let mut child = into(&out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(k * 7));
+        let _ = child.kill();
+        let _ = child.wait();
+        for e in std::fs::read_dir(&out).into_iter().flatten() {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".jsonl") {
+                assert_eq!(
+                    Some(&std::fs::read(e.path()).unwrap()),
+                    want.get(&name),
+                    "{name} after a kill at {k}"
+                );
+            }
+        }
+    }
+}
