@@ -13,6 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-$PWD/target/release}
 [ -n "${CARGO_TARGET_DIR:-}" ] && BIN=${BIN_DIR:-$CARGO_TARGET_DIR/release}
+[ -x "$BIN/pi-import" ] || { echo "bench/import.sh: no $BIN/pi-import: cargo build --release" >&2; exit 1; }
 W=$(mktemp -d /tmp/bench-import.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 python3 - "$W/claude/projects/-home-dev-src-app" <<'PY'
@@ -50,8 +51,10 @@ best() { # best wall time of 5 runs of "$@" after `prep`
   echo $b
 }
 prep() { rm -rf "$W/out" "$W/copy"; }
+dry_ms=$(best env HOME="$W/home" CLAUDE_CONFIG_DIR="$W/claude" "$BIN/pi-import" --all -q --from claude --session-dir "$W/out" --dry-run)
 cp_ms=$(best cp -r "$W/claude" "$W/copy")
 imp_ms=$(best env HOME="$W/home" CLAUDE_CONFIG_DIR="$W/claude" "$BIN/pi-import" --all -q --from claude --session-dir "$W/out")
+echo "pi-import --all --dry-run (read and convert only): $dry_ms ms"
 echo "cp -r: $cp_ms ms; pi-import --all: $imp_ms ms ($(python3 -c "print(round($imp_ms/max($cp_ms,1),2))") x cp -r; $(nproc) cores)"
 ls "$W/out" | wc -l | sed 's/$/ sessions written/'
 CORPUS=../shared/import-corpus
