@@ -213,6 +213,65 @@ impl TempFile {
     }
 }
 
+impl TempFile {
+    /// Say the data is on disk already (a [`sync_filesystem`] of its
+    /// filesystem ran after it was written): no fsync of its own.
+    pub fn synced_with_filesystem(&mut self) {
+        self.synced = true;
+    }
+
+    /// Give the temporary file the target's name only if no file has it
+    /// (`AlreadyExists` otherwise), flushing first unless
+    /// [`TempFile::synced_with_filesystem`] said it is on disk; the
+    /// directory is not flushed: a batch flushes each directory once with
+    /// [`sync_dir`] after all its links.
+    pub fn commit_new_unsynced_dir(mut self) -> io::Result<()> {
+        self.finish()?;
+        match fs::hard_link(&self.path, &self.target) {
+            Ok(()) => {
+                let _ = fs::remove_file(&self.path);
+                self.path = PathBuf::new();
+                Ok(())
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
+            Err(_) => {
+                let bytes = fs::read(&self.path)?;
+                write_exclusive_direct(&self.target, &bytes)?;
+                let _ = fs::remove_file(&self.path);
+                self.path = PathBuf::new();
+                Ok(())
+            }
+        }
+    }
+
+    /// The name the file takes when committed.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+}
+
+/// Flush the whole filesystem holding `dir` to disk (Linux `syncfs`): a
+/// batch of temporary files made durable with one call instead of an
+/// fsync each, before any of them takes its name. Elsewhere `Unsupported`
+/// (the caller then flushes each file).
+pub fn sync_filesystem(dir: &Path) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let f = File::open(dir)?;
+        // SAFETY: syncfs takes an open descriptor, which `f` keeps open.
+        if unsafe { libc::syncfs(f.as_raw_fd()) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = dir;
+        Err(io::Error::from(io::ErrorKind::Unsupported))
+    }
+}
+
 impl Drop for TempFile {
     fn drop(&mut self) {
         if !self.path.as_os_str().is_empty() {

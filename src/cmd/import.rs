@@ -142,22 +142,124 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
             return Ok(Exit::Ok);
         }
     }
-    // Sources are read, converted and written on every core, a batch at a
-    // time (memory: a batch's files), and reported in their order.
-    for batch in sources.chunks(64) {
-        let done = crate::store::parallel_map(batch, |src| {
+    // Sources are read, converted and written (under temporary names) on
+    // every core, a batch at a time; then the batch is made durable at once
+    // and each file takes its name; reported in their order. A batch holds
+    // open temporary files (256, under the usual limit of 1 024), not
+    // their bytes.
+    for batch in sources.chunks(256) {
+        let mut done = crate::store::parallel_map(batch, |src| {
             let shown = crate::name::kept_path(src).into_owned();
             let r = prepare(args, src, &shown).and_then(|p| place(args, p));
             (shown, r)
         });
+        let dir_errors = commit_batch(&mut done);
         for (shown, r) in done {
             match r {
-                Ok(o) => report(args, ctx, &shown, o)?,
+                Ok((o, _)) => report(args, ctx, &shown, o)?,
                 Err(e) => ctx.log.error(e),
             }
         }
+        for e in dir_errors {
+            ctx.log.error(e);
+        }
     }
     Ok(Exit::Ok)
+}
+
+/// A converted source written under a temporary name beside its target,
+/// waiting for the batch's flush to take its name.
+struct Staged {
+    temp: crate::write::TempFile,
+    /// Replaces an earlier import (rename), else a new file (link, never
+    /// over another).
+    replace: bool,
+}
+
+/// The results of one batch, each source's outcome and its staged file.
+type Batch = Vec<(String, Result<(Outcome, Option<Staged>)>)>;
+
+/// Give the batch's staged files their names, crash-safe with few flushes:
+/// one `syncfs` per filesystem makes every temporary file durable (an
+/// fsync each where syncfs is missing or fails), then each is linked (new)
+/// or renamed (update) to its name, then each directory is flushed once.
+/// Killed at any moment, a name holds a whole file or none. A source whose
+/// file could not take its name becomes that error; returns the errors of
+/// directories that could not be flushed.
+fn commit_batch(done: &mut Batch) -> Vec<Error> {
+    let mut staged: Vec<&mut (String, Result<(Outcome, Option<Staged>)>)> = done
+        .iter_mut()
+        .filter(|(_, r)| matches!(r, Ok((_, Some(_)))))
+        .collect();
+    if staged.is_empty() {
+        return Vec::new();
+    }
+    let dir_of = |t: &Path| crate::write::dir_of(t);
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for (_, r) in staged.iter() {
+        if let Ok((_, Some(s))) = r {
+            let d = dir_of(s.temp.target());
+            if !dirs.contains(&d) {
+                dirs.push(d);
+            }
+        }
+    }
+    let mut devices = Vec::new();
+    let mut synced = true;
+    for d in &dirs {
+        let dev = device(d);
+        if dev.is_some() && devices.contains(&dev) {
+            continue;
+        }
+        devices.push(dev);
+        synced &= crate::write::sync_filesystem(d).is_ok();
+    }
+    for entry in staged.iter_mut() {
+        let (shown, r) = &mut **entry;
+        let Ok((o, slot)) = r else { continue };
+        let Some(mut s) = slot.take() else { continue };
+        if synced {
+            s.temp.synced_with_filesystem();
+        }
+        let target_shown = o.path.clone();
+        let res = if s.replace {
+            s.temp.commit_rename()
+        } else {
+            s.temp.commit_new_unsynced_dir()
+        };
+        if let Err(e) = res {
+            *r = Err(if e.kind() == std::io::ErrorKind::AlreadyExists {
+                Error::data(
+                    &target_shown,
+                    None,
+                    format!("appeared while {shown} was imported: not overwritten"),
+                )
+            } else {
+                Error::io(&target_shown, &e)
+            });
+        }
+    }
+    dirs.iter()
+        .filter_map(|d| {
+            crate::write::sync_dir(d)
+                .err()
+                .map(|e| Error::io(&crate::name::kept_path(d), &e))
+        })
+        .collect()
+}
+
+/// The device a directory is on (None where that is not known).
+fn device(d: &Path) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(d).ok().map(|m| m.dev())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = d;
+        None
+    }
 }
 
 /// Read and convert one source: the pi session, the warnings, its cwd.
@@ -183,17 +285,20 @@ fn prepare(args: &Args, src: &Path, shown: &str) -> Result<(Imported, Vec<Diagno
 /// Write one converted source where it goes (unless --dry-run).
 fn place(
     args: &Args,
-    (imported, warnings, cwd): (Imported, Vec<Diagnostic>, String),
-) -> Result<Outcome> {
+    (mut imported, warnings, cwd): (Imported, Vec<Diagnostic>, String),
+) -> Result<(Outcome, Option<Staged>)> {
     let source_path = imported.source.clone();
     if imported.messages == 0 {
         // Claude Code keeps files of titles only: nothing to continue.
-        return Ok(Outcome {
-            path: String::new(),
-            status: "empty",
-            imported,
-            warnings,
-        });
+        return Ok((
+            Outcome {
+                path: String::new(),
+                status: "empty",
+                imported,
+                warnings,
+            },
+            None,
+        ));
     }
     let target = match &args.output {
         Some(f) => f.clone(),
@@ -210,29 +315,36 @@ fn place(
         }
     };
     let target_shown = crate::name::kept_path(&target).into_owned();
-    let status = settle(
+    let (status, staged) = settle(
         &target,
         &target_shown,
         &source_path,
         &imported,
         args.dry_run,
     )?;
-    Ok(Outcome {
-        path: target_shown,
-        status,
-        imported,
-        warnings,
-    })
+    // Written (or not to be): the batch keeps what is reported, not the bytes.
+    imported.bytes = Vec::new();
+    Ok((
+        Outcome {
+            path: target_shown,
+            status,
+            imported,
+            warnings,
+        },
+        staged,
+    ))
 }
 
-/// Write `imp` at `target` as the rules say (see the help): the status.
+/// What becomes of `imp` at `target` as the rules say (see the help): the
+/// status, and the file written under a temporary name beside `target`
+/// when it is to be written ([`commit_batch`] names it).
 fn settle(
     target: &Path,
     shown: &str,
     source: &str,
     imp: &Imported,
     dry: bool,
-) -> Result<&'static str> {
+) -> Result<(&'static str, Option<Staged>)> {
     let existing = match std::fs::read(target) {
         Ok(b) => Some(b),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -240,7 +352,7 @@ fn settle(
     };
     let status = match &existing {
         None => "imported",
-        Some(b) if *b == imp.bytes => return Ok("unchanged"),
+        Some(b) if *b == imp.bytes => return Ok(("unchanged", None)),
         Some(b) if untouched_import_of(b, source) => "updated",
         Some(b) if imported_from(b).is_some() => "continued",
         Some(_) => {
@@ -252,20 +364,24 @@ fn settle(
         }
     };
     if dry || status == "continued" {
-        return Ok(status);
+        return Ok((status, None));
     }
     let io = |e: std::io::Error| Error::io(shown, &e);
     if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(io)?;
     }
-    if status == "imported" {
-        crate::write::create_new(target, "import", &imp.bytes).map_err(io)?;
-    } else {
-        let mut t = crate::write::TempFile::beside(target, "import", None).map_err(io)?;
-        std::io::Write::write_all(t.file(), &imp.bytes).map_err(io)?;
-        t.commit_rename().map_err(io)?;
+    let mut t = crate::write::TempFile::beside(target, "import", None).map_err(io)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // What a plain create gives with the common umask.
+        t.file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))
+            .map_err(io)?;
     }
-    Ok(status)
+    std::io::Write::write_all(t.file(), &imp.bytes).map_err(io)?;
+    let replace = status == "updated";
+    Ok((status, Some(Staged { temp: t, replace })))
 }
 
 /// The header's `importedFrom` of a file's bytes.
