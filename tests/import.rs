@@ -875,3 +875,28 @@ fn a_kill_leaves_whole_files() {
         }
     }
 }
+
+/// The conformance fixtures `import-claude` and `import-codex` (pi 1.6.0's
+/// answers at each of their leaves are recorded by
+/// tests/conformance/kinds/pi-import.mjs, and checked by the pi-path and
+/// pi-convert conformance tests) are still what pi-import writes for the
+/// examples, but for the header's source path, which the generator fixes.
+#[test]
+fn conformance_fixtures_are_the_imports_of_the_examples() {
+    for name in ["claude", "codex"] {
+        let src = repo().join("examples").join(format!("{name}.jsonl"));
+        let (out, _) = import_to_stdout(&src, &["-q"]);
+        let (header, rest) = out.split_once('\n').unwrap();
+        let h: Value = serde_json::from_str(header).unwrap();
+        let from = serde_json::to_string(&h["importedFrom"]["path"]).unwrap();
+        let fixed = format!("\"/tmp/pi-conformance/examples/{name}.jsonl\"");
+        assert_eq!(header.matches(&from).count(), 1, "{header}");
+        let want = format!("{}\n{rest}", header.replace(&from, &fixed));
+        let fixture = std::fs::read_to_string(fixture(&format!("import-{name}"))).unwrap();
+        assert!(
+            fixture == want,
+            "tests/conformance/sessions/import-{name}.jsonl is no longer pi-import's output \
+             for examples/{name}.jsonl: run tests/conformance/generate.mjs (see kinds/pi-import.mjs)"
+        );
+    }
+}
