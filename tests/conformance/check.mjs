@@ -142,7 +142,7 @@ for (let file of args) {
 			bad++;
 			failures++;
 			if (bad <= 3) {
-				const at = [...(expected ?? "")].findIndex((c, i) => c !== got.out[i]);
+				const at = [...(expected ?? "")].findIndex((c, i) => c !== (got.out ?? "")[i]);
 				console.log(`DIFF ${file}: ${tool} ${argv.join(" ")}: ${expected === null ? "pi throws, the tool did not" : got.ok ? `first difference at ${at}` : got.err.trim()}`);
 			}
 		}

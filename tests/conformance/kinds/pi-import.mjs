@@ -11,8 +11,9 @@
 // `/tmp/pi-conformance/examples/NAME.jsonl`; tests/import.rs checks that
 // the fixtures are still what pi-import writes, with the same replacement.
 //
-// Checked here, where pi reads them: pi opens each without a warning, and
-// the context at every leaf answers each tool call with its result, in order.
+// Checked here, where pi reads them: pi opens each without a warning, the
+// context at every leaf answers each tool call with its result, in order,
+// and `pi -c` (continueRecent) picks the import and goes on from its leaf.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -77,6 +78,23 @@ function pairsComplete(messages) {
 	return null;
 }
 
+// `pi -c`: pi's continueRecent in a store holding only the import finds it
+// at its leaf (pi appends under the leaf). Nothing is appended here: that
+// would draw on the seeded ids and clock the later fixtures are made with.
+function continues(pi, name, text, leaf) {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-conf-import-c-"));
+	try {
+		const f = path.join(dir, `import-${name}.jsonl`);
+		fs.writeFileSync(f, text);
+		const cwd = JSON.parse(text.slice(0, text.indexOf("\n"))).cwd;
+		const sm = pi.SessionManager.continueRecent(cwd, dir);
+		if (sm.getSessionFile() !== f) throw new Error(`import-${name}: pi -c does not pick the import`);
+		if (sm.getLeafId() !== leaf) throw new Error(`import-${name}: pi -c continues at ${sm.getLeafId()}, not ${leaf}`);
+	} finally {
+		fs.rmSync(dir, { recursive: true, force: true });
+	}
+}
+
 const jsonLines = (xs) => xs.map((x) => `${JSON.stringify(x)}\n`).join("");
 
 export function extraFixtures(pi) {
@@ -102,6 +120,7 @@ export function extraFixtures(pi) {
 			cases.push({ tool: "pi-path", args: [...la, "--format", "messages"], stdout: jsonLines(ctx.messages), what: `import of examples/${name}.jsonl: buildSessionContext(${id}).messages` });
 			cases.push({ tool: "pi-convert", args: la, stdout: jsonLines(pi.convertToLlm(ctx.messages)), what: `import of examples/${name}.jsonl: convertToLlm(buildSessionContext(${id}).messages)` });
 		}
+		continues(pi, name, text, sm.getLeafId());
 		if (name === "claude" && leaves.length < 2) throw new Error(`import-${name}: the example should hold a branch`);
 		fixtures.push({ name: `import-${name}`, text, cases });
 	}
