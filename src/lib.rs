@@ -67,13 +67,17 @@ pub mod session;
 pub mod tree;
 
 // The crate's own.
+#[cfg(unix)]
+mod forks;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
-#[cfg(unix)]
 mod gather;
+mod header_edit;
+mod inuse;
 mod io;
 mod live;
+mod moving;
 mod name;
 internal!(json);
 mod render;
@@ -83,6 +87,7 @@ mod summary;
 #[cfg(test)]
 mod test_rng;
 mod thousands;
+mod trash;
 internal!(time);
 mod transcript;
 mod tree_problems;

@@ -7,6 +7,8 @@ pub mod grep;
 pub mod label;
 pub mod ls;
 pub mod migrate;
+pub mod mv;
 pub mod path;
+pub mod rm;
 pub mod tree;
 pub mod usage;
