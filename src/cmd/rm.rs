@@ -23,9 +23,9 @@ Examples:
   pi-rm 019b4f7b                          to the trash (pi's agent directory is ./agent here)
   pi-ls -0 --all | pi-rm -0 --dry-run     every session named on stdin
   pi-rm --dry-run --json 019cd6a4         one JSON object per session
-  pi-rm --orphans ok 019a5c3e             a session its fork names: the fork keeps the name
   pi-rm --orphans clear --dry-run 019a5c3e
                                           the fork's parentSession would be removed
+  pi-rm --orphans ok 019a5c3e             a session its fork names: the fork keeps the name
 
 The trash is the freedesktop.org home trash ($XDG_DATA_HOME/Trash, else
 ~/.local/share/Trash: files/NAME and info/NAME.trashinfo), used when it is,

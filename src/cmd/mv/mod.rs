@@ -120,6 +120,12 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     if args.null {
         names.extend(crate::io::nul_names_from_stdin()?);
     }
+    if let Some(h) = names
+        .iter()
+        .find(|n| *n == "help" && !Path::new(n).exists())
+    {
+        crate::store::resolve_session(Some(h), args.session_dir.as_deref())?;
+    }
     let project;
     let cwd;
     let ask = match (&args.cwd, args.project.as_slice()) {
