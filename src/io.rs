@@ -301,6 +301,33 @@ pub trait Out: Write {
 
 impl<W: Write + ?Sized> Out for W {}
 
+/// The names standard input lists, each ended by a NUL (`pi-ls -0`,
+/// `find -print0`; the last NUL may be missing), as SESSION arguments are
+/// kept ([`crate::name::kept`]). At most 64 MiB of names are read.
+pub fn nul_names_from_stdin() -> Result<Vec<String>> {
+    use std::io::IsTerminal;
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Err(Error::usage(
+            "-0 reads NUL-ended session names from standard input, which is a terminal: pipe them in (`pi-ls -0 ...`)",
+        ));
+    }
+    let bytes = read_bounded(stdin.lock(), 64 << 20)
+        .map_err(|e| Error::io("<stdin>", &e))?
+        .ok_or_else(|| Error::request("<stdin>", "more than 64 MiB of names"))?;
+    Ok(split_nul_names(&bytes))
+}
+
+/// NUL-ended names, empty ones skipped.
+pub(crate) fn split_nul_names(bytes: &[u8]) -> Vec<String> {
+    use std::os::unix::ffi::OsStrExt;
+    bytes
+        .split(|&b| b == 0)
+        .filter(|n| !n.is_empty())
+        .map(|n| crate::name::kept(std::ffi::OsStr::from_bytes(n)).into_owned())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,31 +361,9 @@ mod tests {
         assert_eq!(read_at_most(&f, &mut buf, 99_996).unwrap(), 4);
         std::fs::remove_file(&path).unwrap();
     }
-}
 
-/// The names standard input lists, each ended by a NUL (`pi-ls -0`,
-/// `find -print0`; the last NUL may be missing), as SESSION arguments are
-/// kept ([`crate::name::kept`]). At most 64 MiB of names are read.
-pub fn nul_names_from_stdin() -> Result<Vec<String>> {
-    use std::io::IsTerminal;
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        return Err(Error::usage(
-            "-0 reads NUL-ended session names from standard input, which is a terminal: pipe them in (`pi-ls -0 ...`)",
-        ));
+    #[test]
+    fn nul_names_skip_empty_ones() {
+        assert_eq!(super::split_nul_names(b"a\0\0b c\0d"), ["a", "b c", "d"]);
     }
-    let bytes = read_bounded(stdin.lock(), 64 << 20)
-        .map_err(|e| Error::io("<stdin>", &e))?
-        .ok_or_else(|| Error::request("<stdin>", "more than 64 MiB of names"))?;
-    Ok(split_nul_names(&bytes))
-}
-
-/// NUL-ended names, empty ones skipped.
-pub(crate) fn split_nul_names(bytes: &[u8]) -> Vec<String> {
-    use std::os::unix::ffi::OsStrExt;
-    bytes
-        .split(|&b| b == 0)
-        .filter(|n| !n.is_empty())
-        .map(|n| crate::name::kept(std::ffi::OsStr::from_bytes(n)).into_owned())
-        .collect()
 }

@@ -18,7 +18,9 @@ mod grep;
 mod label;
 mod ls;
 mod migrate;
+mod mv;
 mod path;
+mod rm;
 mod tree;
 mod usage;
 

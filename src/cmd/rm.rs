@@ -347,7 +347,7 @@ fn clear(t: &Target, say: &Say, out: &mut dyn Out) -> Result<bool> {
 }
 
 /// Ask on the terminal whether to unlink the sessions that have no trash;
-/// no terminal: no.
+/// no terminal (or standard error not on one): no.
 fn confirm(targets: &[Target], log: Log) -> Result<bool> {
     use std::io::{BufRead, Write};
     let n = targets
