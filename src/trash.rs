@@ -64,6 +64,17 @@ pub fn put(trash: &Path, file: &Path) -> io::Result<Trashed> {
             .open(&info_path);
         let mut f = match created {
             Ok(f) => f,
+            // An interrupted put of this very file left its info file:
+            // taken again.
+            Err(e)
+                if e.kind() == io::ErrorKind::AlreadyExists
+                    && left_by_us(&info_path, &target, file) =>
+            {
+                fs::OpenOptions::new()
+                    .write(true)
+                    .truncate(true)
+                    .open(&info_path)?
+            }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         };
@@ -94,6 +105,24 @@ pub fn put(trash: &Path, file: &Path) -> io::Result<Trashed> {
         io::ErrorKind::AlreadyExists,
         "too many files of this name in the trash",
     ))
+}
+
+/// Whether the info file `info` is one an interrupted put of `file` left:
+/// no file in the trash under its name, and its text (perhaps cut short)
+/// names `file`.
+fn left_by_us(info: &Path, target: &Path, file: &Path) -> bool {
+    if fs::symlink_metadata(target).is_ok() {
+        return false;
+    }
+    let Ok(text) = fs::read(info) else {
+        return false;
+    };
+    let head = format!(
+        "[Trash Info]\nPath={}\n",
+        url_escape(&crate::name::bytes_of_kept(&crate::name::kept_path(file)))
+    );
+    let head = head.as_bytes();
+    text.starts_with(head) || head.starts_with(&text)
 }
 
 /// `name`, then `stem.N.ext` for the N-th try.
@@ -202,6 +231,12 @@ mod tests {
             std::fs::write(&f, b"x").unwrap();
             put(&trash, &f).unwrap();
         }
+        // An info file an interrupted put left (cut short) is taken again.
+        let g = dir.join("g.jsonl");
+        std::fs::write(&g, b"y").unwrap();
+        std::fs::write(trash.join("info/g.jsonl.trashinfo"), b"[Trash In").unwrap();
+        put(&trash, &g).unwrap();
+        assert_eq!(std::fs::read(trash.join("files/g.jsonl")).unwrap(), b"y");
         assert!(!f.exists());
         assert_eq!(std::fs::read(trash.join("files/s.2.jsonl")).unwrap(), b"x");
         let info = std::fs::read_to_string(trash.join("info/s.jsonl.trashinfo")).unwrap();

@@ -18,6 +18,7 @@
 //! The random delays come from a seed printed on failure; set CRASH_SEED to
 //! replay one.
 
+mod mvrm;
 mod surroundings;
 
 use crate::common::*;
@@ -382,6 +383,8 @@ const KILLED: &[(&str, &str)] = &[
     ("pi-fork (new file)", "pi-fork"),
     ("pi-ls (its cache)", "pi-ls"),
     ("pi-usage (its cache)", "pi-usage"),
+    ("pi-mv --project", "pi-mv"),
+    ("pi-rm", "pi-rm"),
 ];
 
 /// The binaries that write no file, so that no kill can leave one half
@@ -406,6 +409,8 @@ fn kill_one(row: &str, kills: usize, rng: &mut Rng) -> Tally {
         "pi-fork (new file)" => kill_fork_new(kills, rng),
         "pi-ls (its cache)" => kill_cache("pi-ls", kills, rng),
         "pi-usage (its cache)" => kill_cache("pi-usage", kills, rng),
+        "pi-mv --project" => mvrm::kill_mv(kills, rng),
+        "pi-rm" => mvrm::kill_rm(kills, rng),
         other => panic!("no crash row {other}"),
     }
 }

@@ -204,8 +204,12 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
             tally.moved += 1;
         }
     }
-    for it in go.iter().filter(|i| !i.changes()) {
-        say.item(out, it, "current", None)?;
+    // Sessions named that are already there are said; a project's
+    // sessions already moved (a rerun) only serve their forks.
+    if matches!(ask, Ask::Sessions { .. }) {
+        for it in go.iter().filter(|i| !i.changes()) {
+            say.item(out, it, "current", None)?;
+        }
     }
     forks(&plan, &go, &say, out, &mut tally)?;
     out.done()?;
@@ -219,7 +223,7 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         if args.dry_run { "to update" } else { "updated" },
         tally.failed
     ));
-    if plan.items.is_empty() {
+    if plan.items.iter().all(|i| !i.changes()) {
         log.note("no session to move");
     }
     Ok(Exit::Found(tally.failed == 0))

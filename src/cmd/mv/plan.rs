@@ -123,10 +123,9 @@ fn project_items(
         } else if let Some(rest) = below(&cwd, new) {
             // Half done: the header says NEW, the directory OLD's.
             let was = format!("{}{rest}", old.strip_suffix('/').unwrap_or(old));
+            // Already moved: kept (from == to), for its forks.
             let to = target(&f, &was, &cwd, false);
-            if to != f {
-                items.push(item(f, to, cwd.clone(), cwd));
-            }
+            items.push(item(f, to, cwd.clone(), cwd));
         }
     }
     items
