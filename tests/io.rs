@@ -92,10 +92,20 @@ const STORE_READERS: &[(&str, &[&str])] = &[
 ];
 
 /// The binaries in neither [`READERS`] nor [`STORE_READERS`], and why.
-const NOT_READERS: &[(&str, &str)] = &[(
-    "pi-edit",
-    "prints nothing of the session: it only appends (see WRITERS)",
-)];
+const NOT_READERS: &[(&str, &str)] = &[
+    (
+        "pi-mv",
+        "prints nothing of the session but its header's cwd: it moves files (see WRITERS)",
+    ),
+    (
+        "pi-rm",
+        "prints nothing of the session: it deletes files (see WRITERS)",
+    ),
+    (
+        "pi-edit",
+        "prints nothing of the session: it only appends (see WRITERS)",
+    ),
+];
 
 /// The tools that write a session in place, each with its arguments (FILE:
 /// the session).
@@ -104,6 +114,8 @@ const WRITERS: &[(&str, &[&str])] = &[
     ("pi-label", &["FILE", "leaf", "x"]),
     ("pi-fork", &["FILE", "--in-place", "--at", "leaf~1"]),
     ("pi-edit", &["FILE", "leaf", "--omit"]),
+    ("pi-mv", &["FILE", "--cwd", "/elsewhere"]),
+    ("pi-rm", &["--yes", "FILE"]),
 ];
 
 /// The binaries that never write a session, and what they write instead.

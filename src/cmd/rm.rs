@@ -232,6 +232,12 @@ fn select(names: &[String], session_dir: Option<&Path>, log: Log) -> Result<Vec<
     let mut targets = Vec::new();
     for s in sel.sources {
         match s {
+            Source::File(f) if !std::fs::metadata(&f).is_ok_and(|m| m.is_file()) => {
+                return Err(Error::request(
+                    &crate::name::kept_path(&f),
+                    "not a regular file: not a session to delete",
+                ))
+            }
             Source::File(f) => targets.push(Target {
                 file: store::resolve_path(&f),
                 forks: Vec::new(),

@@ -173,6 +173,12 @@ fn session_items(
             }
         };
         let name = crate::name::kept_path(&f).into_owned();
+        if !std::fs::metadata(&f).is_ok_and(|m| m.is_file()) {
+            return Err(Error::request(
+                &name,
+                "not a regular file: not a session to move",
+            ));
+        }
         let Some(old) = header_edit::read_file(&f).and_then(|h| h.cwd) else {
             return Err(Error::data(
                 &name,
