@@ -163,8 +163,27 @@ pub fn rewrite(
         done: "changed",
         instead: "",
     };
+    // pi picks the session `pi -c` continues by modification time: a
+    // header edit keeps it (a crash in between may not).
+    let times: Vec<Option<std::time::SystemTime>> = files
+        .iter()
+        .map(|f| std::fs::metadata(f).and_then(|m| m.modified()).ok())
+        .collect();
     crate::write::rewrite_many(files, &opts, &rw);
-    let each = rw.outcomes.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut each = rw.outcomes.into_inner().unwrap_or_else(|e| e.into_inner());
+    if write {
+        for ((f, t), r) in files.iter().zip(times).zip(each.iter_mut()) {
+            if let (Some(t), Ok(true)) = (t, &r) {
+                let set = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(f)
+                    .and_then(|h| h.set_modified(t));
+                if let Err(e) = set {
+                    *r = Err(crate::error::Error::io(&crate::name::kept_path(f), &e));
+                }
+            }
+        }
+    }
     (
         each,
         rw.dirs.into_inner().unwrap_or_else(|e| e.into_inner()),

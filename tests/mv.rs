@@ -116,6 +116,26 @@ fn check_moved(s: &Store) {
 #[test]
 fn a_project_moves_with_its_forks() {
     let s = store("mv-project");
+    // b a fork of a too: both move, and b names a's new place
+    let b_text = std::fs::read_to_string(&s.b).unwrap().replacen(
+        "\"cwd\":\"/src/app/sub\"",
+        &format!(
+            "\"cwd\":\"/src/app/sub\",\"parentSession\":\"{}\"",
+            s.a.display()
+        ),
+        1,
+    );
+    std::fs::write(&s.b, b_text).unwrap();
+    let old_time =
+        std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+    for f in [&s.a, &s.b, &s.fork] {
+        std::fs::File::options()
+            .write(true)
+            .open(f)
+            .unwrap()
+            .set_modified(old_time)
+            .unwrap();
+    }
     let before = tree(s.dir.path());
     let o = on(
         s.dir.path(),
@@ -125,7 +145,7 @@ fn a_project_moves_with_its_forks() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(tree(s.dir.path()), before, "--dry-run changes nothing");
-    assert_eq!(stdout(&o).lines().count(), 3, "{}", stdout(&o));
+    assert_eq!(stdout(&o).lines().count(), 4, "{}", stdout(&o));
     let o = on(
         s.dir.path(),
         "pi-mv",
@@ -134,11 +154,30 @@ fn a_project_moves_with_its_forks() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("2 moved, 1 fork updated, 0 failed"),
+        stderr(&o).contains("2 moved, 2 forks updated, 0 failed"),
         "{}",
         stderr(&o)
     );
     check_moved(&s);
+    let a2 = moved(&s.a, "--src-app--", "--code-app--");
+    let b2 = moved(&s.b, "--src-app-sub--", "--code-app-sub--");
+    let b_text = std::fs::read_to_string(&b2).unwrap();
+    assert!(
+        b_text.contains(&format!(
+            "\"cwd\":\"/code/app/sub\",\"parentSession\":\"{}\"}}",
+            a2.display()
+        )),
+        "{b_text}"
+    );
+    // modification times kept (pi -c picks the latest)
+    for f in [&a2, &b2, &s.fork] {
+        assert_eq!(
+            std::fs::metadata(f).unwrap().modified().unwrap(),
+            old_time,
+            "{}",
+            f.display()
+        );
+    }
     // a rerun has nothing to do
     let after = tree(s.dir.path());
     let o = on(
