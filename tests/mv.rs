@@ -339,3 +339,30 @@ fn usage_errors() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
     }
 }
+
+/// In a store of another kind (`--session-dir`, flat) a session stays
+/// where it is; only its header's cwd changes.
+#[test]
+fn a_flat_store_keeps_its_files() {
+    let t = TempDir::new("mv-flat");
+    let mut text = header(
+        "0190aaaa-0000-7000-8000-0000000000aa",
+        "2026-07-20T09:00:00.000Z",
+        "/src/app",
+        None,
+    );
+    text.push('\n');
+    let f = t.write("flat.jsonl", text.as_bytes());
+    let d = t.path().to_str().unwrap();
+    let o = run(
+        "pi-mv",
+        &["--session-dir", d, "--project", "/src/app", "/code/app"],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&f).unwrap(),
+        text.replace("/src/app", "/code/app")
+    );
+    assert_eq!(names_in(t.path(), &["flat.jsonl"]), Vec::<String>::new());
+}

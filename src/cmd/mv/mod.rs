@@ -47,7 +47,8 @@ OLD, NEW and DIR are taken as given, made absolute; nothing needs to exist.
 A session in pi's directory for its cwd (sessions/--<cwd>--/) moves to the
 new cwd's (created as pi creates it); in a directory of another kind
 (--session-dir, $PI_CODING_AGENT_SESSION_DIR) it stays, and only its cwd
-changes. The file keeps its name and session id; the header's cwd is
+changes. The file keeps its name, session id and modification time (pi -c
+continues the latest); the header's cwd is
 rewritten atomically, every other byte kept. Same file system: a rename
 (hard link, then the old name removed); another: a copy, flushed, then the
 original removed. Every session of the store whose parentSession names a
