@@ -159,6 +159,10 @@ fn a_project_moves_with_its_forks() {
         stderr(&o)
     );
     check_moved(&s);
+    assert!(
+        !s.a.parent().unwrap().exists(),
+        "the emptied project directory is removed"
+    );
     let a2 = moved(&s.a, "--src-app--", "--code-app--");
     let b2 = moved(&s.b, "--src-app-sub--", "--code-app-sub--");
     let b_text = std::fs::read_to_string(&b2).unwrap();

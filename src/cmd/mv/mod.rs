@@ -51,7 +51,8 @@ changes. The file keeps its name, session id and modification time (pi -c
 continues the latest); the header's cwd is
 rewritten atomically, every other byte kept. Same file system: a rename
 (hard link, then the old name removed); another: a copy, flushed, then the
-original removed. Every session of the store whose parentSession names a
+original removed (an old project directory left empty goes too). Every
+session of the store whose parentSession names a
 moved file is rewritten to name its new place.
 
 Refused, each on its own (the others still move): a session in use (another
@@ -287,6 +288,17 @@ fn move_files(
         }
         say.item(out, it, "moved", None)?;
         tally.moved += 1;
+    }
+    // A project directory left empty goes (remove_dir fails on any other).
+    let mut left: Vec<&Path> = go
+        .iter()
+        .filter(|i| i.moves())
+        .filter_map(|i| i.from.parent())
+        .collect();
+    left.sort();
+    left.dedup();
+    for d in left {
+        let _ = std::fs::remove_dir(d);
     }
     Ok(failed)
 }
