@@ -370,3 +370,26 @@ fn a_flat_store_keeps_its_files() {
     );
     assert_eq!(names_in(t.path(), &["flat.jsonl"]), Vec::<String>::new());
 }
+
+/// A relative `--session-dir`: the forks still name the new place by its
+/// absolute path, as pi names files.
+#[test]
+fn a_relative_store_gives_forks_absolute_paths() {
+    let s = store("mv-relative");
+    let o = run_with(
+        "pi-mv",
+        &[
+            "--session-dir",
+            "agent/sessions",
+            "--project",
+            "/src/app",
+            "/code/app",
+        ],
+        None,
+        |c| {
+            c.current_dir(s.dir.path());
+        },
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    check_moved(&s);
+}

@@ -82,7 +82,8 @@ pub(super) fn make(
     session_dir: Option<&Path>,
     warn: &mut dyn FnMut(Diagnostic),
 ) -> Result<Plan> {
-    let store = session_dir.map_or_else(store::store_root, Path::to_path_buf);
+    // Absolute: forks are made to name the new places as pi names files.
+    let store = store::resolve_path(&session_dir.map_or_else(store::store_root, Path::to_path_buf));
     let mut items = match ask {
         Ask::Project { old, new } => project_items(&store, old, new, warn),
         Ask::Sessions { names, cwd } => session_items(names, cwd, session_dir, warn)?,
