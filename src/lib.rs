@@ -67,11 +67,12 @@ pub mod session;
 pub mod tree;
 
 // The crate's own.
-#[cfg(unix)]
+mod decimal;
 mod forks;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+#[cfg(unix)]
 mod gather;
 mod header_edit;
 mod inuse;

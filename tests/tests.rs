@@ -19,6 +19,7 @@ mod label;
 mod ls;
 mod migrate;
 mod mv;
+mod null;
 mod path;
 mod rm;
 mod tree;
