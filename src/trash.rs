@@ -1,4 +1,5 @@
-//! The freedesktop.org trash (the home trash, `$XDG_DATA_HOME/Trash`):
+//! The freedesktop.org trash (the home trash, `$XDG_DATA_HOME/Trash`, or
+//! the trash of the file's own file system, `$topdir/.Trash-UID`):
 //! where pi's own delete puts a session (through the `trash` program). A
 //! file goes there only when the trash is on its file system (a rename,
 //! never a copy); the caller deletes it otherwise, as it decides.
@@ -19,6 +20,86 @@ pub fn home_trash() -> Option<PathBuf> {
     }
     let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
     Some(PathBuf::from(home).join(".local/share/Trash"))
+}
+
+/// The trash `file` goes to: the home trash when it is on the file's file
+/// system, else the trash of the file's own file system (its top
+/// directory's `.Trash/UID`, when an administrator made `.Trash` a sticky
+/// directory, else `.Trash-UID`, created if need be), as the
+/// specification says; None when neither can be used.
+pub fn for_file(home: Option<&Path>, file: &Path) -> Option<PathBuf> {
+    if let Some(h) = home.filter(|h| usable_for(h, file)) {
+        return Some(h.to_path_buf());
+    }
+    let top = top_dir(file)?;
+    let uid = uid()?;
+    let shared = top.join(".Trash");
+    if is_sticky_dir(&shared) {
+        let mine = shared.join(uid.to_string());
+        if usable_for(&mine, file) {
+            return Some(mine);
+        }
+    }
+    let own = top.join(format!(".Trash-{uid}"));
+    match fs::symlink_metadata(&own) {
+        Ok(m) if m.is_dir() => Some(own),
+        Ok(_) => None,
+        // Created only when it can be: its parent, the top directory, is
+        // writable (a test by creating it would leave it behind); never at
+        // the system's root, where the home trash would be.
+        Err(_) => (top.parent().is_some() && writable(&top)).then_some(own),
+    }
+}
+
+/// The top directory of the file system that holds `file`: its highest
+/// ancestor on the same device.
+fn top_dir(file: &Path) -> Option<PathBuf> {
+    let dir = fs::canonicalize(file.parent()?).ok()?;
+    let dev = device_of(&dir)?;
+    let mut top = dir.clone();
+    for a in dir.ancestors().skip(1) {
+        if device_of(a) != Some(dev) {
+            break;
+        }
+        top = a.to_path_buf();
+    }
+    Some(top)
+}
+
+/// A directory (not a link) with the sticky bit.
+fn is_sticky_dir(p: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::symlink_metadata(p).is_ok_and(|m| m.is_dir() && m.permissions().mode() & 0o1000 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = p;
+        false
+    }
+}
+
+fn uid() -> Option<u32> {
+    #[cfg(unix)]
+    {
+        // SAFETY: getuid has no preconditions and cannot fail.
+        Some(unsafe { libc::getuid() })
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// Whether this process may create entries in `dir`.
+fn writable(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `c` is a valid NUL-ended path for the call's duration.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) == 0 }
 }
 
 /// Whether `file` can go to the trash `trash`: it is (or, once created,
@@ -219,6 +300,18 @@ mod tests {
     #[test]
     fn paths_are_escaped_as_urls() {
         assert_eq!(url_escape(b"/a b/%\n\xff.jsonl"), "/a%20b/%25%0A%FF.jsonl");
+    }
+
+    #[test]
+    fn the_top_directory_is_the_highest_on_the_device() {
+        let dir = std::env::temp_dir();
+        let f = dir.join("x.jsonl");
+        let top = top_dir(&f).unwrap();
+        assert!(fs::canonicalize(&dir).unwrap().starts_with(&top));
+        assert_eq!(device_of(&top), device_of(&dir));
+        if let Some(up) = top.parent() {
+            assert_ne!(device_of(up), device_of(&top));
+        }
     }
 
     #[test]

@@ -111,3 +111,48 @@ fn in_use_is_refused_and_names_come_on_stdin() {
     assert!(j["error"].as_str().unwrap().contains("has it open"), "{j}");
     assert!(s.b.exists());
 }
+
+/// A session on another file system than the home trash goes to that file
+/// system's own trash, `$topdir/.Trash-UID` (here /dev/shm, a tmpfs).
+#[test]
+fn another_file_system_has_its_own_trash() {
+    use std::os::unix::fs::MetadataExt;
+    let shm = std::path::Path::new("/dev/shm");
+    let t = TempDir::new("rm-topdir");
+    let (Ok(a), Ok(b)) = (std::fs::metadata(shm), std::fs::metadata(t.path())) else {
+        return;
+    };
+    if a.dev() == b.dev() || !shm.join(".").exists() {
+        return; // no second file system here
+    }
+    let uid = std::fs::metadata("/proc/self")
+        .map(|m| m.uid())
+        .unwrap_or(0);
+    let trash = shm.join(format!(".Trash-{uid}"));
+    let existed = trash.exists();
+    let name = format!("pst-rm-{}.jsonl", std::process::id());
+    let f = shm.join(&name);
+    std::fs::write(
+        &f,
+        format!(
+            "{}\n",
+            header(
+                "0190aaaa-0000-7000-8000-0000000000ee",
+                "2026-07-20T09:00:00.000Z",
+                "/x",
+                None
+            )
+        ),
+    )
+    .unwrap();
+    let o = on(t.path(), "pi-rm", &[f.to_str().unwrap()], &[]);
+    let moved = trash.join("files").join(&name);
+    let got = moved.exists();
+    let _ = std::fs::remove_file(&moved);
+    let _ = std::fs::remove_file(trash.join("info").join(format!("{name}.trashinfo")));
+    if !existed {
+        let _ = std::fs::remove_dir_all(&trash);
+    }
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(got && !f.exists(), "{}", stdout(&o));
+}

@@ -29,8 +29,11 @@ Examples:
 
 The trash is the freedesktop.org home trash ($XDG_DATA_HOME/Trash, else
 ~/.local/share/Trash: files/NAME and info/NAME.trashinfo), used when it is,
-or can be created, on the session's file system. Elsewhere the session is
-unlinked: only with --yes, or after a yes typed on the terminal.
+or can be created, on the session's file system; on another file system,
+that file system's own ($topdir/.Trash/UID, else $topdir/.Trash-UID, never
+created at /). A session goes there by a rename, never a copy. Where there
+is none, it is unlinked: only with --yes, or after a yes typed on the
+terminal.
 
 Refused, each on its own (the others still go): a session in use (another
 process has it open, or a running pi may be continuing it); a session that
@@ -128,9 +131,7 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let trash = crate::trash::home_trash();
     for t in &mut targets {
         t.refused = inuse.why(&t.file).or_else(|| forks_refuse(t, args.orphans));
-        t.trash = trash
-            .clone()
-            .filter(|d| crate::trash::usable_for(d, &t.file));
+        t.trash = crate::trash::for_file(trash.as_deref(), &t.file);
     }
     let say = Say {
         json: args.json,
