@@ -437,11 +437,12 @@ impl Say {
         let line = match status {
             "current" => format!("{}: already in {}", text(&from), text(&it.new_cwd)),
             _ => {
-                let verb = if self.dry { "would move" } else { "moved" };
-                let place = if it.moves() {
-                    format!(" to {}", text(&to))
-                } else {
-                    String::new()
+                // A file that stays (a flat store) only has its cwd changed.
+                let (verb, place) = match (self.dry, it.moves()) {
+                    (true, true) => ("would move", format!(" to {}", text(&to))),
+                    (false, true) => ("moved", format!(" to {}", text(&to))),
+                    (true, false) => ("would stay", String::new()),
+                    (false, false) => ("stays", String::new()),
                 };
                 format!(
                     "{}: {verb}{place} (cwd {} -> {})",
