@@ -81,7 +81,12 @@ pub struct Args {
     #[arg(short = 'y', long)]
     pub yes: bool,
 
-    #[arg(long, value_name = "DIR", help = crate::cli::help::help_session_dir_one!())]
+    /// The store to use instead of pi's: session-id prefixes are looked up
+    /// in DIR (itself first, then the directories directly under it), and
+    /// the forks of deleted sessions are looked for below it (default:
+    /// $PI_CODING_AGENT_SESSION_DIR, else ~/.pi/agent/sessions; prefixes in
+    /// this project's directory first).
+    #[arg(long, value_name = "DIR")]
     pub session_dir: Option<PathBuf>,
 
     /// Change nothing; say what would be done.

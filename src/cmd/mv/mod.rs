@@ -90,7 +90,12 @@ pub struct Args {
     #[arg(short = '0', long = "null")]
     pub null: bool,
 
-    #[arg(long, value_name = "DIR", help = crate::cli::help::help_session_dir_one!())]
+    /// The store to use instead of pi's: session-id prefixes are looked up
+    /// in DIR (itself first, then the directories directly under it), and
+    /// --project's sessions and the forks of moved ones are looked for below it (default:
+    /// $PI_CODING_AGENT_SESSION_DIR, else ~/.pi/agent/sessions; prefixes in
+    /// this project's directory first).
+    #[arg(long, value_name = "DIR")]
     pub session_dir: Option<PathBuf>,
 
     /// Change nothing; say what would be done.
