@@ -45,6 +45,7 @@ do not count.
 --json: one object per line: path, status (trashed, deleted, would-trash,
 would-delete, refused, failed; forks: orphaned, parent-cleared,
 would-clear-parent), trash, forks, error.
+
 ",
     crate::cli::help::help_exit!(),
     crate::cli::help::exact_to_pi!()

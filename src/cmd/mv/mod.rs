@@ -48,12 +48,11 @@ A session in pi's directory for its cwd (sessions/--<cwd>--/) moves to the
 new cwd's (created as pi creates it); in a directory of another kind
 (--session-dir, $PI_CODING_AGENT_SESSION_DIR) it stays, and only its cwd
 changes. The file keeps its name, session id and modification time (pi -c
-continues the latest); the header's cwd is
-rewritten atomically, every other byte kept. Same file system: a rename
-(hard link, then the old name removed); another: a copy, flushed, then the
-original removed (an old project directory left empty goes too). Every
-session of the store whose parentSession names a
-moved file is rewritten to name its new place.
+continues the latest); the header's cwd is rewritten atomically, every other
+byte kept. Same file system: a rename (hard link, then the old name
+removed); another: a copy, flushed, then the original removed (an old
+project directory left empty goes too). Every session of the store whose
+parentSession names a moved file is rewritten to name its new place.
 
 Refused, each on its own (the others still move): a session in use (another
 process has it open, or a running pi may be continuing it), a new name that
@@ -64,6 +63,7 @@ finishes it.
 --json: one object per line: path, status (moved, would-move, current,
 refused, failed; forks: parent-updated, would-update-parent, failed), to,
 cwd, newCwd, parentSession, error.
+
 ",
     crate::cli::help::help_exit!(),
     crate::cli::help::exact_to_pi!()
