@@ -403,3 +403,29 @@ fn a_relative_store_gives_forks_absolute_paths() {
     assert!(o.status.success(), "{}", stderr(&o));
     check_moved(&s);
 }
+
+/// Standard output on a full disk: the move still completes (a batch
+/// stopped halfway would leave its forks behind), and the run fails.
+#[test]
+fn a_failing_stdout_does_not_stop_the_move_halfway() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return;
+    };
+    let s = store("mv-full");
+    let o = run_with(
+        "pi-mv",
+        &["--project", "/src/app", "/code/app"],
+        None,
+        |c| {
+            c.env("PI_CODING_AGENT_DIR", s.dir.path().join("agent"))
+                .stdout(full);
+        },
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("No space left on device"),
+        "{}",
+        stderr(&o)
+    );
+    check_moved(&s);
+}

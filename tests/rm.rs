@@ -156,3 +156,30 @@ fn another_file_system_has_its_own_trash() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(got && !f.exists(), "{}", stdout(&o));
 }
+
+/// Standard output on a full disk: every session named still goes, and
+/// the run fails.
+#[test]
+fn a_failing_stdout_does_not_stop_the_deletes_halfway() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return;
+    };
+    let s = store("rm-full");
+    let o = run_with(
+        "pi-rm",
+        &[s.b.to_str().unwrap(), s.fork.to_str().unwrap()],
+        None,
+        |c| {
+            c.env("PI_CODING_AGENT_DIR", s.dir.path().join("agent"))
+                .env("XDG_DATA_HOME", s.dir.path().join("xdg"))
+                .stdout(full);
+        },
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("No space left on device"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!s.b.exists() && !s.fork.exists());
+}

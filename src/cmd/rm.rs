@@ -143,6 +143,7 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         json: args.json,
         dry: args.dry_run,
         log,
+        out_err: Default::default(),
     };
     let out = ctx.out();
     let mut failed = 0usize;
@@ -212,7 +213,7 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         }
         gone += 1;
     }
-    out.done()?;
+    let done = out.done();
     let loud = if failed > 0 { log.loud() } else { log };
     let verb = if args.dry_run {
         "would be deleted"
@@ -220,6 +221,11 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         "deleted"
     };
     loud.note(format!("{gone} {verb}, {failed} refused or failed"));
+    // Standard output failed (a full disk): the work is done, the run failed.
+    if let Some(e) = say.out_err.take() {
+        return Err(e);
+    }
+    done?;
     Ok(Exit::Found(failed == 0))
 }
 
@@ -394,9 +400,23 @@ struct Say {
     json: bool,
     dry: bool,
     log: Log,
+    /// The first error writing standard output: the work goes on (a
+    /// batch stopped halfway would leave the forks behind), and the error
+    /// is the run's at the end.
+    out_err: std::cell::RefCell<Option<Error>>,
 }
 
 impl Say {
+    /// A line on standard output, unless an earlier one failed.
+    fn put(&self, out: &mut dyn Out, line: &[u8]) -> Result<()> {
+        if self.out_err.borrow().is_none() {
+            if let Err(e) = out.line(line) {
+                *self.out_err.borrow_mut() = Some(e);
+            }
+        }
+        Ok(())
+    }
+
     fn session(
         &self,
         out: &mut dyn Out,
@@ -428,7 +448,7 @@ impl Say {
             if let Some(e) = error {
                 w.str("error", e);
             }
-            return out.line(&w.finish());
+            return self.put(out, &w.finish());
         }
         if let Some(e) = error {
             self.log.error(format!("{name}: {e}"));
@@ -444,7 +464,7 @@ impl Say {
             ("would-trash", _) => format!("{text}: would move to the trash"),
             _ => format!("{text}: would be deleted (no trash on its file system)"),
         };
-        out.line(&crate::name::bytes_of_kept(&line))
+        self.put(out, &crate::name::bytes_of_kept(&line))
     }
 
     fn fork(&self, out: &mut dyn Out, f: &Path, status: &str) -> Result<()> {
@@ -453,7 +473,7 @@ impl Say {
             let mut w = ObjectWriter::new();
             w.raw("path", Some(&crate::name::json(&name)))
                 .str("status", status);
-            return out.line(&w.finish());
+            return self.put(out, &w.finish());
         }
         let what = match status {
             "orphaned" => "keeps naming a deleted session in parentSession",

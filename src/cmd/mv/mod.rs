@@ -191,6 +191,7 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         json: args.json,
         dry: args.dry_run,
         log,
+        out_err: Default::default(),
     };
     for it in &plan.items {
         if let Some(why) = &it.refused {
@@ -219,7 +220,7 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         }
     }
     forks(&plan, &go, &say, out, &mut tally)?;
-    out.done()?;
+    let done = out.done();
     let loud = if tally.failed > 0 { log.loud() } else { log };
     let verb = if args.dry_run { "would move" } else { "moved" };
     loud.note(format!(
@@ -233,6 +234,11 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     if plan.items.iter().all(|i| !i.changes()) {
         log.note("no session to move");
     }
+    // Standard output failed (a full disk): the work is done, the run failed.
+    if let Some(e) = say.out_err.take() {
+        return Err(e);
+    }
+    done?;
     Ok(Exit::Found(tally.failed == 0))
 }
 
@@ -411,9 +417,23 @@ struct Say {
     json: bool,
     dry: bool,
     log: Log,
+    /// The first error writing standard output: the work goes on (a
+    /// batch stopped halfway would leave the forks behind), and the error
+    /// is the run's at the end.
+    out_err: std::cell::RefCell<Option<Error>>,
 }
 
 impl Say {
+    /// A line on standard output, unless an earlier one failed.
+    fn put(&self, out: &mut dyn Out, line: &[u8]) -> Result<()> {
+        if self.out_err.borrow().is_none() {
+            if let Err(e) = out.line(line) {
+                *self.out_err.borrow_mut() = Some(e);
+            }
+        }
+        Ok(())
+    }
+
     fn refused(&self, out: &mut dyn Out, it: &Item, why: &str) -> Result<()> {
         let msg = format!("{}: {why}; not moved", crate::name::kept_path(&it.from));
         self.item(out, it, "refused", Some(&msg))
@@ -432,7 +452,7 @@ impl Say {
             if let Some(e) = error {
                 w.str("error", e);
             }
-            return out.line(&w.finish());
+            return self.put(out, &w.finish());
         }
         if let Some(e) = error {
             self.log.error(e);
@@ -457,7 +477,7 @@ impl Say {
                 )
             }
         };
-        out.line(&crate::name::bytes_of_kept(&line))
+        self.put(out, &crate::name::bytes_of_kept(&line))
     }
 
     fn fork(
@@ -477,7 +497,7 @@ impl Say {
             if let Some(e) = error {
                 w.str("error", e);
             }
-            return out.line(&w.finish());
+            return self.put(out, &w.finish());
         }
         if let Some(e) = error {
             self.log.error(e);
@@ -489,6 +509,6 @@ impl Say {
             crate::visible::text(&name),
             crate::visible::text(parent)
         );
-        out.line(&crate::name::bytes_of_kept(&line))
+        self.put(out, &crate::name::bytes_of_kept(&line))
     }
 }
