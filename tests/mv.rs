@@ -429,3 +429,39 @@ fn a_failing_stdout_does_not_stop_the_move_halfway() {
     );
     check_moved(&s);
 }
+
+/// NEW through a link: the header gets the directory the link leads to,
+/// as pi records its working directory.
+#[test]
+fn a_new_directory_through_a_link_is_resolved() {
+    let s = store("mv-link");
+    let real = std::fs::canonicalize(s.dir.path()).unwrap().join("real");
+    std::fs::create_dir_all(&real).unwrap();
+    let link = s.dir.path().join("link");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let o = on(
+        s.dir.path(),
+        "pi-mv",
+        &[s.b.to_str().unwrap(), "--cwd", link.to_str().unwrap()],
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let enc = format!(
+        "--{}--",
+        real.to_str()
+            .unwrap()
+            .trim_start_matches('/')
+            .replace('/', "-")
+    );
+    let b2 = s
+        .dir
+        .path()
+        .join("agent/sessions")
+        .join(enc)
+        .join(s.b.file_name().unwrap());
+    let text = std::fs::read_to_string(&b2).unwrap();
+    assert!(
+        text.contains(&format!("\"cwd\":\"{}\"", real.display())),
+        "{text}"
+    );
+}

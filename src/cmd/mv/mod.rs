@@ -42,7 +42,8 @@ Examples:
 --project OLD NEW moves every session of the store whose header's cwd is OLD
 or below it (OLD/x becomes NEW/x); SESSION... --cwd DIR the sessions named
 (files, directories, session-id prefixes; -0: NUL-ended names on stdin).
-OLD, NEW and DIR are taken as given, made absolute; nothing needs to exist.
+OLD, NEW and DIR are made absolute, their links resolved where they exist
+(pi records its working directory so); nothing needs to exist.
 
 A session in pi's directory for its cwd (sessions/--<cwd>--/) moves to the
 new cwd's (created as pi creates it); in a directory of another kind
@@ -119,6 +120,9 @@ fn abs(p: &Path, what: &str) -> Result<String> {
         return Err(Error::usage(format!("{what} is empty")));
     }
     let r = crate::store::resolve_path(p);
+    // pi records its working directory as the system gives it, links
+    // resolved: so is a directory that exists.
+    let r = std::fs::canonicalize(&r).unwrap_or(r);
     Ok(crate::name::kept_path(&r).into_owned())
 }
 
