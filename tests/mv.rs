@@ -465,3 +465,23 @@ fn a_new_directory_through_a_link_is_resolved() {
         "{text}"
     );
 }
+
+/// A half-made copy a killed run left in a new project directory (its
+/// process gone) is removed by the next run.
+#[test]
+fn a_killed_runs_copy_is_removed() {
+    let s = store("mv-stray");
+    let d = s.dir.path().join("agent/sessions/--code-app--");
+    std::fs::create_dir_all(&d).unwrap();
+    let stray = d.join(".x.jsonl.pi-mv-tmp-4194303999-0000abcd");
+    std::fs::write(&stray, b"half").unwrap();
+    let o = on(
+        s.dir.path(),
+        "pi-mv",
+        &["--project", "/src/app", "/code/app"],
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stray.exists(), "{}", stderr(&o));
+    check_moved(&s);
+}

@@ -286,6 +286,24 @@ fn move_files(
     tally: &mut Tally,
 ) -> Result<Vec<PathBuf>> {
     let mut failed = Vec::new();
+    // Copies a killed run left half made (across file systems), once per
+    // directory: only those of processes that are gone.
+    let mut dirs: Vec<&Path> = go
+        .iter()
+        .filter(|i| i.moves())
+        .filter_map(|i| i.to.parent())
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    for d in dirs {
+        for t in crate::write::remove_stray_temps_in(d, crate::moving::TAG) {
+            say.log.warn(&crate::error::Diagnostic::new(
+                &crate::name::kept_path(&t),
+                None,
+                "removed a temporary file left by an interrupted run",
+            ));
+        }
+    }
     for it in go.iter().filter(|i| i.changes()) {
         if it.moves() {
             if let Err(e) = crate::moving::move_file(&it.from, &it.to) {
