@@ -485,3 +485,30 @@ fn a_killed_runs_copy_is_removed() {
     assert!(!stray.exists(), "{}", stderr(&o));
     check_moved(&s);
 }
+
+/// After a move pi-ls --tree still shows the fork under its parent (its
+/// parentSession names the moved file).
+#[test]
+fn pi_ls_still_shows_the_forks() {
+    let s = store("mv-ls");
+    let o = on(
+        s.dir.path(),
+        "pi-mv",
+        &["--project", "/src/app", "/code/app"],
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = on(
+        s.dir.path(),
+        "pi-ls",
+        &["--all", "--tree", "--no-cache"],
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let fork = text
+        .lines()
+        .find(|l| l.contains("/src/other"))
+        .unwrap_or_default();
+    assert!(fork.contains('└'), "{text}");
+}
