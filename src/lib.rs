@@ -75,6 +75,7 @@ pub mod fuzzing;
 #[cfg(unix)]
 mod gather;
 mod header_edit;
+mod import;
 mod inuse;
 mod io;
 mod live;

@@ -397,6 +397,11 @@ const WRITE_NOTHING: &[(&str, &str)] = &[
         "pi-grep",
         "prints only: writes no file (and keeps no cache)",
     ),
+    (
+        "pi-import",
+        "writes each file staged beside it and renamed (write::create_new, TempFile): \
+         a kill leaves the old file or the new one (tests/import.rs: a_kill_leaves_whole_files)",
+    ),
 ];
 
 fn kill_one(row: &str, kills: usize, rng: &mut Rng) -> Tally {

@@ -105,6 +105,10 @@ const NOT_READERS: &[(&str, &str)] = &[
         "pi-edit",
         "prints nothing of the session: it only appends (see WRITERS)",
     ),
+    (
+        "pi-import",
+        "reads Claude Code and Codex files, not pi sessions (tests/import.rs)",
+    ),
 ];
 
 /// The tools that write a session in place, each with its arguments (FILE:
@@ -126,6 +130,10 @@ const NEVER_WRITE: &[(&str, &str)] = &[
     ("pi-grep", "prints only"),
     ("pi-ls", "writes only its cache, in the cache directory"),
     ("pi-usage", "writes only its cache, in the cache directory"),
+    (
+        "pi-import",
+        "writes new sessions (staged and renamed) and replaces only its own untouched imports",
+    ),
 ];
 
 /// A tool's exit status for an error (grep's is 2, as grep's own).

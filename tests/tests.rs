@@ -15,6 +15,7 @@ mod convert;
 mod edit;
 mod fork;
 mod grep;
+mod import;
 mod label;
 mod ls;
 mod migrate;

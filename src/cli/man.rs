@@ -10,7 +10,7 @@ use clap::{Arg, Command};
 use std::fmt::Write as _;
 
 /// Every tool, for SEE ALSO (man/*.1 is checked against the binaries).
-const TOOLS: [&str; 12] = [
+const TOOLS: [&str; 13] = [
     "pi-path",
     "pi-tree",
     "pi-convert",
@@ -23,6 +23,7 @@ const TOOLS: [&str; 12] = [
     "pi-usage",
     "pi-mv",
     "pi-rm",
+    "pi-import",
 ];
 
 /// The page of `cmd`, as roff.

@@ -4,6 +4,7 @@ pub mod convert;
 pub mod edit;
 pub mod fork;
 pub mod grep;
+pub mod import;
 pub mod label;
 pub mod ls;
 pub mod migrate;
