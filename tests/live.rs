@@ -1,5 +1,5 @@
 //! A running pi (issue 31): the writes a running pi would undo (pi-edit,
-//! pi-fork --in-place) are refused while a pi may be continuing the
+//! pi-fork --in-place, pi-check --fix) are refused while a pi may be continuing the
 //! session, labels and names are not; and every writer chains its entry to
 //! the last entry at the moment of writing, not the one it read.
 //!
@@ -159,6 +159,27 @@ fn linux() -> bool {
 fn assert_refused_then_forced(file: &Path, pid: u32) {
     let f = s(file);
     let before = std::fs::read(file).unwrap();
+    // pi-check --fix: a torn last line to drop, refused, then forced.
+    let torn = [&before[..], &br#"{"type":"message","id":"#[..]].concat();
+    std::fs::write(file, &torn).unwrap();
+    let o = run("pi-check", &["--fix", f], None);
+    let err = stderr(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "pi-check --fix not refused: {err}"
+    );
+    assert!(
+        err.contains(&format!("{f}: pi is running (pid {pid}, pi, in ")),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(file).unwrap(), torn, "pi-check --fix wrote");
+    let o = run("pi-check", &["--fix", "--force", f], None);
+    assert!(o.status.success(), "pi-check --fix --force: {}", stderr(&o));
+    assert_eq!(std::fs::read(file).unwrap(), before);
+    let mut removed = file.as_os_str().to_owned();
+    removed.push(".removed");
+    std::fs::remove_file(removed).unwrap();
     let writes: [&[&str]; 4] = [
         &["pi-edit", f, "--redact", "sk-[a-z]+"],
         &["pi-edit", f, "aaaa0002", "--omit"],

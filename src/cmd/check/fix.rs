@@ -14,6 +14,15 @@ use std::path::Path;
 /// The temporary file tag: `.NAME.pi-check-tmp-PID-RAND`.
 const TAG: &str = "pi-check";
 
+/// Remove the temporary files of pi-check runs that were killed (whose
+/// process is gone) in the directory of `path`, once a directory.
+pub(super) fn remove_strays(path: &Path, done: &mut std::collections::HashSet<std::path::PathBuf>) {
+    let dir = crate::write::dir_of(path);
+    if done.insert(dir.clone()) {
+        crate::write::remove_stray_temps_in(&dir, TAG);
+    }
+}
+
 /// Repair `path`; whether an error-level finding is left after.
 pub(super) fn fix(args: &Args, ctx: &mut Ctx, path: &Path, name: &str) -> Result<bool> {
     let bytes = read(Some(path), name)?;

@@ -21,11 +21,12 @@ const EXAMPLES: &str = concat!(
     "\
 Examples:
   pi-check broken.jsonl                   what is wrong, FILE:LINE each (exit 1: errors)
-  pi-check -q tiny.jsonl && echo clean    nothing wrong: exit 0
-  pi-check --session-dir . --json         every session here, one JSON object per finding
-  pi-check --fix --dry-run broken.jsonl   what --fix would change, as a diff
-  pi-check --all --json | jq -r 'select(.severity==\"error\") | .path' | sort -u
-                                          the sessions with errors, in every project
+  pi-check -q s.jsonl && echo clean       nothing wrong: exit 0
+  pi-check --session-dir . --json         every session here, a JSON object per finding (exit 1)
+  pi-check --fix --dry-run broken.jsonl   what --fix would change, as a diff (exit 1)
+  pi-check --all | tail -n 1              every project's sessions: the run's summary
+  pi-check --json --session-dir . | jq -r 'select(.severity==\"error\") | .path' | sort -u
+                                          the sessions with errors
   pi-check --fix --backup broken.jsonl    repair it, keeping broken.jsonl.bak
 
 Each finding is one line: FILE:LINE: SEVERITY CODE: what, (entry ID), what pi
@@ -186,7 +187,11 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     }
     let mut p = print::Printer::new(args, ctx);
     let mut left = false;
+    let mut dirs = std::collections::HashSet::new();
     for c in checked.into_iter().flatten() {
+        if let (true, false, Some(path)) = (args.fix, args.dry_run, &c.path) {
+            fix::remove_strays(path, &mut dirs);
+        }
         p.file(ctx, &c)?;
         let mut errors = c
             .findings
