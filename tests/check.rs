@@ -678,3 +678,23 @@ fn the_broken_example_is_repaired_and_then_clean() {
         stderr(&o)
     );
 }
+
+#[test]
+fn a_file_with_other_hard_links_is_not_rewritten() {
+    let dir = TempDir::new("check-link");
+    let text = format!(
+        "{}{{\"type\":\"me",
+        session(&[user("aaaa0001", None, "hi")])
+    );
+    let f = dir.write("s.jsonl", text.as_bytes());
+    std::fs::hard_link(&f, dir.path().join("t.jsonl")).unwrap();
+    let o = run("pi-check", &["--fix", f.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("has other hard links"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&f).unwrap(), text.as_bytes());
+    assert_eq!(names_in(dir.path(), &[]), ["s.jsonl", "t.jsonl"]);
+}

@@ -118,6 +118,13 @@ fn write_rewrite(
     let io = |e: std::io::Error| Error::io(name, &e);
     let file = std::fs::File::open(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
+    #[cfg(unix)]
+    if std::os::unix::fs::MetadataExt::nlink(&meta) > 1 {
+        return Err(Error::request(
+            name,
+            "has other hard links: a rewrite would part them (as pi-migrate, pi-check refuses); nothing was written",
+        ));
+    }
     let snap = crate::write::Snapshot::of(&meta);
     if !crate::write::unchanged_open(path, &snap, &file, old).map_err(io)? {
         return Err(Error::request(
