@@ -113,10 +113,10 @@ kinds! {
         "pi makes the entry a root: a context through it loses everything above it",
         "";
     OWN_PARENT = "own-parent", Error,
-        "pi's getBranch loops forever on it: pi hangs opening the session when the entry is on the leaf's path, or when /tree goes to it",
+        "pi's getBranch walks round it, growing the path until V8 gives up: opening the session when the entry is on the leaf's path (or going to it in /tree) takes seconds and gigabytes, then fails (RangeError: Invalid array length; 2.7 GB, 10 s measured)",
         "rewrite its parentId as null (the line as it was is kept in the backup or FILE.removed)";
     CYCLE = "cycle", Error,
-        "pi's getBranch loops forever on a parentId cycle: pi hangs opening the session when the leaf's path reaches it; /tree leaves the entries out",
+        "pi's getBranch walks round a parentId cycle, growing the path until V8 gives up: opening the session when the leaf's path reaches it takes seconds and gigabytes, then fails (RangeError: Invalid array length); /tree leaves the entries out",
         "rewrite the parentId that closes the cycle as null, where pi's walk from the leaf would have entered it again";
     SEVERAL_ROOTS = "several-roots", Info,
         "/tree shows each root as a tree of its own; only the leaf's root reaches the context",
