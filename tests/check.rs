@@ -698,3 +698,43 @@ fn a_file_with_other_hard_links_is_not_rewritten() {
     assert_eq!(std::fs::read(&f).unwrap(), text.as_bytes());
     assert_eq!(names_in(dir.path(), &[]), ["s.jsonl", "t.jsonl"]);
 }
+
+#[test]
+fn a_file_without_header_gets_one_from_its_name_first_entry_and_directory() {
+    let dir = TempDir::new("check-header");
+    let id = "0190bbbb-0000-7000-8000-000000000002";
+    let h = header(
+        "0190aaaa-0000-7000-8000-000000000001",
+        "2026-07-20T09:00:00.000Z",
+        "/home/dev/app",
+        None,
+    );
+    let u1 = user("aaaa0001", None, "hi");
+    dir.write(
+        "2026-07-20T09-00-00-000Z_0190aaaa-0000-7000-8000-000000000001.jsonl",
+        format!("{h}\n{u1}\n").as_bytes(),
+    );
+    let body = format!("{u1}\n");
+    let f = dir.write(
+        &format!("2026-07-21T10-00-00-000Z_{id}.jsonl"),
+        body.as_bytes(),
+    );
+    let o = run("pi-check", &["--fix", f.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let after = std::fs::read_to_string(&f).unwrap();
+    let want = format!(
+        r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-07-20T09:00:01.000Z","cwd":"/home/dev/app"}}"#
+    );
+    assert_eq!(after, format!("{want}\n{body}"));
+    // Alone in its directory: no cwd to give it, so no repair.
+    let alone = TempDir::new("check-header-alone");
+    let g = alone.write("x.jsonl", body.as_bytes());
+    let o = run("pi-check", &["--fix", g.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("--fix cannot add one"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&g).unwrap(), body);
+}

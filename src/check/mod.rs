@@ -12,6 +12,7 @@
 //! file (a rewrite) or into entries to append.
 
 mod file;
+mod header;
 pub mod repair;
 pub mod store;
 mod talk;
@@ -66,7 +67,7 @@ kinds! {
         "rewrite without the mark";
     NO_HEADER = "no-header", Error,
         "pi refuses the file (\"not a valid pi session\"); its session list skips it",
-        "";
+        "rewrite with a header first: the id from the file name, the time of the first entry, the cwd of another session in the directory (none without one)";
     HEADER_NOT_FIRST = "header-not-first", Error,
         "pi takes the first line that is JSON as the header; when that is not a session header (a title line, an entry) pi refuses the file and lists nothing of it",
         "rewrite without the JSON lines before the header (kept in the backup or FILE.removed)";
@@ -175,6 +176,8 @@ pub const IMAGE_LIMIT: u64 = 5 * 1024 * 1024;
 /// What `--fix` would change for a finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Repair {
+    /// Rewrite: put this header line before line 1.
+    AddHeader(Vec<u8>),
     /// Rewrite: drop the byte order mark of line 1.
     DropBom,
     /// Rewrite: drop this line.
@@ -241,6 +244,8 @@ const PER_CODE: usize = 20;
 pub struct Report {
     pub findings: Vec<Finding>,
     pub session: Option<Session>,
+    /// The bytes, when there is no session to hold them.
+    pub bytes: Option<Vec<u8>>,
 }
 
 /// Check the session `bytes` (named `name` in findings): every layer that
@@ -249,7 +254,10 @@ pub fn check_bytes(name: &str, bytes: Vec<u8>) -> Report {
     let facts = file::check(&bytes);
     let mut findings = facts.findings;
     let mut session = None;
-    if facts.pi_opens {
+    let mut kept = None;
+    if !facts.pi_opens {
+        kept = Some(bytes);
+    } else {
         match Session::from_bytes(name, bytes, ReadOptions::default()) {
             Ok(s) => {
                 if s.version() >= crate::migrate::CURRENT_VERSION {
@@ -268,7 +276,29 @@ pub fn check_bytes(name: &str, bytes: Vec<u8>) -> Report {
     Report {
         findings: cap(findings),
         session,
+        bytes: kept,
     }
+}
+
+/// [`check_bytes`] of the file at `path` (`None`: stdin), with what only
+/// the file's place tells: the header a file without one can be given.
+pub fn check_file(path: Option<&std::path::Path>, name: &str, bytes: Vec<u8>) -> Report {
+    let mut header = None;
+    let mut report = check_bytes(name, bytes);
+    let (findings, kept) = (&mut report.findings, &report.bytes);
+    for f in findings
+        .iter_mut()
+        .filter(|f| f.kind.code == NO_HEADER.code)
+    {
+        let Some(p) = path else { continue };
+        let bytes = kept.as_deref().unwrap_or_default();
+        let made = header.get_or_insert_with(|| header::rebuild(p, bytes));
+        match made {
+            Ok(h) => f.repair = Some(Repair::AddHeader(h.clone())),
+            Err(why) => f.message = format!("{}; --fix cannot add one: {why}", f.message),
+        }
+    }
+    report
 }
 
 /// Keep [`PER_CODE`] findings of each code, in line order, and say how

@@ -34,9 +34,14 @@ pub struct Rewritten {
 pub fn rewrite(name: &str, old: &[u8], repairs: &[Repair]) -> Option<Rewritten> {
     let mut ops: BTreeMap<u64, Op> = BTreeMap::new();
     let mut lf = false;
+    let mut head = None;
     let mut said = BTreeSet::new();
     for r in repairs {
         match r {
+            Repair::AddHeader(h) => {
+                head = Some(h.clone());
+                said.insert("added a session header as line 1".to_string());
+            }
             Repair::DropBom => {
                 let first = super::file::lines(old).next().map_or(&[][..], |(_, l)| l);
                 ops.insert(
@@ -79,10 +84,18 @@ pub fn rewrite(name: &str, old: &[u8], repairs: &[Repair]) -> Option<Rewritten> 
             Repair::Edit { .. } => {}
         }
     }
-    if ops.is_empty() && !lf {
+    if ops.is_empty() && !lf && head.is_none() {
         return None;
     }
-    Some(apply(name, old, &ops, lf, said.into_iter().collect()))
+    let mut w = Rewritten::default();
+    if let Some(h) = head {
+        w.diff.extend_from_slice(b"@@ -0,0 +1,1 @@\n+");
+        w.diff.extend_from_slice(&h);
+        w.diff.push(b'\n');
+        w.bytes = h;
+        w.bytes.push(b'\n');
+    }
+    Some(apply(name, old, &ops, lf, said.into_iter().collect(), w))
 }
 
 /// The line with its (last) `parentId` value made `null`.
@@ -124,12 +137,11 @@ fn apply(
     ops: &BTreeMap<u64, Op>,
     lf: bool,
     said: Vec<String>,
+    mut w: Rewritten,
 ) -> Rewritten {
-    let mut w = Rewritten {
-        said,
-        ..Default::default()
-    };
-    let mut new_line = 0u64;
+    w.said = said;
+    // A header put first is new line 1.
+    let mut new_line = u64::from(!w.bytes.is_empty());
     for (n, line) in super::file::lines(old) {
         let ends = line_has_newline(old, line);
         let op = match ops.get(&n) {

@@ -26,7 +26,7 @@ pub(super) fn remove_strays(path: &Path, done: &mut std::collections::HashSet<st
 /// Repair `path`; whether an error-level finding is left after.
 pub(super) fn fix(args: &Args, ctx: &mut Ctx, path: &Path, name: &str) -> Result<bool> {
     let bytes = read(Some(path), name)?;
-    let report = check::check_bytes(name, bytes.clone());
+    let report = check::check_file(Some(path), name, bytes.clone());
     let repairs: Vec<Repair> = report
         .findings
         .iter()
@@ -75,7 +75,7 @@ pub(super) fn fix(args: &Args, ctx: &mut Ctx, path: &Path, name: &str) -> Result
         write_rewrite(args, ctx, path, name, &bytes, w)?;
     }
     append_edits(ctx, path, name)?;
-    let after = check::check_bytes(name, read(Some(path), name)?);
+    let after = check::check_file(Some(path), name, read(Some(path), name)?);
     let left = after
         .findings
         .iter()
@@ -229,7 +229,7 @@ fn edit_lines_on(s: &Session, repairs: &[Repair], parent: Option<&[u8]>) -> Vec<
 /// transaction, chained on the leaf at the moment of writing.
 fn append_edits(ctx: &mut Ctx, path: &Path, name: &str) -> Result<()> {
     let tx = crate::append::Transaction::open(path)?;
-    let report = check::check_bytes(name, read(Some(path), name)?);
+    let report = check::check_file(Some(path), name, read(Some(path), name)?);
     let Some(s) = &report.session else {
         return Ok(());
     };

@@ -241,7 +241,7 @@ fn check_source(src: &Source, fix: bool, log: crate::cli::Log) -> Option<Checked
             return None;
         }
     };
-    let report = check::check_bytes(&name, bytes);
+    let report = check::check_file(path.as_deref(), &name, bytes);
     let mut findings = report.findings;
     if let Some(p) = &path {
         findings.extend(check::store::temp_files(p));
