@@ -371,6 +371,24 @@ fn store_findings_across_files() {
     assert!(out.contains(r#""code":"parent-session-missing""#), "{out}");
     assert!(out.contains(r#""code":"temp-file""#), "{out}");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A project directory of the store that is not its cwd's.
+    let proj = dir.path().join("--elsewhere--");
+    std::fs::create_dir(&proj).unwrap();
+    std::fs::write(proj.join("c.jsonl"), format!("{}\n{body}\n", h("c", None))).unwrap();
+    std::fs::create_dir(dir.path().join("--p--")).unwrap();
+    std::fs::write(
+        dir.path().join("--p--/d.jsonl"),
+        format!("{}\n{body}\n", h("d", None)),
+    )
+    .unwrap();
+    let o = run("pi-check", &["--json", dir.path().to_str().unwrap()], None);
+    let wrong: Vec<String> = stdout(&o)
+        .lines()
+        .filter(|l| l.contains(r#""code":"wrong-directory""#))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(wrong.len(), 1, "{wrong:?}");
+    assert!(wrong[0].contains("--elsewhere--/c.jsonl"), "{wrong:?}");
 }
 
 #[test]

@@ -164,6 +164,9 @@ kinds! {
     PARENT_SESSION_MISSING = "parent-session-missing", Warning,
         "pi shows the fork's parent as missing; nothing else depends on it",
         "";
+    WRONG_DIRECTORY = "wrong-directory", Warning,
+        "pi lists the session with the directory's project, but `pi -c` there skips it (its cwd is another), and its own project's list and `pi -c` never see it",
+        "";
     DUPLICATE_SESSION_ID = "duplicate-session-id", Warning,
         "`pi --session ID` and `/resume` pick one of the files with that id, not both",
         "";

@@ -13,20 +13,24 @@ pub struct Seen {
     pub id: String,
     pub line: u64,
     pub parent_session: Option<String>,
+    pub cwd: Option<String>,
 }
 
 impl Seen {
     /// What `s` (read from `path`) says of itself.
     pub fn of(path: &Path, s: &Session) -> Seen {
-        let parent = s.raw_header().ok().and_then(|h| {
+        let field = |key: &str| {
+            let h = s.raw_header().ok()?;
             let obj = crate::json::Object::parse_line(&h).ok()??;
-            obj.str("parentSession").map(|p| p.into_owned())
-        });
+            obj.str(key).map(|p| p.into_owned())
+        };
+        let (parent, cwd) = (field("parentSession"), field("cwd"));
         Seen {
             path: path.to_path_buf(),
             id: s.header.id.clone(),
             line: s.header.line,
             parent_session: parent,
+            cwd,
         }
     }
 }
@@ -53,6 +57,9 @@ pub fn check(files: &[Seen]) -> Vec<(usize, Finding)> {
         } else {
             by_id.insert(&s.id, k);
         }
+        if let Some(f) = wrong_directory(s) {
+            out.push((k, f));
+        }
         if let Some(p) = s.parent_session.as_deref().filter(|p| !p.is_empty()) {
             let path = Path::new(p);
             let full = if path.is_absolute() {
@@ -73,6 +80,30 @@ pub fn check(files: &[Seen]) -> Vec<(usize, Finding)> {
         }
     }
     out
+}
+
+/// A session in a project directory of the store (`--X--`) that is not
+/// the one pi computes from its header's cwd.
+fn wrong_directory(s: &Seen) -> Option<Finding> {
+    let cwd = s.cwd.as_deref().filter(|c| !c.is_empty())?;
+    let dir = crate::write::dir_of(&s.path);
+    let name = dir.file_name()?.to_string_lossy().into_owned();
+    if name.len() < 4 || !name.starts_with("--") || !name.ends_with("--") {
+        return None;
+    }
+    let want = crate::store::encode_cwd(&crate::store::resolve_path_str(cwd));
+    (want != name).then(|| {
+        Finding::new(
+            WRONG_DIRECTORY,
+            Some(s.line),
+            format!(
+                "a session of {} in the directory {}, not {}",
+                crate::visible::field(cwd),
+                crate::visible::field(&name),
+                crate::visible::field(&want)
+            ),
+        )
+    })
 }
 
 /// Temporary files a tool left beside `path` (`.NAME.TOOL-tmp-...`).
