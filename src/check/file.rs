@@ -96,7 +96,7 @@ pub(super) fn check(bytes: &[u8]) -> Facts {
             }
             continue;
         }
-        if std::str::from_utf8(line).is_err() {
+        if simdutf8::basic::from_utf8(line).is_err() {
             f.push(Finding::new(INVALID_UTF8, Some(n), "not valid UTF-8"));
         }
         one_line(

@@ -23,6 +23,12 @@ fn null_arguments(s: &Session, f: &mut Vec<Finding>) {
         }
         let n = s.entries[i].line();
         let Ok(line) = s.line(i) else { continue };
+        // Only a line that may hold a tool call is parsed: one that names
+        // it, or has a `\u` escape that could spell it.
+        let find = |what: &[u8]| memchr::memmem::find(&line, what).is_some();
+        if !find(b"toolCall") && !find(b"\\u") {
+            continue;
+        }
         let Ok(obj) = s.object(&line, n) else {
             continue;
         };
