@@ -91,7 +91,7 @@ impl Printer {
     }
 }
 
-/// `FILE:LINE: SEVERITY CODE: message (entry ID); pi: ...; --fix: ...`.
+/// `FILE:LINE: SEVERITY CODE: message (entry ID); pi 1.6.0 ...; --fix: ...`.
 fn text(name: &str, f: &Finding, color: bool) -> String {
     let at = match f.line {
         Some(l) => format!("{}:{l}", crate::visible::message(name)),
@@ -112,11 +112,15 @@ fn text(name: &str, f: &Finding, color: bool) -> String {
         Some(_) => format!("--fix: {}", f.kind.fix),
         None => "not repaired by --fix".to_string(),
     };
+    // "pi refuses ..." reads "pi 1.6.0 refuses ..."; any other "pi 1.6.0: ...".
+    let pi = match f.kind.pi.strip_prefix("pi ") {
+        Some(rest) => format!("pi 1.6.0 {rest}"),
+        None => format!("pi 1.6.0: {}", f.kind.pi),
+    };
     format!(
-        "{at}: {sev} {}: {}{id}; pi: {}; {fix}",
+        "{at}: {sev} {}: {}{id}; {pi}; {fix}",
         f.kind.code,
         crate::visible::message(&f.message),
-        f.kind.pi
     )
 }
 
