@@ -68,6 +68,7 @@ pub mod session;
 pub mod tree;
 
 // The crate's own.
+mod decimal;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;

@@ -797,6 +797,8 @@ fn session_text_is_shown_not_written_raw() {
         ("pi-label", vec![f, "--list"]),
         ("pi-label", vec![f, "@nolabel", "x"]),
         ("pi-path", vec!["--leaf", "@nolabel", f]),
+        ("pi-path", vec!["--format", "ids", f]),
+        ("pi-path", vec!["--leaves", f]),
         ("pi-convert", vec!["--to", "markdown", f]),
         ("pi-convert", vec!["--to", "text", f]),
         ("pi-edit", vec![f, "--redact", "yo", "--dry-run"]),

@@ -1208,5 +1208,8 @@ fn names_that_are_not_utf8_are_taken_and_printed_as_bytes() {
     assert!(has(&o.stdout, b",bad\xff.jsonl,"), "{}", stdout(&o));
     let o = run("pi-usage", &[b"session", bad, b"--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v[0]["file"], serde_json::json!({ "bytes": base64(bad) }));
+    assert_eq!(
+        v["sessions"][0]["file"],
+        serde_json::json!({ "bytes": base64(bad) })
+    );
 }

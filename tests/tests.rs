@@ -19,6 +19,7 @@ mod grep;
 mod label;
 mod ls;
 mod migrate;
+mod null;
 mod path;
 mod tree;
 mod usage;

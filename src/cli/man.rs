@@ -426,7 +426,7 @@ fn see_also(out: &mut String, name: &str) {
         out,
         "{}",
         esc(&format!(
-            "Shell completions: {name} --generate complete-bash (also complete-zsh, complete-fish, complete-powershell). The README and docs/ of pi-session-tools hold the reference, with the list of deliberate differences from pi."
+            "Shell completions that know the session (labels, entry ids, session ids): COMPLETE=bash {name} prints the script (also zsh, fish; install.sh installs them); static ones: {name} --generate complete-bash (also complete-zsh, complete-fish, complete-powershell). The README and docs/ of pi-session-tools hold the reference, with the list of deliberate differences from pi."
         ))
     );
 }
