@@ -756,3 +756,28 @@ fn a_file_without_header_gets_one_from_its_name_first_entry_and_directory() {
     );
     assert_eq!(std::fs::read_to_string(&g).unwrap(), body);
 }
+
+#[test]
+fn a_call_left_open_by_the_next_assistant_message_is_found() {
+    let dir = TempDir::new("check-open");
+    let text = session(&[
+        user("aaaa0001", None, "hi"),
+        asst(
+            "aaaa0002",
+            Some("aaaa0001"),
+            &call("c1", "read", "{}"),
+            "toolUse",
+        ),
+        asst(
+            "aaaa0003",
+            Some("aaaa0002"),
+            r#"[{"type":"text","text":"done"}]"#,
+            "stop",
+        ),
+    ]);
+    let f = dir.write("s.jsonl", text.as_bytes());
+    let (found, status) = findings(&f);
+    let hit = has(&found, "tool-call-without-result").expect("found");
+    assert_eq!(hit["line"], 3);
+    assert_eq!(status, Some(0), "info only: {found:#?}");
+}

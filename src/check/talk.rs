@@ -46,7 +46,7 @@ pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
         let Ok(Some(json)) = context::message_json(s, item) else {
             continue;
         };
-        let Ok(msg) = serde_json::from_slice::<Value>(&json) else {
+        let Some(msg) = slim(&json).or_else(|| serde_json::from_slice::<Value>(&json).ok()) else {
             continue;
         };
         let at = Some(s.entries[item.entry()].line());
@@ -55,7 +55,7 @@ pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
         match msg.get("role").and_then(Value::as_str) {
             Some("assistant") => {
                 arguments(&msg, &json, at, &id, f);
-                pairing.assistant(s, &msg, item.entry());
+                pairing.assistant(s, &msg, item.entry(), f);
             }
             Some("toolResult") => pairing.result(s, &msg, item.entry(), f),
             Some("system") => {}
@@ -67,6 +67,27 @@ pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
         }
     }
     pairing.user(s, f);
+}
+
+/// The members pairing needs of a message that holds no tool call and no
+/// image (nor a `\u` escape that could spell one), read without building
+/// the whole value (most messages: text); None for any other.
+fn slim(json: &[u8]) -> Option<Value> {
+    let has = |what: &[u8]| memchr::memmem::find(json, what).is_some();
+    if has(b"toolCall") || has(b"image") || has(b"\\u") {
+        return None;
+    }
+    let obj = crate::json::Object::parse_line(json).ok()??;
+    let mut m = serde_json::Map::new();
+    for key in ["role", "toolCallId", "stopReason"] {
+        if let Some(v) = obj.str(key) {
+            m.insert(key.into(), Value::String(v.into_owned()));
+        }
+    }
+    if obj.raw("excludeFromContext") == Some(b"true") {
+        m.insert("excludeFromContext".into(), Value::Bool(true));
+    }
+    Some(Value::Object(m))
 }
 
 /// `message` entries on the path without a message: pi throws reading
@@ -108,8 +129,9 @@ struct Pairing {
 }
 
 impl Pairing {
-    fn assistant(&mut self, s: &Session, msg: &Value, entry: usize) {
-        self.close(s, &mut Vec::new());
+    fn assistant(&mut self, s: &Session, msg: &Value, entry: usize, f: &mut Vec<Finding>) {
+        // transformMessages closes the calls before on a new assistant too.
+        self.close(s, f);
         let calls = tool_calls(msg);
         let stop = msg.get("stopReason").and_then(Value::as_str);
         if matches!(stop, Some("error" | "aborted")) {
