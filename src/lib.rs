@@ -50,6 +50,7 @@ macro_rules! internal {
 
 // The promised API (ARCHITECTURE.md lists it).
 pub mod append;
+mod check;
 pub mod cli;
 // The commands' doc comments are their --help text, written for a terminal
 // (`<cwd>`, `[OPTIONS]`), not for rustdoc.

@@ -11,6 +11,7 @@ mod common;
 mod architecture;
 
 // One module per tool.
+mod check;
 mod convert;
 mod edit;
 mod fork;

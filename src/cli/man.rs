@@ -10,7 +10,7 @@ use clap::{Arg, Command};
 use std::fmt::Write as _;
 
 /// Every tool, for SEE ALSO (man/*.1 is checked against the binaries).
-const TOOLS: [&str; 13] = [
+const TOOLS: [&str; 14] = [
     "pi-path",
     "pi-tree",
     "pi-convert",
@@ -24,6 +24,7 @@ const TOOLS: [&str; 13] = [
     "pi-mv",
     "pi-rm",
     "pi-import",
+    "pi-check",
 ];
 
 /// The page of `cmd`, as roff.

@@ -1,5 +1,6 @@
 //! What each tool does, as library functions the binaries call.
 
+pub mod check;
 pub mod convert;
 pub mod edit;
 pub mod fork;
