@@ -59,19 +59,9 @@ impl InUse {
 /// those processes (its id and name).
 fn open_files(wanted: &HashMap<FileId, ()>) -> HashMap<FileId, (u32, String)> {
     let mut found = HashMap::new();
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return found;
-    };
-    let me = std::process::id();
-    for d in procs.flatten() {
-        let Some(pid) = d.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid == me {
-            continue;
-        }
+    for (pid, proc_dir) in crate::live::other_processes() {
         // Another user's descriptors cannot be read: nothing is known.
-        let Ok(fds) = std::fs::read_dir(d.path().join("fd")) else {
+        let Ok(fds) = std::fs::read_dir(proc_dir.join("fd")) else {
             continue;
         };
         for fd in fds.flatten() {
@@ -79,7 +69,7 @@ fn open_files(wanted: &HashMap<FileId, ()>) -> HashMap<FileId, (u32, String)> {
                 continue;
             };
             if wanted.contains_key(&id) && !found.contains_key(&id) {
-                let comm = std::fs::read_to_string(d.path().join("comm")).unwrap_or_default();
+                let comm = std::fs::read_to_string(proc_dir.join("comm")).unwrap_or_default();
                 found.insert(id, (pid, comm.trim_end().to_string()));
             }
         }

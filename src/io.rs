@@ -255,6 +255,34 @@ impl Read for At<'_> {
     }
 }
 
+/// Lines for a batch that must not stop halfway when standard output
+/// fails (pi-mv, pi-rm: a batch stopped between its steps would leave
+/// forks naming files that moved): the first error is kept, later lines
+/// are dropped, and the run returns the error once the work is done.
+#[derive(Default)]
+pub(crate) struct KeepGoing {
+    first_error: std::cell::RefCell<Option<Error>>,
+}
+
+impl KeepGoing {
+    /// `line` on `out`, unless an earlier line failed.
+    pub(crate) fn line(&self, out: &mut dyn Out, line: &[u8]) {
+        if self.first_error.borrow().is_none() {
+            if let Err(e) = out.line(line) {
+                *self.first_error.borrow_mut() = Some(e);
+            }
+        }
+    }
+
+    /// The first error writing, if any: the run's error at its end.
+    pub(crate) fn result(&self) -> Result<()> {
+        match self.first_error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Writing output: every error is the tool's `<stdout>` error, and keeps
 /// its [`io::ErrorKind`] (a closed pipe is matched by kind). For any
 /// writer, so that the library's writers serve a `Vec<u8>` as well.

@@ -143,7 +143,7 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         json: args.json,
         dry: args.dry_run,
         log,
-        out_err: Default::default(),
+        out: Default::default(),
     };
     let out = ctx.out();
     let mut failed = 0usize;
@@ -222,9 +222,7 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     };
     loud.note(format!("{gone} {verb}, {failed} refused or failed"));
     // Standard output failed (a full disk): the work is done, the run failed.
-    if let Some(e) = say.out_err.take() {
-        return Err(e);
-    }
+    say.out.result()?;
     done?;
     Ok(Exit::Found(failed == 0))
 }
@@ -400,20 +398,14 @@ struct Say {
     json: bool,
     dry: bool,
     log: Log,
-    /// The first error writing standard output: the work goes on (a
-    /// batch stopped halfway would leave the forks behind), and the error
-    /// is the run's at the end.
-    out_err: std::cell::RefCell<Option<Error>>,
+    /// Standard output failing does not stop the batch halfway.
+    out: crate::io::KeepGoing,
 }
 
 impl Say {
     /// A line on standard output, unless an earlier one failed.
     fn put(&self, out: &mut dyn Out, line: &[u8]) -> Result<()> {
-        if self.out_err.borrow().is_none() {
-            if let Err(e) = out.line(line) {
-                *self.out_err.borrow_mut() = Some(e);
-            }
-        }
+        self.out.line(out, line);
         Ok(())
     }
 
