@@ -11,6 +11,7 @@ mod common;
 mod architecture;
 
 // One module per tool.
+mod check;
 mod convert;
 mod edit;
 mod fork;
@@ -19,8 +20,10 @@ mod import;
 mod label;
 mod ls;
 mod migrate;
+mod mv;
 mod null;
 mod path;
+mod rm;
 mod tree;
 mod usage;
 
