@@ -176,8 +176,12 @@ struct Staged {
     replace: bool,
 }
 
-/// The results of one batch, each source's outcome and its staged file.
-type Batch = Vec<(String, Result<(Outcome, Option<Staged>)>)>;
+/// What became of one source of a batch: its name, its outcome and its
+/// staged file.
+type Done = (String, Result<(Outcome, Option<Staged>)>);
+
+/// The results of one batch, in source order.
+type Batch = Vec<Done>;
 
 /// Give the batch's staged files their names, crash-safe with few flushes:
 /// one `syncfs` per filesystem makes every temporary file durable (an
@@ -187,7 +191,7 @@ type Batch = Vec<(String, Result<(Outcome, Option<Staged>)>)>;
 /// file could not take its name becomes that error; returns the errors of
 /// directories that could not be flushed.
 fn commit_batch(done: &mut Batch) -> Vec<Error> {
-    let mut staged: Vec<&mut (String, Result<(Outcome, Option<Staged>)>)> = done
+    let mut staged: Vec<&mut Done> = done
         .iter_mut()
         .filter(|(_, r)| matches!(r, Ok((_, Some(_)))))
         .collect();
