@@ -69,6 +69,12 @@ pub struct Args {
     /// the model is sent, so a redaction (pi-edit --redact) stays redacted.
     #[arg(long)]
     pub include_hidden: bool,
+
+    /// In markdown and text: only what the model is sent at the leaf (the
+    /// context from the last compaction on), instead of the whole branch
+    /// from the root. The html page shows this view.
+    #[arg(long)]
+    pub as_sent: bool,
 }
 
 crate::cli::impl_tool! { Args, "pi-convert", quiet = input.quiet }
@@ -110,6 +116,7 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         to: args.to,
         leaf: args.leaf.clone(),
         include_hidden: args.include_hidden,
+        as_sent: args.as_sent,
         read: args.input.read_options(),
         log: ctx.log,
     };
@@ -148,6 +155,8 @@ pub(crate) struct Options {
     /// The leaf REF for session input.
     pub leaf: String,
     pub include_hidden: bool,
+    /// Markdown and text: what is sent at the leaf, not the whole branch.
+    pub as_sent: bool,
     pub read: ReadOptions,
     /// Where session warnings go.
     pub log: Log,
@@ -302,10 +311,14 @@ pub(crate) fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Wr
     };
     let (msgs, meta) = match (from, data) {
         (From::Session, Data::Bytes(bytes)) => {
-            session_messages(&Session::from_bytes(name, bytes, read)?, opts)?
+            return session(&Session::from_bytes(name, bytes, read)?, opts, out)
         }
         (From::Session, Data::File(p)) => {
-            session_messages(&Session::open(crate::session::Input::File(p), read)?, opts)?
+            return session(
+                &Session::open(crate::session::Input::File(p), read)?,
+                opts,
+                out,
+            )
         }
         (From::Messages, data) => (
             stream_messages(
@@ -332,10 +345,47 @@ pub(crate) fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Wr
             },
         ),
     };
+    write(name, &msgs, &meta, opts, out)
+}
+
+/// A session: the whole branch (markdown, text), streamed, or the
+/// messages sent at the leaf.
+fn session(s: &Session, opts: &Options, out: &mut impl Write) -> Result<()> {
+    opts.log.warn_all(&s.warnings);
+    let leaf = session_leaf(s, opts)?;
+    let format = match opts.to {
+        To::Markdown => Some(transcript::Format::Markdown),
+        To::Text => Some(transcript::Format::Text),
+        To::Llm | To::Html => None,
+    };
+    match format {
+        Some(f) if !opts.as_sent => {
+            let meta = session_meta(s, leaf);
+            let topts = transcript::Options {
+                include_hidden: opts.include_hidden,
+            };
+            transcript::write_branch(s, refs::context_leaf(s, leaf), &meta, f, topts, out)?;
+            out.done()
+        }
+        _ => {
+            let msgs = session_messages(s, leaf, opts)?;
+            write(&s.name, &msgs, &session_meta(s, leaf), opts, out)
+        }
+    }
+}
+
+/// Write `msgs` in the form asked for.
+fn write(
+    name: &str,
+    msgs: &[Source],
+    meta: &Meta,
+    opts: &Options,
+    out: &mut impl Write,
+) -> Result<()> {
     let mut buf = Vec::new();
     match opts.to {
         To::Llm => {
-            for m in &msgs {
+            for m in msgs {
                 let r = convert::to_llm(&m.json, 0..m.json.len()).map_err(|e| match e {
                     ConvertError::Null => Error::data(
                         name,
@@ -358,27 +408,30 @@ pub(crate) fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Wr
             };
             let turns = transcript::build(
                 name,
-                &msgs,
+                msgs,
                 transcript::Options {
                     include_hidden: opts.include_hidden,
                 },
             )?;
-            transcript::write(format, &meta, &turns, &mut buf).map_err(Error::output)?;
+            transcript::write(format, meta, &turns, &mut buf).map_err(Error::output)?;
         }
     }
     out.bytes(&buf)?;
     out.done()
 }
 
-/// The context messages of a session at the `--leaf` REF.
-fn session_messages(s: &Session, opts: &Options) -> Result<(Vec<Source>, Meta)> {
-    opts.log.warn_all(&s.warnings);
-    let leaf = match (opts.leaf.as_str(), s.index.leaf) {
+/// The entry `--leaf` names (None: the last entry, or pi's null leaf).
+fn session_leaf(s: &Session, opts: &Options) -> Result<Option<usize>> {
+    Ok(match (opts.leaf.as_str(), s.index.leaf) {
         ("leaf", None) => None,
         // The last entry's id is null: so is pi's leaf (an empty context).
         ("leaf", Some(_)) if s.leaf_id_null => None,
         (r, _) => Some(refs::resolve(s, r)?),
-    };
+    })
+}
+
+/// The context messages of a session at `leaf` (the `--leaf` REF).
+fn session_messages(s: &Session, leaf: Option<usize>, opts: &Options) -> Result<Vec<Source>> {
     let ctx = context::build(s, refs::context_leaf(s, leaf))?;
     // Transcripts also show what the model does not see: entries a context
     // edit omits (marked), the original of an edited one, usage entries.
@@ -421,6 +474,11 @@ fn session_messages(s: &Session, opts: &Options) -> Result<(Vec<Source>, Meta)> 
             msgs.push(Source { json, line, view });
         }
     }
+    Ok(msgs)
+}
+
+/// What a session's transcript is about: its name or id, cwd, start, leaf.
+fn session_meta(s: &Session, leaf: Option<usize>) -> Meta {
     let mut fields = vec![("session".to_string(), transcript::clean(&s.header.id))];
     if let Ok(h) = s.header_line() {
         if let Ok(Some(o)) = Object::parse_line(&h) {
@@ -439,7 +497,7 @@ fn session_messages(s: &Session, opts: &Options) -> Result<(Vec<Source>, Meta)> 
         Some(n) => transcript::clean(n),
         None => format!("Session {}", transcript::clean(&s.header.id)),
     };
-    Ok((msgs, Meta { title, fields }))
+    Meta { title, fields }
 }
 
 /// A stream of messages: one JSON object with a string `role` per line.

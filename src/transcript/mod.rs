@@ -7,12 +7,14 @@
 //! sharing only the model and the few helpers here. Output depends only on
 //! the input (no clock).
 
+mod branch;
 mod build;
 mod html;
 mod markdown;
 mod pretty;
 mod text;
 
+pub use branch::write_branch;
 pub use build::build;
 pub use pretty::pretty;
 
@@ -64,6 +66,19 @@ pub struct Meta {
     pub fields: Vec<(String, String)>,
 }
 
+/// A mark between turns of a whole-branch transcript: a model or
+/// thinking-level change, a label, a name, a context edit, a compaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mark {
+    /// What it is ("model", "label", "compaction", ...).
+    pub kind: &'static str,
+    /// What it says (cleaned).
+    pub text: String,
+    pub time: Option<String>,
+    /// Set apart (a compaction): a rule before it in Markdown.
+    pub rule: bool,
+}
+
 /// How to build the transcript.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options {
@@ -88,6 +103,8 @@ pub struct Turn {
     pub class: &'static str,
     pub time: Option<String>,
     pub model: Option<String>,
+    /// The entry's id (whole-branch transcripts: for `--leaf`, `pi-fork --at`).
+    pub id: Option<String>,
     /// Things to notice: errors, aborts, exit codes, exclusion.
     pub notes: Vec<Note>,
     pub parts: Vec<Part>,
