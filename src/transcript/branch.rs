@@ -31,6 +31,12 @@ use std::io::Write;
 const GROUP_MESSAGES: usize = 1024;
 const GROUP_BYTES: usize = 16 << 20;
 
+/// The output is held until it is this long, so that a transcript of this
+/// size or less is written whole or not at all (an error in the input
+/// stops it before anything is written); a longer one is streamed, and an
+/// error stops it where it is.
+const HOLD: usize = 4 << 20;
+
 /// Write the branch from the root to `leaf` (None: pi's null leaf, no
 /// entries) as a transcript in `format` (Markdown or Text; Html is not
 /// streamed here).
@@ -58,6 +64,7 @@ pub fn write_branch(
         marks: Vec::new(),
         kept_from: 0,
         budget: 4 * path.len(),
+        held: Some(Vec::new()),
     };
     if format == Format::Markdown {
         let mut head = String::new();
@@ -68,7 +75,8 @@ pub fn write_branch(
     for (k, &i) in path.iter().enumerate() {
         w.entry(i, k, &path, &edits)?;
     }
-    w.flush()
+    w.flush()?;
+    w.release()
 }
 
 /// The latest `context_edit` on the path for each target id.
@@ -104,6 +112,8 @@ struct Writer<'a, W: Write> {
     kept_from: usize,
     /// Path positions the compactions' walks back may still read.
     budget: usize,
+    /// The output not yet written (None once it was: see [`HOLD`]).
+    held: Option<Vec<u8>>,
 }
 
 impl<W: Write> Writer<'_, W> {
@@ -236,6 +246,7 @@ impl<W: Write> Writer<'_, W> {
         let obj = s.object(&line, s.entries[c].line())?;
         let kept = obj.str("firstKeptEntryId").map(|f| f.into_owned());
         let mut text = match self.summarised(k, path, kept.as_deref()) {
+            Some(0) => "nothing new summarised".to_string(),
             Some(1) => "1 message summarised".to_string(),
             Some(n) => format!("{n} messages summarised"),
             None => "what came before summarised".to_string(),
@@ -434,9 +445,25 @@ impl<W: Write> Writer<'_, W> {
 
     /// Write `text`, any control character a builder let through shown.
     fn write(&mut self, text: &str) -> Result<()> {
-        self.out
-            .write_all(cleaned(text).as_bytes())
-            .map_err(Error::output)
+        let text = cleaned(text);
+        match &mut self.held {
+            Some(held) => {
+                held.extend_from_slice(text.as_bytes());
+                if held.len() >= HOLD {
+                    self.release()?;
+                }
+                Ok(())
+            }
+            None => self.out.write_all(text.as_bytes()).map_err(Error::output),
+        }
+    }
+
+    /// Write what is held, and from now on write as it comes.
+    fn release(&mut self) -> Result<()> {
+        match self.held.take() {
+            Some(held) => self.out.write_all(&held).map_err(Error::output),
+            None => Ok(()),
+        }
     }
 }
 

@@ -187,7 +187,8 @@ pub(super) fn head(s: &mut String, meta: &Meta) {
 pub(super) fn turn(s: &mut String, n: usize, t: &Turn) {
     let mut head = format!("## {n}. {}", md_inline(&t.role));
     if let Some(time) = &t.time {
-        head.push_str(&format!(" · {time}"));
+        // A usage entry's time is its text when it is not an ISO date.
+        head.push_str(&format!(" · {}", md_inline(time)));
     }
     if let Some(m) = &t.model {
         head.push_str(&format!(" · {}", md_inline(m)));
@@ -215,7 +216,7 @@ pub(super) fn mark(s: &mut String, m: &Mark) {
     }
     s.push_str(&format!("*— {}: {}", md_inline(m.kind), md_inline(&m.text)));
     if let Some(t) = &m.time {
-        s.push_str(&format!(" · {t}"));
+        s.push_str(&format!(" · {}", md_inline(t)));
     }
     s.push_str(" —*\n\n");
 }
