@@ -19,7 +19,11 @@ const EXAMPLES: &str = concat!(
 Examples:
   pi-convert s.jsonl                        the pi-ai messages sent to the model, one per line
   pi-convert --leaf @plan s.jsonl           the same at the entry labelled plan
-  pi-convert --to markdown s.jsonl > t.md   a transcript to read or share
+  pi-convert --to markdown s.jsonl > t.md   the whole branch, root to leaf, to read or share
+  pi-convert --to markdown --as-sent s.jsonl
+                                            only what the model is sent at the leaf
+  pi-convert --to text s.jsonl | grep '^compaction:'
+                                            where the branch was compacted, and how much
   pi-convert --to html s.jsonl > t.html     one self-contained page (no network, prints well)
   pi-convert --to text s.jsonl | grep '^toolResult (bash, error)'
                                             failed bash tool calls
@@ -38,9 +42,13 @@ Examples:
 /// The input is a pi session (a file, `-` for stdin, or a session-id
 /// prefix) or AgentMessages, one JSON object per line (what `pi-path
 /// --format messages` prints); which one is told from the first non-empty
-/// line unless --from says. For a session, the context pi builds at the
-/// leaf (buildSessionContext) is converted. `--to llm` writes pi's
-/// convertToLlm answer byte for byte: user, assistant and toolResult
+/// line unless --from says. For a session, `--to llm` and `--to html`
+/// convert the context pi builds at the leaf (buildSessionContext);
+/// `--to markdown|text` show the whole branch from the root to the leaf:
+/// every message, compactions as a marked point with their summary, model,
+/// thinking-level, name and context-edit entries as marks, labels and ids
+/// on the entries (`--as-sent`: the context, as html). `--to llm` writes
+/// pi's convertToLlm answer byte for byte: user, assistant and toolResult
 /// messages as they are, bash executions, custom messages and summaries as
 /// user messages, `!!` bash runs and unknown roles left out.
 #[derive(Parser, Debug)]
@@ -65,14 +73,18 @@ pub struct Args {
     /// In markdown, html and text: also show what the model does not see,
     /// marked as such: bash runs excluded from the context (`!!`), the
     /// content of entries a context edit omits, the original of an edited
-    /// entry (never in --to llm). Without it a transcript holds only what
-    /// the model is sent, so a redaction (pi-edit --redact) stays redacted.
+    /// entry, a compaction's system prompt (never in --to llm). Without it
+    /// an entry is shown as the context edits in force at the leaf leave
+    /// it, anywhere on the branch, so a redaction (pi-edit --redact) stays
+    /// redacted.
     #[arg(long)]
     pub include_hidden: bool,
 
     /// In markdown and text: only what the model is sent at the leaf (the
     /// context from the last compaction on), instead of the whole branch
-    /// from the root. The html page shows this view.
+    /// from the root. The html page shows this view. A whole branch is
+    /// streamed: bad input stops it before anything is written when the
+    /// transcript is under 4 MiB, else where it is.
     #[arg(long)]
     pub as_sent: bool,
 }
@@ -138,11 +150,12 @@ pub enum From {
 pub enum To {
     /// pi-ai Message JSON lines, exactly what pi's convertToLlm gives.
     Llm,
-    /// A Markdown transcript.
+    /// A Markdown transcript of the whole branch (--as-sent: of what is sent).
     Markdown,
     /// A self-contained HTML page (no network, no script).
     Html,
-    /// Plain `role: text` lines, for grep.
+    /// Plain `role: text` lines of the whole branch, for grep (marks as
+    /// `model: ...`, `compaction: ...`).
     Text,
 }
 
