@@ -10,7 +10,7 @@ use crate::json::Object;
 use crate::refs;
 use crate::session::Input;
 use crate::session::{ReadOptions, Session};
-use crate::transcript::{self, Meta, Source, View};
+use crate::transcript::{self, Meta, Source};
 use clap::Parser;
 use std::io::Write;
 
@@ -449,43 +449,17 @@ fn session_messages(s: &Session, leaf: Option<usize>, opts: &Options) -> Result<
     // Transcripts also show what the model does not see: entries a context
     // edit omits (marked), the original of an edited one, usage entries.
     let reader = !matches!(opts.to, To::Llm);
-    let id_of = |e: usize| s.entries.id_string(e);
     let mut msgs = Vec::with_capacity(ctx.items.len());
     for item in ctx.items {
-        let i = item.entry();
-        let line = s.entries[i].line();
-        let view = match item {
-            Item::Usage(_) if reader => {
-                msgs.push(Source {
-                    json: s.line(i)?.into_owned(),
-                    line,
-                    view: View::Usage,
-                });
-                continue;
+        let src = match item {
+            // What the model does not see: for the transcripts only.
+            Item::Usage(_) | Item::Omitted(..) if !reader => None,
+            Item::Edited(i, _) if !reader => {
+                context::message_json(s, item)?.map(|json| Source::sent(json, s.entries[i].line()))
             }
-            Item::Omitted(_, e) if reader => {
-                if let Some(json) = context::message_json(s, Item::Entry(i))? {
-                    msgs.push(Source {
-                        json,
-                        line,
-                        view: View::Omitted { edit: id_of(e) },
-                    });
-                }
-                continue;
-            }
-            Item::Edited(_, e) if reader => match context::message_json(s, Item::Entry(i))? {
-                Some(original) => View::Edited {
-                    edit: id_of(e),
-                    original,
-                },
-                None => View::Sent,
-            },
-            Item::CompactionSystem(_) => View::Checkpoint,
-            _ => View::Sent,
+            _ => transcript::source_of(s, item)?,
         };
-        if let Some(json) = context::message_json(s, item)? {
-            msgs.push(Source { json, line, view });
-        }
+        msgs.extend(src);
     }
     Ok(msgs)
 }

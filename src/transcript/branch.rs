@@ -79,6 +79,42 @@ pub fn write_branch(
     w.release()
 }
 
+/// What a transcript shows of a context item: its message as the model
+/// sees it, with how (an edited entry's original, an omitted entry's
+/// content, for --include-hidden to show; a usage entry as it is); None
+/// when it has no message.
+pub fn source_of(s: &Session, item: Item) -> Result<Option<Source>> {
+    let i = item.entry();
+    let line = s.entries[i].line();
+    let view = match item {
+        Item::Usage(_) => {
+            let json = s.line(i)?.into_owned();
+            let view = View::Usage;
+            return Ok(Some(Source { json, line, view }));
+        }
+        Item::Omitted(_, e) => {
+            let edit = s.entries.id_string(e);
+            return Ok(
+                context::message_json(s, Item::Entry(i))?.map(|json| Source {
+                    json,
+                    line,
+                    view: View::Omitted { edit },
+                }),
+            );
+        }
+        Item::Edited(_, e) => match context::message_json(s, Item::Entry(i))? {
+            Some(original) => View::Edited {
+                edit: s.entries.id_string(e),
+                original,
+            },
+            None => View::Sent,
+        },
+        Item::CompactionSystem(_) => View::Checkpoint,
+        _ => View::Sent,
+    };
+    Ok(context::message_json(s, item)?.map(|json| Source { json, line, view }))
+}
+
 /// The latest `context_edit` on the path for each target id.
 fn edits_in_force(s: &Session, path: &[usize]) -> Result<HashMap<String, usize>> {
     let mut edits = HashMap::new();
@@ -150,14 +186,10 @@ impl<W: Write> Writer<'_, W> {
                 self.message(item)
             }
             EntryType::Compaction => self.compaction(i, k, path, edit.filter(|_| omitted)),
-            EntryType::Usage => self.push(
-                i,
-                Source {
-                    json: s.line(i)?.into_owned(),
-                    line: s.entries[i].line(),
-                    view: View::Usage,
-                },
-            ),
+            EntryType::Usage => match source_of(s, Item::Usage(i))? {
+                Some(src) => self.push(i, src),
+                None => Ok(()),
+            },
             EntryType::ModelChange
             | EntryType::ThinkingLevelChange
             | EntryType::SessionInfo
@@ -176,29 +208,8 @@ impl<W: Write> Writer<'_, W> {
     /// A message, as the edits in force leave it (the same sources as the
     /// transcript of what is sent).
     fn message(&mut self, item: Item) -> Result<()> {
-        let s = self.s;
         let i = item.entry();
-        let line = s.entries[i].line();
-        let src = match item {
-            Item::Omitted(_, e) => context::message_json(s, Item::Entry(i))?.map(|json| Source {
-                json,
-                line,
-                view: View::Omitted {
-                    edit: s.entries.id_string(e),
-                },
-            }),
-            Item::Edited(_, e) => {
-                let view = match context::message_json(s, Item::Entry(i))? {
-                    Some(original) => View::Edited {
-                        edit: s.entries.id_string(e),
-                        original,
-                    },
-                    None => View::Sent,
-                };
-                context::message_json(s, item)?.map(|json| Source { json, line, view })
-            }
-            _ => context::message_json(s, item)?.map(|json| Source::sent(json, line)),
-        };
+        let src = source_of(self.s, item)?;
         let Some(src) = src else {
             return Ok(());
         };
@@ -277,20 +288,12 @@ impl<W: Write> Writer<'_, W> {
         if omitted_by.is_some() {
             return Ok(());
         }
-        let at = s.entries[c].line();
-        if let Some(json) = context::message_json(s, Item::CompactionSummary(c))? {
-            self.push(c, Source::sent(json, at))?;
+        if let Some(src) = source_of(s, Item::CompactionSummary(c))? {
+            self.push(c, src)?;
         }
         if checkpoint && self.opts.include_hidden {
-            if let Some(json) = context::message_json(s, Item::CompactionSystem(c))? {
-                self.push(
-                    c,
-                    Source {
-                        json,
-                        line: at,
-                        view: View::Checkpoint,
-                    },
-                )?;
+            if let Some(src) = source_of(s, Item::CompactionSystem(c))? {
+                self.push(c, src)?;
             }
         }
         Ok(())

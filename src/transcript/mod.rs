@@ -5,7 +5,9 @@
 //! here; [`build`] makes them), then written in one of the [`Format`]s,
 //! one file a format (`markdown`, `html`, `text`), each self-contained and
 //! sharing only the model and the few helpers here. Output depends only on
-//! the input (no clock).
+//! the input (no clock). [`write_branch`] (`branch`) streams the whole
+//! branch of a session through the same builder and renderers, a group of
+//! messages at a time, with marks between turns.
 
 mod branch;
 mod build;
@@ -14,7 +16,7 @@ mod markdown;
 mod pretty;
 mod text;
 
-pub use branch::write_branch;
+pub use branch::{source_of, write_branch};
 pub use build::build;
 pub use pretty::pretty;
 
