@@ -604,3 +604,31 @@ fn whole_branch_hostile_text_stays_inert() {
         }
     }
 }
+
+/// A path whose context is longer than what is held (4 MiB) is written as
+/// it is converted, and says the same as the messages pi-path prints,
+/// converted whole; lines that are not `JSON.stringify`'s text (spaces,
+/// escapes written the long way) are re-serialised, not copied.
+#[test]
+fn long_context_streams_the_same() {
+    let text = "word ".repeat(800);
+    let entries = chain(3000, |i| match i % 3 {
+        0 => format!(r#"{{"role":"user","content":"{text}{i}","timestamp":{i}}}"#),
+        1 => format!(
+            r#"{{ "role" : "assistant", "content" : [ {{"type":"text","text":"\u0041{text}"}} ], "timestamp" : {i} }}"#
+        ),
+        _ => format!(r#"{{"role":"odd","content":"{i}"}}"#),
+    });
+    let dir = TempDir::new("convert-long");
+    let s = dir.write("s.jsonl", session(&entries).as_bytes());
+    let s = s.to_str().unwrap();
+    let file = run(TOOL, &[s], None);
+    assert!(file.status.success(), "{}", stderr(&file));
+    assert!(file.stdout.len() > 5 << 20, "{}", file.stdout.len());
+    assert_eq!(file.stdout.iter().filter(|&&b| b == b'\n').count(), 2000);
+    let msgs = run("pi-path", &["--format", "messages", s], None);
+    assert!(msgs.status.success());
+    let from_msgs = run(TOOL, &[], Some(&msgs.stdout));
+    assert_same(&file.stdout, &from_msgs.stdout, "session vs messages");
+    assert!(stdout(&file).contains(r#""text":"Aword "#));
+}

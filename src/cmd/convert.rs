@@ -318,8 +318,11 @@ pub(crate) fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Wr
     // The load also tells each message's role (on the loading threads),
     // so that the context's walk need not read every message on the path
     // again.
+    // It also proves which lines are `JSON.stringify`'s text, so that their
+    // messages are copied, not checked again.
     let read = ReadOptions {
         roles: true,
+        canonical: true,
         ..opts.read
     };
     let (msgs, meta) = match (from, data) {
@@ -378,6 +381,11 @@ fn session(s: &Session, opts: &Options, out: &mut impl Write) -> Result<()> {
                 include_hidden: opts.include_hidden,
             };
             transcript::write_branch(s, refs::context_leaf(s, leaf), &meta, f, topts, out)?;
+            out.done()
+        }
+        // Streamed, message by message.
+        _ if opts.to == To::Llm => {
+            convert::write_context(s, refs::context_leaf(s, leaf), out)?;
             out.done()
         }
         _ => {
