@@ -632,3 +632,36 @@ fn long_context_streams_the_same() {
     assert_same(&file.stdout, &from_msgs.stdout, "session vs messages");
     assert!(stdout(&file).contains(r#""text":"Aword "#));
 }
+
+/// What is sent, as a transcript longer than what is held, is written a
+/// group at a time and says the same as the messages pi-path prints,
+/// converted whole (text has no head that names the input); a tool call
+/// is still shown with its result.
+#[test]
+fn long_sent_transcript_streams_the_same() {
+    let text = "word ".repeat(1200);
+    let entries = chain(3000, |i| match i % 3 {
+        0 => format!(r#"{{"role":"user","content":"{text}{i}","timestamp":{i}}}"#),
+        1 => format!(
+            r#"{{"role":"assistant","content":[{{"type":"toolCall","id":"c{i}","name":"bash","arguments":{{"command":"ls {i}"}}}}],"timestamp":{i}}}"#
+        ),
+        _ => format!(
+            r#"{{"role":"toolResult","toolCallId":"c{}","toolName":"bash","content":[{{"type":"text","text":"out {i}"}}],"isError":false,"timestamp":{i}}}"#,
+            i - 1
+        ),
+    });
+    let dir = TempDir::new("convert-long-sent");
+    let s = dir.write("s.jsonl", session(&entries).as_bytes());
+    let s = s.to_str().unwrap();
+    let file = run(TOOL, &["--to", "text", "--as-sent", s], None);
+    assert!(file.status.success(), "{}", stderr(&file));
+    assert!(file.stdout.len() > 5 << 20, "{}", file.stdout.len());
+    let msgs = run("pi-path", &["--format", "messages", s], None);
+    assert!(msgs.status.success());
+    let from_msgs = run(TOOL, &["--to", "text"], Some(&msgs.stdout));
+    assert_same(&file.stdout, &from_msgs.stdout, "session vs messages");
+    let md = stdout(&run(TOOL, &["--to", "markdown", "--as-sent", s], None));
+    assert!(md.contains("## 2000. assistant"), "turns numbered on");
+    assert!(!md.contains("## 2001."), "a result is shown with its call");
+    assert!(md.contains("out 2999"));
+}

@@ -383,6 +383,15 @@ fn session(s: &Session, opts: &Options, out: &mut impl Write) -> Result<()> {
             transcript::write_branch(s, refs::context_leaf(s, leaf), &meta, f, topts, out)?;
             out.done()
         }
+        // What is sent, streamed the same way.
+        Some(f) => {
+            let topts = transcript::Options {
+                include_hidden: opts.include_hidden,
+            };
+            let meta = session_meta(s, leaf);
+            transcript::write_sent(s, refs::context_leaf(s, leaf), &meta, f, topts, out)?;
+            out.done()
+        }
         // Streamed, message by message.
         _ if opts.to == To::Llm => {
             convert::write_context(s, refs::context_leaf(s, leaf), out)?;

@@ -52,28 +52,35 @@ pub fn write_branch(
         Some(l) => path_to(s, l)?,
         None => Vec::new(),
     };
-    let mut w = Writer {
-        s,
-        format,
-        opts,
-        out,
-        turns: 0,
-        msgs: Vec::new(),
-        from: Vec::new(),
-        bytes: 0,
-        marks: Vec::new(),
-        kept_from: 0,
-        budget: 4 * path.len(),
-        held: Some(Vec::new()),
-    };
-    if format == Format::Markdown {
-        let mut head = String::new();
-        markdown::head(&mut head, meta);
-        w.write(&head)?;
-    }
+    let mut w = Writer::new(s, format, opts, out, meta)?;
+    w.budget = 4 * path.len();
     let edits = edits_in_force(s, &path)?;
     for (k, &i) in path.iter().enumerate() {
         w.entry(i, k, &path, &edits)?;
+    }
+    w.flush()?;
+    w.release()
+}
+
+/// Write what the model is sent at `leaf` (None: pi's null leaf, no
+/// messages) as a transcript in `format` (Markdown or Text), streamed as
+/// the whole branch is: the context's messages are read a group at a time
+/// (a user or assistant message and what follows it, so that a tool call
+/// is shown with its result), not all at once.
+pub fn write_sent(
+    s: &Session,
+    leaf: Option<usize>,
+    meta: &Meta,
+    format: Format,
+    opts: Options,
+    out: &mut impl Write,
+) -> Result<()> {
+    let ctx = context::build(s, leaf)?;
+    let mut w = Writer::new(s, format, opts, out, meta)?;
+    // What is sent has no ids or labels on its turns.
+    w.named = false;
+    for item in ctx.items {
+        w.message(item)?;
     }
     w.flush()?;
     w.release()
@@ -150,9 +157,42 @@ struct Writer<'a, W: Write> {
     budget: usize,
     /// The output not yet written (None once it was: see [`HOLD`]).
     held: Option<Vec<u8>>,
+    /// Whether turns show their entry's id and label (the whole branch).
+    named: bool,
 }
 
-impl<W: Write> Writer<'_, W> {
+impl<'a, W: Write> Writer<'a, W> {
+    /// A writer that has written the head (Markdown's title and fields).
+    fn new(
+        s: &'a Session,
+        format: Format,
+        opts: Options,
+        out: &'a mut W,
+        meta: &Meta,
+    ) -> Result<Self> {
+        let mut w = Writer {
+            s,
+            format,
+            opts,
+            out,
+            turns: 0,
+            msgs: Vec::new(),
+            from: Vec::new(),
+            bytes: 0,
+            marks: Vec::new(),
+            kept_from: 0,
+            budget: 0,
+            held: Some(Vec::new()),
+            named: true,
+        };
+        if format == Format::Markdown {
+            let mut head = String::new();
+            markdown::head(&mut head, meta);
+            w.write(&head)?;
+        }
+        Ok(w)
+    }
+
     /// Entry `i`, at `k` on `path`.
     fn entry(
         &mut self,
@@ -403,7 +443,9 @@ impl<W: Write> Writer<'_, W> {
             while let Some((_, m)) = marks.next_if(|(at, _)| *at <= k) {
                 self.mark(&mut text, &m);
             }
-            self.name(&mut turn, self.from[k]);
+            if self.named {
+                self.name(&mut turn, self.from[k]);
+            }
             let turn = &turn;
             self.turns += 1;
             match self.format {

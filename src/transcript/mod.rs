@@ -16,7 +16,7 @@ mod markdown;
 mod pretty;
 mod text;
 
-pub use branch::{source_of, write_branch};
+pub use branch::{source_of, write_branch, write_sent};
 pub use build::build;
 pub use pretty::pretty;
 
