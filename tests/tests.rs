@@ -11,14 +11,19 @@ mod common;
 mod architecture;
 
 // One module per tool.
+mod check;
 mod convert;
 mod edit;
 mod fork;
 mod grep;
+mod import;
 mod label;
 mod ls;
 mod migrate;
+mod mv;
+mod null;
 mod path;
+mod rm;
 mod tree;
 mod usage;
 
