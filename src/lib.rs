@@ -83,6 +83,7 @@ mod summary;
 #[cfg(test)]
 mod test_rng;
 internal!(time);
+mod page;
 mod transcript;
 mod tree_problems;
 mod visible;

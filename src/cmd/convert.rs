@@ -133,7 +133,8 @@ pub enum To {
     Llm,
     /// A Markdown transcript.
     Markdown,
-    /// A self-contained HTML page (no network, no script).
+    /// A self-contained HTML page: for a session, the whole tree as pi's
+    /// /export shows it (readable without JavaScript, no network).
     Html,
     /// Plain `role: text` lines, for grep.
     Text,
@@ -300,6 +301,13 @@ pub(crate) fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Wr
         roles: true,
         ..opts.read
     };
+    if from == From::Session && opts.to == To::Html {
+        let s = match data {
+            Data::Bytes(bytes) => Session::from_bytes(name, bytes, read)?,
+            Data::File(p) => Session::open(crate::session::Input::File(p), read)?,
+        };
+        return page(&s, opts, out);
+    }
     let (msgs, meta) = match (from, data) {
         (From::Session, Data::Bytes(bytes)) => {
             session_messages(&Session::from_bytes(name, bytes, read)?, opts)?
@@ -367,6 +375,18 @@ pub(crate) fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Wr
         }
     }
     out.bytes(&buf)?;
+    out.done()
+}
+
+/// The page of the whole session (`--to html`), the `--leaf` REF's
+/// path shown first.
+fn page(s: &Session, opts: &Options, out: &mut impl Write) -> Result<()> {
+    opts.log.warn_all(&s.warnings);
+    let leaf = match (opts.leaf.as_str(), s.index.leaf) {
+        ("leaf", None) => None,
+        (r, _) => Some(refs::resolve(s, r)?),
+    };
+    crate::page::write(s, leaf, out)?;
     out.done()
 }
 
