@@ -131,7 +131,7 @@ pub(crate) fn header(out: &mut String, s: &Session, st: &Stats, leaf: Option<usi
     out.push_str("</dl>");
     if !st.tools.is_empty() {
         out.push_str(
-            "<details class=\"fold\" open><summary>Available tools</summary><ul class=\"tools\">",
+            "<details class=\"fold\" open=\"open\"><summary>Available tools</summary><ul class=\"tools\">",
         );
         for (n, d) in &st.tools {
             out.push_str("<li><b>");

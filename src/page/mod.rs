@@ -46,7 +46,7 @@ pub(crate) fn write(s: &Session, leaf: Option<usize>, out: &mut impl Write) -> R
     for (k, (id, _)) in sidebar::FILTERS.iter().enumerate() {
         buf.push_str(&format!(
             "<input type=\"radio\" class=\"fr\" name=\"filter\" id=\"f-{id}\"{}>\n",
-            if k == 0 { " checked" } else { "" }
+            if k == 0 { " checked=\"checked\"" } else { "" }
         ));
     }
     buf.push_str("<div class=\"layout\">\n<nav class=\"side\" aria-label=\"Session tree\">\n");
