@@ -284,3 +284,16 @@ fn the_page_works_in_chromium() {
     let html = std::fs::read_to_string(&file).unwrap();
     assert!(html.contains("Plan A is done"));
 }
+
+/// An entry a context edit replaces is shown as the model sees it (a
+/// redaction stays redacted); `--include-hidden` shows the original.
+#[test]
+fn context_edits_hold_unless_hidden_entries_are_asked_for() {
+    let out = page(&["--to", "html", &example()]);
+    assert!(!out.contains("ignore it and delete tests/net.rs"));
+    assert!(out.contains("mark it #[ignore] with a comment"));
+    assert!(out.contains("As the context edit on <a href=\"#l45\">line 45</a> replaced it"));
+    let all = page(&["--to", "html", "--include-hidden", &example()]);
+    assert!(all.contains("ignore it and delete tests/net.rs"));
+    assert!(all.contains("The original: the context edit on <a href=\"#l45\">line 45</a>"));
+}

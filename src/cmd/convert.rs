@@ -386,7 +386,7 @@ fn page(s: &Session, opts: &Options, out: &mut impl Write) -> Result<()> {
         ("leaf", None) => None,
         (r, _) => Some(refs::resolve(s, r)?),
     };
-    crate::page::write(s, leaf, out)?;
+    crate::page::write(s, leaf, opts.include_hidden, out)?;
     out.done()
 }
 

@@ -1,6 +1,7 @@
 //! One entry of the session as an `<article>` of the page, anchored by its
 //! line number (`#l12`: unique even when ids repeat).
 
+use super::edits::{Edits, Shown};
 use super::esc;
 use super::order::Node;
 use super::tools;
@@ -8,21 +9,47 @@ use crate::entry::EntryType;
 use crate::error::Result;
 use crate::json::Object;
 use crate::session::Session;
+use std::borrow::Cow;
 
 /// Write entry `node`'s article into `out`.
 pub(crate) fn article(
     s: &Session,
     node: &Node,
     leaf: Option<usize>,
+    edits: &Edits,
     out: &mut String,
 ) -> Result<()> {
     let i = node.entry as usize;
     let lineno = s.entries[i].line();
-    let line = s.line(i)?;
-    let obj = Object::parse_line(&line).ok().flatten();
     let mut body = String::new();
+    let edit_line = |e: usize| s.entries[e].line();
+    let (line, ty, note) = match edits.shown(s, i)? {
+        Shown::Line(l, None) => (l, s.entries[i].ty(), None),
+        Shown::Line(l, Some(e)) => (
+            l,
+            s.entries[i].ty(),
+            Some(format!("The original: the context edit on <a href=\"#l{0}\">line {0}</a> changes what the model sees of it.", edit_line(e))),
+        ),
+        Shown::Replaced(v, e) => (
+            Cow::Owned(v),
+            EntryType::Message,
+            Some(format!("As the context edit on <a href=\"#l{0}\">line {0}</a> replaced it (the original is shown with --include-hidden).", edit_line(e))),
+        ),
+        Shown::Omitted(e) => (
+            Cow::Borrowed(&b""[..]),
+            EntryType::None,
+            Some(format!("Omitted from what the model sees by the context edit on <a href=\"#l{0}\">line {0}</a> (shown with --include-hidden).", edit_line(e))),
+        ),
+    };
+    let obj = Object::parse_line(&line).ok().flatten();
+    if let Some(n) = &note {
+        body.push_str("<div class=\"rd\">");
+        body.push_str(n);
+        body.push_str("</div>");
+    }
     let (kind, who, err) = match &obj {
-        Some(o) => render(s, i, o, &mut body),
+        Some(o) => render(s, i, ty, o, edits, &mut body),
+        None if ty == EntryType::None && note.is_some() => ("meta", "Omitted".to_string(), false),
         None => ("meta", "not a JSON object".to_string(), true),
     };
     out.push_str(&format!("<article id=\"l{lineno}\" class=\"e k-{kind}"));
@@ -71,8 +98,14 @@ fn field(o: &Object<'_>, k: &str) -> String {
 
 /// The body of entry `i`: its kind (a CSS class), who or what it is, and
 /// whether it is an error.
-fn render(s: &Session, i: usize, o: &Object<'_>, out: &mut String) -> (&'static str, String, bool) {
-    let ty = s.entries[i].ty();
+fn render(
+    s: &Session,
+    i: usize,
+    ty: EntryType,
+    o: &Object<'_>,
+    edits: &Edits,
+    out: &mut String,
+) -> (&'static str, String, bool) {
     let meta = |out: &mut String, t: String| {
         out.push_str("<div>");
         esc::text(out, &t);
@@ -80,7 +113,7 @@ fn render(s: &Session, i: usize, o: &Object<'_>, out: &mut String) -> (&'static 
     };
     match ty {
         EntryType::Message => match o.object("message") {
-            Some(m) => message(s, i, &m, out),
+            Some(m) => message(s, i, &m, edits, out),
             None => ("meta", "message without a message".into(), true),
         },
         EntryType::Compaction => {
@@ -156,7 +189,9 @@ fn render(s: &Session, i: usize, o: &Object<'_>, out: &mut String) -> (&'static 
                     field(o, "targetId")
                 ),
             );
-            if let Ok(Some(r)) = o.canonical("replacement") {
+            // The replacement is shown on the entry it edits (as the
+            // model sees it there, after any later edit).
+            if let (true, Ok(Some(r))) = (edits.originals, o.canonical("replacement")) {
                 if r != b"null" {
                     tools::fold(out, &String::from_utf8_lossy(&r), None);
                 }
@@ -175,6 +210,7 @@ fn message(
     s: &Session,
     i: usize,
     m: &Object<'_>,
+    edits: &Edits,
     out: &mut String,
 ) -> (&'static str, String, bool) {
     let role = field(m, "role");
@@ -192,7 +228,7 @@ fn message(
             if err {
                 out.push_str("<span class=\"badge errtext\">error</span>");
             }
-            tools::result(out, s, i, m);
+            tools::result(out, s, i, m, edits);
             ("tool", format!("result: {}", field(m, "toolName")), err)
         }
         "bashExecution" => {

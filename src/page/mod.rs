@@ -10,6 +10,7 @@
 //! time: the session's text is read entry by entry, never held whole.
 
 mod assets;
+mod edits;
 mod entry;
 mod esc;
 mod header;
@@ -27,9 +28,17 @@ use std::io::Write;
 const CHUNK: usize = 1 << 16;
 
 /// Write the page of `s`, with `leaf` the end of the path shown first.
-pub(crate) fn write(s: &Session, leaf: Option<usize>, out: &mut impl Write) -> Result<()> {
+/// `include_hidden`: entries a context edit changes are shown as they
+/// stand in the file (marked), not as the model sees them.
+pub(crate) fn write(
+    s: &Session,
+    leaf: Option<usize>,
+    include_hidden: bool,
+    out: &mut impl Write,
+) -> Result<()> {
     let layout = order::layout(s, leaf)?;
     let st = stats::Stats::of(s)?;
+    let edits = edits::Edits::of(s, include_hidden)?;
     let mut buf = String::with_capacity(CHUNK * 2);
     let mut flush = |b: &mut String| -> Result<()> {
         if b.len() >= CHUNK {
@@ -58,7 +67,7 @@ pub(crate) fn write(s: &Session, leaf: Option<usize>, out: &mut impl Write) -> R
         "</div>\n<div class=\"status\" id=\"status\">{} entries</div>\n",
         layout.nodes.len()
     ));
-    sidebar::rows(s, &layout, &mut buf, &mut flush)?;
+    sidebar::rows(s, &layout, &edits, &mut buf, &mut flush)?;
     buf.push_str("</nav>\n<main");
     if let Some(l) = leaf {
         buf.push_str(&format!(
@@ -69,7 +78,7 @@ pub(crate) fn write(s: &Session, leaf: Option<usize>, out: &mut impl Write) -> R
     buf.push_str(">\n");
     header::header(&mut buf, s, &st, leaf);
     buf.push_str("<div class=\"viewbar\"><label><input type=\"checkbox\" id=\"showall\"> show every branch (else the path of the entry chosen in the tree)</label></div>\n");
-    body(s, &layout, &mut buf, &mut flush)?;
+    body(s, &layout, &edits, &mut buf, &mut flush)?;
     buf.push_str("</main>\n</div>\n");
     header::tail(&mut buf);
     out.write_all(buf.as_bytes()).map_err(Error::output)?;
@@ -81,6 +90,7 @@ pub(crate) fn write(s: &Session, leaf: Option<usize>, out: &mut impl Write) -> R
 fn body(
     s: &Session,
     layout: &order::Layout,
+    edits: &edits::Edits,
     buf: &mut String,
     flush: &mut dyn FnMut(&mut String) -> Result<()>,
 ) -> Result<()> {
@@ -106,7 +116,7 @@ fn body(
             }
             buf.push_str("</div>\n");
         }
-        entry::article(s, node, layout.leaf, buf)?;
+        entry::article(s, node, layout.leaf, edits, buf)?;
         if node.children > 1 {
             forks(s, layout, k, buf);
         }

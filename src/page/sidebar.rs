@@ -1,6 +1,7 @@
 //! The sidebar: every entry of the tree as one row, as pi's `/tree` and
 //! its export show it, with pi's filters as CSS-only radio buttons.
 
+use super::edits::{Edits, Shown};
 use super::esc;
 use super::order::{Layout, Node};
 use crate::entry::EntryType;
@@ -89,13 +90,14 @@ fn colour(c: Option<&str>) -> &'static str {
 pub(crate) fn rows(
     s: &Session,
     layout: &Layout,
+    edits: &Edits,
     out: &mut String,
     flush: &mut dyn FnMut(&mut String) -> Result<()>,
 ) -> Result<()> {
     let display = Display::with_home("");
     out.push_str("<ol class=\"tree\">\n");
     for node in &layout.nodes {
-        row(s, layout, node, &display, out)?;
+        row(s, layout, node, &display, edits, out)?;
         flush(out)?;
     }
     out.push_str("</ol>\n");
@@ -107,11 +109,20 @@ fn row(
     layout: &Layout,
     node: &Node,
     display: &Display,
+    edits: &Edits,
     out: &mut String,
 ) -> Result<()> {
     let i = node.entry as usize;
-    let ty = s.entries[i].ty();
-    let line = s.line(i)?;
+    let (line, ty) = match edits.shown(s, i)? {
+        Shown::Line(l, _) => (l, s.entries[i].ty()),
+        Shown::Replaced(v, _) => (std::borrow::Cow::Owned(v), EntryType::Message),
+        Shown::Omitted(_) => (
+            std::borrow::Cow::Borrowed(
+                &br#"{"type":"custom","customType":"omitted by a context edit"}"#[..],
+            ),
+            EntryType::Custom,
+        ),
+    };
     let obj = Object::parse_line(&line).ok().flatten();
     let label = label_of(s, i);
     let mut cls = format!("i{}", node.indent.min(MAX_INDENT));
@@ -130,7 +141,7 @@ fn row(
         out.push_str("]</span> ");
     }
     let segs = match &obj {
-        Some(o) => row_text(s, i, ty, o, display),
+        Some(o) => row_text(s, i, ty, o, display, edits),
         None => vec![(
             format!("[line {lineno}: not an object]").into(),
             Some(tree_text::ERROR),
@@ -164,13 +175,14 @@ fn row_text(
     ty: EntryType,
     o: &Object<'_>,
     display: &Display,
+    edits: &Edits,
 ) -> Vec<tree_text::Seg> {
     let m = o.object("message");
     if ty == EntryType::Message
         && m.as_ref().and_then(|m| m.str("role")).as_deref() == Some("toolResult")
     {
         let m = m.expect("checked");
-        if let Some((name, args)) = super::tools::find_call(s, i, &m) {
+        if let Some((name, args)) = super::tools::find_call(s, i, &m, edits) {
             return vec![(
                 display.format_tool_call(&name, args.as_deref()).into(),
                 Some(tree_text::DIM),

@@ -3,6 +3,7 @@
 //! numbers, edits as diffs (pi's `details.diff`, else the call's old and
 //! new text), errors marked.
 
+use super::edits::{Edits, Shown};
 use super::esc;
 use crate::json::js::string::string_value;
 use crate::json::scan;
@@ -23,13 +24,19 @@ pub(crate) fn find_call(
     s: &Session,
     i: usize,
     m: &Object<'_>,
+    edits: &Edits,
 ) -> Option<(String, Option<Vec<u8>>)> {
     let want = m.str("toolCallId")?;
     let mut at = s.index.parent_of(i);
     for _ in 0..CALL_SEARCH {
         let p = at?;
         if s.entries[p].ty() == crate::entry::EntryType::Message {
-            let line = s.line(p).ok()?;
+            // As the page shows it: a context edit's redaction holds.
+            let line = match edits.shown(s, p).ok()? {
+                Shown::Line(l, _) => l,
+                Shown::Replaced(v, _) => std::borrow::Cow::Owned(v),
+                Shown::Omitted(_) => return None,
+            };
             let o = Object::parse_line(&line).ok().flatten()?;
             if let Some(am) = o.object("message") {
                 if am.str("role").as_deref() == Some("assistant") {
@@ -220,8 +227,8 @@ fn args_diff(args: &Object<'_>) -> Option<String> {
 }
 
 /// The body of a tool result `m` (entry `i`).
-pub(crate) fn result(out: &mut String, s: &Session, i: usize, m: &Object<'_>) {
-    let call = find_call(s, i, m);
+pub(crate) fn result(out: &mut String, s: &Session, i: usize, m: &Object<'_>, edits: &Edits) {
+    let call = find_call(s, i, m, edits);
     let args_json = call.as_ref().and_then(|(_, a)| a.clone());
     let args = args_json
         .as_deref()
