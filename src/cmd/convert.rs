@@ -20,7 +20,10 @@ Examples:
   pi-convert s.jsonl                        the pi-ai messages sent to the model, one per line
   pi-convert --leaf @plan s.jsonl           the same at the entry labelled plan
   pi-convert --to markdown s.jsonl > t.md   a transcript to read or share
-  pi-convert --to html s.jsonl > t.html     one self-contained page (no network, prints well)
+  pi-convert --to html s.jsonl > t.html     the whole tree as one page, like pi's /export
+                                            (works without JavaScript, no network, prints well)
+  pi-convert --to html --leaf @plan-a s.jsonl > t.html
+                                            the same, the plan-a branch shown first
   pi-convert --to text s.jsonl | grep '^toolResult (bash, error)'
                                             failed bash tool calls
   pi-convert --to markdown --include-hidden s.jsonl
