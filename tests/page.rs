@@ -222,7 +222,7 @@ fn chromium() -> Option<std::path::PathBuf> {
 }
 
 /// The DOM Chromium (headless) builds of `file`, its script run.
-fn dump_dom(chrome: &std::path::Path, file: &std::path::Path) -> String {
+fn dump_dom(chrome: &std::path::Path, file: &std::path::Path, fragment: &str) -> String {
     let profile = TempDir::new("page-chromium");
     let mut c = std::process::Command::new("timeout");
     c.arg("120").arg(chrome).args([
@@ -237,7 +237,7 @@ fn dump_dom(chrome: &std::path::Path, file: &std::path::Path) -> String {
     ]);
     c.arg(format!("--user-data-dir={}", profile.path().display()));
     c.arg("--dump-dom")
-        .arg(format!("file://{}", file.display()));
+        .arg(format!("file://{}{fragment}", file.display()));
     let o = c.output().expect("run chromium");
     assert!(
         o.status.success(),
@@ -259,7 +259,7 @@ fn the_page_works_in_chromium() {
     let root = TempDir::new("page-browser");
     let file = root.path().join("s.html");
     std::fs::write(&file, page(&["--to", "html", &example()])).unwrap();
-    let dom = dump_dom(&chrome, &file);
+    let dom = dump_dom(&chrome, &file, "");
     assert!(
         dom.contains("data-page=\"ok\""),
         "the script did not finish:\n{dom}"
@@ -278,6 +278,16 @@ fn the_page_works_in_chromium() {
     assert!(
         dom.contains("37 / 50 entries"),
         "pi's count of the default filter"
+    );
+    // A side branch's entry in the address: its path is shown instead.
+    let side = dump_dom(&chrome, &file, "#l13");
+    assert!(
+        side.contains("<article id=\"l10\" class=\"e k-user show\""),
+        "{side}"
+    );
+    assert!(
+        side.contains("<article id=\"l51\" class=\"e k-meta a\""),
+        "{side}"
     );
     // Without script (chromium's --dump-dom needs script, so this is read
     // off the page itself), a side branch is there, after the active path.
