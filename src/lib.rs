@@ -84,6 +84,7 @@ mod summary;
 mod test_rng;
 mod thousands;
 internal!(time);
+mod page;
 mod transcript;
 mod tree_problems;
 mod visible;

@@ -18,6 +18,7 @@ mod grep;
 mod label;
 mod ls;
 mod migrate;
+mod page;
 mod path;
 mod tree;
 mod usage;
