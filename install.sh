@@ -1,13 +1,16 @@
 #!/bin/sh
-# Install the tools and their man pages under one prefix, where `man` finds
-# the pages: PREFIX/bin and PREFIX/share/man/man1 (man-db and mandoc add
-# X/share/man to the manual path for each X/bin on PATH).
+# Install the tools, their man pages and shell completions under one prefix,
+# where `man` finds the pages: PREFIX/bin and PREFIX/share/man/man1 (man-db
+# and mandoc add X/share/man to the manual path for each X/bin on PATH);
+# completions in PREFIX/share/{bash-completion/completions,zsh/site-functions,
+# fish/vendor_completions.d}.
 #
 #   ./install.sh [--man-only] [PREFIX]
 #
 # PREFIX: the argument, else $ROOT, else cargo's install root
 # ($CARGO_INSTALL_ROOT, else $CARGO_HOME, else ~/.cargo). --man-only installs
-# the man pages of tools already in PREFIX/bin, without building.
+# the man pages and completions of tools already in PREFIX/bin, without
+# building.
 set -eu
 
 man_only=
@@ -17,7 +20,7 @@ if [ "${1:-}" = "--man-only" ]; then
 fi
 case "${1:-}" in
 -h | --help)
-    sed -n '2,10s/^# \{0,1\}//p' "$0"
+    sed -n '2,13s/^# \{0,1\}//p' "$0"
     exit 0
     ;;
 -*)
@@ -49,6 +52,28 @@ for page in man/*.1; do
     n=$((n + 1))
 done
 echo "install.sh: $n man pages in $mandir"
+
+# Completions: each tool prints its own script (COMPLETE=SHELL, see
+# docs/conventions.md), which calls the installed binary by its full path.
+share=$prefix/share
+bashdir=$share/bash-completion/completions
+zshdir=$share/zsh/site-functions
+fishdir=$share/fish/vendor_completions.d
+mkdir -p "$bashdir" "$zshdir" "$fishdir"
+for page in man/*.1; do
+    tool=$(basename "$page" .1)
+    for f in "bash $bashdir/$tool" "zsh $zshdir/_$tool" "fish $fishdir/$tool.fish"; do
+        sh=${f%% *}
+        out=${f#* }
+        COMPLETE=$sh "$prefix/bin/$tool" >"$out.tmp"
+        mv "$out.tmp" "$out"
+    done
+done
+echo "install.sh: completions for bash, zsh and fish in $share (bash-completion loads"
+echo "    $bashdir when it is under a prefix it searches, as ~/.local/share or"
+echo "    /usr/local/share; else add to ~/.bashrc: for f in $bashdir/*; do . \"\$f\"; done;"
+echo "    zsh: fpath=($zshdir \$fpath) before compinit; fish reads $fishdir when"
+echo "    the prefix is on its data path, else: source $fishdir/*.fish)"
 
 # Does `man` find them? Ask it, as a user's shell will (PATH and MANPATH
 # as they are now).

@@ -50,6 +50,7 @@ macro_rules! internal {
 
 // The promised API (ARCHITECTURE.md lists it).
 pub mod append;
+mod check;
 pub mod cli;
 // The commands' doc comments are their --help text, written for a terminal
 // (`<cwd>`, `[OPTIONS]`), not for rustdoc.
@@ -67,13 +68,19 @@ pub mod session;
 pub mod tree;
 
 // The crate's own.
+mod decimal;
+mod forks;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 #[cfg(unix)]
 mod gather;
+mod header_edit;
+mod import;
+mod inuse;
 mod io;
 mod live;
+mod moving;
 mod name;
 internal!(json);
 mod render;
@@ -83,6 +90,7 @@ mod summary;
 #[cfg(test)]
 mod test_rng;
 mod thousands;
+mod trash;
 internal!(time);
 mod page;
 mod transcript;

@@ -18,6 +18,7 @@
 //! The random delays come from a seed printed on failure; set CRASH_SEED to
 //! replay one.
 
+mod mvrm;
 mod surroundings;
 
 use crate::common::*;
@@ -213,6 +214,51 @@ fn kill_append(tool: &str, kills: usize, rng: &mut Rng) -> Tally {
     tally
 }
 
+/// `pi-check --fix` killed at random moments while it rewrites a file
+/// without its torn last line: the file is the old or the new one, the
+/// torn line is kept in `s.jsonl.removed` (once or, killed after keeping it,
+/// more often, never lost), and the next run finishes the job and removes
+/// the temporary file a killed run left.
+fn kill_check(kills: usize, rng: &mut Rng) -> Tally {
+    let t = TempDir::new("crash-check");
+    let new = v3_chain(4000);
+    let torn = br#"{"type":"message","id":"torn0001","parentId":"#;
+    let old = [&new[..], &torn[..]].concat();
+    let f = t.write("s.jsonl", &old);
+    let name = f.to_str().unwrap();
+    let removed = t.path().join("s.jsonl.removed");
+    let args = ["--fix", "-q", name];
+    let full = calibrate(|| {
+        std::fs::write(&f, &old).unwrap();
+        run_ok("pi-check", &args);
+    });
+    let mut tally = Tally::default();
+    for k in 0..kills {
+        std::fs::write(&f, &old).unwrap();
+        let _ = std::fs::remove_file(&removed);
+        let delay = Duration::from_micros(rng.below(full.as_micros() as u64 * 3 / 2));
+        kill_after("pi-check", &args, delay);
+        let now = std::fs::read(&f).unwrap();
+        let what = format!("pi-check --fix killed after {delay:?} (kill {k})");
+        if now == new {
+            tally.new += 1;
+            let kept = std::fs::read(&removed).unwrap_or_default();
+            assert!(kept.starts_with(torn), "{what}: the torn line is lost");
+        } else {
+            assert_eq!(now, old, "{what}: neither the old nor the new file");
+            tally.old += 1;
+        }
+        run_ok("pi-check", &args);
+        assert_eq!(std::fs::read(&f).unwrap(), new, "{what}: next run");
+        assert_eq!(
+            names_in(t.path(), &["s.jsonl", "s.jsonl.removed"]),
+            Vec::<String>::new(),
+            "{what}"
+        );
+    }
+    tally
+}
+
 fn kill_fork_new(kills: usize, rng: &mut Rng) -> Tally {
     let t = TempDir::new("crash-fork");
     let src = v3_chain(4000);
@@ -382,6 +428,9 @@ const KILLED: &[(&str, &str)] = &[
     ("pi-fork (new file)", "pi-fork"),
     ("pi-ls (its cache)", "pi-ls"),
     ("pi-usage (its cache)", "pi-usage"),
+    ("pi-mv --project", "pi-mv"),
+    ("pi-rm", "pi-rm"),
+    ("pi-check --fix", "pi-check"),
 ];
 
 /// The binaries that write no file, so that no kill can leave one half
@@ -393,6 +442,11 @@ const WRITE_NOTHING: &[(&str, &str)] = &[
     (
         "pi-grep",
         "prints only: writes no file (and keeps no cache)",
+    ),
+    (
+        "pi-import",
+        "writes each file staged beside it and renamed (write::create_new, TempFile): \
+         a kill leaves the old file or the new one (tests/import.rs: a_kill_leaves_whole_files)",
     ),
 ];
 
@@ -406,6 +460,9 @@ fn kill_one(row: &str, kills: usize, rng: &mut Rng) -> Tally {
         "pi-fork (new file)" => kill_fork_new(kills, rng),
         "pi-ls (its cache)" => kill_cache("pi-ls", kills, rng),
         "pi-usage (its cache)" => kill_cache("pi-usage", kills, rng),
+        "pi-mv --project" => mvrm::kill_mv(kills, rng),
+        "pi-rm" => mvrm::kill_rm(kills, rng),
+        "pi-check --fix" => kill_check(kills, rng),
         other => panic!("no crash row {other}"),
     }
 }

@@ -4,7 +4,8 @@
 //! (the table is parsed here, so it cannot go stale), must name FILE:LINE in
 //! stderr when the problem sits on a line, and a writing tool that fails must
 //! leave its file byte for byte as it was, with no temporary file behind.
-//! The store tools (pi-grep, pi-ls, pi-usage: `STORE_COLUMNS`) run on the
+//! The store tools (pi-grep, pi-ls, pi-usage, pi-check, pi-mv and pi-rm dry runs:
+//! `STORE_COLUMNS`) run on the
 //! same inputs, named or found in a store of the test's own, and keep the
 //! rules every tool keeps (`check_store_case`) rather than a cell each. A
 //! binary in neither list is in `NOT_IN_THE_TABLE` with the reason, or
@@ -60,10 +61,19 @@ const STORE_COLUMNS: &[&str] = &[
     "pi-ls --all -l --json",
     "pi-usage FILE --by branch",
     "pi-usage session --json",
+    "pi-mv --dry-run FILE --cwd DIR",
+    "pi-mv --dry-run --json --project OLD NEW",
+    "pi-rm --dry-run FILE",
+    "pi-rm --dry-run --json FILE",
+    "pi-check FILE",
+    "pi-check --all --json",
 ];
 
 /// The binaries with no column, and why.
-const NOT_IN_THE_TABLE: &[(&str, &str)] = &[];
+const NOT_IN_THE_TABLE: &[(&str, &str)] = &[(
+    "pi-import",
+    "reads Claude Code and Codex files, not pi sessions; tests/import.rs checks its hostile names",
+)];
 
 /// Whether a column writes to its FILE (it then runs on a copy).
 fn writes(col: &str) -> bool {
@@ -111,6 +121,17 @@ fn store_command_line(col: &str, file: &str) -> (&'static str, Vec<String>) {
         "pi-ls --all -l --json" => ("pi-ls", s(&["--all", "-l", "--json"])),
         "pi-usage FILE --by branch" => ("pi-usage", s(&[file, "--by", "branch"])),
         "pi-usage session --json" => ("pi-usage", s(&["session", "--json"])),
+        "pi-mv --dry-run FILE --cwd DIR" => {
+            ("pi-mv", s(&["--dry-run", file, "--cwd", "/tmp/elsewhere"]))
+        }
+        "pi-mv --dry-run --json --project OLD NEW" => (
+            "pi-mv",
+            s(&["--dry-run", "--json", "--project", "/", "/tmp/elsewhere"]),
+        ),
+        "pi-rm --dry-run FILE" => ("pi-rm", s(&["--dry-run", file])),
+        "pi-rm --dry-run --json FILE" => ("pi-rm", s(&["--dry-run", "--json", file])),
+        "pi-check FILE" => ("pi-check", s(&[file])),
+        "pi-check --all --json" => ("pi-check", s(&["--all", "--json"])),
         other => panic!("no store column {other}"),
     }
 }
@@ -470,7 +491,13 @@ fn check_store_case(key: &str, root: &Path) -> Vec<String> {
             bad.push(format!("{at}: {what}"));
             continue;
         }
-        let error_status = if tool == "pi-grep" { 2 } else { 1 };
+        // pi-grep and pi-check: 1 is an answer (no match; something
+        // found), 2 an error.
+        let error_status = if matches!(tool, "pi-grep" | "pi-check") {
+            2
+        } else {
+            1
+        };
         match ran.code {
             Some(c) if c == error_status => {
                 if !ran.stderr.contains(&format!("{tool}: error: ")) {
@@ -481,7 +508,7 @@ fn check_store_case(key: &str, root: &Path) -> Vec<String> {
                 }
             }
             Some(0) => {}
-            Some(1) if tool == "pi-grep" => {}
+            Some(1) if matches!(tool, "pi-grep" | "pi-check") => {}
             other => bad.push(format!(
                 "{at}: exit {other:?}, which {tool} does not document; stderr: {}",
                 ran.stderr
@@ -787,6 +814,8 @@ fn session_text_is_shown_not_written_raw() {
         ("pi-label", vec![f, "--list"]),
         ("pi-label", vec![f, "@nolabel", "x"]),
         ("pi-path", vec!["--leaf", "@nolabel", f]),
+        ("pi-path", vec!["--format", "ids", f]),
+        ("pi-path", vec!["--leaves", f]),
         ("pi-convert", vec!["--to", "markdown", f]),
         ("pi-convert", vec!["--to", "text", f]),
         ("pi-edit", vec![f, "--redact", "yo", "--dry-run"]),

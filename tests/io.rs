@@ -77,6 +77,7 @@ const READERS: &[(&str, &[&str])] = &[
     ("pi-grep", &["--json", "t"]),
     ("pi-usage", &["--by", "branch"]),
     ("pi-usage", &["session", "--json"]),
+    ("pi-check", &[]),
 ];
 
 /// The tools that read the session store, each with what it is asked: run
@@ -89,13 +90,28 @@ const STORE_READERS: &[(&str, &[&str])] = &[
     ("pi-grep", &["--all", "-l", "two"]),
     ("pi-usage", &["session"]),
     ("pi-usage", &["daily", "--json"]),
+    ("pi-check", &["--all"]),
 ];
 
 /// The binaries in neither [`READERS`] nor [`STORE_READERS`], and why.
-const NOT_READERS: &[(&str, &str)] = &[(
-    "pi-edit",
-    "prints nothing of the session: it only appends (see WRITERS)",
-)];
+const NOT_READERS: &[(&str, &str)] = &[
+    (
+        "pi-mv",
+        "prints nothing of the session but its header's cwd: it moves files (see WRITERS)",
+    ),
+    (
+        "pi-rm",
+        "prints nothing of the session: it deletes files (see WRITERS)",
+    ),
+    (
+        "pi-edit",
+        "prints nothing of the session: it only appends (see WRITERS)",
+    ),
+    (
+        "pi-import",
+        "reads Claude Code and Codex files, not pi sessions (tests/import.rs)",
+    ),
+];
 
 /// The tools that write a session in place, each with its arguments (FILE:
 /// the session).
@@ -104,6 +120,9 @@ const WRITERS: &[(&str, &[&str])] = &[
     ("pi-label", &["FILE", "leaf", "x"]),
     ("pi-fork", &["FILE", "--in-place", "--at", "leaf~1"]),
     ("pi-edit", &["FILE", "leaf", "--omit"]),
+    ("pi-mv", &["FILE", "--cwd", "/elsewhere"]),
+    ("pi-rm", &["--yes", "FILE"]),
+    ("pi-check", &["--fix", "FILE"]),
 ];
 
 /// The binaries that never write a session, and what they write instead.
@@ -114,11 +133,16 @@ const NEVER_WRITE: &[(&str, &str)] = &[
     ("pi-grep", "prints only"),
     ("pi-ls", "writes only its cache, in the cache directory"),
     ("pi-usage", "writes only its cache, in the cache directory"),
+    (
+        "pi-import",
+        "writes new sessions (staged and renamed) and replaces only its own untouched imports",
+    ),
 ];
 
-/// A tool's exit status for an error (grep's is 2, as grep's own).
+/// A tool's exit status for an error (grep's is 2, as grep's own; pi-check's
+/// 2, its 1 being "something found").
 fn error_status(tool: &str) -> i32 {
-    if tool == "pi-grep" {
+    if tool == "pi-grep" || tool == "pi-check" {
         2
     } else {
         1
@@ -145,7 +169,7 @@ fn writer_args<'a>(args: &[&'a str], file: &'a str) -> Vec<&'a str> {
 /// the rest); pi-grep and pi-usage print the name they were given (FILE).
 fn comparable(tool: &str, out: &[u8], file: &str) -> String {
     let text = String::from_utf8_lossy(out).into_owned();
-    if tool == "pi-grep" || tool == "pi-usage" {
+    if tool == "pi-grep" || tool == "pi-usage" || tool == "pi-check" {
         return text.replace(file, "FILE");
     }
     if tool == "pi-fork" {
@@ -214,7 +238,12 @@ fn writing_in_place_to_a_fifo_is_refused_without_waiting_for_a_writer() {
     let fs = fifo.to_str().unwrap();
     for (tool, args) in WRITERS {
         let o = run_io(tool, &writer_args(args, fs), &[], None, None);
-        assert_eq!(o.status.code(), Some(1), "{tool}: {}", stderr(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(error_status(tool)),
+            "{tool}: {}",
+            stderr(&o)
+        );
         assert!(
             stderr(&o).contains(&format!("{tool}: error: {fs}: not a regular file")),
             "{tool}: {}",
@@ -756,9 +785,9 @@ fn store_readers_skip_what_is_no_session_file() {
             let (out, err) = (stdout(&o), stderr(&o));
             let what = format!("{kind} / {tool} {args:?}");
             assert!(!err.contains("panicked"), "{what}: {err}");
-            if kind == "nul" && *tool == "pi-grep" {
+            if kind == "nul" && matches!(*tool, "pi-grep" | "pi-check") {
                 assert_eq!(o.status.code(), Some(2), "{what}: {err}");
-                let want = format!("pi-grep: error: {}:1: line longer than", bad.display());
+                let want = format!("{tool}: error: {}:1: line longer than", bad.display());
                 assert!(err.contains(&want), "{what}: {err}");
             } else {
                 assert_eq!(o.status.code(), Some(0), "{what}: {err}");
@@ -1199,5 +1228,8 @@ fn names_that_are_not_utf8_are_taken_and_printed_as_bytes() {
     assert!(has(&o.stdout, b",bad\xff.jsonl,"), "{}", stdout(&o));
     let o = run("pi-usage", &[b"session", bad, b"--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v[0]["file"], serde_json::json!({ "bytes": base64(bad) }));
+    assert_eq!(
+        v["sessions"][0]["file"],
+        serde_json::json!({ "bytes": base64(bad) })
+    );
 }

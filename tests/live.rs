@@ -1,5 +1,5 @@
 //! A running pi (issue 31): the writes a running pi would undo (pi-edit,
-//! pi-fork --in-place) are refused while a pi may be continuing the
+//! pi-fork --in-place, pi-check --fix) are refused while a pi may be continuing the
 //! session, labels and names are not; and every writer chains its entry to
 //! the last entry at the moment of writing, not the one it read.
 //!
@@ -153,12 +153,44 @@ fn linux() -> bool {
     false
 }
 
+/// pi-check --fix on `file` (which holds `before`) with a torn last line
+/// added: refused while pi `pid` runs, written with --force.
+fn check_refused_then_forced(file: &Path, pid: u32, before: &[u8]) {
+    let f = s(file);
+    let torn = [before, &br#"{"type":"message","id":"#[..]].concat();
+    std::fs::write(file, &torn).unwrap();
+    let o = run("pi-check", &["--fix", f], None);
+    let err = stderr(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "pi-check --fix not refused: {err}"
+    );
+    assert!(
+        err.contains(&format!("{f}: pi is running (pid {pid}, pi, in ")),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(file).unwrap(), torn, "pi-check --fix wrote");
+    let o = run("pi-check", &["--fix", "--force", f], None);
+    assert!(o.status.success(), "pi-check --fix --force: {}", stderr(&o));
+    assert_eq!(std::fs::read(file).unwrap(), before);
+    let mut removed = file.as_os_str().to_owned();
+    removed.push(".removed");
+    std::fs::remove_file(removed).unwrap();
+}
+
 /// Every writing mode of pi-edit and pi-fork --in-place refuses the
 /// session, naming the process, and writes nothing; --force writes;
 /// pi-label, --list and --dry-run go on.
 fn assert_refused_then_forced(file: &Path, pid: u32) {
     let f = s(file);
     let before = std::fs::read(file).unwrap();
+    // pi-check --fix, unless the file has other hard links (it refuses to
+    // rewrite those whatever runs).
+    #[cfg(unix)]
+    if std::os::unix::fs::MetadataExt::nlink(&std::fs::metadata(file).unwrap()) == 1 {
+        check_refused_then_forced(file, pid, &before);
+    }
     let writes: [&[&str]; 4] = [
         &["pi-edit", f, "--redact", "sk-[a-z]+"],
         &["pi-edit", f, "aaaa0002", "--omit"],
@@ -517,5 +549,34 @@ fn open_when_read(fifo: &Path, child: &mut Child) -> Option<std::fs::File> {
             return None;
         }
         std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// pi-mv and pi-rm refuse a session a running pi may be continuing (pi
+/// holds no descriptor between its writes), and leave it where it is.
+#[test]
+fn a_running_pi_refuses_moving_and_deleting_its_session() {
+    if !linux() {
+        return;
+    }
+    let p = Project::new();
+    let pi = StandIn::start("pi", &p.proj, &p.home_env(), &[]);
+    let f = session_at(&p.default_store().join("a.jsonl"), s(&p.proj));
+    let before = std::fs::read(&f).unwrap();
+    let xdg = p.dir.path().join("xdg");
+    for (tool, args) in [
+        ("pi-mv", vec![s(&f), "--cwd", "/elsewhere"]),
+        ("pi-rm", vec!["--yes", s(&f)]),
+    ] {
+        let o = run_with(tool, &args, None, |c| {
+            c.env("HOME", &p.home).env("XDG_DATA_HOME", &xdg);
+        });
+        assert_eq!(o.status.code(), Some(1), "{tool}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("pi is running (pid {}", pi.child.id())),
+            "{tool}: {}",
+            stderr(&o)
+        );
+        assert_eq!(std::fs::read(&f).unwrap(), before, "{tool}");
     }
 }

@@ -146,7 +146,8 @@ fn man_pages_read() {
 
 /// Issue 35.1: install.sh puts the pages under the prefix's share/man/man1,
 /// where man finds them when PREFIX/bin is on PATH, and says what to add
-/// when it is not (`--man-only`: the tools already in PREFIX/bin, no build).
+/// when it is not (`--man-only`: the tools already in PREFIX/bin, no build);
+/// bash, zsh and fish completions beside them (issue 35.11).
 #[test]
 fn install_sh_installs_pages_man_finds() {
     let t = TempDir::new("install-sh");
@@ -172,6 +173,20 @@ fn install_sh_installs_pages_man_finds() {
         let page = prefix.join(format!("share/man/man1/{tool}.1"));
         let want = run(&tool, &["--generate", "man"], None).stdout;
         assert_eq!(std::fs::read(&page).ok(), Some(want), "{tool}.1");
+        // Completions where each shell's loader looks for them by name.
+        let read = |p: &str| std::fs::read_to_string(prefix.join(p)).unwrap_or_default();
+        let bash = read(&format!("share/bash-completion/completions/{tool}"));
+        assert!(bash.contains(&format!(" {tool}\n")), "{tool}: {bash}");
+        let zsh = read(&format!("share/zsh/site-functions/_{tool}"));
+        assert!(
+            zsh.starts_with(&format!("#compdef {tool}\n")),
+            "{tool}: {zsh}"
+        );
+        let fish = read(&format!("share/fish/vendor_completions.d/{tool}.fish"));
+        assert!(
+            fish.contains(&format!("--command {tool} ")),
+            "{tool}: {fish}"
+        );
     }
     let has_man = std::process::Command::new("man")
         .arg("-w")

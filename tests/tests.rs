@@ -11,15 +11,20 @@ mod common;
 mod architecture;
 
 // One module per tool.
+mod check;
 mod convert;
 mod edit;
 mod fork;
 mod grep;
+mod import;
 mod label;
 mod ls;
 mod migrate;
+mod mv;
+mod null;
 mod page;
 mod path;
+mod rm;
 mod tree;
 mod usage;
 

@@ -20,8 +20,9 @@ macro_rules! exact_to_pi {
             crate::cli::help::pi_release!(),
             " (@earendil-works/pi-coding-agent): read-only results are pi's byte for byte; \
 the README lists the few deliberate differences.\n\n\
-Man page and shell completions: --generate man|complete-bash|complete-zsh|complete-fish|\
-complete-powershell."
+Man page: --generate man. Shell completions that know the session: \
+COMPLETE=bash|zsh|fish TOOL prints the script (static ones: --generate \
+complete-bash|complete-zsh|complete-fish|complete-powershell)."
         )
     };
 }

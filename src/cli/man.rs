@@ -10,7 +10,7 @@ use clap::{Arg, Command};
 use std::fmt::Write as _;
 
 /// Every tool, for SEE ALSO (man/*.1 is checked against the binaries).
-const TOOLS: [&str; 10] = [
+const TOOLS: [&str; 14] = [
     "pi-path",
     "pi-tree",
     "pi-convert",
@@ -21,6 +21,10 @@ const TOOLS: [&str; 10] = [
     "pi-ls",
     "pi-grep",
     "pi-usage",
+    "pi-mv",
+    "pi-rm",
+    "pi-import",
+    "pi-check",
 ];
 
 /// The page of `cmd`, as roff.
@@ -425,7 +429,7 @@ fn see_also(out: &mut String, name: &str) {
         out,
         "{}",
         esc(&format!(
-            "Shell completions: {name} --generate complete-bash (also complete-zsh, complete-fish, complete-powershell). The README and docs/ of pi-session-tools hold the reference, with the list of deliberate differences from pi."
+            "Shell completions that know the session (labels, entry ids, session ids): COMPLETE=bash {name} prints the script (also zsh, fish; install.sh installs them); static ones: {name} --generate complete-bash (also complete-zsh, complete-fish, complete-powershell). The README and docs/ of pi-session-tools hold the reference, with the list of deliberate differences from pi."
         ))
     );
 }

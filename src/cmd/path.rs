@@ -136,7 +136,9 @@ pub(crate) fn write_path(
             }
             for i in path {
                 if format == Format::Ids {
-                    out.bytes(s.entries.id_string(i).as_bytes())?;
+                    // An id is session text: a hostile one stays one inert line.
+                    let id = s.entries.id_string(i);
+                    out.bytes(crate::visible::text(&id).as_bytes())?;
                 } else {
                     out.bytes(&s.line(i)?)?;
                 }

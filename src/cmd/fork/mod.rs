@@ -34,7 +34,7 @@ Examples:
                                          and hand back the message's text
   pi-fork s.jsonl --at @plan -o - | pi-path --format ids
                                          write the new session to stdout
-  for f in $(pi-fork s.jsonl --all-leaves); do pi-path --leaves \"$f\"; done
+  pi-fork s.jsonl --all-leaves -0 | xargs -0 -n1 pi-path --leaves
                                          one new session per branch, for a review
   pi-fork s.jsonl --cwd /home/dev/src/site
                                          move (copy) a whole session into another project
@@ -99,7 +99,8 @@ pub struct Args {
     #[arg(long, value_name = "DIR", conflicts_with = "in_place")]
     pub cwd: Option<PathBuf>,
 
-    /// One new session per leaf of the tree; prints one path per line.
+    /// One new session per leaf of the tree; prints one path per line (with
+    /// -0, each ended by a NUL byte).
     #[arg(long, conflicts_with_all = ["in_place", "output"])]
     pub all_leaves: bool,
 
@@ -143,6 +144,11 @@ pub struct Args {
     /// Print a JSON object per result instead of a path (or id).
     #[arg(long)]
     pub json: bool,
+
+    /// End each path (or id) with a NUL byte instead of a line feed (for
+    /// xargs -0: any path, spaces and newlines too).
+    #[arg(short = '0', long = "null", conflicts_with = "json")]
+    pub null: bool,
 }
 
 crate::cli::impl_tool! { Args, "pi-fork", quiet = input.quiet, adjust = adjust }
@@ -281,7 +287,7 @@ fn made_line(args: &Args, path: &Path, new: &NewSession, text: Option<&str>) -> 
     } else {
         line.extend_from_slice(path.as_os_str().as_encoded_bytes());
     }
-    line.push(b'\n');
+    line.push(if args.null { b'\0' } else { b'\n' });
     line
 }
 
@@ -377,7 +383,7 @@ fn report(args: &Args, moved: &Moved, text: Option<&str>) -> Vec<u8> {
         out.push(b'\n');
     } else if let Some(id) = &moved.id {
         out.extend_from_slice(id.as_bytes());
-        out.push(b'\n');
+        out.push(if args.null { b'\0' } else { b'\n' });
     }
     out
 }

@@ -43,7 +43,7 @@ Examples:
   pi-grep -q panic s.jsonl && echo yes    the exit status alone
   pi-grep -n -x 'Running the .* tests\\.' s.jsonl
                                           whole lines, with the entry's line in the file
-  pi-grep --json panic | jq -r '\"\\(.path) \\(.id)\"' | while read f id; do pi-fork $f --at $id; done
+  pi-grep --json panic | jq -r '.id+\" \"+.path' | while read -r i f; do pi-fork \"$f\" --at $i; done
                                           a new session at every entry that panicked
 
 Output: PATH:ID:ROLE/FIELD: LINE for each matching line of text (ROLE is the

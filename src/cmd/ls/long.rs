@@ -27,6 +27,8 @@ pub(crate) fn long_info(path: &Path) -> Result<Long> {
     let n = s.entries.len();
     let mut children = vec![0u32; n];
     let mut l = Long::default();
+    // costs add as the decimals written (0.003 three times is 0.009)
+    let mut cost = crate::decimal::Sum::default();
     for i in 0..n {
         if s.entries[i].ty() == crate::entry::EntryType::Session {
             continue;
@@ -58,7 +60,7 @@ pub(crate) fn long_info(path: &Path) -> Result<Long> {
                         if let Some(u) = msg.object("usage") {
                             l.tokens += num(u.raw("totalTokens"));
                             if let Some(c) = u.object("cost") {
-                                l.cost += num(c.raw("total"));
+                                cost.add(num(c.raw("total")));
                             }
                         }
                     }
@@ -73,6 +75,7 @@ pub(crate) fn long_info(path: &Path) -> Result<Long> {
         }
     }
     l.labels = s.index.labels.iter().count() as u64;
+    l.cost = cost.value();
     Ok(l)
 }
 

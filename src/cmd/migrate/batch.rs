@@ -23,11 +23,21 @@ use std::time::{Duration, Instant};
 /// is never held for the batch. A failed write is reported once through
 /// `log` (the exit status says it); a reader that has gone is not.
 pub(super) fn print_line(log: Log, msg: &str) {
+    print_ended(log, msg, false)
+}
+
+/// [`print_line`], ended by a NUL byte instead when `null` (`-0`).
+fn print_ended(log: Log, msg: &str, null: bool) {
     static FAILED: std::sync::Once = std::sync::Once::new();
     let mut o = std::io::stdout().lock();
     // a file name's bytes that are not UTF-8 as they are (crate::name)
     let msg = crate::name::bytes_of_kept(msg);
-    if let Err(e) = o.line(&msg).and_then(|()| o.done()) {
+    let end: &[u8] = if null { b"\0" } else { b"\n" };
+    if let Err(e) = o
+        .bytes(&msg)
+        .and_then(|()| o.bytes(end))
+        .and_then(|()| o.done())
+    {
         if !e.is_broken_pipe() {
             FAILED.call_once(|| log.error(&e));
         }
@@ -44,10 +54,12 @@ struct Progress {
     tty: bool,
     last: Mutex<Option<Instant>>,
     order: InOrder,
+    /// `-0`: the names `--check` lists end in NUL.
+    null: bool,
 }
 
 impl Progress {
-    fn new(log: Log, total: usize) -> Self {
+    fn new(log: Log, total: usize, null: bool) -> Self {
         Progress {
             log,
             total,
@@ -55,6 +67,7 @@ impl Progress {
             tty: total > 1 && log.progress_shown(),
             last: Mutex::new(None),
             order: InOrder::default(),
+            null,
         }
     }
 
@@ -71,6 +84,7 @@ impl Progress {
     fn said(&self, m: Said) {
         match m {
             Said::Line(l) => self.line(&l),
+            Said::Name(n) => self.say(|| print_ended(self.log, &n, self.null)),
             Said::Warn(d) => self.warn(&d),
             Said::Error(e) => self.error(e),
         }
@@ -204,7 +218,7 @@ impl Migration<'_> {
         let mut said = Vec::new();
         match (outcome, self.req.mode) {
             (many::Outcome::Failed(e), _) => said.push(Said::Error(e.to_string())),
-            (many::Outcome::Changed(_), Mode::Check) => said.push(Said::Line(name.to_string())),
+            (many::Outcome::Changed(_), Mode::Check) => said.push(Said::Name(name.to_string())),
             (many::Outcome::Changed(c), Mode::DryRun) => {
                 said.push(Said::Line(format!("{name}: {}", c.describe())))
             }
@@ -295,7 +309,7 @@ pub(super) fn run_batch(req: &Request, files: &[PathBuf], log: Log) -> many::Sum
     }
     let m = Migration {
         req,
-        progress: Progress::new(log, files.len()),
+        progress: Progress::new(log, files.len(), req.null),
     };
     let opts = many::Options {
         tag: TEMP_TAG,

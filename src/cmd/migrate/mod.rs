@@ -40,6 +40,8 @@ Examples:
   pi-migrate --check agent/sessions        list files that need migrating (exit 1 if any);
                                            pi's own directory is ~/.pi/agent/sessions
   pi-migrate --check 019b4f7b              a session named by its id prefix (exit 1: it needs it)
+  pi-migrate --check -0 agent/sessions | xargs -0 ls -l
+                                           the same list, safe with any file name
   pi-migrate --dry-run --all               what would change in every session
   pi-migrate -i old.jsonl                  rewrite the file in place (atomically)
   pi-migrate -i --backup --all             every session, keeping NAME.jsonl.bak
@@ -102,6 +104,11 @@ pub struct Args {
     /// Change nothing; list the files that need migrating; exit 1 if any.
     #[arg(long, conflicts_with = "dry_run")]
     pub check: bool,
+
+    /// With --check: end each file name with a NUL byte instead of a line
+    /// feed (for xargs -0: any name, spaces and newlines too).
+    #[arg(short = '0', long = "null")]
+    pub null: bool,
 
     /// Change nothing; say per file what would change.
     #[arg(short = 'n', long)]
@@ -171,6 +178,12 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
             "--json needs --in-place, --check or --dry-run (without them the session itself is printed)",
         ));
     }
+    // (clap's `requires` takes --check's default, false, as given)
+    if args.null && !args.check {
+        return Err(Error::usage(
+            "-0 ends the names --check lists: use it with --check",
+        ));
+    }
     let mode = if args.in_place {
         Mode::InPlace
     } else if args.check {
@@ -183,6 +196,7 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let req = Request {
         paths: args.paths.clone(),
         mode,
+        null: args.null,
         all: args.all,
         relocate: args.relocate,
         backup: args.backup.clone(),
@@ -217,6 +231,8 @@ pub(crate) enum Mode {
 pub(crate) struct Request {
     pub paths: Vec<String>,
     pub mode: Mode,
+    /// -0: --check's names ended by NUL bytes.
+    pub null: bool,
     pub all: bool,
     pub relocate: bool,
     /// Suffix of the backup kept next to each rewritten file.
@@ -299,8 +315,10 @@ pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<Exit> {
         Mode::Check => "need migrating",
         _ => "would be migrated",
     };
-    let moved = if relocated > 0 {
+    let moved = if relocated > 0 && req.mode == Mode::InPlace {
         format!(", {relocated} relocated")
+    } else if relocated > 0 {
+        format!(", {relocated} would be relocated")
     } else {
         String::new()
     };
@@ -426,6 +444,10 @@ fn single(req: &Request, name: &str, bytes: &[u8], log: Log, out: &mut impl Out)
         _ if req.json => {}
         (Outcome::Current, Mode::Stdout) => out.bytes(bytes)?,
         (Outcome::Migrated { bytes, .. }, Mode::Stdout) => out.bytes(bytes)?,
+        (Outcome::Migrated { .. }, Mode::Check) if req.null => {
+            out.bytes(&kept(name))?;
+            out.bytes(b"\0")?
+        }
         (Outcome::Migrated { .. }, Mode::Check) => out.line(&kept(name))?,
         (Outcome::Migrated { changes, .. }, Mode::DryRun) => {
             out.line(&kept(&format!("{name}: {}", changes.describe())))?

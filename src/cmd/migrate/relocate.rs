@@ -77,9 +77,11 @@ pub(super) fn relocate(req: &Request, log: Log) -> std::result::Result<Vec<PathB
                 ..FileJson::default()
             };
             print_line(log, &j.line());
-        } else if req.mode == Mode::Check || req.mode == Mode::DryRun {
+        } else if req.mode == Mode::DryRun {
             print_line(log, &text);
         } else {
+            // --check's standard output is the list of files to migrate
+            // (with -0 for xargs -0): what would move is said beside it.
             log.note(&text);
         }
     };

@@ -11,6 +11,8 @@ use std::sync::Mutex;
 
 /// One message of a file, to standard output or to the log.
 pub(super) enum Said {
+    /// A file name `--check` lists, ended by NUL with `-0`.
+    Name(String),
     Line(String),
     Warn(Diagnostic),
     Error(String),

@@ -13,10 +13,9 @@
 //! the older header, then the path) is the one counted.
 //!
 //! Tokens are summed as recorded and cost is pi's recorded `cost.total`;
-//! every total is the correctly rounded sum of the recorded values (the
-//! float nearest their exact sum, whatever their order: `sum`), so records
-//! fold into their rows as files are read; numbers are printed as
-//! `JSON.stringify` prints them.
+//! tokens add exactly, costs as the decimals recorded (`crate::decimal`),
+//! whatever their order (`sum`), so records fold into their rows as files
+//! are read; numbers are printed as `JSON.stringify` prints them.
 //!
 //! Here the command and its request; the work in `scan` (reading the
 //! `usage` objects of the files), `cache` (the files read through the
@@ -51,8 +50,10 @@ const EXAMPLES: &str = concat!(
 Examples:
   pi-usage                          daily table for every project
   pi-usage monthly --since 2026-01  a row per month from January 2026 on
-  pi-usage session --cwd . --json | jq '.[] | select(.cost > 5)'
+  pi-usage session --cwd . --json | jq '.sessions[] | select(.totalCost > 5)'
                                     the sessions of this project that cost more than $5
+  pi-usage monthly --json | jq .totals.totalCost
+                                    what every session cost, in all
   pi-usage daily --by model         a row per day and model
   pi-usage project                  a row per project directory
   pi-usage daily --timezone Europe/Berlin --csv > usage.csv
@@ -67,10 +68,11 @@ and the usage of compaction and branch_summary entries. A fork repeats its
 source's entries: each is counted once per (source session, entry id), where
 the source session is found by following the headers' parentSession to a file
 without one (its header id; the parentSession path when that file is gone).
-Cost is pi's recorded cost.total, never re-priced; each total (of costs and
-of tokens) is the correctly rounded sum of the recorded values, whatever their
-order (ccusage adds in order, so the last digit of a cost may differ; ten
-records of 0.1 make exactly 1). Days are local days in --timezone (default:
+Cost is pi's recorded cost.total, never re-priced; costs add as the decimals
+recorded (3.33 + 5.55 + 1.11 is 9.99, ten times 0.1 is 1), exactly and in any
+order, and print in their shortest form, to at most 15 significant digits
+(ccusage adds binary floats in order, so its last digits may differ); tokens
+add exactly. Days are local days in --timezone (default:
 the system's zone). A record is dated by its entry's timestamp, as ccusage
 dates it; where that gives no time (missing, not a date, null, 0, true,
 false), by an assistant message's own timestamp, then by the session
@@ -79,10 +81,13 @@ Far dates count on their day, written as JavaScript writes them
 (+020000-06-15, -000500-06-15). A sum past the largest number is a warning,
 and shows as 1.7976931348623157e+308 (of its sign) in JSON and CSV and as
 >$1.8e308 in the table; costs from $10^15 on show as $1.0e15 in the table.
---json: an array of rows with
+--json: the document `ccusage pi --json` prints, {\"daily\": [rows], \"totals\":
+{...}} (weekly, monthly, sessions; here also projects and branches), with
 ccusage's field names (inputTokens, outputTokens, cacheCreationTokens,
-cacheReadTokens, totalTokens, totalCost) plus cost, costBreakdown, modelsUsed
-and source (how many records of each kind).
+cacheReadTokens, totalTokens, totalCost, modelsUsed, modelBreakdowns of
+modelName ... cost, most costly first; date, week, month, sessionId,
+projectPath, firstActivity, lastActivity) plus cost, costBreakdown and source
+(how many records of each kind).
 
 --by branch: a row per leaf (pi's leaves: every entry no other entry names
 as parent), named (Branch) by the label nearest the leaf on its path
@@ -149,10 +154,10 @@ pub struct Args {
     pub leaf: Option<String>,
 
     /// IANA time zone the days are counted in (default: the system's).
-    #[arg(long, short = 'z', value_name = "ZONE")]
+    #[arg(long, value_name = "ZONE")]
     pub timezone: Option<String>,
 
-    /// One JSON array of rows.
+    /// One JSON document, as ccusage's: {"daily": [rows], "totals": {...}}.
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
 
@@ -163,6 +168,12 @@ pub struct Args {
     /// Show the cost's parts: input, output, cache read, cache write.
     #[arg(long)]
     pub breakdown: bool,
+
+    /// Count sessions pi-import brought from Claude Code or Codex too
+    /// (their headers say `importedFrom`; left out by default, so usage
+    /// another tool reports is not counted twice).
+    #[arg(long)]
+    pub include_imported: bool,
 
     /// Only the sessions of the project in DIR (pi's session directory for it).
     #[arg(long, value_name = "DIR", conflicts_with = "all")]
@@ -216,6 +227,7 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
             Output::Table
         },
         breakdown: args.breakdown,
+        include_imported: args.include_imported,
         files,
         root,
         file,
@@ -341,6 +353,8 @@ pub(crate) struct Request {
     pub timezone: Option<String>,
     pub output: Output,
     pub breakdown: bool,
+    /// Count imported sessions (pi-import's) too.
+    pub include_imported: bool,
     /// The files to count, with their metadata, in path order.
     pub files: Vec<(PathBuf, Metadata)>,
     /// The directory they were found in for want of SESSIONs (the cache's).
@@ -421,6 +435,9 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
                 req.cache,
                 req.log,
                 |i, mut fu, family| {
+                    if fu.imported && !req.include_imported {
+                        return;
+                    }
                     if family {
                         held.push((i, fu));
                     } else {
@@ -444,7 +461,7 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
         });
     }
     match req.output {
-        Output::Json => print::write_json(req, &rows, out),
+        Output::Json => print::write_json(req, &rows, &total, out),
         Output::Csv => print::write_csv(req, &rows, out),
         Output::Table => print::write_table(req, &rows, &total, out),
     }

@@ -1,5 +1,6 @@
-//! The outputs of a report: a JSON array of rows (ccusage's field names),
-//! CSV with a header line, or a table fitted to the terminal's width.
+//! The outputs of a report: a JSON document as ccusage's (the rows and
+//! their totals, ccusage's field names), CSV with a header line, or a table
+//! fitted to the terminal's width.
 
 use super::record::Source;
 use super::report::{Group, Row};
@@ -27,8 +28,26 @@ fn iso(ms: f64) -> String {
     }
 }
 
-pub(super) fn write_json(req: &Request, rows: &[Row], out: &mut impl Write) -> Result<()> {
-    out.bytes(b"[")?;
+/// The JSON document, as `ccusage pi --json` prints it: the rows under
+/// the report's name (`daily`, `weekly`, `monthly`, `sessions`; here also
+/// `projects` and `branches`) and their `totals`, with ccusage's field
+/// names; pi-usage's own fields are additions.
+pub(super) fn write_json(
+    req: &Request,
+    rows: &[Row],
+    total: &Group,
+    out: &mut impl Write,
+) -> Result<()> {
+    let name = match (req.by, req.report) {
+        (Some(By::Branch), _) => "branches",
+        (_, Report::Daily) => "daily",
+        (_, Report::Weekly) => "weekly",
+        (_, Report::Monthly) => "monthly",
+        (_, Report::Session) => "sessions",
+        (_, Report::Project) => "projects",
+    };
+    out.text(format_args!("{{\"{name}\":["))?;
+    let times = req.report == Report::Session || req.by == Some(By::Branch);
     for (i, row) in rows.iter().enumerate() {
         if i > 0 {
             out.bytes(b",")?;
@@ -45,51 +64,83 @@ pub(super) fn write_json(req: &Request, rows: &[Row], out: &mut impl Write) -> R
         for (k, v) in &g.meta {
             w.str(k, v);
         }
-        if req.report == Report::Session || req.by == Some(By::Branch) {
+        if times {
             w.str("firstActivity", &iso(g.first_ms));
             w.str("lastActivity", &iso(g.last_ms));
         }
-        let a = &finite(&g.amounts);
-        w.number("inputTokens", a.input)
-            .number("outputTokens", a.output)
-            .number("cacheCreationTokens", a.cache_write)
-            .number("cacheReadTokens", a.cache_read)
-            .number("totalTokens", a.total_tokens)
-            .number("totalCost", a.cost)
-            .number("cost", a.cost);
-        let mut c = crate::json::ObjectWriter::new();
-        c.number("input", a.cost_input)
-            .number("output", a.cost_output)
-            .number("cacheRead", a.cost_cache_read)
-            .number("cacheWrite", a.cost_cache_write);
-        w.raw("costBreakdown", Some(&c.finish()));
-        if let Some(own) = &g.own.as_ref().map(finite) {
-            w.number("ownCost", own.cost)
-                .number("ownTotalTokens", own.total_tokens);
-        }
-        let mut list = b"[".to_vec();
-        for (j, m) in g.models.iter().enumerate() {
-            if j > 0 {
-                list.push(b',');
-            }
-            js::write_str(&mut list, m);
-        }
-        list.push(b']');
-        w.raw("modelsUsed", Some(&list));
-        let mut s = crate::json::ObjectWriter::new();
-        for src in [
-            Source::Assistant,
-            Source::Usage,
-            Source::Compaction,
-            Source::BranchSummary,
-        ] {
-            s.number(source_name(src), g.count(src) as f64);
-        }
-        w.raw("source", Some(&s.finish()));
+        group_fields(&mut w, g);
         out.bytes(&w.finish())?;
     }
-    out.bytes(b"]\n")?;
+    let mut t = crate::json::ObjectWriter::new();
+    group_fields(&mut t, total);
+    out.bytes(b"],\"totals\":")?;
+    out.bytes(&t.finish())?;
+    out.bytes(b"}\n")?;
     out.done()
+}
+
+/// A row's (or the totals') sums: ccusage's fields (inputTokens ...
+/// totalCost, modelsUsed, modelBreakdowns) and pi-usage's (cost,
+/// costBreakdown, ownCost, source).
+fn group_fields(w: &mut crate::json::ObjectWriter, g: &Group) {
+    let a = &finite(&g.amounts);
+    tokens(w, a)
+        .number("totalTokens", a.total_tokens)
+        .number("totalCost", a.cost)
+        .number("cost", a.cost);
+    let mut c = crate::json::ObjectWriter::new();
+    c.number("input", a.cost_input)
+        .number("output", a.cost_output)
+        .number("cacheRead", a.cost_cache_read)
+        .number("cacheWrite", a.cost_cache_write);
+    w.raw("costBreakdown", Some(&c.finish()));
+    if let Some(own) = &g.own.as_ref().map(finite) {
+        w.number("ownCost", own.cost)
+            .number("ownTotalTokens", own.total_tokens);
+    }
+    let mut list = b"[".to_vec();
+    for (j, m) in g.model_names().iter().enumerate() {
+        if j > 0 {
+            list.push(b',');
+        }
+        js::write_str(&mut list, m);
+    }
+    list.push(b']');
+    w.raw("modelsUsed", Some(&list));
+    let mut list = b"[".to_vec();
+    for (j, (m, a)) in g.breakdowns.iter().enumerate() {
+        if j > 0 {
+            list.push(b',');
+        }
+        let a = &finite(a);
+        let mut b = crate::json::ObjectWriter::new();
+        b.str("modelName", m);
+        tokens(&mut b, a).number("cost", a.cost);
+        list.extend_from_slice(&b.finish());
+    }
+    list.push(b']');
+    w.raw("modelBreakdowns", Some(&list));
+    let mut s = crate::json::ObjectWriter::new();
+    for src in [
+        Source::Assistant,
+        Source::Usage,
+        Source::Compaction,
+        Source::BranchSummary,
+    ] {
+        s.number(source_name(src), g.count(src) as f64);
+    }
+    w.raw("source", Some(&s.finish()));
+}
+
+/// The four token counts, with ccusage's names.
+fn tokens<'w>(
+    w: &'w mut crate::json::ObjectWriter,
+    a: &Amounts,
+) -> &'w mut crate::json::ObjectWriter {
+    w.number("inputTokens", a.input)
+        .number("outputTokens", a.output)
+        .number("cacheCreationTokens", a.cache_write)
+        .number("cacheReadTokens", a.cache_read)
 }
 
 fn csv_field(s: &str) -> String {

@@ -6,7 +6,7 @@ use super::record::{FileUsage, Record, Source};
 use super::sum::{Amounts, Sums};
 use super::{By, Report, Request};
 use crate::error::{Error, Result};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 
 /// A `--since`/`--until` value as (first day, last day), "YYYY-MM-DD".
@@ -204,8 +204,12 @@ impl DayCache {
 pub(super) struct Group {
     /// the totals (once [`Group::finish`]ed)
     pub(super) amounts: Amounts,
-    sums: Sums,
-    pub(super) models: BTreeSet<String>,
+    /// the sums of each model, in the order first counted (the row's
+    /// sums are theirs: each record is added once)
+    models: Vec<(String, Sums)>,
+    /// each model's totals, most costly first (once finished): ccusage's
+    /// modelBreakdowns
+    pub(super) breakdowns: Vec<(String, Amounts)>,
     /// records of each source (by `Source as usize`)
     sources: [u64; 4],
     pub(super) first_ms: f64,
@@ -215,8 +219,9 @@ pub(super) struct Group {
     /// --by branch: the cost of the entries on no earlier leaf's path
     pub(super) own: Option<Amounts>,
     n: u64,
-    /// the last model counted: (file, index in its names)
-    last_model: Option<(u32, u32)>,
+    /// the last model counted: (file, index in its names), and its place
+    /// in `models`
+    last_model: Option<((u32, u32), usize)>,
     /// the first record in time order (then file, then line): (time, file,
     /// record), where the row's session rows go
     first: (f64, u32, u32),
@@ -247,13 +252,14 @@ impl Group {
         tests::ADDS.with(|n| n.set(n.get() + 1));
         let model = (fi, f.model_no(r));
         // (a run of records mostly has one model: the last one is known)
-        if self.last_model != Some(model) {
-            let name = f.model(r);
-            if !self.models.contains(name) {
-                self.models.insert(name.to_string());
+        let m = match self.last_model {
+            Some((last, m)) if last == model => m,
+            _ => {
+                let m = self.model_at(f.model(r));
+                self.last_model = Some((model, m));
+                m
             }
-            self.last_model = Some(model);
-        }
+        };
         let at = (r.time_ms, fi, k);
         if self.n == 0 {
             self.first_ms = r.time_ms;
@@ -263,7 +269,7 @@ impl Group {
             self.first = at;
         }
         self.n += 1;
-        f.sum_into(r, &mut self.sums);
+        f.sum_into(r, &mut self.models[m].1);
         self.sources[r.source as usize] += 1;
         self.times(r.time_ms, r.time_ms);
     }
@@ -290,16 +296,49 @@ impl Group {
             self.times(o.first_ms, o.last_ms);
         }
         self.n += o.n;
-        self.sums.merge(&o.sums);
-        self.models.extend(o.models.iter().cloned());
+        for (name, sums) in &o.models {
+            let m = self.model_at(name);
+            self.models[m].1.merge(sums);
+        }
         for (s, c) in self.sources.iter_mut().zip(o.sources) {
             *s += c;
         }
     }
 
-    /// Work out the totals.
+    /// The place of model `name` in `models` (added when new: a row has
+    /// few models).
+    fn model_at(&mut self, name: &str) -> usize {
+        match self.models.iter().position(|(n, _)| n == name) {
+            Some(m) => m,
+            None => {
+                self.models.push((name.to_string(), Sums::default()));
+                self.models.len() - 1
+            }
+        }
+    }
+
+    /// The names of the models counted, sorted.
+    pub(super) fn model_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self.models.iter().map(|(n, _)| n.as_str()).collect();
+        names.sort_unstable();
+        names
+    }
+
+    /// Work out the totals: the row's (its models' sums together) and
+    /// each model's, most costly first (then by name).
     pub(super) fn finish(&mut self) {
-        self.amounts = self.sums.amounts();
+        let mut all = Sums::default();
+        for (_, s) in &self.models {
+            all.merge(s);
+        }
+        self.amounts = all.amounts();
+        let mut b: Vec<(String, Amounts)> = self
+            .models
+            .iter()
+            .map(|(n, s)| (n.clone(), s.amounts()))
+            .collect();
+        b.sort_by(|x, y| y.1.cost.total_cmp(&x.1.cost).then_with(|| x.0.cmp(&y.0)));
+        self.breakdowns = b;
     }
 }
 

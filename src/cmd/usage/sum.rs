@@ -1,8 +1,11 @@
 //! Sums that do not depend on the order their terms come in: [`Exact`],
 //! Shewchuk's exact summation (as Python's `math.fsum`): the float nearest
 //! the exact sum of the terms; and [`Sums`], a row's ten totals (whole
-//! tokens summed as integers, the rest exactly), given back as [`Amounts`],
-//! the numbers of one usage object.
+//! tokens summed as integers, odd tokens exactly as floats, costs as the
+//! decimals recorded: `crate::decimal`), given back as [`Amounts`], the
+//! numbers of one usage object.
+
+use crate::decimal::Sum as Decimal;
 
 /// The numbers of one usage object.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -107,15 +110,16 @@ impl Exact {
 }
 
 /// The ten totals of a row: tokens that are whole numbers below 2³² are
-/// summed as integers, other tokens and the costs by [`Exact`]; every
-/// total is the float nearest the exact sum of its terms.
+/// summed as integers, other tokens by [`Exact`] (the float nearest the
+/// exact sum of its terms), costs in decimal (`decimal::Sum`: 3.33, 5.55, 1.11
+/// make 9.99, rounded to 15 significant digits).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Sums {
     whole: [u128; 5],
     /// tokens that are not whole numbers below 2³²
     odd: Option<Box<[Exact; 5]>>,
     /// input, output, cache read, cache write, total
-    costs: [Exact; 5],
+    costs: [Decimal; 5],
 }
 
 impl Sums {

@@ -1,0 +1,247 @@
+//! The first layer: the file's bytes, line by line, as pi 1.6.0's
+//! `loadEntriesFromFile` reads them (split at `\n`, blank lines and lines
+//! that are not JSON skipped, the first line that is JSON taken as the
+//! header), and what these tools read differently.
+
+use super::*;
+use crate::json::js::string::is_blank;
+use crate::json::Object;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// What the bytes say.
+pub(super) struct Facts {
+    pub findings: Vec<Finding>,
+    /// pi 1.6.0 would open the file as a session (its first JSON line is a
+    /// header with a string id, no byte order mark in the way).
+    pub pi_opens: bool,
+}
+
+/// The lines of `bytes`: (number from 1, the bytes without their `\n`).
+pub(crate) fn lines(bytes: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
+    let mut rest = Some(bytes);
+    let mut n = 0u64;
+    std::iter::from_fn(move || {
+        let b = rest.filter(|b| !b.is_empty())?;
+        n += 1;
+        match memchr::memchr(b'\n', b) {
+            Some(p) => {
+                rest = Some(&b[p + 1..]);
+                Some((n, &b[..p]))
+            }
+            None => {
+                rest = None;
+                Some((n, b))
+            }
+        }
+    })
+}
+
+/// Where the header is, and what came before it.
+#[derive(Default)]
+struct HeaderSeen {
+    /// The header's line.
+    at: Option<u64>,
+    /// The JSON lines before it.
+    before: Vec<u64>,
+    /// Its id is a string (else pi refuses the file).
+    id_ok: bool,
+}
+
+pub(super) fn check(bytes: &[u8]) -> Facts {
+    let mut f = Vec::new();
+    if bytes.is_empty() {
+        f.push(Finding::new(
+            EMPTY,
+            None,
+            "empty file: no header, no entries",
+        ));
+        return Facts {
+            findings: f,
+            pi_opens: false,
+        };
+    }
+    let mut header = HeaderSeen::default();
+    let mut bom = false;
+    let (mut crlf, mut first_crlf) = (0u64, 0u64);
+    let last_nonblank = lines(bytes)
+        .filter(|(_, l)| !is_blank(l))
+        .map(|(n, _)| n)
+        .last();
+    for (n, raw) in lines(bytes) {
+        let mut line = raw;
+        if n == 1 && line.starts_with(BOM) {
+            bom = true;
+            line = &line[3..];
+            f.push(
+                Finding::new(BOM_KIND, Some(1), "the file starts with a byte order mark")
+                    .repair(Repair::DropBom),
+            );
+        }
+        if line.ends_with(b"\r") {
+            crlf += 1;
+            if first_crlf == 0 {
+                first_crlf = n;
+            }
+        }
+        if is_blank(line) {
+            if !line.is_empty() && line != b"\r" {
+                f.push(Finding::new(
+                    BLANK_LINE,
+                    Some(n),
+                    "a line of white space only",
+                ));
+            } else if Some(n) < last_nonblank {
+                f.push(Finding::new(BLANK_LINE, Some(n), "an empty line"));
+            }
+            continue;
+        }
+        if simdutf8::basic::from_utf8(line).is_err() {
+            f.push(Finding::new(INVALID_UTF8, Some(n), "not valid UTF-8"));
+        }
+        one_line(
+            &mut f,
+            &mut header,
+            n,
+            line,
+            Some(n) == last_nonblank && !bytes.ends_with(b"\n"),
+            Some(n) == last_nonblank,
+        );
+    }
+    if crlf > 0 {
+        f.push(
+            Finding::new(
+                CRLF,
+                Some(first_crlf),
+                format!("{crlf} line(s) end with CR LF (the first here)"),
+            )
+            .repair(Repair::Lf),
+        );
+    }
+    let pi_opens = match header.at {
+        None => {
+            f.push(Finding::new(NO_HEADER, None, "no line is a session header"));
+            false
+        }
+        Some(at) if !header.before.is_empty() => {
+            for &b in &header.before {
+                f.push(
+                    Finding::new(
+                        HEADER_NOT_FIRST,
+                        Some(b),
+                        format!("a JSON line before the session header (line {at})"),
+                    )
+                    .repair(Repair::DropLine(b)),
+                );
+            }
+            false
+        }
+        Some(_) => !bom && header.id_ok,
+    };
+    Facts {
+        findings: f,
+        pi_opens,
+    }
+}
+
+/// The kind of a byte order mark (`BOM` is the bytes).
+const BOM_KIND: &Kind = super::BOM;
+
+/// One line that is not blank: JSON or not, the header or an entry.
+fn one_line(
+    f: &mut Vec<Finding>,
+    header: &mut HeaderSeen,
+    n: u64,
+    line: &[u8],
+    torn: bool,
+    last: bool,
+) {
+    let obj = match Object::parse_line(line) {
+        Err(e) => {
+            let what = e.line_problem(line.len());
+            if last {
+                let tail = if torn {
+                    "the last line, without a newline"
+                } else {
+                    "the last line"
+                };
+                f.push(
+                    Finding::new(
+                        TORN_LINE,
+                        Some(n),
+                        format!("{tail} is not JSON ({what}): cut short?"),
+                    )
+                    .repair(Repair::DropLine(n)),
+                );
+            } else {
+                f.push(Finding::new(
+                    NOT_JSON,
+                    Some(n),
+                    format!("not JSON ({what})"),
+                ));
+            }
+            return;
+        }
+        Ok(None) => {
+            let v = crate::json::scan::trim_ws(line);
+            let kept = crate::json::js::truthy(v);
+            if header.at.is_none() && kept {
+                header.before.push(n);
+            }
+            let what = if kept {
+                "JSON but not an object (pi keeps it as an entry)"
+            } else {
+                "JSON but falsy (pi skips it)"
+            };
+            f.push(Finding::new(NOT_OBJECT, Some(n), what));
+            return;
+        }
+        Ok(Some(o)) => o,
+    };
+    let is_session = obj.str("type").as_deref() == Some("session");
+    if header.at.is_none() {
+        if !is_session {
+            header.before.push(n);
+            return;
+        }
+        header.at = Some(n);
+        header.id_ok = header_fields(f, &obj, n);
+        return;
+    }
+    if is_session {
+        f.push(Finding::new(
+            SECOND_HEADER,
+            Some(n),
+            "a second session header",
+        ));
+    }
+}
+
+/// What the header holds: a string id (returned: whether it has one), a
+/// cwd, its version.
+fn header_fields(f: &mut Vec<Finding>, obj: &Object<'_>, n: u64) -> bool {
+    let id_ok = obj.str("id").is_some();
+    if !id_ok {
+        f.push(Finding::new(
+            HEADER_NO_ID,
+            Some(n),
+            "the session header has no string id",
+        ));
+    }
+    if obj.str("cwd").is_none_or(|c| c.is_empty()) {
+        f.push(Finding::new(
+            HEADER_NO_CWD,
+            Some(n),
+            "the session header has no cwd",
+        ));
+    }
+    let version = obj
+        .raw("version")
+        .and_then(|v| std::str::from_utf8(v).ok())
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or(1.0);
+    if version < 3.0 {
+        f.push(Finding::new(OLD_VERSION, Some(n), format!("a version-{version} session; the tree and conversation checks need version 3 (`pi-migrate -i`)")));
+    }
+    id_ok
+}

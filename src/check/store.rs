@@ -1,0 +1,137 @@
+//! The layer across files: what one file says of another (a fork's
+//! parent, the same session id twice), and what the tools left beside a
+//! file (temporary files of a run that was killed).
+
+use super::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// What the store layer needs of one session file.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub path: PathBuf,
+    pub id: String,
+    pub line: u64,
+    pub parent_session: Option<String>,
+    pub cwd: Option<String>,
+}
+
+impl Seen {
+    /// What `s` (read from `path`) says of itself.
+    pub fn of(path: &Path, s: &Session) -> Seen {
+        let field = |key: &str| {
+            let h = s.raw_header().ok()?;
+            let obj = crate::json::Object::parse_line(&h).ok()??;
+            obj.str(key).map(|p| p.into_owned())
+        };
+        let (parent, cwd) = (field("parentSession"), field("cwd"));
+        Seen {
+            path: path.to_path_buf(),
+            id: s.header.id.clone(),
+            line: s.header.line,
+            parent_session: parent,
+            cwd,
+        }
+    }
+}
+
+/// Findings across `files`: (index into `files`, finding).
+pub fn check(files: &[Seen]) -> Vec<(usize, Finding)> {
+    let mut out = Vec::new();
+    let mut by_id: HashMap<&str, usize> = HashMap::new();
+    for (k, s) in files.iter().enumerate() {
+        if let Some(&first) = by_id.get(s.id.as_str()) {
+            let other = crate::name::kept_path(&files[first].path).into_owned();
+            out.push((
+                k,
+                Finding::new(
+                    DUPLICATE_SESSION_ID,
+                    Some(s.line),
+                    format!(
+                        "session id {} is also the id of {}",
+                        crate::visible::field(&s.id),
+                        crate::visible::field(&other)
+                    ),
+                ),
+            ));
+        } else {
+            by_id.insert(&s.id, k);
+        }
+        if let Some(f) = wrong_directory(s) {
+            out.push((k, f));
+        }
+        if let Some(p) = s.parent_session.as_deref().filter(|p| !p.is_empty()) {
+            let path = Path::new(p);
+            let full = if path.is_absolute() {
+                path.to_path_buf()
+            } else {
+                crate::write::dir_of(&s.path).join(path)
+            };
+            if !full.exists() {
+                out.push((
+                    k,
+                    Finding::new(
+                        PARENT_SESSION_MISSING,
+                        Some(s.line),
+                        format!("parentSession {} does not exist", crate::visible::field(p)),
+                    ),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// A session in a project directory of the store (`--X--`) that is not
+/// the one pi computes from its header's cwd.
+fn wrong_directory(s: &Seen) -> Option<Finding> {
+    let cwd = s.cwd.as_deref().filter(|c| !c.is_empty())?;
+    let dir = crate::write::dir_of(&s.path);
+    let name = dir.file_name()?.to_string_lossy().into_owned();
+    if name.len() < 4 || !name.starts_with("--") || !name.ends_with("--") {
+        return None;
+    }
+    let want = crate::store::encode_cwd(&crate::store::resolve_path_str(cwd));
+    (want != name).then(|| {
+        Finding::new(
+            WRONG_DIRECTORY,
+            Some(s.line),
+            format!(
+                "a session of {} in the directory {}, not {}",
+                crate::visible::field(cwd),
+                crate::visible::field(&name),
+                crate::visible::field(&want)
+            ),
+        )
+    })
+}
+
+/// Temporary files a tool left beside `path` (`.NAME.TOOL-tmp-...`).
+pub fn temp_files(path: &Path) -> Vec<Finding> {
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Vec::new();
+    };
+    let prefix = format!(".{name}.");
+    let Ok(dir) = std::fs::read_dir(crate::write::dir_of(path)) else {
+        return Vec::new();
+    };
+    let mut found: Vec<String> = dir
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&prefix) && n.contains("-tmp-"))
+        .collect();
+    found.sort();
+    found
+        .into_iter()
+        .map(|n| {
+            Finding::new(
+                TEMP_FILE,
+                None,
+                format!(
+                    "a leftover temporary file beside it: {}",
+                    crate::visible::field(&n)
+                ),
+            )
+        })
+        .collect()
+}
