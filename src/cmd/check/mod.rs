@@ -1,7 +1,7 @@
 //! `pi-check`: what is wrong with sessions, as pi 1.6.0 would meet it,
 //! and `--fix`: the repairs that lose no byte.
 //!
-//! The findings are the library's ([`crate::check`]); here the usage, the
+//! The findings are the library's (`crate::check`); here the usage, the
 //! selection of sessions (the store's, `store::select`), the checks on
 //! every core, then `print` (text or JSON, in the files' order) and `fix`
 //! (one file at a time: the rewrite, the appended context edits, the
