@@ -172,8 +172,12 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let log = ctx.log;
     let mut sel = store::select(&req, &mut |d| log.warn(&d))?;
     sel.dedupe();
+    let temps = check::store::temp_names(sel.sources.iter().filter_map(|s| match s {
+        Source::File(p) => Some(p.as_path()),
+        _ => None,
+    }));
     let mut checked: Vec<Option<Checked>> =
-        store::parallel_map(&sel.sources, |src| check_source(src, args.fix, log));
+        store::parallel_map(&sel.sources, |src| check_source(src, args.fix, log, &temps));
     let seen: Vec<(usize, Seen)> = checked
         .iter()
         .enumerate()
@@ -213,7 +217,12 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
 
 /// Check one source (None when it cannot be read: said as an error);
 /// with `fix`, a source that is no regular file is refused unread.
-fn check_source(src: &Source, fix: bool, log: crate::cli::Log) -> Option<Checked> {
+fn check_source(
+    src: &Source,
+    fix: bool,
+    log: crate::cli::Log,
+    temps: &std::collections::HashMap<PathBuf, Vec<String>>,
+) -> Option<Checked> {
     let (name, path) = match src {
         Source::Unresolved(d) => {
             log.error(d.clone());
@@ -244,7 +253,10 @@ fn check_source(src: &Source, fix: bool, log: crate::cli::Log) -> Option<Checked
     let report = check::check_file(path.as_deref(), &name, bytes);
     let mut findings = report.findings;
     if let Some(p) = &path {
-        findings.extend(check::store::temp_files(p));
+        let names = temps
+            .get(&crate::write::dir_of(p))
+            .map_or(&[][..], |n| &n[..]);
+        findings.extend(check::store::temp_files(p, names));
     }
     let seen = match (&path, &report.session) {
         (Some(p), Some(s)) => Some(Seen::of(p, s)),
@@ -273,7 +285,11 @@ pub(crate) fn read(path: Option<&std::path::Path>, name: &str) -> Result<Vec<u8>
     if !meta.is_file() {
         return crate::session::read_stream(&mut file, name);
     }
-    crate::session::check_line_lengths(&file, name)?;
+    // A file no longer than the limit has no line over it: only a bigger
+    // one is read a piece at a time first.
+    if meta.len() > crate::session::max_line() {
+        crate::session::check_line_lengths(&file, name)?;
+    }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut bytes)
         .map_err(|e| Error::io(name, &e))?;
