@@ -11,13 +11,19 @@ source "$(dirname "$0")/ls-store.sh"
 describe
 export PI_CODING_AGENT_DIR=$STORE
 warm
-hyperfine -N -w 1 -r "$RUNS" -i --export-json /tmp/bench-check.json \
-  -n "pi-ls --all --json --no-cache" "$BIN/pi-ls --all --json -q --no-cache" \
-  -n "pi-check --all -q" "$BIN/pi-check --all -q" >/dev/null
-echo "| command | median | ÷ pi-ls --all --json --no-cache |"
-echo "|---|---|---|"
-medians /tmp/bench-check.json
+if command -v hyperfine >/dev/null; then
+  hyperfine -N -w 1 -r "$RUNS" -i --export-json /tmp/bench-check.json \
+    -n "pi-ls --all --json --no-cache" "$BIN/pi-ls --all --json -q --no-cache" \
+    -n "pi-check --all -q" "$BIN/pi-check --all -q" >/dev/null
+  echo "| command | median | ÷ pi-ls --all --json --no-cache |"
+  echo "|---|---|---|"
+  medians /tmp/bench-check.json
+fi
+# Without hyperfine: RUNS runs of each, one after the other, by time(1).
 for c in "$BIN/pi-ls --all --json -q --no-cache" "$BIN/pi-check --all -q"; do
+  for _ in $(seq "$RUNS"); do
+    /usr/bin/time -f "%e s wall, CPU %U s user + %S s system: $c" $c >/dev/null || true
+  done
   /usr/bin/time -f "CPU %U s user + %S s system, peak RSS %M KB: $c" $c >/dev/null || true
 done
 describe | tail -1

@@ -40,8 +40,9 @@ pub(crate) fn quick_object<'a>(
     }
 }
 
-/// How bad a finding is: an error is something pi refuses, hangs on,
-/// throws on, or the provider rejects; a warning loses or hides part of
+/// How bad a finding is: an error is something pi refuses or throws on
+/// (a cycle: a RangeError after seconds and gigabytes), or the provider
+/// rejects; a warning loses or hides part of
 /// the session; info is odd but harmless.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
@@ -119,6 +120,9 @@ kinds! {
     INVALID_UTF8 = "invalid-utf8", Warning,
         "pi reads each bad byte as U+FFFD, and writes U+FFFD back if it ever rewrites the file",
         "";
+    LINE_TOO_LONG = "line-too-long", Error,
+        "pi reads the whole file as one string and parses every line, however long; only a file over Node's 512 MiB string limit it cannot read at all (ERR_STRING_TOO_LONG)",
+        "";
     TORN_LINE = "torn-line", Warning,
         "pi skips the cut-short last line without a word (and appends a newline, so its next entry starts a line of its own); the entry is lost",
         "rewrite without it (kept in the backup or FILE.removed)";
@@ -144,7 +148,7 @@ kinds! {
         "pi makes the entry a root: a context through it loses everything above it",
         "";
     OWN_PARENT = "own-parent", Error,
-        "pi's getBranch walks round it, growing the path until V8 gives up: opening the session when the entry is on the leaf's path (or going to it in /tree) takes seconds and gigabytes, then fails (RangeError: Invalid array length; 2.7 GB, 10 s measured)",
+        "pi's getBranch walks round it, growing the path until V8 gives up: opening the session when the entry is on the leaf's path (or going to it in /tree) takes seconds and gigabytes, then fails (RangeError: Invalid array length; 2 to 2.7 GB and 10 to 18 s measured)",
         "rewrite its parentId as null (the line as it was is kept in the backup or FILE.removed)";
     CYCLE = "cycle", Error,
         "pi's getBranch walks round a parentId cycle, growing the path until V8 gives up: opening the session when the leaf's path reaches it takes seconds and gigabytes, then fails (RangeError: Invalid array length); /tree leaves the entries out",
