@@ -255,6 +255,34 @@ impl Read for At<'_> {
     }
 }
 
+/// Lines for a batch that must not stop halfway when standard output
+/// fails (pi-mv, pi-rm: a batch stopped between its steps would leave
+/// forks naming files that moved): the first error is kept, later lines
+/// are dropped, and the run returns the error once the work is done.
+#[derive(Default)]
+pub(crate) struct KeepGoing {
+    first_error: std::cell::RefCell<Option<Error>>,
+}
+
+impl KeepGoing {
+    /// `line` on `out`, unless an earlier line failed.
+    pub(crate) fn line(&self, out: &mut dyn Out, line: &[u8]) {
+        if self.first_error.borrow().is_none() {
+            if let Err(e) = out.line(line) {
+                *self.first_error.borrow_mut() = Some(e);
+            }
+        }
+    }
+
+    /// The first error writing, if any: the run's error at its end.
+    pub(crate) fn result(&self) -> Result<()> {
+        match self.first_error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Writing output: every error is the tool's `<stdout>` error, and keeps
 /// its [`io::ErrorKind`] (a closed pipe is matched by kind). For any
 /// writer, so that the library's writers serve a `Vec<u8>` as well.
@@ -301,6 +329,33 @@ pub trait Out: Write {
 
 impl<W: Write + ?Sized> Out for W {}
 
+/// The names standard input lists, each ended by a NUL (`pi-ls -0`,
+/// `find -print0`; the last NUL may be missing), as SESSION arguments are
+/// kept ([`crate::name::kept`]). At most 64 MiB of names are read.
+pub fn nul_names_from_stdin() -> Result<Vec<String>> {
+    use std::io::IsTerminal;
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Err(Error::usage(
+            "-0 reads NUL-ended session names from standard input, which is a terminal: pipe them in (`pi-ls -0 ...`)",
+        ));
+    }
+    let bytes = read_bounded(stdin.lock(), 64 << 20)
+        .map_err(|e| Error::io("<stdin>", &e))?
+        .ok_or_else(|| Error::request("<stdin>", "more than 64 MiB of names"))?;
+    Ok(split_nul_names(&bytes))
+}
+
+/// NUL-ended names, empty ones skipped.
+pub(crate) fn split_nul_names(bytes: &[u8]) -> Vec<String> {
+    use std::os::unix::ffi::OsStrExt;
+    bytes
+        .split(|&b| b == 0)
+        .filter(|n| !n.is_empty())
+        .map(|n| crate::name::kept(std::ffi::OsStr::from_bytes(n)).into_owned())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,5 +388,10 @@ mod tests {
         let mut buf = [0u8; 8];
         assert_eq!(read_at_most(&f, &mut buf, 99_996).unwrap(), 4);
         std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn nul_names_skip_empty_ones() {
+        assert_eq!(super::split_nul_names(b"a\0\0b c\0d"), ["a", "b c", "d"]);
     }
 }

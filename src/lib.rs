@@ -69,13 +69,18 @@ pub mod tree;
 
 // The crate's own.
 mod decimal;
+mod forks;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 #[cfg(unix)]
 mod gather;
+mod header_edit;
+mod import;
+mod inuse;
 mod io;
 mod live;
+mod moving;
 mod name;
 internal!(json);
 mod render;
@@ -85,6 +90,7 @@ mod summary;
 #[cfg(test)]
 mod test_rng;
 mod thousands;
+mod trash;
 internal!(time);
 mod transcript;
 mod tree_problems;

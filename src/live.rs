@@ -63,21 +63,23 @@ pub struct Running {
     pub unreadable: Vec<Unreadable>,
 }
 
+/// Every process but this one: its id and its `/proc/PID` directory
+/// (none where there is no `/proc`).
+pub(crate) fn other_processes() -> impl Iterator<Item = (u32, std::path::PathBuf)> {
+    let me = std::process::id();
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flat_map(|dir| dir.flatten())
+        .filter_map(move |d| {
+            let pid = d.file_name().to_str()?.parse::<u32>().ok()?;
+            (pid != me).then(|| (pid, d.path()))
+        })
+}
+
 /// The pi processes running now (none where there is no `/proc`).
 pub fn running() -> Running {
     let mut found = Running::default();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return found;
-    };
-    let me = std::process::id();
-    for d in dir.flatten() {
-        let Some(pid) = d.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid == me {
-            continue;
-        }
-        let proc_dir = d.path();
+    for (pid, proc_dir) in other_processes() {
         let Some(comm) = pi_comm(&proc_dir) else {
             continue;
         };

@@ -192,7 +192,7 @@ impl TempFile {
 
     /// Flush, then give the temporary file the target's name only if no
     /// file has it (`AlreadyExists` otherwise), then flush the directory.
-    fn commit_new(mut self) -> io::Result<()> {
+    pub fn commit_new(mut self) -> io::Result<()> {
         self.finish()?;
         match fs::hard_link(&self.path, &self.target) {
             Ok(()) => {

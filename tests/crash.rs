@@ -18,6 +18,7 @@
 //! The random delays come from a seed printed on failure; set CRASH_SEED to
 //! replay one.
 
+mod mvrm;
 mod surroundings;
 
 use crate::common::*;
@@ -427,6 +428,8 @@ const KILLED: &[(&str, &str)] = &[
     ("pi-fork (new file)", "pi-fork"),
     ("pi-ls (its cache)", "pi-ls"),
     ("pi-usage (its cache)", "pi-usage"),
+    ("pi-mv --project", "pi-mv"),
+    ("pi-rm", "pi-rm"),
     ("pi-check --fix", "pi-check"),
 ];
 
@@ -440,6 +443,11 @@ const WRITE_NOTHING: &[(&str, &str)] = &[
         "pi-grep",
         "prints only: writes no file (and keeps no cache)",
     ),
+    (
+        "pi-import",
+        "writes each file staged beside it and renamed (write::create_new, TempFile): \
+         a kill leaves the old file or the new one (tests/import.rs: a_kill_leaves_whole_files)",
+    ),
 ];
 
 fn kill_one(row: &str, kills: usize, rng: &mut Rng) -> Tally {
@@ -452,6 +460,8 @@ fn kill_one(row: &str, kills: usize, rng: &mut Rng) -> Tally {
         "pi-fork (new file)" => kill_fork_new(kills, rng),
         "pi-ls (its cache)" => kill_cache("pi-ls", kills, rng),
         "pi-usage (its cache)" => kill_cache("pi-usage", kills, rng),
+        "pi-mv --project" => mvrm::kill_mv(kills, rng),
+        "pi-rm" => mvrm::kill_rm(kills, rng),
         "pi-check --fix" => kill_check(kills, rng),
         other => panic!("no crash row {other}"),
     }

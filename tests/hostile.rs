@@ -4,7 +4,8 @@
 //! (the table is parsed here, so it cannot go stale), must name FILE:LINE in
 //! stderr when the problem sits on a line, and a writing tool that fails must
 //! leave its file byte for byte as it was, with no temporary file behind.
-//! The store tools (pi-grep, pi-ls, pi-usage, pi-check: `STORE_COLUMNS`) run on the
+//! The store tools (pi-grep, pi-ls, pi-usage, pi-check, pi-mv and pi-rm dry runs:
+//! `STORE_COLUMNS`) run on the
 //! same inputs, named or found in a store of the test's own, and keep the
 //! rules every tool keeps (`check_store_case`) rather than a cell each. A
 //! binary in neither list is in `NOT_IN_THE_TABLE` with the reason, or
@@ -60,12 +61,19 @@ const STORE_COLUMNS: &[&str] = &[
     "pi-ls --all -l --json",
     "pi-usage FILE --by branch",
     "pi-usage session --json",
+    "pi-mv --dry-run FILE --cwd DIR",
+    "pi-mv --dry-run --json --project OLD NEW",
+    "pi-rm --dry-run FILE",
+    "pi-rm --dry-run --json FILE",
     "pi-check FILE",
     "pi-check --all --json",
 ];
 
 /// The binaries with no column, and why.
-const NOT_IN_THE_TABLE: &[(&str, &str)] = &[];
+const NOT_IN_THE_TABLE: &[(&str, &str)] = &[(
+    "pi-import",
+    "reads Claude Code and Codex files, not pi sessions; tests/import.rs checks its hostile names",
+)];
 
 /// Whether a column writes to its FILE (it then runs on a copy).
 fn writes(col: &str) -> bool {
@@ -113,6 +121,15 @@ fn store_command_line(col: &str, file: &str) -> (&'static str, Vec<String>) {
         "pi-ls --all -l --json" => ("pi-ls", s(&["--all", "-l", "--json"])),
         "pi-usage FILE --by branch" => ("pi-usage", s(&[file, "--by", "branch"])),
         "pi-usage session --json" => ("pi-usage", s(&["session", "--json"])),
+        "pi-mv --dry-run FILE --cwd DIR" => {
+            ("pi-mv", s(&["--dry-run", file, "--cwd", "/tmp/elsewhere"]))
+        }
+        "pi-mv --dry-run --json --project OLD NEW" => (
+            "pi-mv",
+            s(&["--dry-run", "--json", "--project", "/", "/tmp/elsewhere"]),
+        ),
+        "pi-rm --dry-run FILE" => ("pi-rm", s(&["--dry-run", file])),
+        "pi-rm --dry-run --json FILE" => ("pi-rm", s(&["--dry-run", "--json", file])),
         "pi-check FILE" => ("pi-check", s(&[file])),
         "pi-check --all --json" => ("pi-check", s(&["--all", "--json"])),
         other => panic!("no store column {other}"),

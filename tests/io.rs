@@ -94,10 +94,24 @@ const STORE_READERS: &[(&str, &[&str])] = &[
 ];
 
 /// The binaries in neither [`READERS`] nor [`STORE_READERS`], and why.
-const NOT_READERS: &[(&str, &str)] = &[(
-    "pi-edit",
-    "prints nothing of the session: it only appends (see WRITERS)",
-)];
+const NOT_READERS: &[(&str, &str)] = &[
+    (
+        "pi-mv",
+        "prints nothing of the session but its header's cwd: it moves files (see WRITERS)",
+    ),
+    (
+        "pi-rm",
+        "prints nothing of the session: it deletes files (see WRITERS)",
+    ),
+    (
+        "pi-edit",
+        "prints nothing of the session: it only appends (see WRITERS)",
+    ),
+    (
+        "pi-import",
+        "reads Claude Code and Codex files, not pi sessions (tests/import.rs)",
+    ),
+];
 
 /// The tools that write a session in place, each with its arguments (FILE:
 /// the session).
@@ -106,6 +120,8 @@ const WRITERS: &[(&str, &[&str])] = &[
     ("pi-label", &["FILE", "leaf", "x"]),
     ("pi-fork", &["FILE", "--in-place", "--at", "leaf~1"]),
     ("pi-edit", &["FILE", "leaf", "--omit"]),
+    ("pi-mv", &["FILE", "--cwd", "/elsewhere"]),
+    ("pi-rm", &["--yes", "FILE"]),
     ("pi-check", &["--fix", "FILE"]),
 ];
 
@@ -117,6 +133,10 @@ const NEVER_WRITE: &[(&str, &str)] = &[
     ("pi-grep", "prints only"),
     ("pi-ls", "writes only its cache, in the cache directory"),
     ("pi-usage", "writes only its cache, in the cache directory"),
+    (
+        "pi-import",
+        "writes new sessions (staged and renamed) and replaces only its own untouched imports",
+    ),
 ];
 
 /// A tool's exit status for an error (grep's is 2, as grep's own; pi-check's

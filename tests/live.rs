@@ -551,3 +551,32 @@ fn open_when_read(fifo: &Path, child: &mut Child) -> Option<std::fs::File> {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }
+
+/// pi-mv and pi-rm refuse a session a running pi may be continuing (pi
+/// holds no descriptor between its writes), and leave it where it is.
+#[test]
+fn a_running_pi_refuses_moving_and_deleting_its_session() {
+    if !linux() {
+        return;
+    }
+    let p = Project::new();
+    let pi = StandIn::start("pi", &p.proj, &p.home_env(), &[]);
+    let f = session_at(&p.default_store().join("a.jsonl"), s(&p.proj));
+    let before = std::fs::read(&f).unwrap();
+    let xdg = p.dir.path().join("xdg");
+    for (tool, args) in [
+        ("pi-mv", vec![s(&f), "--cwd", "/elsewhere"]),
+        ("pi-rm", vec!["--yes", s(&f)]),
+    ] {
+        let o = run_with(tool, &args, None, |c| {
+            c.env("HOME", &p.home).env("XDG_DATA_HOME", &xdg);
+        });
+        assert_eq!(o.status.code(), Some(1), "{tool}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("pi is running (pid {}", pi.child.id())),
+            "{tool}: {}",
+            stderr(&o)
+        );
+        assert_eq!(std::fs::read(&f).unwrap(), before, "{tool}");
+    }
+}

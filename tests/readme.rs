@@ -352,6 +352,8 @@ fn run_suite(what: &str, prelude: &str, examples: &[Example]) -> Vec<String> {
         .env("PATH", path_with_tools())
         .env("HOME", &home)
         .env_remove("XDG_CACHE_HOME")
+        // pi-rm's trash: in the test's home
+        .env_remove("XDG_DATA_HOME")
         .env_remove("PI_SESSION_TOOLS_CACHE_DIR")
         .env("TMPDIR", &tmp.0)
         .env_remove("PI_CODING_AGENT_DIR")

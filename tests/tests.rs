@@ -16,11 +16,14 @@ mod convert;
 mod edit;
 mod fork;
 mod grep;
+mod import;
 mod label;
 mod ls;
 mod migrate;
+mod mv;
 mod null;
 mod path;
+mod rm;
 mod tree;
 mod usage;
 

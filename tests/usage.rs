@@ -726,7 +726,7 @@ fn the_cache_changes_nothing_but_the_time() {
     assert_eq!(run(&args, &[]), grown, "from a damaged cache");
     assert!(std::fs::read(&file)
         .unwrap()
-        .starts_with(b"pi-session-tools usage cache 3\n"));
+        .starts_with(b"pi-session-tools usage cache 4\n"));
     assert_eq!(run(&args, &[]), grown, "from the rewritten cache");
     crate::ls::damage_is_ignored(&file, 300, || run(&args, &[]), &grown);
 }

@@ -10,7 +10,7 @@ use clap::{Arg, Command};
 use std::fmt::Write as _;
 
 /// Every tool, for SEE ALSO (man/*.1 is checked against the binaries).
-const TOOLS: [&str; 11] = [
+const TOOLS: [&str; 14] = [
     "pi-path",
     "pi-tree",
     "pi-convert",
@@ -21,6 +21,9 @@ const TOOLS: [&str; 11] = [
     "pi-ls",
     "pi-grep",
     "pi-usage",
+    "pi-mv",
+    "pi-rm",
+    "pi-import",
     "pi-check",
 ];
 

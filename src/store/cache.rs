@@ -259,7 +259,12 @@ fn evict(dir: &Path) {
     };
     let mut files: Vec<(std::time::SystemTime, PathBuf)> = rd
         .flatten()
-        .filter(|e| is_cache_name(&e.file_name()))
+        .filter(|e| {
+            if is_orphan_temp(&e.file_name()) {
+                let _ = std::fs::remove_file(e.path());
+            }
+            is_cache_name(&e.file_name())
+        })
         .filter_map(|e| {
             let m = e.metadata().ok().filter(|m| m.is_file())?;
             let used = m.accessed().ok()?.max(m.modified().ok()?);
@@ -274,6 +279,28 @@ fn evict(dir: &Path) {
     for (_, p) in files.into_iter().take(extra) {
         let _ = std::fs::remove_file(p);
     }
+}
+
+/// Whether a file name is a temporary cache file whose writer is gone
+/// (killed between its creation and its rename): `.NAME.pi-KIND-tmp-PID-RAND`
+/// with no process PID. A live writer's file, or any other name, is not.
+fn is_orphan_temp(name: &std::ffi::OsStr) -> bool {
+    let Some(n) = name.to_str() else {
+        return false;
+    };
+    let Some((head, tail)) = n.rsplit_once("-tmp-") else {
+        return false;
+    };
+    let Some((pid, _)) = tail.split_once('-') else {
+        return false;
+    };
+    n.starts_with('.')
+        && head.contains(".bin.pi-")
+        && pid.parse::<u32>().is_ok_and(|pid| {
+            pid != std::process::id()
+                && Path::new("/proc/self").exists()
+                && !Path::new("/proc").join(pid.to_string()).exists()
+        })
 }
 
 /// Whether a file name is one [`cache_file`] makes.
@@ -740,6 +767,25 @@ mod tests {
         }
         assert!(decode::<Info>(&out[..out.len() - 1]).is_none());
         assert!(decode::<Info>(b"something else").is_none());
+    }
+
+    #[test]
+    fn a_killed_writers_temporary_file_goes_at_the_next_write() {
+        let dir = std::env::temp_dir().join(format!("pst-cache-orphans-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // A process id no process has (beyond Linux's pid_max), this one's, and a stranger.
+        let dead = ".ls-0123456789abcdef.bin.pi-ls-tmp-4294967294-0a0b0c0d";
+        let mine = format!(".ls-0123456789abcdef.bin.pi-ls-tmp-{}-01020304", std::process::id());
+        let other = ".notes.txt-tmp-4294967294-00";
+        for n in [dead, &mine, other] {
+            std::fs::write(dir.join(n), b"x").unwrap();
+        }
+        write_atomically(&dir.join("ls-0123456789abcdef.bin"), "pi-ls", |w| w.write_all(b"c"))
+            .unwrap();
+        assert_eq!(dir.join(dead).exists(), !Path::new("/proc/self").exists());
+        assert!(dir.join(&mine).exists());
+        assert!(dir.join(other).exists());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

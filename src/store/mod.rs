@@ -44,7 +44,7 @@ pub use dirs::{
 };
 pub use find::{
     all_candidates, dir_candidates, first_line, header_id, looks_like_path, resolve_session,
-    session_files_in,
+    session_files_in, session_files_under,
 };
 pub use info::Info;
 pub use list::{list, ListRequest};

@@ -1,7 +1,7 @@
 //! Which sessions a tool over many of them reads, once for every such
-//! tool (pi-grep, pi-usage, pi-migrate, and the coming pi-check, pi-mv,
-//! pi-rm): the SESSION arguments (files, directories, `-` for stdin,
-//! session-id prefixes), or with none this project's session directory or
+//! tool (pi-grep, pi-usage, pi-migrate, pi-check, pi-mv, pi-rm): the
+//! SESSION arguments (files, directories, `-` for stdin, session-id
+//! prefixes), or with none this project's session directory or
 //! the whole store. What is found on the way (a directory that cannot be
 //! read, a link that leads nowhere) is handed to the caller's `warn` as it
 //! is found; an argument that names no session is a [`Source::Unresolved`]

@@ -173,6 +173,9 @@ fn dry_run_all_names_misplaced_files() {
     // Only paths on stdout (for -0 lists); what would move on stderr.
     assert!(!stdout(&o).contains("would move"), "{}", stdout(&o));
     assert_stderr_has(&o, &format!("{x}: would move to {dest}"));
+    // The summary too says what would be done, not what was.
+    assert_stderr_has(&o, "1 would be relocated");
+    assert!(!stderr(&o).contains(" 1 relocated"), "{}", stderr(&o));
     // --check without --relocate warns on stderr; stdout stays paths.
     let o = agent_run(&agent, &["--check", "--all"]);
     assert_stderr_has(&o, "misplaced by pi 0.30");

@@ -315,8 +315,10 @@ pub(crate) fn migrate_paths(req: &Request, ctx: &mut Ctx) -> Result<Exit> {
         Mode::Check => "need migrating",
         _ => "would be migrated",
     };
-    let moved = if relocated > 0 {
+    let moved = if relocated > 0 && req.mode == Mode::InPlace {
         format!(", {relocated} relocated")
+    } else if relocated > 0 {
+        format!(", {relocated} would be relocated")
     } else {
         String::new()
     };

@@ -169,6 +169,12 @@ pub struct Args {
     #[arg(long)]
     pub breakdown: bool,
 
+    /// Count sessions pi-import brought from Claude Code or Codex too
+    /// (their headers say `importedFrom`; left out by default, so usage
+    /// another tool reports is not counted twice).
+    #[arg(long)]
+    pub include_imported: bool,
+
     /// Only the sessions of the project in DIR (pi's session directory for it).
     #[arg(long, value_name = "DIR", conflicts_with = "all")]
     pub cwd: Option<PathBuf>,
@@ -221,6 +227,7 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
             Output::Table
         },
         breakdown: args.breakdown,
+        include_imported: args.include_imported,
         files,
         root,
         file,
@@ -346,6 +353,8 @@ pub(crate) struct Request {
     pub timezone: Option<String>,
     pub output: Output,
     pub breakdown: bool,
+    /// Count imported sessions (pi-import's) too.
+    pub include_imported: bool,
     /// The files to count, with their metadata, in path order.
     pub files: Vec<(PathBuf, Metadata)>,
     /// The directory they were found in for want of SESSIONs (the cache's).
@@ -426,6 +435,9 @@ pub(crate) fn report_usage(req: &Request, out: &mut impl Write) -> Result<()> {
                 req.cache,
                 req.log,
                 |i, mut fu, family| {
+                    if fu.imported && !req.include_imported {
+                        return;
+                    }
                     if family {
                         held.push((i, fu));
                     } else {

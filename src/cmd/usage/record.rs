@@ -48,6 +48,8 @@ pub(crate) struct FileUsage {
     pub cwd: String,
     pub header_time: String,
     pub parent_session: Option<String>,
+    /// Its header says `importedFrom` (pi-import's): not pi's own usage.
+    pub imported: bool,
     pub records: Vec<Record>,
     /// The model and provider names of the records, each once.
     names: Vec<String>,
@@ -291,13 +293,15 @@ const RECORD_BYTES: usize = 88;
 impl Cached for FileUsage {
     const KIND: &'static str = "usage";
     // 3: timestamps null, 0, true and false give no time (issue 31)
-    const VERSION: u32 = 3;
+    // 4: whether the session is imported (pi-import, issue 34)
+    const VERSION: u32 = 4;
 
     fn encode(&self, out: &mut Vec<u8>) {
         put_bytes(out, self.session_id.as_bytes());
         put_bytes(out, self.cwd.as_bytes());
         put_bytes(out, self.header_time.as_bytes());
         put_opt(out, self.parent_session.as_deref().map(str::as_bytes));
+        put_u64(out, u64::from(self.imported));
         put_u64(out, self.names.len() as u64);
         for n in &self.names {
             put_bytes(out, n.as_bytes());
@@ -337,8 +341,10 @@ impl Cached for FileUsage {
                 Some(b) => Some(String::from_utf8(b.to_vec()).ok()?),
                 None => None,
             },
+            imported: false,
             ..FileUsage::default()
         };
+        fu.imported = r.u64()? == 1;
         let n = r.u64()?;
         for _ in 0..n {
             fu.names.push(string(r)?);

@@ -399,6 +399,10 @@ fn file_usage(path: &Path, bytes: &[u8]) -> std::result::Result<(FileUsage, bool
     fu.cwd = cwd;
     fu.header_time = header_time;
     fu.parent_session = parent_session;
+    fu.imported = Object::parse_line(first)
+        .ok()
+        .flatten()
+        .is_some_and(|o| o.raw("importedFrom").is_some());
     Ok((fu, version.is_none()))
 }
 

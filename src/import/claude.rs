@@ -1,0 +1,931 @@
+//! Claude Code's session files (`~/.claude/projects/<dir>/<session>.jsonl`)
+//! read as a tree of pi entries.
+//!
+//! The rules, from real files (see docs/tools.md, pi-import):
+//! - lines other than user, assistant and `compact_boundary` (progress,
+//!   attachments, hooks' system lines) are transparent: a message's parent
+//!   is its nearest message ancestor; they are kept in a `custom` entry;
+//! - one API message written as several lines (one per content block, the
+//!   same `message.id`) is one assistant message, a repeated block once;
+//! - the results of one message's tool calls are one chain of `toolResult`
+//!   entries under it, in the order of the calls (a call without a result
+//!   gets an error result), then any text the user typed meanwhile;
+//! - a `compact_boundary` and its summary are one `compaction` entry under
+//!   the boundary's logical parent (the newest message before it when that
+//!   is missing or leads back to the boundary);
+//! - a parent never written (a write gap) is bridged to the newest message
+//!   before;
+//! - Claude Code resumes at the message written last in the file: that
+//!   entry is pi's leaf. Sidechain lines (subagent runs written into the
+//!   main file by old versions) stay branches of their own and are never
+//!   the resume point.
+
+use super::{json_lines, millis, Agent, Body, Conversation, Node, J};
+use crate::error::Diagnostic;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// What a source line is to the tree.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    User,
+    Assistant,
+    Boundary,
+    /// Any other line with a uuid: transparent.
+    Other,
+}
+
+struct Line {
+    n: u64,
+    kind: Kind,
+    parent: Option<String>,
+    logical: Option<String>,
+    sidechain: bool,
+    timestamp: String,
+    obj: Map<String, Value>,
+}
+
+/// A message of the conversation before it becomes entries.
+enum Msg {
+    Assistant(Assistant),
+    /// The results of one assistant message's calls (`of`), and text the
+    /// user typed while they ran.
+    Results {
+        of: usize,
+        results: HashMap<String, J>,
+        texts: Vec<(String, J)>,
+        timestamp: String,
+    },
+    User {
+        key: String,
+        content: J,
+        timestamp: String,
+    },
+    Compaction {
+        key: String,
+        summary: String,
+        tokens_before: f64,
+        timestamp: String,
+    },
+}
+
+#[derive(Default)]
+struct Assistant {
+    key: String,
+    timestamp: String,
+    blocks: Vec<J>,
+    seen: std::collections::HashSet<u64>,
+    /// (id, name) of its tool calls, in order.
+    calls: Vec<(String, String)>,
+    model: String,
+    usage: Option<Map<String, Value>>,
+    stop: Option<String>,
+    error: bool,
+    results: Option<usize>,
+}
+
+struct Reader<'a> {
+    file: &'a str,
+    lines: Vec<Line>,
+    by_uuid: HashMap<String, usize>,
+    msgs: Vec<Msg>,
+    /// The message each user/assistant/boundary line belongs to.
+    line_msg: Vec<Option<usize>>,
+    by_message_id: HashMap<String, usize>,
+    /// Tool call id → its assistant message.
+    call_owner: HashMap<String, usize>,
+    unmapped: Vec<J>,
+    warnings: Vec<Diagnostic>,
+    name: Option<(String, String)>,
+    session_id: String,
+    cwd: String,
+    first_time: String,
+}
+
+/// Read a Claude Code session file.
+pub(crate) fn read(file: &str, bytes: &[u8]) -> Conversation {
+    let mut r = Reader {
+        file,
+        lines: Vec::new(),
+        by_uuid: HashMap::new(),
+        msgs: Vec::new(),
+        line_msg: Vec::new(),
+        by_message_id: HashMap::new(),
+        call_owner: HashMap::new(),
+        unmapped: Vec::new(),
+        warnings: Vec::new(),
+        name: None,
+        session_id: String::new(),
+        cwd: String::new(),
+        first_time: String::new(),
+    };
+    let mut warnings = Vec::new();
+    let parsed: Vec<_> = json_lines(file, bytes, &mut warnings).collect();
+    r.warnings = warnings;
+    for (n, obj) in parsed {
+        r.take_line(n, obj);
+    }
+    for i in 0..r.lines.len() {
+        r.line_msg.push(None);
+        r.place(i);
+    }
+    r.finish()
+}
+
+fn s(o: &Map<String, Value>, k: &str) -> Option<String> {
+    o.get(k).and_then(Value::as_str).map(str::to_string)
+}
+
+impl Reader<'_> {
+    /// Keep a line: message lines and transparent ones by uuid, the rest
+    /// (titles, snapshots, queue events) as names or unmapped.
+    fn take_line(&mut self, n: u64, obj: Map<String, Value>) {
+        let ty = s(&obj, "type").unwrap_or_default();
+        if self.session_id.is_empty() {
+            self.session_id = s(&obj, "sessionId").unwrap_or_default();
+        }
+        if self.cwd.is_empty() {
+            self.cwd = s(&obj, "cwd").unwrap_or_default();
+        }
+        let timestamp = s(&obj, "timestamp").unwrap_or_default();
+        if self.first_time.is_empty() && !timestamp.is_empty() {
+            self.first_time = timestamp.clone();
+        }
+        match ty.as_str() {
+            "summary" => {
+                if self.name.as_ref().is_none_or(|(k, _)| k == "summary") {
+                    if let Some(t) = s(&obj, "summary") {
+                        self.name = Some(("summary".into(), t));
+                    }
+                }
+                return;
+            }
+            "custom-title" => {
+                if let Some(t) = s(&obj, "customTitle") {
+                    self.name = Some(("title".into(), t));
+                }
+                return;
+            }
+            _ => {}
+        }
+        let Some(uuid) = s(&obj, "uuid") else {
+            self.keep_unmapped(n, obj);
+            return;
+        };
+        let kind = match ty.as_str() {
+            "user" => Kind::User,
+            "assistant" => Kind::Assistant,
+            "system" if s(&obj, "subtype").as_deref() == Some("compact_boundary") => Kind::Boundary,
+            _ => Kind::Other,
+        };
+        self.by_uuid.entry(uuid).or_insert(self.lines.len());
+        let line = Line {
+            n,
+            kind,
+            parent: s(&obj, "parentUuid"),
+            logical: s(&obj, "logicalParentUuid"),
+            sidechain: obj.get("isSidechain").and_then(Value::as_bool) == Some(true),
+            timestamp,
+            obj,
+        };
+        self.lines.push(line);
+    }
+
+    fn keep_unmapped(&mut self, n: u64, obj: Map<String, Value>) {
+        self.unmapped.push(J::Obj(vec![
+            ("line", J::Num(n as f64)),
+            ("value", J::Val(Value::Object(obj))),
+        ]));
+    }
+
+    /// Give line `i` its message (merging chunks and results).
+    fn place(&mut self, i: usize) {
+        let kind = self.lines[i].kind;
+        let m = match kind {
+            Kind::Other => {
+                let obj = std::mem::take(&mut self.lines[i].obj);
+                self.keep_unmapped(self.lines[i].n, obj);
+                return;
+            }
+            Kind::Assistant => self.place_assistant(i),
+            Kind::User => self.place_user(i),
+            Kind::Boundary => self.place_boundary(i),
+        };
+        self.line_msg[i] = m;
+    }
+
+    fn place_assistant(&mut self, i: usize) -> Option<usize> {
+        // Each line is placed once: its object is taken, not copied.
+        let mut obj = std::mem::take(&mut self.lines[i].obj);
+        let line = &self.lines[i];
+        let mut msg = match obj.remove("message") {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        let uuid = s(&obj, "uuid").unwrap_or_default();
+        let key = s(&msg, "id").unwrap_or(uuid);
+        let idx = match self.by_message_id.get(&key) {
+            Some(&m) => m,
+            None => {
+                let m = self.msgs.len();
+                self.msgs.push(Msg::Assistant(Assistant {
+                    key: key.clone(),
+                    timestamp: line.timestamp.clone(),
+                    ..Assistant::default()
+                }));
+                self.by_message_id.insert(key, m);
+                m
+            }
+        };
+        let error = obj.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true);
+        let n = line.n;
+        let mut unknown = Vec::new();
+        if let Msg::Assistant(a) = &mut self.msgs[idx] {
+            a.error |= error;
+            if let Some(model) = s(&msg, "model") {
+                a.model = model;
+            }
+            if let Some(Value::Object(u)) = msg.remove("usage") {
+                a.usage = Some(u);
+            }
+            if let Some(stop) = s(&msg, "stop_reason") {
+                a.stop = Some(stop);
+            }
+            for b in content_blocks(msg.remove("content")) {
+                match assistant_block(&b) {
+                    Some((j, call)) => {
+                        if a.seen.insert(block_key(&b)) {
+                            if let Some(c) = call {
+                                self.call_owner.insert(c.0.clone(), idx);
+                                a.calls.push(c);
+                            }
+                            a.blocks.push(j);
+                        }
+                    }
+                    None => unknown.push(b),
+                }
+            }
+        }
+        for b in unknown {
+            self.unknown_block(n, b);
+        }
+        Some(idx)
+    }
+
+    fn unknown_block(&mut self, n: u64, b: Value) {
+        let ty = b
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string();
+        self.warnings.push(Diagnostic::new(
+            self.file,
+            Some(n),
+            format!("a `{ty}` block has no pi form: kept in the `pi-import` custom entry"),
+        ));
+        let mut o = Map::new();
+        o.insert("block".into(), b);
+        self.keep_unmapped(n, o);
+    }
+
+    fn place_user(&mut self, i: usize) -> Option<usize> {
+        let mut obj = std::mem::take(&mut self.lines[i].obj);
+        let line = &self.lines[i];
+        let timestamp = line.timestamp.clone();
+        let n = line.n;
+        let uuid = s(&obj, "uuid").unwrap_or_default();
+        if obj.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
+            if let Some(b) = line.parent.as_ref().and_then(|p| self.by_uuid.get(p)) {
+                if let Some(m) = self.line_msg.get(*b).copied().flatten() {
+                    if let Msg::Compaction { summary, .. } = &mut self.msgs[m] {
+                        *summary = text_of(obj.get("message").and_then(|m| m.get("content")));
+                        return Some(m);
+                    }
+                }
+            }
+        }
+        let content = match obj.remove("message") {
+            Some(Value::Object(mut m)) => m.remove("content"),
+            _ => None,
+        };
+        let details = obj.remove("toolUseResult");
+        let blocks = match content {
+            Some(Value::Array(b)) => b,
+            Some(Value::String(t)) => {
+                return Some(self.push(Msg::User {
+                    key: uuid,
+                    content: J::Str(t),
+                    timestamp,
+                }))
+            }
+            _ => Vec::new(),
+        };
+        let owner = blocks.iter().find_map(|b| {
+            let id = b.get("tool_use_id").and_then(Value::as_str)?;
+            self.call_owner.get(id).copied()
+        });
+        let Some(owner) = owner else {
+            let content = self.user_content(n, &blocks);
+            return Some(self.push(Msg::User {
+                key: uuid,
+                content,
+                timestamp,
+            }));
+        };
+        let group = self.results_of(owner, &timestamp);
+        let mut rest = Vec::new();
+        for b in blocks {
+            let id = b
+                .get("tool_use_id")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            match id.filter(|id| self.call_owner.get(id) == Some(&owner)) {
+                Some(id) => self.add_result(group, n, id, &b, details.clone(), &timestamp),
+                None => rest.push(b),
+            }
+        }
+        if !rest.is_empty() {
+            let content = self.user_content(n, &rest);
+            if let Msg::Results { texts, .. } = &mut self.msgs[group] {
+                texts.push((timestamp, content));
+            }
+        }
+        Some(group)
+    }
+
+    fn push(&mut self, m: Msg) -> usize {
+        self.msgs.push(m);
+        self.msgs.len() - 1
+    }
+
+    /// The results message of assistant message `owner`, made on first use.
+    fn results_of(&mut self, owner: usize, timestamp: &str) -> usize {
+        if let Msg::Assistant(a) = &self.msgs[owner] {
+            if let Some(g) = a.results {
+                return g;
+            }
+        }
+        let g = self.push(Msg::Results {
+            of: owner,
+            results: HashMap::new(),
+            texts: Vec::new(),
+            timestamp: timestamp.to_string(),
+        });
+        if let Msg::Assistant(a) = &mut self.msgs[owner] {
+            a.results = Some(g);
+        }
+        g
+    }
+
+    fn add_result(
+        &mut self,
+        group: usize,
+        n: u64,
+        id: String,
+        b: &Value,
+        details: Option<Value>,
+        ts: &str,
+    ) {
+        let of = match &self.msgs[group] {
+            Msg::Results { of, .. } => *of,
+            _ => return,
+        };
+        let name = match &self.msgs[of] {
+            Msg::Assistant(a) => a.calls.iter().find(|c| c.0 == id).map(|c| c.1.clone()),
+            _ => None,
+        }
+        .unwrap_or_default();
+        let content = result_content(b.get("content"));
+        let is_error = b.get("is_error").and_then(Value::as_bool) == Some(true);
+        let mut m = vec![
+            ("role", J::str("toolResult")),
+            ("toolCallId", J::str(&id)),
+            ("toolName", J::str(name)),
+            ("content", content),
+        ];
+        if let Some(d) = details {
+            m.push(("details", J::Val(d)));
+        }
+        m.push(("isError", J::Bool(is_error)));
+        m.push(("timestamp", J::Num(millis(ts))));
+        let dup = match &mut self.msgs[group] {
+            Msg::Results { results, .. } => results.insert(id.clone(), J::Obj(m)).is_some(),
+            _ => false,
+        };
+        if dup {
+            self.warnings.push(Diagnostic::new(
+                self.file,
+                Some(n),
+                format!("a second result for tool call {id}: the later one is kept"),
+            ));
+        }
+    }
+
+    /// A user message's content blocks in pi's form; a tool result that
+    /// answers no call becomes text.
+    fn user_content(&mut self, n: u64, blocks: &[Value]) -> J {
+        let mut out = Vec::new();
+        for b in blocks {
+            match b.get("type").and_then(Value::as_str) {
+                Some("text") => out.push(text_block(&s_of(b, "text"))),
+                Some("image") => out.push(image_block(b)),
+                Some("tool_result") => {
+                    let id = s_of(b, "tool_use_id");
+                    let t = text_of(b.get("content"));
+                    out.push(text_block(&format!(
+                        "[result of tool call {id}, whose call is not in this session]\n{t}"
+                    )));
+                }
+                _ => self.unknown_block(n, b.clone()),
+            }
+        }
+        J::Arr(out)
+    }
+
+    fn place_boundary(&mut self, i: usize) -> Option<usize> {
+        let line = &self.lines[i];
+        let meta = line.obj.get("compactMetadata");
+        let tokens = meta
+            .and_then(|m| m.get("preTokens"))
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0);
+        let key = s(&line.obj, "uuid").unwrap_or_default();
+        let timestamp = line.timestamp.clone();
+        Some(self.push(Msg::Compaction {
+            key,
+            summary: String::new(),
+            tokens_before: tokens,
+            timestamp,
+        }))
+    }
+
+    /// The message line `i` hangs under: its nearest message ancestor that
+    /// is not part of its own message; the newest message line before it
+    /// when a parent was never written, or (a boundary) when its logical
+    /// parent leads back after it.
+    fn parent_msg(&self, i: usize) -> Option<usize> {
+        let me = self.line_msg[i]?;
+        let own = |m: usize| {
+            m == me || matches!(&self.msgs[me], Msg::Assistant(a) if a.results == Some(m))
+        };
+        let line = &self.lines[i];
+        let mut next = if line.kind == Kind::Boundary {
+            line.logical.clone()
+        } else {
+            line.parent.clone()
+        };
+        let mut steps = 0;
+        while let Some(uuid) = next {
+            steps += 1;
+            let Some(&j) = self.by_uuid.get(&uuid) else {
+                return self.newest_before(i);
+            };
+            if steps > self.lines.len() || (line.kind == Kind::Boundary && j > i) {
+                return self.newest_before(i);
+            }
+            match self.line_msg[j] {
+                Some(m) if !own(m) => return Some(m),
+                _ => next = self.lines[j].parent.clone(),
+            }
+        }
+        if line.kind == Kind::Boundary {
+            return self.newest_before(i);
+        }
+        None
+    }
+
+    fn newest_before(&self, i: usize) -> Option<usize> {
+        let me = self.line_msg[i];
+        let side = self.lines[i].sidechain;
+        (0..i).rev().find_map(|j| {
+            let m = self.line_msg[j]?;
+            (Some(m) != me && self.lines[j].sidechain == side && self.lines[j].kind != Kind::Other)
+                .then_some(m)
+        })
+    }
+
+    fn finish(mut self) -> Conversation {
+        let msgs = self.msgs.len();
+        // Each message's parent, from its first line.
+        let mut parent: Vec<Option<usize>> = vec![None; msgs];
+        let mut first_line: Vec<Option<usize>> = vec![None; msgs];
+        for i in 0..self.lines.len() {
+            if let Some(m) = self.line_msg[i] {
+                if first_line[m].is_none() {
+                    first_line[m] = Some(i);
+                    parent[m] = self.parent_msg(i);
+                }
+            }
+        }
+        for (m, msg) in self.msgs.iter().enumerate() {
+            if let Msg::Results { of, .. } = msg {
+                parent[m] = Some(*of);
+            }
+        }
+        // An assistant message with calls always gets its results.
+        for m in 0..msgs {
+            let (calls, ts) = match &self.msgs[m] {
+                Msg::Assistant(a) => (
+                    !a.calls.is_empty() && a.results.is_none(),
+                    a.timestamp.clone(),
+                ),
+                _ => (false, String::new()),
+            };
+            if calls {
+                let g = self.results_of(m, &ts);
+                parent.push(Some(m));
+                first_line.push(None);
+                debug_assert_eq!(g + 1, parent.len());
+            }
+        }
+        let resume = (0..self.lines.len())
+            .rev()
+            .find(|&i| self.line_msg[i].is_some() && !self.lines[i].sidechain)
+            .and_then(|i| self.line_msg[i]);
+        self.build(parent, resume)
+    }
+
+    /// The messages as pi entries: each message one entry (results one
+    /// per call, then the texts), its children under its last.
+    fn build(mut self, parent: Vec<Option<usize>>, resume: Option<usize>) -> Conversation {
+        let msgs = std::mem::take(&mut self.msgs);
+        let attach = |m: usize| -> usize {
+            match &msgs[m] {
+                Msg::Assistant(a) => a.results.unwrap_or(m),
+                _ => m,
+            }
+        };
+        let mut nodes: Vec<Node> = Vec::new();
+        let mut first: Vec<Option<usize>> = vec![None; msgs.len()];
+        let mut last: Vec<Option<usize>> = vec![None; msgs.len()];
+        let mut missing = 0;
+        // Messages in their order; a results message right after its
+        // assistant message. Entries of one message are chained; the first
+        // one's parent is set once every message has its entries.
+        let mut todo: Vec<usize> = Vec::new();
+        for (m, msg) in msgs.iter().enumerate() {
+            if !matches!(msg, Msg::Results { .. }) {
+                todo.push(m);
+                if let Msg::Assistant(Assistant {
+                    results: Some(g), ..
+                }) = msg
+                {
+                    todo.push(*g);
+                }
+            }
+        }
+        for &m in &todo {
+            let mut prev = None;
+            for (key, ts, body) in entries_of(&msgs, m, &mut missing) {
+                nodes.push(Node {
+                    key,
+                    parent: prev,
+                    timestamp: ts,
+                    body,
+                });
+                prev = Some(nodes.len() - 1);
+                first[m] = first[m].or(prev);
+            }
+            last[m] = prev;
+        }
+        for &m in &todo {
+            let above = match &msgs[m] {
+                Msg::Results { of, .. } => last[*of],
+                _ => parent[m].and_then(|p| last[attach(p)]),
+            };
+            if let Some(f) = first[m] {
+                nodes[f].parent = above.filter(|&a| a != f);
+            }
+        }
+        if missing > 0 {
+            self.warnings.push(Diagnostic::new(
+                self.file,
+                None,
+                format!("{missing} tool call(s) had no result in the file: each answered with an error result"),
+            ));
+        }
+        let resume = resume.and_then(|m| last[attach(m)]);
+        let mut preamble = Vec::new();
+        if !self.unmapped.is_empty() {
+            self.warnings.push(Diagnostic::new(
+                self.file,
+                None,
+                format!(
+                    "{} line(s) or block(s) with no pi form (progress, hooks, snapshots...): kept in a `pi-import` custom entry",
+                    self.unmapped.len()
+                ),
+            ));
+            preamble.push(Node {
+                key: "pi-import:unmapped".into(),
+                parent: None,
+                timestamp: self.first_time.clone(),
+                body: Body::Custom {
+                    custom_type: "pi-import".into(),
+                    data: J::Obj(vec![
+                        ("agent", J::str("claude-code")),
+                        ("unmapped", J::Arr(std::mem::take(&mut self.unmapped))),
+                    ]),
+                },
+            });
+        }
+        if let Some((_, name)) = self.name.take() {
+            preamble.push(Node {
+                key: "pi-import:name".into(),
+                parent: None,
+                timestamp: self.first_time.clone(),
+                body: Body::Name(name),
+            });
+        }
+        Conversation {
+            agent: Agent::Claude,
+            session_id: self.session_id,
+            cwd: self.cwd,
+            timestamp: self.first_time,
+            preamble,
+            nodes,
+            resume,
+            warnings: self.warnings,
+        }
+    }
+}
+
+/// The entries of message `m`: (key, ISO time, body).
+fn entries_of(msgs: &[Msg], m: usize, missing: &mut usize) -> Vec<(String, String, Body)> {
+    match &msgs[m] {
+        Msg::Assistant(a) => vec![(
+            a.key.clone(),
+            a.timestamp.clone(),
+            Body::Message(assistant_message(a)),
+        )],
+        Msg::User {
+            key,
+            content,
+            timestamp,
+        } => vec![(
+            key.clone(),
+            timestamp.clone(),
+            Body::Message(J::Obj(vec![
+                ("role", J::str("user")),
+                ("content", content.clone()),
+                ("timestamp", J::Num(millis(timestamp))),
+            ])),
+        )],
+        Msg::Compaction {
+            key,
+            summary,
+            tokens_before,
+            timestamp,
+        } => vec![(
+            key.clone(),
+            timestamp.clone(),
+            Body::Compaction {
+                summary: summary.clone(),
+                tokens_before: *tokens_before,
+            },
+        )],
+        Msg::Results {
+            of,
+            results,
+            texts,
+            timestamp,
+        } => {
+            let Msg::Assistant(a) = &msgs[*of] else {
+                return Vec::new();
+            };
+            let mut v = Vec::new();
+            for (id, name) in &a.calls {
+                let body = match results.get(id) {
+                    Some(r) => r.clone(),
+                    None => {
+                        *missing += 1;
+                        no_result(id, name, timestamp)
+                    }
+                };
+                v.push((
+                    format!("result:{id}"),
+                    timestamp.clone(),
+                    Body::Message(body),
+                ));
+            }
+            for (k, (ts, content)) in texts.iter().enumerate() {
+                let msg = J::Obj(vec![
+                    ("role", J::str("user")),
+                    ("content", content.clone()),
+                    ("timestamp", J::Num(millis(ts))),
+                ]);
+                v.push((
+                    format!("results-text:{}:{k}", a.key),
+                    ts.clone(),
+                    Body::Message(msg),
+                ));
+            }
+            v
+        }
+    }
+}
+
+/// The error result given to a call the file holds no result for (pi's
+/// context needs one for every call).
+pub(crate) fn no_result(id: &str, name: &str, ts: &str) -> J {
+    J::Obj(vec![
+        ("role", J::str("toolResult")),
+        ("toolCallId", J::str(id)),
+        ("toolName", J::str(name)),
+        (
+            "content",
+            J::Arr(vec![text_block(
+                "No result was recorded for this tool call (imported by pi-import).",
+            )]),
+        ),
+        ("isError", J::Bool(true)),
+        ("timestamp", J::Num(millis(ts))),
+    ])
+}
+
+fn assistant_message(a: &Assistant) -> J {
+    let u = a.usage.clone().unwrap_or_default();
+    let n = |k: &str| u.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+    let (input, output) = (n("input_tokens"), n("output_tokens"));
+    let (read, write) = (
+        n("cache_read_input_tokens"),
+        n("cache_creation_input_tokens"),
+    );
+    let zero = || J::Num(0.0);
+    let usage = J::Obj(vec![
+        ("input", J::Num(input)),
+        ("output", J::Num(output)),
+        ("cacheRead", J::Num(read)),
+        ("cacheWrite", J::Num(write)),
+        ("totalTokens", J::Num(input + output + read + write)),
+        (
+            "cost",
+            J::Obj(vec![
+                ("input", zero()),
+                ("output", zero()),
+                ("cacheRead", zero()),
+                ("cacheWrite", zero()),
+                ("total", zero()),
+            ]),
+        ),
+    ]);
+    let stop = if a.error {
+        "error"
+    } else {
+        match a.stop.as_deref() {
+            Some("tool_use") => "toolUse",
+            Some("max_tokens") => "length",
+            Some(_) => "stop",
+            None if a.calls.is_empty() => "stop",
+            None => "toolUse",
+        }
+    };
+    let mut m = vec![
+        ("role", J::str("assistant")),
+        ("content", J::Arr(a.blocks.clone())),
+        ("api", J::str("anthropic-messages")),
+        ("provider", J::str("anthropic")),
+        ("model", J::str(&a.model)),
+        ("usage", usage),
+        ("stopReason", J::str(stop)),
+    ];
+    if a.error {
+        let text: Vec<String> = a
+            .blocks
+            .iter()
+            .filter_map(|b| match b {
+                J::Obj(m) => m
+                    .iter()
+                    .find(|(k, _)| *k == "text")
+                    .and_then(|(_, v)| match v {
+                        J::Str(s) => Some(s.clone()),
+                        _ => None,
+                    }),
+                _ => None,
+            })
+            .collect();
+        m.push(("errorMessage", J::str(text.join("\n"))));
+    }
+    m.push(("timestamp", J::Num(millis(&a.timestamp))));
+    J::Obj(m)
+}
+
+/// What tells a block from another of the same message: a call's id, else
+/// a hash of its JSON text (a block written twice counts once).
+fn block_key(b: &Value) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let field = |k: &str| b.get(k).and_then(Value::as_str);
+    match field("id")
+        .or_else(|| field("text"))
+        .or_else(|| field("thinking"))
+    {
+        Some(t) => (field("type"), t).hash(&mut h),
+        None => {
+            let mut text = Vec::new();
+            J::Val(b.clone()).write(&mut text);
+            text.hash(&mut h);
+        }
+    }
+    h.finish()
+}
+
+fn content_blocks(v: Option<Value>) -> Vec<Value> {
+    match v {
+        Some(Value::Array(b)) => b,
+        Some(Value::String(t)) => vec![serde_json::json!({"type": "text", "text": t})],
+        _ => Vec::new(),
+    }
+}
+
+fn s_of(v: &Value, k: &str) -> String {
+    v.get(k)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+pub(crate) fn text_block(t: &str) -> J {
+    J::Obj(vec![("type", J::str("text")), ("text", J::str(t))])
+}
+
+/// An assistant block in pi's form, and the call it makes; None for a
+/// block pi has no form for.
+fn assistant_block(b: &Value) -> Option<(J, Option<(String, String)>)> {
+    let j = match b.get("type").and_then(Value::as_str)? {
+        "text" => text_block(&s_of(b, "text")),
+        "thinking" => {
+            let mut m = vec![
+                ("type", J::str("thinking")),
+                ("thinking", J::str(s_of(b, "thinking"))),
+            ];
+            if let Some(sig) = b.get("signature").and_then(Value::as_str) {
+                m.push(("thinkingSignature", J::str(sig)));
+            }
+            J::Obj(m)
+        }
+        "redacted_thinking" => J::Obj(vec![
+            ("type", J::str("thinking")),
+            ("thinking", J::str("")),
+            ("thinkingSignature", J::str(s_of(b, "data"))),
+            ("redacted", J::Bool(true)),
+        ]),
+        "tool_use" => {
+            let (id, name) = (s_of(b, "id"), s_of(b, "name"));
+            let args = b.get("input").cloned().unwrap_or(Value::Object(Map::new()));
+            let j = J::Obj(vec![
+                ("type", J::str("toolCall")),
+                ("id", J::str(&id)),
+                ("name", J::str(&name)),
+                ("arguments", J::Val(args)),
+            ]);
+            return Some((j, Some((id, name))));
+        }
+        _ => return None,
+    };
+    Some((j, None))
+}
+
+fn image_block(b: &Value) -> J {
+    let src = b.get("source");
+    let data = src.map(|s| s_of(s, "data")).unwrap_or_default();
+    let mime = src.map(|s| s_of(s, "media_type")).unwrap_or_default();
+    if data.is_empty() {
+        let url = src.map(|s| s_of(s, "url")).unwrap_or_default();
+        return text_block(&format!("[image: {url}]"));
+    }
+    J::Obj(vec![
+        ("type", J::str("image")),
+        ("data", J::str(data)),
+        ("mimeType", J::str(mime)),
+    ])
+}
+
+/// A tool result's content as pi's blocks.
+fn result_content(v: Option<&Value>) -> J {
+    match v {
+        Some(Value::String(t)) => J::Arr(vec![text_block(t)]),
+        Some(Value::Array(b)) => J::Arr(
+            b.iter()
+                .map(|b| match b.get("type").and_then(Value::as_str) {
+                    Some("image") => image_block(b),
+                    Some("text") => text_block(&s_of(b, "text")),
+                    _ => text_block(&b.to_string()),
+                })
+                .collect(),
+        ),
+        _ => J::Arr(Vec::new()),
+    }
+}
+
+/// The text of a content: the string, or its text blocks joined.
+fn text_of(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(b)) => b
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}

@@ -1,0 +1,147 @@
+//! The JSON an import writes: objects keep the order their members are
+//! given in (pi's own order), as `JSON.stringify` writes them.
+
+use crate::json::js;
+
+/// A JSON value to write.
+#[derive(Clone)]
+pub(crate) enum J {
+    Null,
+    Bool(bool),
+    Num(f64),
+    Str(String),
+    Arr(Vec<J>),
+    Obj(Vec<(&'static str, J)>),
+    /// A value taken from the source as it is (its keys sorted).
+    Val(serde_json::Value),
+}
+
+impl J {
+    pub(crate) fn str(s: impl Into<String>) -> J {
+        J::Str(s.into())
+    }
+
+    /// Append this value's JSON text to `out`.
+    pub(crate) fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            J::Null => out.extend_from_slice(b"null"),
+            J::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+            J::Num(n) => js::write_number(out, *n),
+            J::Str(s) => write_str(out, s),
+            J::Arr(items) => {
+                out.push(b'[');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    v.write(out);
+                }
+                out.push(b']');
+            }
+            J::Obj(members) => {
+                out.push(b'{');
+                for (i, (k, v)) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_str(out, k);
+                    out.push(b':');
+                    v.write(out);
+                }
+                out.push(b'}');
+            }
+            J::Val(v) => write_value(v, out),
+        }
+    }
+}
+
+/// A source value written as `JSON.stringify` writes it (numbers as
+/// JavaScript prints them: `1.0` is `1`).
+fn write_value(v: &serde_json::Value, out: &mut Vec<u8>) {
+    use serde_json::Value;
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if n.is_f64() => js::write_number(out, f),
+            _ => out.extend_from_slice(n.to_string().as_bytes()),
+        },
+        Value::String(s) => write_str(out, s),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_value(x, out);
+            }
+            out.push(b']');
+        }
+        Value::Object(m) => {
+            out.push(b'{');
+            for (i, (k, x)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_str(out, k);
+                out.push(b':');
+                write_value(x, out);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+/// A string as `JSON.stringify` writes it, runs that need no escape
+/// copied whole (the one escaper's output, char by char, is the slow part
+/// of an import).
+pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    let b = s.as_bytes();
+    let mut from = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if c >= 0x20 && c != b'"' && c != b'\\' {
+            continue;
+        }
+        out.extend_from_slice(&b[from..i]);
+        from = i + 1;
+        match c {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            c => out.extend_from_slice(format!("\\u{c:04x}").as_bytes()),
+        }
+    }
+    out.extend_from_slice(&b[from..]);
+    out.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::J;
+
+    #[test]
+    fn strings_are_escaped_as_javascript_does() {
+        let all: String = (0u8..0x80).map(char::from).chain("é😀".chars()).collect();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        super::write_str(&mut a, &all);
+        crate::json::js::write_str(&mut b, &all);
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn members_keep_their_order_and_numbers_are_javascripts() {
+        let v: serde_json::Value = serde_json::from_str(r#"{"b":1.0,"a":"\u0007"}"#).unwrap();
+        let j = J::Obj(vec![("z", J::Num(2.0)), ("y", J::Val(v)), ("x", J::Null)]);
+        let mut out = Vec::new();
+        j.write(&mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"z":2,"y":{"a":"\u0007","b":1},"x":null}"#
+        );
+    }
+}
