@@ -821,3 +821,40 @@ fn a_line_over_the_limit_is_a_finding() {
         stderr(&o)
     );
 }
+
+/// Codes whose file the conformance generator gives pi 1.6.0 (one file,
+/// small): all of `corpus()` but image-too-large (a 7 MB file, and what pi
+/// does with it is the provider's answer, not observable in pi).
+fn pi_corpus() -> Vec<(&'static str, Vec<u8>, u64)> {
+    corpus()
+        .into_iter()
+        .filter(|(code, _, _)| *code != "image-too-large")
+        .collect()
+}
+
+const PI_CORPUS_DIR: &str = "tests/conformance/check";
+
+/// The corpus is committed under tests/conformance/check/ for the
+/// generator (kinds/pi-check.mjs) to give pi; it is what `corpus()` builds.
+/// UPDATE_CHECK_CORPUS=1 writes it.
+#[test]
+fn the_committed_corpus_is_what_the_tests_build() {
+    let dir = repo().join(PI_CORPUS_DIR);
+    let update = std::env::var_os("UPDATE_CHECK_CORPUS").is_some();
+    if update {
+        std::fs::create_dir_all(&dir).unwrap();
+    }
+    let mut stale = Vec::new();
+    for (code, text, _) in pi_corpus() {
+        let f = dir.join(format!("{code}.jsonl"));
+        if update {
+            std::fs::write(&f, &text).unwrap();
+        } else if std::fs::read(&f).ok().as_deref() != Some(&text[..]) {
+            stale.push(code);
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale corpus (UPDATE_CHECK_CORPUS=1 cargo test --locked --test tests check::, then regenerate the answers): {stale:?}"
+    );
+}
