@@ -858,3 +858,212 @@ fn the_committed_corpus_is_what_the_tests_build() {
         "stale corpus (UPDATE_CHECK_CORPUS=1 cargo test --locked --test tests check::, then regenerate the answers): {stale:?}"
     );
 }
+
+/// The roles of the context's messages pi built, and their text contents.
+fn roles(pi: &Value) -> Vec<&str> {
+    let ms = pi["messages"].as_array().map_or(&[][..], |v| v);
+    ms.iter()
+        .map(|m| m["role"].as_str().unwrap_or(""))
+        .collect()
+}
+
+fn texts(pi: &Value) -> Vec<&str> {
+    let ms = pi["messages"].as_array().map_or(&[][..], |v| v);
+    ms.iter().filter_map(|m| m["content"].as_str()).collect()
+}
+
+/// The `arguments` of the first block of the context's second message.
+fn arguments(pi: &Value) -> &Value {
+    &pi["messages"][1]["content"][0]["arguments"]
+}
+
+/// For a code: a phrase of pi-check's "what pi does", and whether pi's
+/// recorded behaviour on the corpus file is what the phrase says.
+fn what_pi_did(code: &str, pi: &Value) -> (&'static str, bool) {
+    let opens = pi["outcome"] == "opens";
+    let refused = pi["outcome"] == "throws"
+        && pi["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("not a valid pi session"));
+    let none = Vec::new();
+    let entries = pi["entries"].as_array().unwrap_or(&none);
+    let rewritten = pi["rewritten"] == true;
+    let after = pi["after"].as_str().unwrap_or("");
+    match code {
+        "empty" => (
+            "writes a header",
+            opens && rewritten && after.starts_with(r#"{"type":"session""#),
+        ),
+        "bom" | "no-header" | "header-not-first" | "header-no-id" => ("refuses", refused),
+        "header-no-cwd" => ("pi opens the file", opens && texts(pi) == ["hi"]),
+        "old-version" => (
+            "rewrites the whole file",
+            opens && rewritten && after.contains(r#""version":3"#),
+        ),
+        "second-header" => (
+            "skips a later session line",
+            opens && entries.len() == 1 && entries.iter().all(|e| e[1] != "session"),
+        ),
+        "crlf" => (
+            "pi reads the lines",
+            opens && !rewritten && texts(pi) == ["hi"],
+        ),
+        "invalid-utf8" => (
+            "U+FFFD",
+            opens
+                && entries
+                    .iter()
+                    .any(|e| e[0].as_str().is_some_and(|id| id.contains('\u{FFFD}'))),
+        ),
+        "torn-line" => (
+            "appends a newline",
+            opens && entries.len() == 1 && rewritten && after.ends_with("{\"type\":\"mess\n"),
+        ),
+        "not-json" => ("pi skips the line", opens && entries.len() == 1),
+        "not-object" => (
+            "keeps a truthy value",
+            opens && entries.iter().any(|e| e[0].is_null() && e[1].is_null()),
+        ),
+        "blank-line" => ("pi skips a line", opens && entries.len() == 2),
+        "no-id" => (
+            "makes the leaf undefined",
+            opens && pi["leaf"].is_null() && entries.iter().any(|e| e[0].is_null()),
+        ),
+        "no-type" => (
+            "adds nothing to the context",
+            opens && entries.iter().any(|e| e[1].is_null()) && texts(pi) == ["hi"],
+        ),
+        "duplicate-id" => (
+            "names only the later one",
+            opens && entries.len() == 2 && texts(pi) == ["again"],
+        ),
+        "dangling-parent" => ("makes the entry a root", opens && texts(pi) == ["x"]),
+        "own-parent" => (
+            "when the entry is on the leaf's path",
+            opens && texts(pi) == ["hi", "y"],
+        ),
+        "cycle" => ("then fails", !opens),
+        "several-roots" => (
+            "only the leaf's root reaches the context",
+            opens && texts(pi) == ["x"],
+        ),
+        "label-target-missing" => ("keeps the label", opens && texts(pi) == ["hi"]),
+        "edit-target-missing" => ("ignores a context_edit", opens && texts(pi) == ["hi"]),
+        "edit-target-not-editable" => ("pi still applies the edit", opens && texts(pi) == ["hi"]),
+        "first-kept-not-on-path" => (
+            "keeps nothing from before the compaction",
+            opens && roles(pi) == ["compactionSummary"],
+        ),
+        "from-id-missing" => (
+            "nothing breaks",
+            opens
+                && roles(pi) == ["user", "branchSummary"]
+                && pi["messages"][1]["fromId"] == "gone0000",
+        ),
+        "message-missing" => (
+            "throws (TypeError reading message.role)",
+            pi["outcome"] == "throws"
+                && pi["error"]
+                    .as_str()
+                    .is_some_and(|e| e.starts_with("TypeError") && e.contains("'role'")),
+        ),
+        // The synthetic result is made when pi sends, not in the context.
+        "tool-call-without-result" => (
+            "synthetic error result",
+            opens && roles(pi) == ["user", "assistant", "user"],
+        ),
+        "result-without-call" => (
+            "sends the result as it is",
+            opens && roles(pi) == ["user", "toolResult"],
+        ),
+        "arguments-null" => ("Anthropic gets {}", opens && arguments(pi).is_null()),
+        "arguments-not-object" => (
+            "sends the arguments as they are",
+            opens && arguments(pi) == "x",
+        ),
+        _ => panic!("{code}: no expectation of pi's behaviour; add one"),
+    }
+}
+
+/// What the context at the leaf is meant to be after --fix, where the
+/// repair changes it.
+fn meant_after_fix(code: &str, pi: &Value) -> bool {
+    match code {
+        "result-without-call" => roles(pi) == ["user"],
+        "arguments-null" | "arguments-not-object" => {
+            arguments(pi).as_object().is_some_and(|o| o.is_empty())
+        }
+        "cycle" => texts(pi) == ["x", "y"],
+        _ => texts(pi) == ["hi"] || texts(pi) == ["hi", "y"],
+    }
+}
+
+/// pi 1.6.0's behaviour on each corpus file, as recorded by the generator
+/// (tests/conformance/answers/pi-check, from kinds/pi-check.mjs), is what
+/// pi-check says pi does; and the file --fix repaired pi opens without a
+/// word, with the context meant, and pi-check finds no error left in it.
+#[test]
+fn what_pi_check_says_pi_does_is_what_pi_did() {
+    let dir = repo().join(PI_CORPUS_DIR);
+    let answers = repo().join("tests/conformance/answers/pi-check");
+    let corpus = pi_corpus();
+    let mut want: Vec<String> = corpus.iter().map(|(c, _, _)| format!("{c}.json")).collect();
+    want.sort();
+    assert_eq!(names_in(&answers, &[]), want, "regenerate the answers");
+    for (code, _, _) in corpus {
+        let a: Value = serde_json::from_str(
+            &std::fs::read_to_string(answers.join(format!("{code}.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(a["code"], code);
+        let (found, _) = findings(&dir.join(format!("{code}.jsonl")));
+        let hit = has(&found, code).unwrap_or_else(|| panic!("{code}: not found in {found:#?}"));
+        let claim = hit["pi"].as_str().unwrap();
+        let pi = &a["pi"];
+        // pi never says a word on the console, whatever it meets.
+        assert!(
+            pi["said"].as_array().is_none_or(|s| s.is_empty()),
+            "{code}: {pi}"
+        );
+        if pi["outcome"] != "opens" {
+            assert_eq!(
+                hit["severity"], "error",
+                "{code}: pi does not open it: {pi}"
+            );
+        }
+        let (phrase, agrees) = what_pi_did(code, pi);
+        assert!(claim.contains(phrase), "{code}: {claim:?} lacks {phrase:?}");
+        assert!(
+            agrees,
+            "{code}: pi-check says {claim:?}; pi 1.6.0 did {pi:#}"
+        );
+        // After --fix: changed exactly when pi-check repairs the code.
+        let after = &a["afterFix"];
+        let repairs = hit["fix"].as_str().is_some_and(|f| !f.is_empty());
+        assert_eq!(after["changed"] == true, repairs, "{code}: {after:#}");
+        if !repairs {
+            continue;
+        }
+        let p = &after["pi"];
+        assert_eq!(p["outcome"], "opens", "{code}: {p:#}");
+        assert!(
+            p["said"].as_array().is_some_and(|s| s.is_empty()),
+            "{code}: {p:#}"
+        );
+        assert_eq!(
+            p["rewritten"], false,
+            "{code}: pi rewrote the repair: {p:#}"
+        );
+        assert!(
+            meant_after_fix(code, p),
+            "{code}: context after --fix: {p:#}"
+        );
+        let left = after["findings"].as_array().unwrap();
+        assert!(
+            left.iter()
+                .all(|f| f["severity"] != "error" && f["code"] != code),
+            "{code}: after --fix: {left:?}"
+        );
+        assert_eq!(after["fixStatus"], 0, "{code}: --fix left an error");
+    }
+}

@@ -67,6 +67,17 @@ function piOpens(file, cwd) {
 	return JSON.parse(r.stdout);
 }
 
+// Ids pi or pi-check made up (pi's migration of an old file, the
+// context_edit --fix appends) are random: shown as <new 1>, <new 2>, ...
+function freshIds(answer, original) {
+	const ids = (answer.entries ?? []).map((e) => e[0]).filter((id) => typeof id === "string" && !original.includes(JSON.stringify(id)));
+	let text = JSON.stringify(answer);
+	ids.forEach((id, i) => {
+		text = text.split(id).join(`<new ${i + 1}>`);
+	});
+	return JSON.parse(text);
+}
+
 function checkJson(bin, file) {
 	const r = spawnSync(bin, ["--json", file], { encoding: "utf8" });
 	return r.stdout
@@ -93,7 +104,8 @@ export function extraAnswers() {
 			const copy = path.join(dir, FILE_NAME);
 			fs.writeFileSync(path.join(dir, NEIGHBOUR_NAME), NEIGHBOUR);
 			fs.copyFileSync(path.join(CORPUS, name), copy);
-			const pi = piOpens(copy, cwd);
+			const original = fs.readFileSync(path.join(CORPUS, name), "utf8"); // as pi reads it: a bad byte is U+FFFD
+			const pi = freshIds(piOpens(copy, cwd), original);
 			fs.copyFileSync(path.join(CORPUS, name), copy);
 			const fix = spawnSync(bin, ["--fix", "-q", copy], { encoding: "utf8" });
 			const repaired = fs.readFileSync(copy);
@@ -102,7 +114,7 @@ export function extraAnswers() {
 				fixStatus: fix.status,
 				changed,
 				findings: checkJson(bin, copy),
-				pi: piOpens(copy, cwd),
+				pi: freshIds(piOpens(copy, cwd), original),
 			};
 			const answer = { code, what: `pi 1.6.0 SessionManager.open + buildSessionContext on check/${name}, then on pi-check --fix's repair`, pi, afterFix: after };
 			fs.writeFileSync(path.join(ANSWERS, `${code}.json`), `${JSON.stringify(answer, null, "\t")}\n`);
