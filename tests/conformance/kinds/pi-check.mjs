@@ -27,8 +27,8 @@ const CORPUS = path.join(CONF, "check");
 const ANSWERS = path.join(CONF, "answers", "pi-check");
 const CHILD = path.join(CONF, "pi-check-open.mjs");
 // A cycle on the leaf's path takes pi 10-18 s and 2-2.7 GB before its
-// RangeError; a short limit records it as "timeout" (or "crashes" when the
-// heap limit is met first) without taking the machine's memory.
+// RangeError; short limits record it as "timeout" without taking the
+// machine's memory.
 const LIMIT_MS = 8000;
 const HEAP_MB = 512;
 
