@@ -159,6 +159,57 @@ fn bash_execution_text(m: &Object<'_>) -> Result<JsText, SyntaxError> {
     Ok(t)
 }
 
+/// The output is held until it is this long, so that an answer of this
+/// size or less is written whole or not at all (an error in the input
+/// stops it before anything is written); a longer one is streamed, and an
+/// error stops it where it is. The same rule as the whole-branch
+/// transcripts'.
+const HOLD: usize = 4 << 20;
+
+/// `convertToLlm(buildSessionContext(entries, leaf))`, one message at a
+/// time: each context message is read from the file, converted and
+/// written before the next, so that memory stays bounded by the largest
+/// message however long the path (`None`: pi's null leaf, no messages).
+pub(crate) fn write_context(
+    session: &crate::session::Session,
+    leaf: Option<usize>,
+    out: &mut impl std::io::Write,
+) -> crate::error::Result<()> {
+    use crate::error::Error;
+    let ctx = crate::context::build(session, leaf)?;
+    let mut held = Some(Vec::new());
+    for item in ctx.items {
+        let Some(json) = crate::context::message_json(session, item)? else {
+            continue;
+        };
+        let line = session.entries[item.entry()].line();
+        let r = to_llm(&json, 0..json.len()).map_err(|e| match e {
+            ConvertError::Null => Error::data(
+                &session.name,
+                Some(line),
+                "the message is null; pi's convertToLlm fails on it",
+            ),
+            ConvertError::Syntax(e) => Error::data(&session.name, Some(line), e.to_string()),
+        })?;
+        let Converted::Message(mut j) = r else {
+            continue;
+        };
+        j.push(b'\n');
+        match &mut held {
+            Some(h) => {
+                h.extend_from_slice(&j);
+                if h.len() >= HOLD {
+                    out.write_all(h).map_err(Error::output)?;
+                    held = None;
+                }
+            }
+            None => out.write_all(&j).map_err(Error::output)?,
+        }
+    }
+    out.write_all(held.as_deref().unwrap_or_default())
+        .map_err(Error::output)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -756,12 +756,13 @@ pub fn convert(data: &[u8]) {
     let (text, reference) = split_ref(data);
     for to in [To::Llm, To::Markdown, To::Html, To::Text] {
         for from in [None, Some(From::Session), Some(From::Messages)] {
-            for include_hidden in [false, true] {
+            for (include_hidden, as_sent) in [(false, false), (true, false), (false, true)] {
                 let opts = Options {
                     from,
                     to,
                     leaf: reference.clone(),
                     include_hidden,
+                    as_sent,
                     read: ReadOptions::default(),
                     log: crate::cli::Log {
                         tool: "fuzz",
@@ -778,7 +779,16 @@ pub fn convert(data: &[u8]) {
                     }
                 }
                 if to == To::Html || to == To::Markdown || to == To::Text {
-                    assert!(std::str::from_utf8(&out).is_ok(), "{to:?} output not UTF-8");
+                    let shown = std::str::from_utf8(&out);
+                    assert!(shown.is_ok(), "{to:?} output not UTF-8");
+                    // No control character from the session reaches a terminal.
+                    assert!(
+                        !shown
+                            .unwrap_or_default()
+                            .chars()
+                            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+                        "{to:?} output holds a control character"
+                    );
                 }
             }
         }

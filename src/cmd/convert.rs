@@ -10,7 +10,7 @@ use crate::json::Object;
 use crate::refs;
 use crate::session::Input;
 use crate::session::{ReadOptions, Session};
-use crate::transcript::{self, Meta, Source, View};
+use crate::transcript::{self, Meta, Source};
 use clap::Parser;
 use std::io::Write;
 
@@ -19,7 +19,11 @@ const EXAMPLES: &str = concat!(
 Examples:
   pi-convert s.jsonl                        the pi-ai messages sent to the model, one per line
   pi-convert --leaf @plan s.jsonl           the same at the entry labelled plan
-  pi-convert --to markdown s.jsonl > t.md   a transcript to read or share
+  pi-convert --to markdown s.jsonl > t.md   the whole branch, root to leaf, to read or share
+  pi-convert --to markdown --as-sent s.jsonl
+                                            only what the model is sent at the leaf
+  pi-convert --to text s.jsonl | grep '^compaction:'
+                                            where the branch was compacted, and how much
   pi-convert --to html s.jsonl > t.html     one self-contained page (no network, prints well)
   pi-convert --to text s.jsonl | grep '^toolResult (bash, error)'
                                             failed bash tool calls
@@ -38,9 +42,13 @@ Examples:
 /// The input is a pi session (a file, `-` for stdin, or a session-id
 /// prefix) or AgentMessages, one JSON object per line (what `pi-path
 /// --format messages` prints); which one is told from the first non-empty
-/// line unless --from says. For a session, the context pi builds at the
-/// leaf (buildSessionContext) is converted. `--to llm` writes pi's
-/// convertToLlm answer byte for byte: user, assistant and toolResult
+/// line unless --from says. For a session, `--to llm` and `--to html`
+/// convert the context pi builds at the leaf (buildSessionContext);
+/// `--to markdown|text` show the whole branch from the root to the leaf:
+/// every message, compactions as a marked point with their summary, model,
+/// thinking-level, name and context-edit entries as marks, labels and ids
+/// on the entries (`--as-sent`: the context, as html). `--to llm` writes
+/// pi's convertToLlm answer byte for byte: user, assistant and toolResult
 /// messages as they are, bash executions, custom messages and summaries as
 /// user messages, `!!` bash runs and unknown roles left out.
 #[derive(Parser, Debug)]
@@ -65,10 +73,20 @@ pub struct Args {
     /// In markdown, html and text: also show what the model does not see,
     /// marked as such: bash runs excluded from the context (`!!`), the
     /// content of entries a context edit omits, the original of an edited
-    /// entry (never in --to llm). Without it a transcript holds only what
-    /// the model is sent, so a redaction (pi-edit --redact) stays redacted.
+    /// entry, a compaction's system prompt (never in --to llm). Without it
+    /// an entry is shown as the context edits in force at the leaf leave
+    /// it, anywhere on the branch, so a redaction (pi-edit --redact) stays
+    /// redacted.
     #[arg(long)]
     pub include_hidden: bool,
+
+    /// In markdown and text: only what the model is sent at the leaf (the
+    /// context from the last compaction on), instead of the whole branch
+    /// from the root. The html page shows this view. A whole branch is
+    /// streamed: bad input stops it before anything is written when the
+    /// transcript is under 4 MiB, else where it is.
+    #[arg(long)]
+    pub as_sent: bool,
 }
 
 crate::cli::impl_tool! { Args, "pi-convert", quiet = input.quiet }
@@ -110,6 +128,7 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         to: args.to,
         leaf: args.leaf.clone(),
         include_hidden: args.include_hidden,
+        as_sent: args.as_sent,
         read: args.input.read_options(),
         log: ctx.log,
     };
@@ -131,11 +150,12 @@ pub enum From {
 pub enum To {
     /// pi-ai Message JSON lines, exactly what pi's convertToLlm gives.
     Llm,
-    /// A Markdown transcript.
+    /// A Markdown transcript of the whole branch (--as-sent: of what is sent).
     Markdown,
     /// A self-contained HTML page (no network, no script).
     Html,
-    /// Plain `role: text` lines, for grep.
+    /// Plain `role: text` lines of the whole branch, for grep (marks as
+    /// `model: ...`, `compaction: ...`).
     Text,
 }
 
@@ -148,6 +168,8 @@ pub(crate) struct Options {
     /// The leaf REF for session input.
     pub leaf: String,
     pub include_hidden: bool,
+    /// Markdown and text: what is sent at the leaf, not the whole branch.
+    pub as_sent: bool,
     pub read: ReadOptions,
     /// Where session warnings go.
     pub log: Log,
@@ -296,16 +318,23 @@ pub(crate) fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Wr
     // The load also tells each message's role (on the loading threads),
     // so that the context's walk need not read every message on the path
     // again.
+    // It also proves which lines are `JSON.stringify`'s text, so that their
+    // messages are copied, not checked again.
     let read = ReadOptions {
         roles: true,
+        canonical: true,
         ..opts.read
     };
     let (msgs, meta) = match (from, data) {
         (From::Session, Data::Bytes(bytes)) => {
-            session_messages(&Session::from_bytes(name, bytes, read)?, opts)?
+            return session(&Session::from_bytes(name, bytes, read)?, opts, out)
         }
         (From::Session, Data::File(p)) => {
-            session_messages(&Session::open(crate::session::Input::File(p), read)?, opts)?
+            return session(
+                &Session::open(crate::session::Input::File(p), read)?,
+                opts,
+                out,
+            )
         }
         (From::Messages, data) => (
             stream_messages(
@@ -332,10 +361,61 @@ pub(crate) fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Wr
             },
         ),
     };
+    write(name, &msgs, &meta, opts, out)
+}
+
+/// A session: the whole branch (markdown, text), streamed, or the
+/// messages sent at the leaf.
+fn session(s: &Session, opts: &Options, out: &mut impl Write) -> Result<()> {
+    opts.log.warn_all(&s.warnings);
+    let leaf = session_leaf(s, opts)?;
+    let format = match opts.to {
+        To::Markdown => Some(transcript::Format::Markdown),
+        To::Text => Some(transcript::Format::Text),
+        To::Llm | To::Html => None,
+    };
+    match format {
+        Some(f) if !opts.as_sent => {
+            let meta = session_meta(s, leaf);
+            let topts = transcript::Options {
+                include_hidden: opts.include_hidden,
+            };
+            transcript::write_branch(s, refs::context_leaf(s, leaf), &meta, f, topts, out)?;
+            out.done()
+        }
+        // What is sent, streamed the same way.
+        Some(f) => {
+            let topts = transcript::Options {
+                include_hidden: opts.include_hidden,
+            };
+            let meta = session_meta(s, leaf);
+            transcript::write_sent(s, refs::context_leaf(s, leaf), &meta, f, topts, out)?;
+            out.done()
+        }
+        // Streamed, message by message.
+        _ if opts.to == To::Llm => {
+            convert::write_context(s, refs::context_leaf(s, leaf), out)?;
+            out.done()
+        }
+        _ => {
+            let msgs = session_messages(s, leaf, opts)?;
+            write(&s.name, &msgs, &session_meta(s, leaf), opts, out)
+        }
+    }
+}
+
+/// Write `msgs` in the form asked for.
+fn write(
+    name: &str,
+    msgs: &[Source],
+    meta: &Meta,
+    opts: &Options,
+    out: &mut impl Write,
+) -> Result<()> {
     let mut buf = Vec::new();
     match opts.to {
         To::Llm => {
-            for m in &msgs {
+            for m in msgs {
                 let r = convert::to_llm(&m.json, 0..m.json.len()).map_err(|e| match e {
                     ConvertError::Null => Error::data(
                         name,
@@ -358,69 +438,51 @@ pub(crate) fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Wr
             };
             let turns = transcript::build(
                 name,
-                &msgs,
+                msgs,
                 transcript::Options {
                     include_hidden: opts.include_hidden,
                 },
             )?;
-            transcript::write(format, &meta, &turns, &mut buf).map_err(Error::output)?;
+            transcript::write(format, meta, &turns, &mut buf).map_err(Error::output)?;
         }
     }
     out.bytes(&buf)?;
     out.done()
 }
 
-/// The context messages of a session at the `--leaf` REF.
-fn session_messages(s: &Session, opts: &Options) -> Result<(Vec<Source>, Meta)> {
-    opts.log.warn_all(&s.warnings);
-    let leaf = match (opts.leaf.as_str(), s.index.leaf) {
+/// The entry `--leaf` names (None: the last entry, or pi's null leaf).
+fn session_leaf(s: &Session, opts: &Options) -> Result<Option<usize>> {
+    Ok(match (opts.leaf.as_str(), s.index.leaf) {
         ("leaf", None) => None,
         // The last entry's id is null: so is pi's leaf (an empty context).
         ("leaf", Some(_)) if s.leaf_id_null => None,
         (r, _) => Some(refs::resolve(s, r)?),
-    };
+    })
+}
+
+/// The context messages of a session at `leaf` (the `--leaf` REF).
+fn session_messages(s: &Session, leaf: Option<usize>, opts: &Options) -> Result<Vec<Source>> {
     let ctx = context::build(s, refs::context_leaf(s, leaf))?;
     // Transcripts also show what the model does not see: entries a context
     // edit omits (marked), the original of an edited one, usage entries.
     let reader = !matches!(opts.to, To::Llm);
-    let id_of = |e: usize| s.entries.id_string(e);
     let mut msgs = Vec::with_capacity(ctx.items.len());
     for item in ctx.items {
-        let i = item.entry();
-        let line = s.entries[i].line();
-        let view = match item {
-            Item::Usage(_) if reader => {
-                msgs.push(Source {
-                    json: s.line(i)?.into_owned(),
-                    line,
-                    view: View::Usage,
-                });
-                continue;
+        let src = match item {
+            // What the model does not see: for the transcripts only.
+            Item::Usage(_) | Item::Omitted(..) if !reader => None,
+            Item::Edited(i, _) if !reader => {
+                context::message_json(s, item)?.map(|json| Source::sent(json, s.entries[i].line()))
             }
-            Item::Omitted(_, e) if reader => {
-                if let Some(json) = context::message_json(s, Item::Entry(i))? {
-                    msgs.push(Source {
-                        json,
-                        line,
-                        view: View::Omitted { edit: id_of(e) },
-                    });
-                }
-                continue;
-            }
-            Item::Edited(_, e) if reader => match context::message_json(s, Item::Entry(i))? {
-                Some(original) => View::Edited {
-                    edit: id_of(e),
-                    original,
-                },
-                None => View::Sent,
-            },
-            Item::CompactionSystem(_) => View::Checkpoint,
-            _ => View::Sent,
+            _ => transcript::source_of(s, item)?,
         };
-        if let Some(json) = context::message_json(s, item)? {
-            msgs.push(Source { json, line, view });
-        }
+        msgs.extend(src);
     }
+    Ok(msgs)
+}
+
+/// What a session's transcript is about: its name or id, cwd, start, leaf.
+fn session_meta(s: &Session, leaf: Option<usize>) -> Meta {
     let mut fields = vec![("session".to_string(), transcript::clean(&s.header.id))];
     if let Ok(h) = s.header_line() {
         if let Ok(Some(o)) = Object::parse_line(&h) {
@@ -439,7 +501,7 @@ fn session_messages(s: &Session, opts: &Options) -> Result<(Vec<Source>, Meta)> 
         Some(n) => transcript::clean(n),
         None => format!("Session {}", transcript::clean(&s.header.id)),
     };
-    Ok((msgs, Meta { title, fields }))
+    Meta { title, fields }
 }
 
 /// A stream of messages: one JSON object with a string `role` per line.

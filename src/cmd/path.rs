@@ -18,7 +18,7 @@ use crate::migrate::CURRENT_VERSION;
 use crate::path::path_to;
 use crate::refs;
 use crate::render::{batches, lines, write_id, write_str};
-use crate::session::Session;
+use crate::session::{ReadOptions, Session};
 use crate::store::raw;
 use crate::summary;
 use std::io::Write;
@@ -92,7 +92,16 @@ crate::cli::impl_tool! { Args, "pi-path", quiet = input.quiet }
 
 /// `pi-path`: read SESSION, print the path (or the leaves).
 pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
-    let session = args.input.open(ctx)?;
+    // For messages, the load also tells each message's role and which
+    // lines are `JSON.stringify`'s text (copied, not checked again), as for
+    // pi-convert.
+    let context = !args.leaves && matches!(args.format, Format::Messages | Format::Context);
+    let read = ReadOptions {
+        roles: context,
+        canonical: context,
+        ..args.input.read_options()
+    };
+    let session = args.input.open_with(ctx, read)?;
     if args.leaves {
         write_leaves(&session, ctx.out())?;
     } else {

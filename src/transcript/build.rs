@@ -14,6 +14,19 @@ struct Parsed<'a> {
 /// Turn messages into the turns to show. `name` is the input's name for
 /// error messages (`NAME:LINE: ...`).
 pub fn build(name: &str, msgs: &[Source], opts: Options) -> Result<Vec<Turn>> {
+    Ok(build_indexed(name, msgs, opts)?
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect())
+}
+
+/// [`build`], each turn with the index in `msgs` of the message it shows
+/// (a tool result shown with its call has no turn of its own).
+pub(super) fn build_indexed(
+    name: &str,
+    msgs: &[Source],
+    opts: Options,
+) -> Result<Vec<(usize, Turn)>> {
     let parsed: Vec<Parsed<'_>> = msgs
         .iter()
         .map(|m| {
@@ -33,19 +46,23 @@ pub fn build(name: &str, msgs: &[Source], opts: Options) -> Result<Vec<Turn>> {
         }
         if src.view == View::Usage {
             if let Some(obj) = &parsed[k].obj {
-                turns.push(usage_turn(obj));
+                turns.push((k, usage_turn(obj)));
             }
             continue;
         }
         let Some(obj) = &parsed[k].obj else {
-            turns.push(Turn {
-                role: "(not a message)".into(),
-                class: "other",
-                time: None,
-                model: None,
-                notes: vec![],
-                parts: vec![Part::Json(pretty(&src.json))],
-            });
+            turns.push((
+                k,
+                Turn {
+                    role: "(not a message)".into(),
+                    class: "other",
+                    time: None,
+                    model: None,
+                    id: None,
+                    notes: vec![],
+                    parts: vec![Part::Json(pretty(&src.json))],
+                },
+            ));
             continue;
         };
         let role = parsed[k].role.clone().unwrap_or_default();
@@ -61,7 +78,7 @@ pub fn build(name: &str, msgs: &[Source], opts: Options) -> Result<Vec<Turn>> {
         turn.parts
             .retain(|p| !matches!(p, Part::Text(t) if t.trim().is_empty()));
         show_view(&mut turn, name, src, opts)?;
-        turns.push(turn);
+        turns.push((k, turn));
     }
     Ok(turns)
 }
@@ -83,6 +100,7 @@ fn message_turn(
         class: "other",
         time: obj.raw("timestamp").and_then(time_of),
         model: None,
+        id: None,
         notes: vec![],
         parts: vec![],
     };
@@ -485,6 +503,7 @@ fn usage_turn(obj: &Object<'_>) -> Turn {
         class: "other",
         time,
         model,
+        id: None,
         notes,
         parts: if text.is_empty() {
             vec![]
@@ -636,7 +655,7 @@ fn time_of(v: &[u8]) -> Option<String> {
 
 /// `toISOString()`'s `YYYY-MM-DDTHH:MM:SS.sssZ` as `YYYY-MM-DD HH:MM:SS`;
 /// None for a text of another length.
-fn short_time(t: &str) -> Option<String> {
+pub(super) fn short_time(t: &str) -> Option<String> {
     (t.len() == 24 && [10, 11, 19].iter().all(|&k| t.is_char_boundary(k)))
         .then(|| format!("{} {}", &t[..10], &t[11..19]))
 }

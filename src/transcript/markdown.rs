@@ -1,7 +1,7 @@
 //! The Markdown transcript: a heading a turn, text as it is, code and
 //! outputs in fences longer than any backtick run they hold.
 
-use super::{human_size, Args, Meta, Part, ToolResult, Turn};
+use super::{human_size, Args, Mark, Meta, Part, ToolResult, Turn};
 
 /// The longest run of backticks in `text`.
 fn longest_backticks(text: &str) -> usize {
@@ -166,6 +166,14 @@ fn md_result(s: &mut String, r: &ToolResult) {
 
 /// The whole transcript.
 pub(super) fn render(s: &mut String, meta: &Meta, turns: &[Turn]) {
+    head(s, meta);
+    for (n, t) in turns.iter().enumerate() {
+        turn(s, n + 1, t);
+    }
+}
+
+/// The title and the fields.
+pub(super) fn head(s: &mut String, meta: &Meta) {
     s.push_str(&format!("# {}\n\n", md_inline(&meta.title)));
     for (k, v) in &meta.fields {
         s.push_str(&format!("- {k}: {}\n", md_code(v)));
@@ -173,25 +181,44 @@ pub(super) fn render(s: &mut String, meta: &Meta, turns: &[Turn]) {
     if !meta.fields.is_empty() {
         s.push('\n');
     }
-    for (n, t) in turns.iter().enumerate() {
-        let mut head = format!("## {}. {}", n + 1, md_inline(&t.role));
-        if let Some(time) = &t.time {
-            head.push_str(&format!(" · {time}"));
-        }
-        if let Some(m) = &t.model {
-            head.push_str(&format!(" · {}", md_inline(m)));
-        }
-        s.push_str(&head);
-        s.push_str("\n\n");
-        for note in &t.notes {
-            if note.error {
-                s.push_str(&format!("**⚠ {}**\n\n", md_inline(&note.text)));
-            } else {
-                s.push_str(&format!("*{}*\n\n", md_inline(&note.text)));
-            }
-        }
-        md_parts(s, &t.parts);
+}
+
+/// Turn number `n`.
+pub(super) fn turn(s: &mut String, n: usize, t: &Turn) {
+    let mut head = format!("## {n}. {}", md_inline(&t.role));
+    if let Some(time) = &t.time {
+        // A usage entry's time is its text when it is not an ISO date.
+        head.push_str(&format!(" · {}", md_inline(time)));
     }
+    if let Some(m) = &t.model {
+        head.push_str(&format!(" · {}", md_inline(m)));
+    }
+    if let Some(id) = &t.id {
+        head.push_str(&format!(" · {}", md_code(id)));
+    }
+    s.push_str(&head);
+    s.push_str("\n\n");
+    for note in &t.notes {
+        if note.error {
+            s.push_str(&format!("**⚠ {}**\n\n", md_inline(&note.text)));
+        } else {
+            s.push_str(&format!("*{}*\n\n", md_inline(&note.text)));
+        }
+    }
+    md_parts(s, &t.parts);
+}
+
+/// A mark between turns (a model change, a label, a compaction): one
+/// italic line, a compaction after a rule.
+pub(super) fn mark(s: &mut String, m: &Mark) {
+    if m.rule {
+        s.push_str("---\n\n");
+    }
+    s.push_str(&format!("*— {}: {}", md_inline(m.kind), md_inline(&m.text)));
+    if let Some(t) = &m.time {
+        s.push_str(&format!(" · {}", md_inline(t)));
+    }
+    s.push_str(" —*\n\n");
 }
 
 #[cfg(test)]

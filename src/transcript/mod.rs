@@ -5,14 +5,18 @@
 //! here; [`build`] makes them), then written in one of the [`Format`]s,
 //! one file a format (`markdown`, `html`, `text`), each self-contained and
 //! sharing only the model and the few helpers here. Output depends only on
-//! the input (no clock).
+//! the input (no clock). [`write_branch`] (`branch`) streams the whole
+//! branch of a session through the same builder and renderers, a group of
+//! messages at a time, with marks between turns.
 
+mod branch;
 mod build;
 mod html;
 mod markdown;
 mod pretty;
 mod text;
 
+pub use branch::{source_of, write_branch, write_sent};
 pub use build::build;
 pub use pretty::pretty;
 
@@ -64,6 +68,19 @@ pub struct Meta {
     pub fields: Vec<(String, String)>,
 }
 
+/// A mark between turns of a whole-branch transcript: a model or
+/// thinking-level change, a label, a name, a context edit, a compaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mark {
+    /// What it is ("model", "label", "compaction", ...).
+    pub kind: &'static str,
+    /// What it says (cleaned).
+    pub text: String,
+    pub time: Option<String>,
+    /// Set apart (a compaction): a rule before it in Markdown.
+    pub rule: bool,
+}
+
 /// How to build the transcript.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options {
@@ -88,6 +105,8 @@ pub struct Turn {
     pub class: &'static str,
     pub time: Option<String>,
     pub model: Option<String>,
+    /// The entry's id (whole-branch transcripts: for `--leaf`, `pi-fork --at`).
+    pub id: Option<String>,
     /// Things to notice: errors, aborts, exit codes, exclusion.
     pub notes: Vec<Note>,
     pub parts: Vec<Part>,
@@ -183,6 +202,13 @@ impl Args {
 /// visible.rs); CR LF becomes LF. Newlines and tabs stay: they are the
 /// layout of message text and code.
 pub fn clean(s: &str) -> String {
+    // Most text holds nothing to clean: copied at once, not a character
+    // at a time (cleaning was a fifth of a long transcript's time).
+    cleaned(s).into_owned()
+}
+
+/// [`clean`], a character at a time.
+fn clean_each(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut it = s.chars().peekable();
     while let Some(c) = it.next() {
@@ -211,7 +237,7 @@ fn cleaned(s: &str) -> std::borrow::Cow<'_, str> {
     let hit = |c: &[u8]| c.iter().fold(0u8, |a, &b| a | odd(b)) != 0;
     let mut chunks = s.as_bytes().chunks_exact(64);
     match chunks.by_ref().any(hit) || hit(chunks.remainder()) {
-        true => std::borrow::Cow::Owned(clean(s)),
+        true => std::borrow::Cow::Owned(clean_each(s)),
         false => std::borrow::Cow::Borrowed(s),
     }
 }

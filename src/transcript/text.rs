@@ -1,6 +1,6 @@
 //! The plain-text transcript: every line of a turn as `role: text`.
 
-use super::{human_size, Part, ToolResult, Turn};
+use super::{human_size, Mark, Part, ToolResult, Turn};
 
 fn text_lines(s: &mut String, role: &str, text: &str) {
     for l in text.split('\n') {
@@ -63,10 +63,24 @@ fn text_result(s: &mut String, r: &ToolResult) {
 /// The whole transcript (the text format shows no title or fields).
 pub(super) fn render(s: &mut String, turns: &[Turn]) {
     for t in turns {
-        let role = t.role.replace('\n', " ");
-        text_parts(s, &role, &t.parts);
-        for n in &t.notes {
-            text_lines(s, &role, &format!("[{}]", n.text));
-        }
+        turn(s, t);
     }
+}
+
+/// One turn: its lines, then its notes.
+pub(super) fn turn(s: &mut String, t: &Turn) {
+    let role = t.role.replace('\n', " ");
+    text_parts(s, &role, &t.parts);
+    for n in &t.notes {
+        text_lines(s, &role, &format!("[{}]", n.text));
+    }
+}
+
+/// A mark between turns: `KIND: TEXT` on one line (`model change: ...`).
+pub(super) fn mark(s: &mut String, m: &Mark) {
+    let mut text = m.text.replace('\n', " ");
+    if let Some(t) = &m.time {
+        text.push_str(&format!(" · {t}"));
+    }
+    text_lines(s, m.kind, &text);
 }
