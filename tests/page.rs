@@ -293,6 +293,35 @@ fn the_page_works_in_chromium() {
     // off the page itself), a side branch is there, after the active path.
     let html = std::fs::read_to_string(&file).unwrap();
     assert!(html.contains("Plan A is done"));
+    // The tree is drawn as a tree: an entry after a branch point sits
+    // further right than one before it (a copy of the page, without its
+    // policy, reports the computed styles in its title).
+    let policy_end = html
+        .find("form-action 'none'\">")
+        .expect("the page's policy")
+        + 20;
+    let policy_start = html[..policy_end].rfind("<meta").unwrap();
+    let probe = format!(
+        "{}{}<script>document.title='indent '+getComputedStyle(document.querySelector('li.i0>a')).paddingLeft+' '+getComputedStyle(document.querySelector('li.i1>a')).paddingLeft</script>",
+        &html[..policy_start],
+        &html[policy_end..]
+    );
+    let probe_file = root.path().join("probe.html");
+    std::fs::write(&probe_file, probe).unwrap();
+    let dom = dump_dom(&chrome, &probe_file, "");
+    let title = dom
+        .split("<title>")
+        .nth(1)
+        .and_then(|t| t.split("</title>").next());
+    let px: Vec<f64> = title
+        .and_then(|t| t.strip_prefix("indent "))
+        .map(|t| {
+            t.split(' ')
+                .map(|p| p.trim_end_matches("px").parse().unwrap())
+                .collect()
+        })
+        .unwrap_or_else(|| panic!("no computed indent in {title:?}"));
+    assert!(px[1] > px[0], "a branch's rows are not indented: {px:?}");
 }
 
 /// An entry a context edit replaces is shown as the model sees it (a

@@ -26,7 +26,7 @@ ol.tree{list-style:none;margin:0;padding:0}
 ol.tree li{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 ol.tree a{color:inherit;text-decoration:none;display:block;overflow:hidden;text-overflow:ellipsis;padding:0 2px;border-radius:3px}
 ol.tree a:hover{background:var(--line)}
-.i1>a{padding-left:16px}.i2>a{padding-left:28px}.i3>a{padding-left:40px}.i4>a{padding-left:52px}.i5>a{padding-left:64px}.i6>a{padding-left:76px}.i7>a{padding-left:88px}.i8>a{padding-left:100px}.i9>a{padding-left:112px}.i10>a{padding-left:124px}.i11>a{padding-left:136px}.i12>a{padding-left:148px}.i13>a{padding-left:160px}.i14>a{padding-left:172px}.i15>a{padding-left:184px}.i16>a{padding-left:196px}
+ol.tree .i1>a{padding-left:16px}ol.tree .i2>a{padding-left:28px}ol.tree .i3>a{padding-left:40px}ol.tree .i4>a{padding-left:52px}ol.tree .i5>a{padding-left:64px}ol.tree .i6>a{padding-left:76px}ol.tree .i7>a{padding-left:88px}ol.tree .i8>a{padding-left:100px}ol.tree .i9>a{padding-left:112px}ol.tree .i10>a{padding-left:124px}ol.tree .i11>a{padding-left:136px}ol.tree .i12>a{padding-left:148px}ol.tree .i13>a{padding-left:160px}ol.tree .i14>a{padding-left:172px}ol.tree .i15>a{padding-left:184px}ol.tree .i16>a{padding-left:196px}
 ol.tree li.a>a{font-weight:600}
 ol.tree li:not(.a)>a{opacity:.75}
 ol.tree li.leaf>a::after{content:" \2190  leaf";color:var(--acc)}
