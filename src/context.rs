@@ -237,9 +237,11 @@ fn context_entries(session: &Session, path: &[usize], system: &[bool]) -> Result
     })
 }
 
-/// The latest context_edit among `entries`, by target id.
+/// The latest context_edit among `entries`, by target id: pi's edits in
+/// force over the context's entries, and a whole-branch transcript's
+/// over the path (`transcript::branch`, `pi-edit --redact`).
 #[inline]
-fn latest_edits(session: &Session, entries: &[usize]) -> Result<HashMap<String, usize>> {
+pub(crate) fn latest_edits(session: &Session, entries: &[usize]) -> Result<HashMap<String, usize>> {
     let mut edits = HashMap::new();
     for &i in entries {
         if session.entries[i].ty() == EntryType::ContextEdit {

@@ -92,6 +92,7 @@ mod test_rng;
 mod thousands;
 mod trash;
 internal!(time);
+mod page;
 mod transcript;
 mod tree_problems;
 mod visible;

@@ -6,8 +6,10 @@ use crate::error::{Error, Result};
 use crate::session::Session;
 
 /// Entry indices from the root to `leaf`, following `parentId` as pi does
-/// (a parent that names no entry ends the walk). A cycle, which would make
-/// pi loop forever, is an error naming its lines.
+/// (a parent that names no entry ends the walk). A cycle is an error naming
+/// its lines: pi 1.6.0's getBranch walks round it, growing the path until
+/// V8 fails (RangeError: Invalid array length, after 10-20 s and 2-2.7 GB,
+/// measured), so pi cannot open the session at such a leaf.
 pub fn path_to(session: &Session, leaf: usize) -> Result<Vec<usize>> {
     let ix = &session.index;
     // Count first, so that the path is allocated once at its size (a long
@@ -64,7 +66,7 @@ fn cycle_error(session: &Session, leaf: usize) -> Error {
             &session.name,
             Some(e.line()),
             format!(
-                "entry {} is its own parent (pi would loop forever here)",
+                "entry {} is its own parent (pi 1.6.0 walks round it until it fails: RangeError after seconds and gigabytes)",
                 entries.id_string(start)
             ),
         );
@@ -77,7 +79,7 @@ fn cycle_error(session: &Session, leaf: usize) -> Error {
         &session.name,
         Some(e.line()),
         format!(
-            "parentId cycle: {} -> back to {} (pi would loop forever here)",
+            "parentId cycle: {} -> back to {} (pi 1.6.0 walks round it until it fails: RangeError after seconds and gigabytes)",
             ring.join(" -> "),
             entries.id_string(start)
         ),

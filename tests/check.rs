@@ -781,3 +781,43 @@ fn a_call_left_open_by_the_next_assistant_message_is_found() {
     assert_eq!(hit["line"], 3);
     assert_eq!(status, Some(0), "info only: {found:#?}");
 }
+
+/// A line over the tools' limit is a finding of its own (exit 1), and the
+/// file is not read further (its bytes are never all held); from a pipe it
+/// stays an error (exit 2), as in every tool.
+#[test]
+fn a_line_over_the_limit_is_a_finding() {
+    let dir = TempDir::new("check-long");
+    let long = user("aaaa0002", Some("aaaa0001"), &"y".repeat(70_000));
+    let text = session(&[user("aaaa0001", None, "hi"), long]);
+    let f = dir.write("long.jsonl", text.as_bytes());
+    let fs = f.to_str().unwrap();
+    let o = command("pi-check", &["--json", fs])
+        .env("PI_SESSION_TOOLS_MAX_LINE", "64K")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let found: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0]["code"], "line-too-long");
+    assert_eq!(found[0]["line"], 3);
+    assert_eq!(found[0]["severity"], "error");
+    // Without the limit it is an ordinary line: nothing found.
+    let o = command("pi-check", &[fs]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    // From a pipe: an error, FILE:LINE.
+    let o = command("pi-check", &["-"])
+        .env("PI_SESSION_TOOLS_MAX_LINE", "64K")
+        .stdin(std::fs::File::open(&f).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("<stdin>:3: line longer than 65536 bytes"),
+        "{}",
+        stderr(&o)
+    );
+}

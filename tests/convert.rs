@@ -51,9 +51,15 @@ fn bad_input() {
     let cycle = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n\
 {\"type\":\"message\",\"id\":\"aaaaaaaa\",\"parentId\":\"bbbbbbbb\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"message\":{\"role\":\"user\",\"content\":\"a\",\"timestamp\":1}}\n\
 {\"type\":\"message\",\"id\":\"bbbbbbbb\",\"parentId\":\"aaaaaaaa\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"message\":{\"role\":\"user\",\"content\":\"b\",\"timestamp\":2}}\n";
-    for to in ["llm", "markdown", "html", "text"] {
+    for to in ["llm", "markdown", "text"] {
         expect_error(&["--to", to], cycle, "<stdin>:");
     }
+    expect_error(&["--to", "html", "--as-sent"], cycle, "<stdin>:");
+    // The page of the whole tree shows the entries no root reaches (pi
+    // 1.6.0's --export writes its page of such a file too).
+    let page = run(TOOL, &["--to", "html"], Some(cycle));
+    assert!(page.status.success(), "{}", stderr(&page));
+    assert!(stdout(&page).contains("that no root reaches"));
     let s = std::fs::read(fixture("v3-001")).unwrap();
     expect_error(&["--leaf", "zzzzzzzz"], &s, "zzzzzzzz");
     let img =
@@ -147,8 +153,9 @@ const SNAPSHOT_INPUTS: &[(&str, &[&str])] = &[
     ("v3-context-edits", &["--leaf", "570b6639"]),
 ];
 
-/// What the model is sent (`--as-sent`, the transcripts before issue 32)
-/// and the whole branch (the default for markdown and text).
+/// What the model is sent (`--as-sent`, the transcripts before issue 32),
+/// the whole branch (the default for markdown and text) and the page of
+/// the whole tree (the default for html).
 #[test]
 fn snapshots() {
     for (name, extra) in SNAPSHOT_INPUTS {
@@ -158,6 +165,7 @@ fn snapshots() {
             ("text", "txt", true),
             ("markdown", "branch.md", false),
             ("text", "branch.txt", false),
+            ("html", "page.html", false),
         ] {
             let f = fixture(name);
             let mut args = vec!["--to", to];
@@ -249,7 +257,7 @@ fn html_is_self_contained_and_escaped() {
 /// A small well-formedness check: tags nest and close (void elements
 /// excepted), attributes are quoted, `&` starts an entity, `<` starts a
 /// tag, and no control characters other than tab and newline appear.
-fn check_html(s: &str) -> Result<(), String> {
+pub(crate) fn check_html(s: &str) -> Result<(), String> {
     const VOID: &[&str] = &["meta", "br", "hr", "img", "link", "input"];
     let b = s.as_bytes();
     let mut stack: Vec<String> = Vec::new();
@@ -324,8 +332,11 @@ fn check_html(s: &str) -> Result<(), String> {
                 stack.push(name.clone());
             }
             // Raw text elements: skip to their end tag.
-            if name == "style" {
-                let close = s[end..].find("</style>").ok_or("unclosed style")? + end;
+            if name == "style" || name == "script" {
+                let close = s[end..]
+                    .find(&format!("</{name}>"))
+                    .ok_or("unclosed style or script")?
+                    + end;
                 i = close;
                 continue;
             }

@@ -240,7 +240,7 @@ fn redact_says_what_it_cannot_change() {
             err.contains("s.jsonl:3: entry b0000002 still sends 1 match in message.details.out, which pi-edit cannot change: a context edit changes only the content"),
             "{err}"
         );
-        assert!(err.contains("every match pi sends is where no context edit can change it (above); nothing written"), "{err}");
+        assert!(err.contains("every match on the active branch is where no context edit can change it (above); nothing written"), "{err}");
     }
 }
 
@@ -280,8 +280,13 @@ fn redact_exits_3_when_pi_still_sends_a_match() {
     ] {
         assert!(err.contains(want), "{want}\n{err}");
     }
-    // The system message before the compaction is not sent any more.
-    assert!(!err.contains("c0000001"), "{err}");
+    // The system message before the compaction is not sent any more, but
+    // the whole-branch transcripts show it: said, and not counted as sent.
+    assert!(!err.contains("entry c0000001 still sends"), "{err}");
+    assert!(
+        err.contains(r#"s.jsonl:2: entry c0000001 still shows 1 match in message.sections["<keys>"] in the whole-branch transcript (not sent), which pi-edit cannot change: a message (system) cannot be edited"#),
+        "{err}"
+    );
     // Without the compaction, the system message's sections are sent.
     let plain = dir.write(
         "plain.jsonl",
@@ -298,6 +303,68 @@ fn redact_exits_3_when_pi_still_sends_a_match() {
         "{}",
         stderr(&o)
     );
+}
+
+/// A secret before a compaction is no longer sent, but the whole-branch
+/// transcripts (markdown, text, the page) show it: --redact edits those
+/// entries too (pi takes an edit of any entry on the active branch), and
+/// what pi sends does not change. What no edit reaches there is said and
+/// leaves the exit status alone.
+#[test]
+fn redact_covers_the_branch_before_a_compaction() {
+    let k = KEY;
+    let lines = [
+        user("e0000001", None, &format!("my key is {k}")),
+        text_message(
+            "e0000002",
+            Some("e0000001"),
+            "assistant",
+            &format!("noted {k}"),
+        ),
+        format!(
+            r#"{{"type":"branch_summary","id":"e0000003","parentId":"e0000002","timestamp":"2026-07-20T09:00:03.000Z","fromId":"e0000002","summary":"tried {k}"}}"#
+        ),
+        r#"{"type":"compaction","id":"e0000004","parentId":"e0000003","timestamp":"2026-07-20T09:00:04.000Z","summary":"the user set up a key","firstKeptEntryId":"e0000005","tokensBefore":5}"#.to_string(),
+        user("e0000005", Some("e0000004"), "go on"),
+    ];
+    let dir = TempDir::new("redact-branch");
+    let f = dir.write("s.jsonl", session(&lines).as_bytes());
+    let name = f.to_str().unwrap();
+    let sent = |f: &str| run("pi-convert", &[f], None).stdout;
+    let before = sent(name);
+    assert!(!String::from_utf8_lossy(&before).contains(k));
+    for to in ["markdown", "text", "html"] {
+        assert!(stdout(&run("pi-convert", &["--to", to, name], None)).contains(k));
+    }
+    let o = run("pi-edit", &[name, "--redact", "sk-[A-Z]+", "--force"], None);
+    let err = stderr(&o);
+    // Nothing left that pi sends: 0, though the branch summary still shows.
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(stdout(&o).lines().count(), 2, "{}", stdout(&o));
+    assert!(stdout(&o).starts_with("e0000001\t1\t"), "{}", stdout(&o));
+    assert!(
+        err.contains("s.jsonl:4: entry e0000003 still shows 1 match in summary in the whole-branch transcript (not sent), which pi-edit cannot change: a branch_summary cannot be edited"),
+        "{err}"
+    );
+    assert!(!err.contains("still sends"), "{err}");
+    // What pi sends is the same bytes.
+    assert_eq!(sent(name), before);
+    for to in ["markdown", "text", "html"] {
+        let out = stdout(&run("pi-convert", &["--to", to, name], None));
+        assert!(out.contains("my key is [REDACTED]"), "{to}: {out}");
+        assert!(out.contains("noted [REDACTED]"), "{to}: {out}");
+        // Only the branch summary, which no edit reaches, still holds it
+        // (the page shows it twice: in the tree and in the entry).
+        assert!(out.contains(&format!("tried {k}")), "{to}: {out}");
+        let rest = out.replace(&format!("tried {k}"), "");
+        assert!(!rest.contains(k), "{to}: {rest}");
+    }
+    // Again: every match left is one no edit reaches; nothing written.
+    let o = run_untouched("pi-edit", &[name, "--redact", "sk-[A-Z]+"], &f);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    assert!(stderr(&o)
+        .contains("every match on the active branch is where no context edit can change it"));
 }
 
 /// The role and the timestamp are not text the model is sent: a pattern

@@ -22,6 +22,7 @@ mod ls;
 mod migrate;
 mod mv;
 mod null;
+mod page;
 mod path;
 mod rm;
 mod tree;

@@ -5,16 +5,12 @@
 
 use super::*;
 use crate::json::js::string::is_blank;
-use crate::json::Object;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// What the bytes say.
 pub(super) struct Facts {
     pub findings: Vec<Finding>,
-    /// pi 1.6.0 would open the file as a session (its first JSON line is a
-    /// header with a string id, no byte order mark in the way).
-    pub pi_opens: bool,
 }
 
 /// The lines of `bytes`: (number from 1, the bytes without their `\n`).
@@ -37,6 +33,26 @@ pub(crate) fn lines(bytes: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
     })
 }
 
+/// Where the last line that is not blank starts (None: every line is),
+/// found from the end of the file rather than by a pass over it.
+fn last_nonblank_start(bytes: &[u8]) -> Option<usize> {
+    let mut end = bytes.len() - usize::from(bytes.ends_with(b"\n"));
+    loop {
+        let start = memchr::memrchr(b'\n', &bytes[..end]).map_or(0, |p| p + 1);
+        let mut line = &bytes[start..end];
+        if start == 0 && line.starts_with(BOM) {
+            line = &line[3..];
+        }
+        if !is_blank(line) {
+            return Some(start);
+        }
+        if start == 0 {
+            return None;
+        }
+        end = start - 1;
+    }
+}
+
 /// Where the header is, and what came before it.
 #[derive(Default)]
 struct HeaderSeen {
@@ -44,11 +60,41 @@ struct HeaderSeen {
     at: Option<u64>,
     /// The JSON lines before it.
     before: Vec<u64>,
-    /// Its id is a string (else pi refuses the file).
-    id_ok: bool,
 }
 
-pub(super) fn check(bytes: &[u8]) -> Facts {
+/// Whether pi 1.6.0 opens the file: its first line that is JSON (and not
+/// falsy) is a session header with a string id, no byte order mark before
+/// it. Only the lines up to that one are read.
+pub(super) fn pi_opens(bytes: &[u8]) -> bool {
+    let mut checker = Checker::new();
+    for (n, raw) in lines(bytes) {
+        let (bom, line) = match raw.strip_prefix(BOM) {
+            Some(rest) if n == 1 => (true, rest),
+            _ => (false, raw),
+        };
+        if is_blank(line) {
+            continue;
+        }
+        match quick_object(&mut checker, line) {
+            Err(_) => continue,
+            Ok(None) if !crate::json::js::truthy(crate::json::scan::trim_ws(line)) => continue,
+            Ok(None) => return false,
+            Ok(Some(obj)) => {
+                return !bom
+                    && obj.str("type").as_deref() == Some("session")
+                    && obj.str("id").is_some()
+            }
+        }
+    }
+    false
+}
+
+/// The facts of the bytes. `known`: the lines (in order) the loader
+/// already read as entries that are objects with a type other than
+/// `session`: nothing is left to find in them but their bytes' (line
+/// ends, UTF-8), so they are not parsed again.
+pub(super) fn check(bytes: &[u8], known: &[u64]) -> Facts {
+    let mut known = known.iter().copied().peekable();
     let mut f = Vec::new();
     if bytes.is_empty() {
         f.push(Finding::new(
@@ -56,22 +102,19 @@ pub(super) fn check(bytes: &[u8]) -> Facts {
             None,
             "empty file: no header, no entries",
         ));
-        return Facts {
-            findings: f,
-            pi_opens: false,
-        };
+        return Facts { findings: f };
     }
     let mut header = HeaderSeen::default();
-    let mut bom = false;
+    let mut checker = Checker::new();
     let (mut crlf, mut first_crlf) = (0u64, 0u64);
-    let last_nonblank = lines(bytes)
-        .filter(|(_, l)| !is_blank(l))
-        .map(|(n, _)| n)
-        .last();
+    let last_start = last_nonblank_start(bytes);
+    // One look at the whole file; line by line only when it is not UTF-8.
+    let all_utf8 = simdutf8::basic::from_utf8(bytes).is_ok();
     for (n, raw) in lines(bytes) {
+        let at = raw.as_ptr() as usize - bytes.as_ptr() as usize;
+        let last = Some(at) == last_start;
         let mut line = raw;
         if n == 1 && line.starts_with(BOM) {
-            bom = true;
             line = &line[3..];
             f.push(
                 Finding::new(BOM_KIND, Some(1), "the file starts with a byte order mark")
@@ -91,21 +134,26 @@ pub(super) fn check(bytes: &[u8]) -> Facts {
                     Some(n),
                     "a line of white space only",
                 ));
-            } else if Some(n) < last_nonblank {
+            } else if last_start.is_some_and(|s| at < s) {
                 f.push(Finding::new(BLANK_LINE, Some(n), "an empty line"));
             }
             continue;
         }
-        if simdutf8::basic::from_utf8(line).is_err() {
+        if !all_utf8 && simdutf8::basic::from_utf8(line).is_err() {
             f.push(Finding::new(INVALID_UTF8, Some(n), "not valid UTF-8"));
+        }
+        while known.next_if(|&k| k < n).is_some() {}
+        if known.next_if_eq(&n).is_some() {
+            continue;
         }
         one_line(
             &mut f,
             &mut header,
+            &mut checker,
             n,
             line,
-            Some(n) == last_nonblank && !bytes.ends_with(b"\n"),
-            Some(n) == last_nonblank,
+            last && !bytes.ends_with(b"\n"),
+            last,
         );
     }
     if crlf > 0 {
@@ -118,12 +166,9 @@ pub(super) fn check(bytes: &[u8]) -> Facts {
             .repair(Repair::Lf),
         );
     }
-    let pi_opens = match header.at {
-        None => {
-            f.push(Finding::new(NO_HEADER, None, "no line is a session header"));
-            false
-        }
-        Some(at) if !header.before.is_empty() => {
+    match header.at {
+        None => f.push(Finding::new(NO_HEADER, None, "no line is a session header")),
+        Some(at) => {
             for &b in &header.before {
                 f.push(
                     Finding::new(
@@ -134,14 +179,9 @@ pub(super) fn check(bytes: &[u8]) -> Facts {
                     .repair(Repair::DropLine(b)),
                 );
             }
-            false
         }
-        Some(_) => !bom && header.id_ok,
-    };
-    Facts {
-        findings: f,
-        pi_opens,
     }
+    Facts { findings: f }
 }
 
 /// The kind of a byte order mark (`BOM` is the bytes).
@@ -151,12 +191,13 @@ const BOM_KIND: &Kind = super::BOM;
 fn one_line(
     f: &mut Vec<Finding>,
     header: &mut HeaderSeen,
+    checker: &mut Checker,
     n: u64,
     line: &[u8],
     torn: bool,
     last: bool,
 ) {
-    let obj = match Object::parse_line(line) {
+    let obj = match quick_object(checker, line) {
         Err(e) => {
             let what = e.line_problem(line.len());
             if last {
@@ -205,7 +246,7 @@ fn one_line(
             return;
         }
         header.at = Some(n);
-        header.id_ok = header_fields(f, &obj, n);
+        header_fields(f, &obj, n);
         return;
     }
     if is_session {
@@ -217,11 +258,9 @@ fn one_line(
     }
 }
 
-/// What the header holds: a string id (returned: whether it has one), a
-/// cwd, its version.
-fn header_fields(f: &mut Vec<Finding>, obj: &Object<'_>, n: u64) -> bool {
-    let id_ok = obj.str("id").is_some();
-    if !id_ok {
+/// What the header holds: a string id, a cwd, its version.
+fn header_fields(f: &mut Vec<Finding>, obj: &crate::json::Object<'_>, n: u64) {
+    if obj.str("id").is_none() {
         f.push(Finding::new(
             HEADER_NO_ID,
             Some(n),
@@ -243,5 +282,4 @@ fn header_fields(f: &mut Vec<Finding>, obj: &Object<'_>, n: u64) -> bool {
     if version < 3.0 {
         f.push(Finding::new(OLD_VERSION, Some(n), format!("a version-{version} session; the tree and conversation checks need version 3 (`pi-migrate -i`)")));
     }
-    id_ok
 }

@@ -18,10 +18,31 @@ pub mod store;
 mod talk;
 mod tree;
 
+use crate::entry::EntryType;
+use crate::json::js::Checker;
+use crate::json::{Object, SyntaxError};
 use crate::session::{ReadOptions, Session};
 
-/// How bad a finding is: an error is something pi refuses, hangs on,
-/// throws on, or the provider rejects; a warning loses or hides part of
+/// The object of a line (`Ok(None)`: JSON but not an object), read the
+/// quick way when pi wrote it (the checker's one pass, as `pi-ls` reads
+/// lines), else by the scanner: one pass over the line either way.
+pub(crate) fn quick_object<'a>(
+    checker: &mut Checker,
+    line: &'a [u8],
+) -> Result<Option<Object<'a>>, SyntaxError> {
+    match checker.valid_object(line) {
+        Some(m) => Ok(Some(Object {
+            text: line,
+            range: 0..line.len(),
+            members: m.to_vec(),
+        })),
+        None => Object::parse_line(line),
+    }
+}
+
+/// How bad a finding is: an error is something pi refuses or throws on
+/// (a cycle: a RangeError after seconds and gigabytes), or the provider
+/// rejects; a warning loses or hides part of
 /// the session; info is odd but harmless.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
@@ -38,6 +59,16 @@ impl Severity {
             Severity::Info => "info",
         }
     }
+}
+
+/// A line the loader kept as an entry (so valid JSON) as an object, found
+/// by its quotes and brackets alone, without proving it again (None: not
+/// an object).
+pub(crate) fn kept_object(line: &[u8]) -> Option<Object<'_>> {
+    let ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let start = line.iter().position(|b| !ws(b))?;
+    let end = line.iter().rposition(|b| !ws(b))? + 1;
+    (line[start] == b'{').then(|| crate::store::raw::object(line, start..end))
 }
 
 /// One kind of finding: its code, severity, what pi 1.6.0 does, and what
@@ -89,6 +120,9 @@ kinds! {
     INVALID_UTF8 = "invalid-utf8", Warning,
         "pi reads each bad byte as U+FFFD, and writes U+FFFD back if it ever rewrites the file",
         "";
+    LINE_TOO_LONG = "line-too-long", Error,
+        "pi reads the whole file as one string and parses every line, however long; only a file over Node's 512 MiB string limit it cannot read at all (ERR_STRING_TOO_LONG)",
+        "";
     TORN_LINE = "torn-line", Warning,
         "pi skips the cut-short last line without a word (and appends a newline, so its next entry starts a line of its own); the entry is lost",
         "rewrite without it (kept in the backup or FILE.removed)";
@@ -114,7 +148,7 @@ kinds! {
         "pi makes the entry a root: a context through it loses everything above it",
         "";
     OWN_PARENT = "own-parent", Error,
-        "pi's getBranch walks round it, growing the path until V8 gives up: opening the session when the entry is on the leaf's path (or going to it in /tree) takes seconds and gigabytes, then fails (RangeError: Invalid array length; 2.7 GB, 10 s measured)",
+        "pi's getBranch walks round it, growing the path until V8 gives up: opening the session when the entry is on the leaf's path (or going to it in /tree) takes seconds and gigabytes, then fails (RangeError: Invalid array length; 2 to 2.7 GB and 10 to 18 s measured)",
         "rewrite its parentId as null (the line as it was is kept in the backup or FILE.removed)";
     CYCLE = "cycle", Error,
         "pi's getBranch walks round a parentId cycle, growing the path until V8 gives up: opening the session when the leaf's path reaches it takes seconds and gigabytes, then fails (RangeError: Invalid array length); /tree leaves the entries out",
@@ -254,32 +288,59 @@ pub struct Report {
 /// Check the session `bytes` (named `name` in findings): every layer that
 /// applies. The bytes are kept in the returned session (for repairs).
 pub fn check_bytes(name: &str, bytes: Vec<u8>) -> Report {
-    let facts = file::check(&bytes);
-    let mut findings = facts.findings;
-    let mut session = None;
-    let mut kept = None;
-    if !facts.pi_opens {
-        kept = Some(bytes);
-    } else {
-        match Session::from_bytes(name, bytes, ReadOptions::default()) {
-            Ok(s) => {
-                if s.version() >= crate::migrate::CURRENT_VERSION {
-                    tree::check(&s, &mut findings);
-                    talk::check(&s, &mut findings);
-                }
-                session = Some(s);
-            }
-            Err(e) => findings.push(Finding::new(
-                UNREADABLE,
-                e.diag.at.as_ref().and_then(|l| l.line),
-                e.diag.message.clone(),
-            )),
+    // One pass over each line: where pi opens the file the loader reads
+    // (and proves) every line, and the file layer parses only the lines
+    // the loader did not take as ordinary entries.
+    let (bytes, unread) = if file::pi_opens(&bytes) {
+        // The roles let the context walk (talk) pass over the lines of
+        // user and tool messages without reading them again.
+        let opts = ReadOptions {
+            roles: true,
+            ..ReadOptions::default()
+        };
+        match Session::from_bytes_or_back(name, bytes, opts) {
+            Ok(s) => return with_session(s),
+            Err((e, bytes)) => (
+                bytes,
+                Some(Finding::new(
+                    UNREADABLE,
+                    e.diag.at.as_ref().and_then(|l| l.line),
+                    e.diag.message.clone(),
+                )),
+            ),
         }
+    } else {
+        (bytes, None)
+    };
+    let facts = file::check(&bytes, &[]);
+    let mut findings = facts.findings;
+    findings.extend(unread);
+    Report {
+        findings: cap(findings),
+        session: None,
+        bytes: Some(bytes),
+    }
+}
+
+/// The findings of a session the loader read: its bytes', then its tree's
+/// and conversation's.
+fn with_session(s: Session) -> Report {
+    let known: Vec<u64> = s
+        .entries
+        .iter()
+        .filter(|e| !matches!(e.ty(), EntryType::Session | EntryType::None))
+        .map(|e| e.line())
+        .collect();
+    let facts = file::check(s.memory().unwrap_or_default(), &known);
+    let mut findings = facts.findings;
+    if s.version() >= crate::migrate::CURRENT_VERSION {
+        tree::check(&s, &mut findings);
+        talk::check(&s, &mut findings);
     }
     Report {
         findings: cap(findings),
-        session,
-        bytes: kept,
+        session: Some(s),
+        bytes: None,
     }
 }
 

@@ -106,30 +106,48 @@ fn wrong_directory(s: &Seen) -> Option<Finding> {
     })
 }
 
-/// Temporary files a tool left beside `path` (`.NAME.TOOL-tmp-...`).
-pub fn temp_files(path: &Path) -> Vec<Finding> {
+/// The names of the temporary files tools left in the directories of
+/// `paths` (`.NAME.TOOL-tmp-...`), each directory read once (not once a
+/// file: a directory of 10 000 sessions would be read 10 000 times).
+pub fn temp_names<'p>(
+    paths: impl Iterator<Item = &'p Path>,
+) -> std::collections::HashMap<std::path::PathBuf, Vec<String>> {
+    let mut dirs = std::collections::HashMap::new();
+    for p in paths {
+        let dir = crate::write::dir_of(p);
+        dirs.entry(dir).or_insert_with_key(|d| {
+            let Ok(read) = std::fs::read_dir(d) else {
+                return Vec::new();
+            };
+            let mut found: Vec<String> = read
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with('.') && n.contains("-tmp-"))
+                .collect();
+            found.sort();
+            found
+        });
+    }
+    dirs
+}
+
+/// Temporary files a tool left beside `path`, among the directory's
+/// `names` ([`temp_names`]).
+pub fn temp_files(path: &Path, names: &[String]) -> Vec<Finding> {
     let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
         return Vec::new();
     };
     let prefix = format!(".{name}.");
-    let Ok(dir) = std::fs::read_dir(crate::write::dir_of(path)) else {
-        return Vec::new();
-    };
-    let mut found: Vec<String> = dir
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(&prefix) && n.contains("-tmp-"))
-        .collect();
-    found.sort();
-    found
-        .into_iter()
+    names
+        .iter()
+        .filter(|n| n.starts_with(&prefix))
         .map(|n| {
             Finding::new(
                 TEMP_FILE,
                 None,
                 format!(
                     "a leftover temporary file beside it: {}",
-                    crate::visible::field(&n)
+                    crate::visible::field(n)
                 ),
             )
         })

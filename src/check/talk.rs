@@ -6,8 +6,10 @@
 use super::*;
 use crate::context::{self, Item};
 use crate::entry::EntryType;
-use serde_json::Value;
-use std::collections::HashSet;
+// Every line read here is valid JSON (the loader kept it): its values
+// are found by their quotes and brackets alone.
+use crate::store::raw;
+use std::collections::{HashMap, HashSet};
 
 pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
     let Some(leaf) = s.index.leaf else { return };
@@ -18,9 +20,9 @@ pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
     let Ok(path) = crate::path::path_to(s, leaf) else {
         return;
     };
-    if missing_messages(s, &path, f) {
+    let Some(mut read) = messages(s, &path, f) else {
         return;
-    }
+    };
     let ctx = match context::build(s, Some(leaf)) {
         Ok(c) => c,
         Err(e) => {
@@ -43,78 +45,157 @@ pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
             pairing.user(s, f);
             continue;
         }
-        let Ok(Some(json)) = context::message_json(s, item) else {
-            continue;
+        // A message entry as it is in its line (read above); any other
+        // item as pi builds it.
+        let msg = match item {
+            Item::Entry(i) if s.entries[i].ty() == EntryType::Message => read.remove(&i),
+            _ => None,
         };
-        let Some(msg) = slim(&json).or_else(|| serde_json::from_slice::<Value>(&json).ok()) else {
+        let Some(msg) = msg.or_else(|| built(s, item)) else {
             continue;
         };
         let at = Some(s.entries[item.entry()].line());
         let id = s.entries.id_string(item.entry());
-        images(&msg, &json, at, &id, f);
-        match msg.get("role").and_then(Value::as_str) {
+        images(s, item, &msg, at, &id, f);
+        match msg.role.as_deref() {
             Some("assistant") => {
-                arguments(&msg, &json, at, &id, f);
+                arguments(s, item, &msg, at, &id, f);
                 pairing.assistant(s, &msg, item.entry(), f);
             }
             Some("toolResult") => pairing.result(s, &msg, item.entry(), f),
             Some("system") => {}
-            Some("bashExecution")
-                if msg
-                    .get("excludeFromContext")
-                    .is_some_and(|v| v == &Value::Bool(true)) => {}
+            Some("bashExecution") if msg.exclude => {}
             _ => pairing.user(s, f),
         }
     }
     pairing.user(s, f);
 }
 
-/// The members pairing needs of a message that holds no tool call and no
-/// image (nor a `\u` escape that could spell one), read without building
-/// the whole value (most messages: text); None for any other.
-fn slim(json: &[u8]) -> Option<Value> {
-    let has = |what: &[u8]| memchr::memmem::find(json, what).is_some();
-    if has(b"toolCall") || has(b"image") || has(b"\\u") {
-        return None;
-    }
-    let obj = crate::json::Object::parse_line(json).ok()??;
-    let mut m = serde_json::Map::new();
-    for key in ["role", "toolCallId", "stopReason"] {
-        if let Some(v) = obj.str(key) {
-            m.insert(key.into(), Value::String(v.into_owned()));
-        }
-    }
-    if obj.raw("excludeFromContext") == Some(b"true") {
-        m.insert("excludeFromContext".into(), Value::Bool(true));
-    }
-    Some(Value::Object(m))
+/// What the checks need of one message, read from its (valid) JSON
+/// without building a value: the big strings are passed over by memchr.
+#[derive(Default)]
+struct Msg {
+    role: Option<String>,
+    call_id: Option<String>,
+    stop: Option<String>,
+    /// `excludeFromContext` is `true`.
+    exclude: bool,
+    /// The content's blocks, in order (a repair names them by index).
+    blocks: Vec<Block>,
 }
 
-/// `message` entries on the path without a message: pi throws reading
-/// its role. True when there is one (the context is not built then).
-fn missing_messages(s: &Session, path: &[usize], f: &mut Vec<Finding>) -> bool {
+enum Block {
+    ToolCall {
+        id: String,
+        name: String,
+        /// The JSON text of arguments that are neither an object nor null.
+        odd_args: Option<Vec<u8>>,
+    },
+    /// An image: its data's length, decoded, when that may be over the
+    /// limit (else 0).
+    Image(u64),
+    Other,
+}
+
+impl Msg {
+    fn of(m: &crate::json::Object<'_>) -> Msg {
+        let text = |k: &str| m.str(k).map(|v| v.into_owned());
+        let mut msg = Msg {
+            role: text("role"),
+            call_id: text("toolCallId"),
+            stop: text("stopReason"),
+            exclude: m.raw("excludeFromContext") == Some(b"true"),
+            blocks: Vec::new(),
+        };
+        let t = m.text;
+        let Some(content) = m.get("content").filter(|r| t[r.start] == b'[') else {
+            return msg;
+        };
+        // Only a content that names a tool call or an image (or has a `\u`
+        // escape that could spell one) holds a block the checks look at:
+        // any other is not walked block by block.
+        let c = &t[content.clone()];
+        let has = |what: &[u8]| memchr::memmem::find(c, what).is_some();
+        if !has(b"\"toolCall\"") && !has(b"\"image\"") && !has(b"\\u") {
+            return msg;
+        }
+        let els = raw::elements(t, content);
+        msg.blocks = els.into_iter().map(|r| block(t, r)).collect();
+        msg
+    }
+}
+
+fn block(t: &[u8], r: std::ops::Range<usize>) -> Block {
+    if t[r.start] != b'{' {
+        return Block::Other;
+    }
+    let b = raw::object(t, r);
+    match b.str("type").as_deref() {
+        Some("toolCall") => Block::ToolCall {
+            id: b.str("id").unwrap_or_default().into_owned(),
+            name: b.str("name").unwrap_or_default().into_owned(),
+            odd_args: b
+                .raw("arguments")
+                .filter(|a| a.first() != Some(&b'{') && *a != b"null")
+                .map(<[u8]>::to_vec),
+        },
+        Some("image") => Block::Image(match b.get("data") {
+            // Decoded, a string is no longer than its JSON text.
+            Some(d) if t[d.start] == b'"' && (d.len() as u64 - 2) / 4 * 3 > IMAGE_LIMIT => {
+                crate::json::js::decode_string(t, d).len() as u64 / 4 * 3
+            }
+            _ => 0,
+        }),
+        _ => Block::Other,
+    }
+}
+
+/// An item's message as pi builds it (a summary, a custom message, an
+/// edited entry).
+fn built(s: &Session, item: Item) -> Option<Msg> {
+    let json = context::message_json(s, item).ok()??;
+    if json.first() != Some(&b'{') {
+        return Some(Msg::default());
+    }
+    Some(Msg::of(&raw::object(&json, 0..json.len())))
+}
+
+/// The message entries on the path, each line read once: `message`
+/// entries without a message (pi throws reading its role: None, the
+/// context is not built then), else what the checks need of each.
+fn messages(s: &Session, path: &[usize], f: &mut Vec<Finding>) -> Option<HashMap<usize, Msg>> {
+    let mut read = HashMap::new();
     let mut any = false;
     for &i in path {
         if s.entries[i].ty() != EntryType::Message {
             continue;
         }
         let Ok(line) = s.line(i) else { continue };
-        let Ok(obj) = s.object(&line, s.entries[i].line()) else {
+        let Some(obj) = kept_object(&line) else {
             continue;
         };
-        if matches!(obj.raw("message"), None | Some(b"null")) {
-            any = true;
-            f.push(
-                Finding::new(
-                    MESSAGE_MISSING,
-                    Some(s.entries[i].line()),
-                    "a message entry on the leaf's path without a message",
-                )
-                .id(s.entries.id_string(i)),
-            );
+        match obj.raw("message") {
+            None | Some(b"null") => {
+                any = true;
+                f.push(
+                    Finding::new(
+                        MESSAGE_MISSING,
+                        Some(s.entries[i].line()),
+                        "a message entry on the leaf's path without a message",
+                    )
+                    .id(s.entries.id_string(i)),
+                );
+            }
+            Some(_) if !any => {
+                // A message that is not an object has no role: a user-side
+                // one to transformMessages.
+                let m = raw::sub_object(&obj, "message", true).map(|m| Msg::of(&m));
+                read.insert(i, m.unwrap_or_default());
+            }
+            Some(_) => {}
         }
     }
-    any
+    (!any).then_some(read)
 }
 
 /// transformMessages' second pass: the calls of the last assistant
@@ -129,11 +210,11 @@ struct Pairing {
 }
 
 impl Pairing {
-    fn assistant(&mut self, s: &Session, msg: &Value, entry: usize, f: &mut Vec<Finding>) {
+    fn assistant(&mut self, s: &Session, msg: &Msg, entry: usize, f: &mut Vec<Finding>) {
         // transformMessages closes the calls before on a new assistant too.
         self.close(s, f);
         let calls = tool_calls(msg);
-        let stop = msg.get("stopReason").and_then(Value::as_str);
+        let stop = msg.stop.as_deref();
         if matches!(stop, Some("error" | "aborted")) {
             self.skipped
                 .extend(calls.into_iter().map(|(id, _)| (id, entry)));
@@ -148,8 +229,8 @@ impl Pairing {
         }
     }
 
-    fn result(&mut self, s: &Session, msg: &Value, entry: usize, f: &mut Vec<Finding>) {
-        let call = msg.get("toolCallId").and_then(Value::as_str).unwrap_or("");
+    fn result(&mut self, s: &Session, msg: &Msg, entry: usize, f: &mut Vec<Finding>) {
+        let call = msg.call_id.as_deref().unwrap_or("");
         if self.pending.iter().any(|(id, ..)| id == call) {
             self.answered.insert(call.to_string());
             return;
@@ -200,21 +281,19 @@ impl Pairing {
 }
 
 /// The (id, name) of each toolCall block of an assistant message.
-fn tool_calls(msg: &Value) -> Vec<(String, String)> {
-    blocks(msg)
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
-        .map(|b| {
-            let text = |k: &str| b.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-            (text("id"), text("name"))
+fn tool_calls(msg: &Msg) -> Vec<(String, String)> {
+    msg.blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::ToolCall { id, name, .. } => Some((id.clone(), name.clone())),
+            _ => None,
         })
         .collect()
 }
 
-fn blocks(msg: &Value) -> impl Iterator<Item = &Value> {
-    msg.get("content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+/// The item's message as pi sends it (JSON text), for a repair.
+fn sent(s: &Session, item: Item) -> Option<Vec<u8>> {
+    context::message_json(s, item).ok()?
 }
 
 /// A context_edit repair of entry `entry` with `replacement`.
@@ -232,35 +311,35 @@ fn edit(s: &Session, entry: usize, replacement: Vec<u8>) -> Repair {
 
 /// Tool calls sent with arguments that are not an object (null or
 /// missing ones are the tree layer's [`ARGUMENTS_NULL`]).
-fn arguments(msg: &Value, json: &[u8], at: Option<u64>, id: &str, f: &mut Vec<Finding>) {
-    let bad: Vec<usize> = blocks(msg)
+fn arguments(s: &Session, item: Item, msg: &Msg, at: Option<u64>, id: &str, f: &mut Vec<Finding>) {
+    let bad: Vec<(usize, &str, &[u8])> = msg
+        .blocks
+        .iter()
         .enumerate()
-        .filter(|(_, b)| {
-            b.get("type").and_then(Value::as_str) == Some("toolCall")
-                && b.get("arguments")
-                    .is_some_and(|a| !a.is_object() && !a.is_null())
+        .filter_map(|(k, b)| match b {
+            Block::ToolCall {
+                name,
+                odd_args: Some(a),
+                ..
+            } => Some((k, name.as_str(), a.as_slice())),
+            _ => None,
         })
-        .map(|(k, _)| k)
         .collect();
     if bad.is_empty() {
         return;
     }
-    let repair = super::repair::content_with(json, &bad, |_| {
-        Some((b"arguments".as_slice(), b"{}".to_vec()))
+    let which: Vec<usize> = bad.iter().map(|b| b.0).collect();
+    let repair = sent(s, item).and_then(|json| {
+        super::repair::content_with(&json, &which, |_| {
+            Some((b"arguments".as_slice(), b"{}".to_vec()))
+        })
     });
-    for &k in &bad {
-        let b = blocks(msg).nth(k);
-        let name = b
-            .and_then(|b| b.get("name"))
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let shown = b
-            .and_then(|b| b.get("arguments"))
-            .map(|v| {
-                crate::visible::field(&v.to_string().chars().take(40).collect::<String>())
-                    .into_owned()
-            })
-            .unwrap_or_default();
+    for &(_, name, args) in &bad {
+        // serde's compact text of the value, as JSON.stringify writes it
+        let text = serde_json::from_slice::<serde_json::Value>(args)
+            .map(|v| v.to_string())
+            .unwrap_or_else(|_| String::from_utf8_lossy(args).into_owned());
+        let shown = crate::visible::field(&text.chars().take(40).collect::<String>()).into_owned();
         let mut found = Finding::new(
             ARGUMENTS_NOT_OBJECT,
             at,
@@ -281,28 +360,27 @@ fn arguments(msg: &Value, json: &[u8], at: Option<u64>, id: &str, f: &mut Vec<Fi
 }
 
 /// Image blocks over [`IMAGE_LIMIT`] once decoded.
-fn images(msg: &Value, json: &[u8], at: Option<u64>, id: &str, f: &mut Vec<Finding>) {
-    let size = |b: &Value| {
-        b.get("data")
-            .and_then(Value::as_str)
-            .map_or(0, |d| d.len() as u64 / 4 * 3)
+fn images(s: &Session, item: Item, msg: &Msg, at: Option<u64>, id: &str, f: &mut Vec<Finding>) {
+    let size = |k: usize| match msg.blocks.get(k) {
+        Some(Block::Image(n)) => *n,
+        _ => 0,
     };
-    let big: Vec<usize> = blocks(msg)
-        .enumerate()
-        .filter(|(_, b)| {
-            b.get("type").and_then(Value::as_str) == Some("image") && size(b) > IMAGE_LIMIT
-        })
-        .map(|(k, _)| k)
+    let big: Vec<usize> = (0..msg.blocks.len())
+        .filter(|&k| size(k) > IMAGE_LIMIT)
         .collect();
     if big.is_empty() {
         return;
     }
-    let repair = super::repair::replace_blocks(json, &big, |k| {
-        let n = blocks(msg).nth(k).map_or(0, size);
-        format!("(image of {n} bytes left out by pi-check: over the providers' limit)")
+    let repair = sent(s, item).and_then(|json| {
+        super::repair::replace_blocks(&json, &big, |k| {
+            format!(
+                "(image of {} bytes left out by pi-check: over the providers' limit)",
+                size(k)
+            )
+        })
     });
     for &k in &big {
-        let n = blocks(msg).nth(k).map_or(0, size);
+        let n = size(k);
         let mut found = Finding::new(
             IMAGE_TOO_LARGE,
             at,

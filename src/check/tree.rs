@@ -29,10 +29,11 @@ fn null_arguments(s: &Session, f: &mut Vec<Finding>) {
         if !find(b"toolCall") && !find(b"\\u") {
             continue;
         }
-        let Ok(obj) = s.object(&line, n) else {
+        let Some(obj) = kept_object(&line) else {
             continue;
         };
-        let Some(msg) = obj.object("message") else {
+        // valid JSON (the loader kept it): read by quotes and brackets
+        let Some(msg) = crate::store::raw::sub_object(&obj, "message", true) else {
             continue;
         };
         if msg.str("role").as_deref() != Some("assistant") {
@@ -41,15 +42,11 @@ fn null_arguments(s: &Session, f: &mut Vec<Finding>) {
         let Some(content) = msg.get("content").filter(|r| line[r.start] == b'[') else {
             continue;
         };
-        let Ok(els) = crate::json::scan::elements(&line, content) else {
-            continue;
-        };
+        let els = crate::store::raw::elements(&line, content);
         let mut bad = Vec::new();
         let mut names = Vec::new();
         for (k, r) in els.into_iter().enumerate() {
-            let Ok(b) = Object::at(&line, r.clone()) else {
-                continue;
-            };
+            let b = crate::store::raw::object(&line, r.clone());
             if line[r.start] != b'{' || b.str("type").as_deref() != Some("toolCall") {
                 continue;
             }

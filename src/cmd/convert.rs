@@ -24,7 +24,10 @@ Examples:
                                             only what the model is sent at the leaf
   pi-convert --to text s.jsonl | grep '^compaction:'
                                             where the branch was compacted, and how much
-  pi-convert --to html s.jsonl > t.html     one self-contained page (no network, prints well)
+  pi-convert --to html s.jsonl > t.html     the whole tree as one page, like pi's /export
+                                            (works without JavaScript, no network, prints well)
+  pi-convert --to html --leaf @plan-a s.jsonl > t.html
+                                            the same, the plan-a branch shown first
   pi-convert --to text s.jsonl | grep '^toolResult (bash, error)'
                                             failed bash tool calls
   pi-convert --to markdown --include-hidden s.jsonl
@@ -42,12 +45,16 @@ Examples:
 /// The input is a pi session (a file, `-` for stdin, or a session-id
 /// prefix) or AgentMessages, one JSON object per line (what `pi-path
 /// --format messages` prints); which one is told from the first non-empty
-/// line unless --from says. For a session, `--to llm` and `--to html`
-/// convert the context pi builds at the leaf (buildSessionContext);
-/// `--to markdown|text` show the whole branch from the root to the leaf:
-/// every message, compactions as a marked point with their summary, model,
-/// thinking-level, name and context-edit entries as marks, labels and ids
-/// on the entries (`--as-sent`: the context, as html). `--to llm` writes
+/// line unless --from says. For a session, `--to llm` converts the context
+/// pi builds at the leaf (buildSessionContext); `--to markdown|text` show
+/// the whole branch from the root to the leaf: every message, compactions
+/// as a marked point with their summary, model, thinking-level, name and
+/// context-edit entries as marks, labels and ids on the entries; `--to
+/// html` is one page of the whole tree, as pi's /export: header totals,
+/// system prompt and tools, the tree in a sidebar with pi's filters, every
+/// branch reachable by links without JavaScript, markdown rendered, edit
+/// calls as diffs, long outputs folded (`--as-sent`, for all three: only
+/// the context at the leaf, the previous view). `--to llm` writes
 /// pi's convertToLlm answer byte for byte: user, assistant and toolResult
 /// messages as they are, bash executions, custom messages and summaries as
 /// user messages, `!!` bash runs and unknown roles left out.
@@ -80,11 +87,11 @@ pub struct Args {
     #[arg(long)]
     pub include_hidden: bool,
 
-    /// In markdown and text: only what the model is sent at the leaf (the
-    /// context from the last compaction on), instead of the whole branch
-    /// from the root. The html page shows this view. A whole branch is
-    /// streamed: bad input stops it before anything is written when the
-    /// transcript is under 4 MiB, else where it is.
+    /// In markdown, text and html: only what the model is sent at the leaf
+    /// (the context from the last compaction on), instead of the whole
+    /// branch from the root (the whole tree, for html): the previous view.
+    /// A whole branch is streamed: bad input stops it before anything is
+    /// written when the transcript is under 4 MiB, else where it is.
     #[arg(long)]
     pub as_sent: bool,
 }
@@ -152,7 +159,8 @@ pub enum To {
     Llm,
     /// A Markdown transcript of the whole branch (--as-sent: of what is sent).
     Markdown,
-    /// A self-contained HTML page (no network, no script).
+    /// A self-contained HTML page: for a session, the whole tree as pi's
+    /// /export shows it (readable without JavaScript, no network).
     Html,
     /// Plain `role: text` lines of the whole branch, for grep (marks as
     /// `model: ...`, `compaction: ...`).
@@ -368,6 +376,9 @@ pub(crate) fn run_data(name: &str, data: Data, opts: &Options, out: &mut impl Wr
 /// messages sent at the leaf.
 fn session(s: &Session, opts: &Options, out: &mut impl Write) -> Result<()> {
     opts.log.warn_all(&s.warnings);
+    if opts.to == To::Html && !opts.as_sent {
+        return page(s, opts, out);
+    }
     let leaf = session_leaf(s, opts)?;
     let format = match opts.to {
         To::Markdown => Some(transcript::Format::Markdown),
@@ -447,6 +458,19 @@ fn write(
         }
     }
     out.bytes(&buf)?;
+    out.done()
+}
+
+/// The page of the whole session (`--to html`), the `--leaf` REF's
+/// path shown first.
+fn page(s: &Session, opts: &Options, out: &mut impl Write) -> Result<()> {
+    // The page's leaf is an entry even when the last one's id is null:
+    // the branch shown first, not a context.
+    let leaf = match (opts.leaf.as_str(), s.index.leaf) {
+        ("leaf", None) => None,
+        (r, _) => Some(refs::resolve(s, r)?),
+    };
+    crate::page::write(s, leaf, opts.include_hidden, out)?;
     out.done()
 }
 

@@ -177,6 +177,38 @@ impl Session {
         Ok(s)
     }
 
+    /// [`Session::from_bytes`] that hands the bytes back with the error,
+    /// for a caller that still reports on them (`pi-check`).
+    pub fn from_bytes_or_back(
+        name: &str,
+        bytes: Vec<u8>,
+        opts: ReadOptions,
+    ) -> std::result::Result<Session, (Error, Vec<u8>)> {
+        let loader = match load::load_bytes(&bytes, name, opts) {
+            Ok(l) => l,
+            Err(e) => return Err((e, bytes)),
+        };
+        // finish() fails only without a header or on a version-1 file's
+        // ids: a copy of the bytes is kept for that rare file alone.
+        let copy = match &loader.header {
+            None => {
+                return Err((
+                    Error::request(name, "no session header: not a session"),
+                    bytes,
+                ))
+            }
+            Some(h) if h.version < 2 => Some(bytes.clone()),
+            Some(_) => None,
+        };
+        match loader.finish(Input::Stdin, Backing::Memory(bytes)) {
+            Ok(mut s) => {
+                s.name = name.to_string();
+                Ok(s)
+            }
+            Err(e) => Err((e, copy.unwrap_or_default())),
+        }
+    }
+
     /// The path of the file, if the session came from one.
     pub fn path(&self) -> Option<&Path> {
         match &self.input {

@@ -59,7 +59,8 @@ pub fn write_branch(
         Some(l) => path_to(s, l)?,
         None => Vec::new(),
     };
-    let edits = edits_in_force(s, &path)?;
+    // The latest context_edit on the path for each target id.
+    let edits = context::latest_edits(s, &path)?;
     with_writer(s, format, opts, true, out, meta, |w| {
         w.budget = 4 * path.len();
         for (k, &i) in path.iter().enumerate() {
@@ -196,21 +197,6 @@ pub fn source_of(s: &Session, item: Item) -> Result<Option<Source>> {
         _ => View::Sent,
     };
     Ok(context::message_json(s, item)?.map(|json| Source { json, line, view }))
-}
-
-/// The latest `context_edit` on the path for each target id.
-fn edits_in_force(s: &Session, path: &[usize]) -> Result<HashMap<String, usize>> {
-    let mut edits = HashMap::new();
-    for &i in path {
-        if s.entries[i].ty() == EntryType::ContextEdit {
-            let line = s.line(i)?;
-            let obj = s.object(&line, s.entries[i].line())?;
-            if let Some(t) = obj.str("targetId") {
-                edits.insert(t.into_owned(), i);
-            }
-        }
-    }
-    Ok(edits)
 }
 
 /// The transcript being written: the group of messages not yet shown and

@@ -1,7 +1,7 @@
 //! `pi-check`: what is wrong with sessions, as pi 1.6.0 would meet it,
 //! and `--fix`: the repairs that lose no byte.
 //!
-//! The findings are the library's ([`crate::check`]); here the usage, the
+//! The findings are the library's (`crate::check`); here the usage, the
 //! selection of sessions (the store's, `store::select`), the checks on
 //! every core, then `print` (text or JSON, in the files' order) and `fix`
 //! (one file at a time: the rewrite, the appended context edits, the
@@ -172,8 +172,12 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
     let log = ctx.log;
     let mut sel = store::select(&req, &mut |d| log.warn(&d))?;
     sel.dedupe();
+    let temps = check::store::temp_names(sel.sources.iter().filter_map(|s| match s {
+        Source::File(p) => Some(p.as_path()),
+        _ => None,
+    }));
     let mut checked: Vec<Option<Checked>> =
-        store::parallel_map(&sel.sources, |src| check_source(src, args.fix, log));
+        store::parallel_map(&sel.sources, |src| check_source(src, args.fix, log, &temps));
     let seen: Vec<(usize, Seen)> = checked
         .iter()
         .enumerate()
@@ -213,7 +217,12 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
 
 /// Check one source (None when it cannot be read: said as an error);
 /// with `fix`, a source that is no regular file is refused unread.
-fn check_source(src: &Source, fix: bool, log: crate::cli::Log) -> Option<Checked> {
+fn check_source(
+    src: &Source,
+    fix: bool,
+    log: crate::cli::Log,
+    temps: &std::collections::HashMap<PathBuf, Vec<String>>,
+) -> Option<Checked> {
     let (name, path) = match src {
         Source::Unresolved(d) => {
             log.error(d.clone());
@@ -234,8 +243,22 @@ fn check_source(src: &Source, fix: bool, log: crate::cli::Log) -> Option<Checked
             return None;
         }
     }
-    let bytes = match read(path.as_deref(), &name) {
-        Ok(b) => b,
+    let bytes = match read_checked(path.as_deref(), &name) {
+        Ok(Read::Bytes(b)) => b,
+        // Not read further (memory stays bounded): the one finding.
+        Ok(Read::TooLong(line)) => {
+            let limit = crate::session::max_line();
+            return Some(Checked {
+                name,
+                path,
+                findings: vec![Finding::new(
+                    check::LINE_TOO_LONG,
+                    Some(line),
+                    format!("line {line} is longer than {limit} bytes (the most these tools read; {} sets it): the file is not read further", crate::session::MAX_LINE_ENV),
+                )],
+                seen: None,
+            });
+        }
         Err(e) => {
             log.error(e);
             return None;
@@ -244,7 +267,10 @@ fn check_source(src: &Source, fix: bool, log: crate::cli::Log) -> Option<Checked
     let report = check::check_file(path.as_deref(), &name, bytes);
     let mut findings = report.findings;
     if let Some(p) = &path {
-        findings.extend(check::store::temp_files(p));
+        let names = temps
+            .get(&crate::write::dir_of(p))
+            .map_or(&[][..], |n| &n[..]);
+        findings.extend(check::store::temp_files(p, names));
     }
     let seen = match (&path, &report.session) {
         (Some(p), Some(s)) => Some(Seen::of(p, s)),
@@ -258,12 +284,33 @@ fn check_source(src: &Source, fix: bool, log: crate::cli::Log) -> Option<Checked
     })
 }
 
+/// What [`read_checked`] read.
+pub(crate) enum Read {
+    Bytes(Vec<u8>),
+    /// A regular file with a line longer than the limit (this one), not
+    /// read further.
+    TooLong(u64),
+}
+
 /// The bytes of a session (stdin when `path` is None), refusing a line
 /// longer than the limit before holding it.
 pub(crate) fn read(path: Option<&std::path::Path>, name: &str) -> Result<Vec<u8>> {
-    use std::io::Read;
+    match read_checked(path, name)? {
+        Read::Bytes(b) => Ok(b),
+        Read::TooLong(line) => Err(crate::session::line_too_long(
+            name,
+            line,
+            crate::session::max_line(),
+        )),
+    }
+}
+
+/// [`read`], where a regular file with a line over the limit is said
+/// ([`Read::TooLong`]) rather than an error: a finding of its own.
+pub(crate) fn read_checked(path: Option<&std::path::Path>, name: &str) -> Result<Read> {
+    use std::io::Read as _;
     let Some(path) = path else {
-        return crate::session::read_stdin(name);
+        return crate::session::read_stdin(name).map(Read::Bytes);
     };
     let mut file = std::fs::File::open(path).map_err(|e| Error::io(name, &e))?;
     let meta = file.metadata().map_err(|e| Error::io(name, &e))?;
@@ -271,11 +318,20 @@ pub(crate) fn read(path: Option<&std::path::Path>, name: &str) -> Result<Vec<u8>
         return Err(Error::request(name, "is a directory, not a session file"));
     }
     if !meta.is_file() {
-        return crate::session::read_stream(&mut file, name);
+        return crate::session::read_stream(&mut file, name).map(Read::Bytes);
     }
-    crate::session::check_line_lengths(&file, name)?;
+    // A file no longer than the limit has no line over it: only a bigger
+    // one is read a piece at a time first.
+    if meta.len() > crate::session::max_line() {
+        if let Err(e) = crate::session::check_line_lengths(&file, name) {
+            return match e.diag.at.as_ref().and_then(|l| l.line) {
+                Some(line) => Ok(Read::TooLong(line)),
+                None => Err(e),
+            };
+        }
+    }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut bytes)
         .map_err(|e| Error::io(name, &e))?;
-    Ok(bytes)
+    Ok(Read::Bytes(bytes))
 }

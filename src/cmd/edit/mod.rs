@@ -54,10 +54,15 @@ SESSION, or whose working directory is SESSION's cwd); quit pi first, or pass
 --redact matches what the model sees now (after earlier edits): string
 content, text and thinking blocks, and the strings and numbers in tool-call
 arguments. A thinking block it changes loses its thinkingSignature (it
-signed the old text). A match pi still sends where no edit can change it (a
-compaction's summary or system prompt, a system message's sections, a bash
-run, a tool result's details) is said with FILE:LINE, the entry and the
-field, even with -q; matches on other branches (not sent now) are counted.
+signed the old text). It edits the whole active branch, as pi-convert's
+transcripts show it: an entry before the last compaction (not sent any
+more) is edited too, which pi allows and which changes nothing pi sends.
+A match pi still sends where no edit can change it (a compaction's summary
+or system prompt, a system message's sections, a bash run, a tool result's
+details) is said with FILE:LINE, the entry and the field, even with -q; so
+is one that still shows in the whole-branch transcript (not sent), such as
+an older compaction's summary; matches on other branches (not sent now)
+are counted.
 
 SESSION `-`: the session from stdin, and it and the new entries to stdout.
 
@@ -118,7 +123,9 @@ pub struct Args {
     #[arg(long, requires = "list")]
     pub json: bool,
 
-    /// Edit every entry the model sees whose text matches PATTERN (a Rust regex).
+    /// Edit every entry of the active branch whose text matches PATTERN (a
+    /// Rust regex): what the model sees, and the entries before the last
+    /// compaction that the whole-branch transcripts show.
     #[arg(long, value_name = "PATTERN", conflicts_with = "reference")]
     pub redact: Option<String>,
 
@@ -240,7 +247,8 @@ pub(crate) enum Action {
     Restore { reference: String },
     /// The edits in force on the active path.
     List { json: bool },
-    /// One edit per editable entry in the context whose content matches.
+    /// One edit per editable entry on the active branch whose content (as
+    /// the model or the whole-branch transcript sees it) matches.
     Redact {
         pattern: regex::Regex,
         with: String,
@@ -249,10 +257,13 @@ pub(crate) enum Action {
 }
 
 /// What an action appends, and (`--redact`) how many entries still send
-/// a match that no context edit can change.
+/// a match that no context edit can change, and how many entries before
+/// the context still show one in the whole-branch transcripts (not sent:
+/// they leave the exit status alone).
 struct Plan {
     edits: Vec<Planned>,
     still_sent: usize,
+    still_shown: usize,
 }
 
 /// One entry to append: its target, and the `replacement` JSON text.
@@ -470,16 +481,16 @@ pub(crate) fn apply(
         Exit::Ok
     };
     if plan.edits.is_empty() {
-        if plan.still_sent > 0 {
+        if plan.still_sent > 0 || plan.still_shown > 0 {
             log.loud().note(format!(
-                "{}: every match pi sends is where no context edit can change it (above); nothing written",
+                "{}: every match on the active branch is where no context edit can change it (above); nothing written",
                 crate::error::escape_name(&s.name)
             ));
             return out.done().map(|()| exit);
         }
         return Err(Error::request(
             &s.name,
-            "no match in what the model sees on the active path; nothing written",
+            "no match in what the model sees on the active path, nor before it on the branch; nothing written",
         ));
     }
     let dry_run = matches!(action, Action::Redact { dry_run: true, .. });
@@ -498,6 +509,7 @@ fn plan(s: &Session, action: &Action, log: Log) -> Result<Option<Plan>> {
                 matches: None,
             }],
             still_sent: 0,
+            still_shown: 0,
         }))
     };
     match action {
@@ -505,6 +517,7 @@ fn plan(s: &Session, action: &Action, log: Log) -> Result<Option<Plan>> {
         Action::List { .. } => Ok(Some(Plan {
             edits: Vec::new(),
             still_sent: 0,
+            still_shown: 0,
         })),
         Action::Replace { reference, content } => {
             let t = refs::resolve(s, reference)?;

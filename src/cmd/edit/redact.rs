@@ -1,5 +1,6 @@
 //! `pi-edit --redact`: the edits that replace every match of a pattern in
-//! what the model sees, one per editable entry of the context.
+//! what the model sees and in the whole-branch transcripts, one per
+//! editable entry of the active branch.
 
 use super::{
     checked_on_branch, describe, editable_role, json_string, not_on_branch, place, Plan, Planned,
@@ -20,22 +21,28 @@ const MAX_ARGS_DEPTH: usize = 256;
 /// How many entries on other branches a warning names.
 const OTHER_BRANCHES_NAMED: usize = 5;
 
-/// The edits `--redact` makes: one per editable entry in the context whose
-/// content (as the model sees it now) matches. Each entry that still sends
-/// a match where no edit can change it is said (even with `-q`: the
-/// secret is still sent) and counted; matches on other branches are said.
-/// Linear in the context: the branch is walked once, not once per edit.
+/// The edits `--redact` makes: one per editable entry of the branch whose
+/// content (as the model or the whole-branch transcript sees it now)
+/// matches. Each entry that still sends a match where no edit can change
+/// it is said (even with `-q`: the secret is still sent) and counted; so is
+/// each entry before the context (a compaction summarised it) that still
+/// shows one in the whole-branch transcripts; matches on other branches are
+/// said. Linear in the branch: it is walked once, not once per edit.
 pub(super) fn redact_plan(s: &Session, re: &regex::Regex, with: &str, log: Log) -> Result<Plan> {
     let mut plan = Plan {
         edits: Vec::new(),
         still_sent: 0,
+        still_shown: 0,
     };
     let Some(leaf) = s.index.leaf else {
         return Ok(plan);
     };
     let ctx = context::build(s, Some(leaf))?;
+    let path = path_to(s, leaf)?;
+    let r = Redaction { s, leaf, re, with };
+    // The entries the context no longer holds come first on the branch.
+    before_context(&r, &path, &ctx.items, &mut plan, log)?;
     for &item in &ctx.items {
-        let i = item.entry();
         let Some(msg) = context::message_json(s, item)? else {
             continue;
         };
@@ -43,14 +50,41 @@ pub(super) fn redact_plan(s: &Session, re: &regex::Regex, with: &str, log: Log) 
         let Some(found) = sent_matches(&msg, re) else {
             continue;
         };
+        if let Some((left, why)) = r.entry(item, &msg, found, &mut plan.edits)? {
+            plan.still_sent += 1;
+            still_sent(s, item.entry(), &left, &field(s, item, &left), &why, log);
+        }
+    }
+    other_branches(s, &path, re, log)?;
+    Ok(plan)
+}
+
+/// The pattern, what it becomes, and the session and leaf it edits.
+struct Redaction<'a> {
+    s: &'a Session,
+    leaf: usize,
+    re: &'a regex::Regex,
+    with: &'a str,
+}
+
+impl Redaction<'_> {
+    /// Plan the edit of `item`'s message `msg`, which holds `found`: what
+    /// is left of the matches once it is in force, and why no edit can
+    /// change that, or None when nothing is left.
+    fn entry(
+        &self,
+        item: Item,
+        msg: &[u8],
+        found: Found,
+        edits: &mut Vec<Planned>,
+    ) -> Result<Option<(Found, String)>> {
+        let (s, i) = (self.s, item.entry());
         let editable =
             matches!(item, Item::Entry(_) | Item::Edited(..)) && editable_role(s, i)?.is_some();
-        let field = |f: &Found| format!("{}{}", prefix(s, item), f.field);
-        let content = Object::at(&msg, 0..msg.len())
+        let content = Object::at(msg, 0..msg.len())
             .map_err(|e| Error::data(&s.name, Some(s.entries[i].line()), format!("{e}")))?
             .get("content");
         let (Some(content), Some(id), true) = (content, s.entries.id(i), editable) else {
-            plan.still_sent += 1;
             let why = if editable && s.entries.id(i).is_none() {
                 "an entry without an id cannot be edited".to_string()
             } else if editable {
@@ -61,50 +95,112 @@ pub(super) fn redact_plan(s: &Session, re: &regex::Regex, with: &str, log: Log) 
                     describe(s, i)
                 )
             };
-            still_sent(s, i, &found, &field(&found), &why, log);
-            continue;
+            return Ok(Some((found, why)));
         };
         let mut r = Redactor {
-            re,
-            with,
+            re: self.re,
+            with: self.with,
             matches: 0,
         };
-        let new_content = r.content(&msg, content);
-        let left = if r.matches > 0 {
-            if refs::branch_is_empty(s, leaf) {
-                // pi's getBranch() is empty when the leaf's id is falsy: pi
-                // refuses every edit.
-                return Err(not_on_branch(s, i, leaf)?);
-            }
-            // JSON.stringify's order (a redacted key may now look like an
-            // array index).
-            let new_content =
-                js::canonical_vec(&new_content, 0..new_content.len()).map_err(|e| {
-                    Error::data(
-                        &s.name,
-                        Some(s.entries[i].line()),
-                        format!("the redacted content: {e}"),
-                    )
-                })?;
-            let replacement = checked_on_branch(s, i, Some(&new_content))?;
-            plan.edits.push(Planned {
-                target: id,
-                replacement,
-                matches: Some(r.matches),
-            });
-            // What is left of what pi sends once the edit is in force.
-            sent_matches(&js::with_member(&msg, "content", Some(&new_content)), re)
-        } else {
-            Some(found)
+        let new_content = r.content(msg, content);
+        if r.matches == 0 {
+            return Ok(Some((
+                found,
+                "a context edit changes only the content".into(),
+            )));
+        }
+        if refs::branch_is_empty(s, self.leaf) {
+            // pi's getBranch() is empty when the leaf's id is falsy: pi
+            // refuses every edit.
+            return Err(not_on_branch(s, i, self.leaf)?);
+        }
+        // JSON.stringify's order (a redacted key may now look like an
+        // array index).
+        let new_content = js::canonical_vec(&new_content, 0..new_content.len()).map_err(|e| {
+            Error::data(
+                &s.name,
+                Some(s.entries[i].line()),
+                format!("the redacted content: {e}"),
+            )
+        })?;
+        let replacement = checked_on_branch(s, i, Some(&new_content))?;
+        edits.push(Planned {
+            target: id,
+            replacement,
+            matches: Some(r.matches),
+        });
+        // What is left of the message once the edit is in force.
+        let left = sent_matches(
+            &js::with_member(msg, "content", Some(&new_content)),
+            self.re,
+        );
+        Ok(left.map(|l| (l, "a context edit changes only the content".into())))
+    }
+}
+
+/// The entries of the branch before the context (what the last compaction
+/// summarised, older compactions, filtered-out system messages): pi no
+/// longer sends them, but the whole-branch transcripts (`pi-convert --to
+/// markdown|text|html`) show them as the edits in force on the branch
+/// leave them. pi takes a context edit of any entry on the active branch,
+/// so the same edits hide a match there; pi's context, which does not hold
+/// the target, means what it meant. What no edit can change is said and
+/// counted (`still_shown`).
+fn before_context(
+    r: &Redaction<'_>,
+    path: &[usize],
+    items: &[Item],
+    plan: &mut Plan,
+    log: Log,
+) -> Result<()> {
+    let s = r.s;
+    let mut in_context = vec![false; s.entries.len()];
+    for item in items {
+        in_context[item.entry()] = true;
+    }
+    let edits = context::latest_edits(s, path)?;
+    for &i in path.iter().filter(|&&i| !in_context[i]) {
+        let edit = match edits.is_empty() {
+            true => None,
+            false => s
+                .entries
+                .id(i)
+                .and_then(|id| edits.get(&id.to_string()).copied()),
         };
-        if let Some(left) = left {
-            plan.still_sent += 1;
-            let why = "a context edit changes only the content";
-            still_sent(s, i, &left, &field(&left), why, log);
+        // An entry an edit omits shows no text (as the transcripts do).
+        if let Some(e) = edit {
+            let line = s.line(e)?;
+            if s.object(&line, s.entries[e].line())?.raw("replacement") == Some(b"null") {
+                continue;
+            }
+        }
+        let item = match (s.entries[i].ty(), edit) {
+            (EntryType::Compaction, _) => Item::CompactionSummary(i),
+            (EntryType::Message | EntryType::CustomMessage | EntryType::BranchSummary, None) => {
+                Item::Entry(i)
+            }
+            (EntryType::Message | EntryType::CustomMessage | EntryType::BranchSummary, Some(e)) => {
+                Item::Edited(i, e)
+            }
+            _ => continue,
+        };
+        let Some(msg) = context::message_json(s, item)? else {
+            continue;
+        };
+        let Some(found) = sent_matches(&msg, r.re) else {
+            continue;
+        };
+        if let Some((left, why)) = r.entry(item, &msg, found, &mut plan.edits)? {
+            plan.still_shown += 1;
+            still_shown(s, i, &left, &field(s, item, &left), &why, log);
         }
     }
-    other_branches(s, leaf, re, log)?;
-    Ok(plan)
+    Ok(())
+}
+
+/// The field `f` names, from the entry's top.
+fn field(s: &Session, item: Item, f: &Found) -> String {
+    format!("{}{}", prefix(s, item), f.field)
 }
 
 /// Where the fields of an item's message are in its entry.
@@ -119,20 +215,43 @@ fn prefix(s: &Session, item: Item) -> &'static str {
 /// Say that entry `i` still sends a match (always: `-q` does not silence
 /// a secret that is still sent).
 fn still_sent(s: &Session, i: usize, found: &Found, field: &str, why: &str, log: Log) {
-    let who = match s.entries.id(i) {
+    log.loud().warn(&Diagnostic::plain(format!(
+        "{}: {} still sends {} in {field}{}, which pi-edit cannot change: {why}",
+        place(s, i),
+        who(s, i),
+        matches_word(found.count),
+        more_fields(found)
+    )));
+}
+
+/// Say that entry `i`, before the context, still shows a match in the
+/// whole-branch transcripts (always, as a match still sent is: people
+/// share transcripts).
+fn still_shown(s: &Session, i: usize, found: &Found, field: &str, why: &str, log: Log) {
+    log.loud().warn(&Diagnostic::plain(format!(
+        "{}: {} still shows {} in {field}{} in the whole-branch transcript (not sent), which pi-edit cannot change: {why}",
+        place(s, i),
+        who(s, i),
+        matches_word(found.count),
+        more_fields(found)
+    )));
+}
+
+/// "entry ID", or what an entry without one is.
+fn who(s: &Session, i: usize) -> String {
+    match s.entries.id(i) {
         Some(id) => format!("entry {id}"),
         None => "an entry without an id".to_string(),
-    };
-    let more = match found.fields {
+    }
+}
+
+/// " and N more fields" after the first field with a match.
+fn more_fields(found: &Found) -> String {
+    match found.fields {
         1 => String::new(),
         2 => " and 1 more field".to_string(),
         n => format!(" and {} more fields", n - 1),
-    };
-    log.loud().warn(&Diagnostic::plain(format!(
-        "{}: {who} still sends {} in {field}{more}, which pi-edit cannot change: {why}",
-        place(s, i),
-        matches_word(found.count)
-    )));
+    }
 }
 
 /// "1 match", "3 matches".
@@ -146,9 +265,9 @@ fn matches_word(n: usize) -> String {
 
 /// Matches in entries that are not on the active path: not sent now, but
 /// sent again if pi goes on from there, and pi takes no edit of them.
-fn other_branches(s: &Session, leaf: usize, re: &regex::Regex, log: Log) -> Result<()> {
+fn other_branches(s: &Session, path: &[usize], re: &regex::Regex, log: Log) -> Result<()> {
     let mut on_path = vec![false; s.entries.len()];
-    for i in path_to(s, leaf)? {
+    for &i in path {
         on_path[i] = true;
     }
     let (mut found, mut total) = (Vec::new(), 0);
