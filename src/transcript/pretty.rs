@@ -87,18 +87,29 @@ pub fn pretty(json: &[u8]) -> String {
 /// next quote, backslash, DEL or 0xC2 (which leads the C1 controls), or
 /// at the end. Looked at 32 bytes at a time, without an early exit inside
 /// a block, so that a release build uses vector instructions.
-fn plain_run(b: &[u8], mut i: usize) -> usize {
-    let stop = |c: u8| matches!(c, b'"' | b'\\' | 0x7f | 0xc2);
-    while let Some(block) = b.get(i..i + 32) {
-        if block.iter().fold(false, |a, &c| a | stop(c)) {
+#[inline]
+fn plain_run(b: &[u8], i: usize) -> usize {
+    let stop =
+        |c: u8| (c == b'"') as u8 | (c == b'\\') as u8 | (c == 0x7f) as u8 | (c == 0xc2) as u8;
+    let mut at = i;
+    // Short strings (most keys) end in the first block: looked at
+    // directly.
+    while at < b.len() && at < i + 16 {
+        if stop(b[at]) != 0 {
+            return at;
+        }
+        at += 1;
+    }
+    for block in b[at..].chunks_exact(32) {
+        if block.iter().fold(0u8, |a, &c| a | stop(c)) != 0 {
             break;
         }
-        i += 32;
+        at += 32;
     }
-    while i < b.len() && !stop(b[i]) {
-        i += 1;
+    while at < b.len() && stop(b[at]) == 0 {
+        at += 1;
     }
-    i
+    at
 }
 
 /// Where a byte-by-byte walk of JSON text is as to strings: the walk sets
