@@ -252,17 +252,20 @@ impl Reader<'_> {
                 a.stop = Some(stop);
             }
             for b in content_blocks(msg.remove("content")) {
-                match assistant_block(&b) {
-                    Some((j, call)) => {
-                        if a.seen.insert(block_key(&b)) {
-                            if let Some(c) = call {
-                                self.call_owner.insert(c.0.clone(), idx);
-                                a.calls.push(c);
-                            }
-                            a.blocks.push(j);
-                        }
+                if !known_assistant_block(&b) {
+                    unknown.push(b);
+                    continue;
+                }
+                // A repeated block is not converted at all.
+                if !a.seen.insert(block_key(&b)) {
+                    continue;
+                }
+                if let Some((j, call)) = assistant_block(b) {
+                    if let Some(c) = call {
+                        self.call_owner.insert(c.0.clone(), idx);
+                        a.calls.push(c);
                     }
-                    None => unknown.push(b),
+                    a.blocks.push(j);
                 }
             }
         }
@@ -325,7 +328,7 @@ impl Reader<'_> {
             self.call_owner.get(id).copied()
         });
         let Some(owner) = owner else {
-            let content = self.user_content(n, &blocks);
+            let content = self.user_content(n, blocks);
             return Some(self.push(Msg::User {
                 key: uuid,
                 content,
@@ -334,18 +337,32 @@ impl Reader<'_> {
         };
         let group = self.results_of(owner, &timestamp);
         let mut rest = Vec::new();
-        for b in blocks {
-            let id = b
-                .get("tool_use_id")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            match id.filter(|id| self.call_owner.get(id) == Some(&owner)) {
-                Some(id) => self.add_result(group, n, id, &b, details.clone(), &timestamp),
+        let ours: Vec<Option<String>> = blocks
+            .iter()
+            .map(|b| {
+                let id = b.get("tool_use_id").and_then(Value::as_str)?;
+                (self.call_owner.get(id) == Some(&owner)).then(|| id.to_string())
+            })
+            .collect();
+        // Each result gets the line's details; the last one takes them.
+        let mut left = ours.iter().flatten().count();
+        let mut details = details;
+        for (b, id) in blocks.into_iter().zip(ours) {
+            match id {
+                Some(id) => {
+                    left -= 1;
+                    let d = if left == 0 {
+                        details.take()
+                    } else {
+                        details.clone()
+                    };
+                    self.add_result(group, n, id, b, d, &timestamp)
+                }
                 None => rest.push(b),
             }
         }
         if !rest.is_empty() {
-            let content = self.user_content(n, &rest);
+            let content = self.user_content(n, rest);
             if let Msg::Results { texts, .. } = &mut self.msgs[group] {
                 texts.push((timestamp, content));
             }
@@ -382,7 +399,7 @@ impl Reader<'_> {
         group: usize,
         n: u64,
         id: String,
-        b: &Value,
+        mut b: Value,
         details: Option<Value>,
         ts: &str,
     ) {
@@ -395,7 +412,7 @@ impl Reader<'_> {
             _ => None,
         }
         .unwrap_or_default();
-        let content = result_content(b.get("content"));
+        let content = result_content(b.as_object_mut().and_then(|o| o.remove("content")));
         let is_error = b.get("is_error").and_then(Value::as_bool) == Some(true);
         let mut m = vec![
             ("role", J::str("toolResult")),
@@ -423,20 +440,20 @@ impl Reader<'_> {
 
     /// A user message's content blocks in pi's form; a tool result that
     /// answers no call becomes text.
-    fn user_content(&mut self, n: u64, blocks: &[Value]) -> J {
+    fn user_content(&mut self, n: u64, blocks: Vec<Value>) -> J {
         let mut out = Vec::new();
-        for b in blocks {
+        for mut b in blocks {
             match b.get("type").and_then(Value::as_str) {
-                Some("text") => out.push(text_block(&s_of(b, "text"))),
-                Some("image") => out.push(image_block(b)),
+                Some("text") => out.push(text_block(take_s(&mut b, "text"))),
+                Some("image") => out.push(image_block(&b)),
                 Some("tool_result") => {
-                    let id = s_of(b, "tool_use_id");
+                    let id = s_of(&b, "tool_use_id");
                     let t = text_of(b.get("content"));
-                    out.push(text_block(&format!(
+                    out.push(text_block(format!(
                         "[result of tool call {id}, whose call is not in this session]\n{t}"
                     )));
                 }
-                _ => self.unknown_block(n, b.clone()),
+                _ => self.unknown_block(n, b),
             }
         }
         J::Arr(out)
@@ -548,13 +565,16 @@ impl Reader<'_> {
     /// The messages as pi entries: each message one entry (results one
     /// per call, then the texts), its children under its last.
     fn build(mut self, parent: Vec<Option<usize>>, resume: Option<usize>) -> Conversation {
-        let msgs = std::mem::take(&mut self.msgs);
-        let attach = |m: usize| -> usize {
-            match &msgs[m] {
+        let mut msgs = std::mem::take(&mut self.msgs);
+        // Where a message's children hang: an assistant message's results.
+        let attach: Vec<usize> = msgs
+            .iter()
+            .enumerate()
+            .map(|(m, msg)| match msg {
                 Msg::Assistant(a) => a.results.unwrap_or(m),
                 _ => m,
-            }
-        };
+            })
+            .collect();
         let mut nodes: Vec<Node> = Vec::new();
         let mut first: Vec<Option<usize>> = vec![None; msgs.len()];
         let mut last: Vec<Option<usize>> = vec![None; msgs.len()];
@@ -576,7 +596,7 @@ impl Reader<'_> {
         }
         for &m in &todo {
             let mut prev = None;
-            for (key, ts, body) in entries_of(&msgs, m, &mut missing) {
+            for (key, ts, body) in entries_of(&mut msgs, m, &mut missing) {
                 nodes.push(Node {
                     key,
                     parent: prev,
@@ -591,7 +611,7 @@ impl Reader<'_> {
         for &m in &todo {
             let above = match &msgs[m] {
                 Msg::Results { of, .. } => last[*of],
-                _ => parent[m].and_then(|p| last[attach(p)]),
+                _ => parent[m].and_then(|p| last[attach[p]]),
             };
             if let Some(f) = first[m] {
                 nodes[f].parent = above.filter(|&a| a != f);
@@ -604,7 +624,7 @@ impl Reader<'_> {
                 format!("{missing} tool call(s) had no result in the file: each answered with an error result"),
             ));
         }
-        let resume = resume.and_then(|m| last[attach(m)]);
+        let resume = resume.and_then(|m| last[attach[m]]);
         let mut preamble = Vec::new();
         if !self.unmapped.is_empty() {
             self.warnings.push(Diagnostic::new(
@@ -649,9 +669,18 @@ impl Reader<'_> {
     }
 }
 
-/// The entries of message `m`: (key, ISO time, body).
-fn entries_of(msgs: &[Msg], m: usize, missing: &mut usize) -> Vec<(String, String, Body)> {
-    match &msgs[m] {
+/// The entries of message `m`: (key, ISO time, body). Each message is
+/// turned into entries once: its contents are moved out, not copied (an
+/// assistant message keeps its key and calls for its results).
+fn entries_of(msgs: &mut [Msg], m: usize, missing: &mut usize) -> Vec<(String, String, Body)> {
+    let calls = match &msgs[m] {
+        Msg::Results { of, .. } => match &msgs[*of] {
+            Msg::Assistant(a) => Some((a.key.clone(), a.calls.clone())),
+            _ => None,
+        },
+        _ => None,
+    };
+    match &mut msgs[m] {
         Msg::Assistant(a) => vec![(
             a.key.clone(),
             a.timestamp.clone(),
@@ -666,7 +695,7 @@ fn entries_of(msgs: &[Msg], m: usize, missing: &mut usize) -> Vec<(String, Strin
             timestamp.clone(),
             Body::Message(J::Obj(vec![
                 ("role", J::str("user")),
-                ("content", content.clone()),
+                ("content", std::mem::replace(content, J::Null)),
                 ("timestamp", J::Num(millis(timestamp))),
             ])),
         )],
@@ -679,23 +708,31 @@ fn entries_of(msgs: &[Msg], m: usize, missing: &mut usize) -> Vec<(String, Strin
             key.clone(),
             timestamp.clone(),
             Body::Compaction {
-                summary: summary.clone(),
+                summary: std::mem::take(summary),
                 tokens_before: *tokens_before,
             },
         )],
         Msg::Results {
-            of,
             results,
             texts,
             timestamp,
+            ..
         } => {
-            let Msg::Assistant(a) = &msgs[*of] else {
+            let Some((key, calls)) = calls else {
                 return Vec::new();
             };
             let mut v = Vec::new();
-            for (id, name) in &a.calls {
-                let body = match results.get(id) {
-                    Some(r) => r.clone(),
+            for (k, (id, name)) in calls.iter().enumerate() {
+                // The last call of an id takes its result (ids repeat only
+                // in broken files: the earlier ones get a copy).
+                let again = calls[k + 1..].iter().any(|c| c.0 == *id);
+                let r = if again {
+                    results.get(id).cloned()
+                } else {
+                    results.remove(id)
+                };
+                let body = match r {
+                    Some(r) => r,
                     None => {
                         *missing += 1;
                         no_result(id, name, timestamp)
@@ -707,17 +744,13 @@ fn entries_of(msgs: &[Msg], m: usize, missing: &mut usize) -> Vec<(String, Strin
                     Body::Message(body),
                 ));
             }
-            for (k, (ts, content)) in texts.iter().enumerate() {
+            for (k, (ts, content)) in std::mem::take(texts).into_iter().enumerate() {
                 let msg = J::Obj(vec![
                     ("role", J::str("user")),
-                    ("content", content.clone()),
-                    ("timestamp", J::Num(millis(ts))),
+                    ("content", content),
+                    ("timestamp", J::Num(millis(&ts))),
                 ]);
-                v.push((
-                    format!("results-text:{}:{k}", a.key),
-                    ts.clone(),
-                    Body::Message(msg),
-                ));
+                v.push((format!("results-text:{key}:{k}"), ts, Body::Message(msg)));
             }
             v
         }
@@ -742,8 +775,8 @@ pub(crate) fn no_result(id: &str, name: &str, ts: &str) -> J {
     ])
 }
 
-fn assistant_message(a: &Assistant) -> J {
-    let u = a.usage.clone().unwrap_or_default();
+fn assistant_message(a: &mut Assistant) -> J {
+    let u = a.usage.take().unwrap_or_default();
     let n = |k: &str| u.get(k).and_then(Value::as_f64).unwrap_or(0.0);
     let (input, output) = (n("input_tokens"), n("output_tokens"));
     let (read, write) = (
@@ -779,17 +812,9 @@ fn assistant_message(a: &Assistant) -> J {
             None => "toolUse",
         }
     };
-    let mut m = vec![
-        ("role", J::str("assistant")),
-        ("content", J::Arr(a.blocks.clone())),
-        ("api", J::str("anthropic-messages")),
-        ("provider", J::str("anthropic")),
-        ("model", J::str(&a.model)),
-        ("usage", usage),
-        ("stopReason", J::str(stop)),
-    ];
-    if a.error {
-        let text: Vec<String> = a
+    // An API error's text: its text blocks.
+    let error = a.error.then(|| {
+        let text: Vec<&str> = a
             .blocks
             .iter()
             .filter_map(|b| match b {
@@ -797,13 +822,25 @@ fn assistant_message(a: &Assistant) -> J {
                     .iter()
                     .find(|(k, _)| *k == "text")
                     .and_then(|(_, v)| match v {
-                        J::Str(s) => Some(s.clone()),
+                        J::Str(s) => Some(s.as_str()),
                         _ => None,
                     }),
                 _ => None,
             })
             .collect();
-        m.push(("errorMessage", J::str(text.join("\n"))));
+        text.join("\n")
+    });
+    let mut m = vec![
+        ("role", J::str("assistant")),
+        ("content", J::Arr(std::mem::take(&mut a.blocks))),
+        ("api", J::str("anthropic-messages")),
+        ("provider", J::str("anthropic")),
+        ("model", J::str(&a.model)),
+        ("usage", usage),
+        ("stopReason", J::str(stop)),
+    ];
+    if let Some(text) = error {
+        m.push(("errorMessage", J::str(text)));
     }
     m.push(("timestamp", J::Num(millis(&a.timestamp))));
     J::Obj(m)
@@ -844,34 +881,54 @@ fn s_of(v: &Value, k: &str) -> String {
         .to_string()
 }
 
-pub(crate) fn text_block(t: &str) -> J {
-    J::Obj(vec![("type", J::str("text")), ("text", J::str(t))])
+pub(crate) fn text_block(t: impl Into<String>) -> J {
+    J::Obj(vec![("type", J::str("text")), ("text", J::Str(t.into()))])
+}
+
+/// The string member `k` of `v`, moved out ("" when it is not a string):
+/// tool outputs and texts are the big strings, never copied.
+fn take_s(v: &mut Value, k: &str) -> String {
+    match v.get_mut(k) {
+        Some(Value::String(t)) => std::mem::take(t),
+        _ => String::new(),
+    }
+}
+
+/// Whether pi has a form for an assistant block (see [`assistant_block`]).
+fn known_assistant_block(b: &Value) -> bool {
+    matches!(
+        b.get("type").and_then(Value::as_str),
+        Some("text" | "thinking" | "redacted_thinking" | "tool_use")
+    )
 }
 
 /// An assistant block in pi's form, and the call it makes; None for a
-/// block pi has no form for.
-fn assistant_block(b: &Value) -> Option<(J, Option<(String, String)>)> {
+/// block pi has no form for. Its strings are moved, not copied.
+fn assistant_block(mut b: Value) -> Option<(J, Option<(String, String)>)> {
     let j = match b.get("type").and_then(Value::as_str)? {
-        "text" => text_block(&s_of(b, "text")),
+        "text" => text_block(take_s(&mut b, "text")),
         "thinking" => {
             let mut m = vec![
                 ("type", J::str("thinking")),
-                ("thinking", J::str(s_of(b, "thinking"))),
+                ("thinking", J::str(take_s(&mut b, "thinking"))),
             ];
-            if let Some(sig) = b.get("signature").and_then(Value::as_str) {
-                m.push(("thinkingSignature", J::str(sig)));
+            if let Some(Value::String(sig)) = b.get_mut("signature") {
+                m.push(("thinkingSignature", J::str(std::mem::take(sig))));
             }
             J::Obj(m)
         }
         "redacted_thinking" => J::Obj(vec![
             ("type", J::str("thinking")),
             ("thinking", J::str("")),
-            ("thinkingSignature", J::str(s_of(b, "data"))),
+            ("thinkingSignature", J::str(take_s(&mut b, "data"))),
             ("redacted", J::Bool(true)),
         ]),
         "tool_use" => {
-            let (id, name) = (s_of(b, "id"), s_of(b, "name"));
-            let args = b.get("input").cloned().unwrap_or(Value::Object(Map::new()));
+            let (id, name) = (take_s(&mut b, "id"), take_s(&mut b, "name"));
+            let args = match b.as_object_mut().and_then(|o| o.remove("input")) {
+                Some(a) => a,
+                None => Value::Object(Map::new()),
+            };
             let j = J::Obj(vec![
                 ("type", J::str("toolCall")),
                 ("id", J::str(&id)),
@@ -891,7 +948,7 @@ fn image_block(b: &Value) -> J {
     let mime = src.map(|s| s_of(s, "media_type")).unwrap_or_default();
     if data.is_empty() {
         let url = src.map(|s| s_of(s, "url")).unwrap_or_default();
-        return text_block(&format!("[image: {url}]"));
+        return text_block(format!("[image: {url}]"));
     }
     J::Obj(vec![
         ("type", J::str("image")),
@@ -901,15 +958,15 @@ fn image_block(b: &Value) -> J {
 }
 
 /// A tool result's content as pi's blocks.
-fn result_content(v: Option<&Value>) -> J {
+fn result_content(v: Option<Value>) -> J {
     match v {
         Some(Value::String(t)) => J::Arr(vec![text_block(t)]),
         Some(Value::Array(b)) => J::Arr(
-            b.iter()
-                .map(|b| match b.get("type").and_then(Value::as_str) {
-                    Some("image") => image_block(b),
-                    Some("text") => text_block(&s_of(b, "text")),
-                    _ => text_block(&b.to_string()),
+            b.into_iter()
+                .map(|mut b| match b.get("type").and_then(Value::as_str) {
+                    Some("image") => image_block(&b),
+                    Some("text") => text_block(take_s(&mut b, "text")),
+                    _ => text_block(b.to_string()),
                 })
                 .collect(),
         ),

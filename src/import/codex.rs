@@ -284,7 +284,7 @@ impl Reader {
             Some(Value::Array(a)) => J::Arr(a.iter().filter_map(content_block).collect()),
             Some(Value::Object(o)) => match o.get("content") {
                 Some(Value::String(t)) => J::Arr(vec![text_block(t)]),
-                _ => J::Arr(vec![text_block(&Value::Object(o.clone()).to_string())]),
+                _ => J::Arr(vec![text_block(Value::Object(o.clone()).to_string())]),
             },
             _ => J::Arr(Vec::new()),
         };
@@ -482,7 +482,7 @@ fn is_meta(p: &Value) -> bool {
 /// A content item in pi's form: text, or an image from its data URL.
 fn content_block(b: &Value) -> Option<J> {
     match s(b, "type").as_str() {
-        "input_text" | "output_text" | "text" => Some(text_block(&s(b, "text"))),
+        "input_text" | "output_text" | "text" => Some(text_block(s(b, "text"))),
         "input_image" => {
             let url = s(b, "image_url");
             let (mime, data) = url
@@ -490,7 +490,7 @@ fn content_block(b: &Value) -> Option<J> {
                 .and_then(|r| r.split_once(";base64,"))
                 .unwrap_or(("", ""));
             if data.is_empty() {
-                return Some(text_block(&format!("[image: {url}]")));
+                return Some(text_block(format!("[image: {url}]")));
             }
             Some(J::Obj(vec![
                 ("type", J::str("image")),
@@ -498,7 +498,7 @@ fn content_block(b: &Value) -> Option<J> {
                 ("mimeType", J::str(mime)),
             ]))
         }
-        _ => Some(text_block(&b.to_string())),
+        _ => Some(text_block(b.to_string())),
     }
 }
 

@@ -32,7 +32,9 @@ pub(crate) fn render(c: &Conversation, source: &str, source_len: u64) -> Importe
     let order = order(&parents, c.resume.map(|r| r + c.preamble.len()));
     let mut draw = EntryIds::new(&id);
     let ids: Vec<String> = nodes.iter().map(|n| draw.draw(&n.key)).collect();
-    let mut out = Vec::new();
+    // About the source's size: grown a few times at most, not doubled
+    // from nothing.
+    let mut out = Vec::with_capacity(usize::try_from(source_len).unwrap_or(0).min(1 << 30));
     header(c, &id, source, source_len, order.len()).write(&mut out);
     out.push(b'\n');
     for &i in &order {
