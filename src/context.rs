@@ -415,12 +415,16 @@ pub fn message_json(session: &Session, item: Item) -> Result<Option<Vec<u8>>> {
                 message_of(session, &obj, i)?;
                 return Ok(None);
             };
-            let role = message_of(session, &obj, i)?
+            // The message's members, found once (each look is a pass over
+            // the message's text).
+            let m = message_of(session, &obj, i)?;
+            let role = m
+                .as_ref()
                 .and_then(|m| m.str("role").map(|r| r.into_owned()))
                 .unwrap_or_default();
             // sessionEntryToContextMessages: null or missing content.
             let content_null = || {
-                obj.object("message")
+                m.as_ref()
                     .is_some_and(|m| matches!(m.raw("content"), None | Some(b"null")))
             };
             let msg = match role.as_str() {

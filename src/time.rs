@@ -181,6 +181,47 @@ pub fn iso_string(ms: i64) -> String {
     format!("{year}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{f:03}Z")
 }
 
+/// `ms` as `YYYY-MM-DD HH:MM:SS` (UTC; [`iso_string`] without the `T`,
+/// the fraction and the `Z`), for a year 0 to 9999 (else None).
+pub fn short_string(ms: i64) -> Option<String> {
+    let (y, mo, d) = civil_from_days(ms.div_euclid(86_400_000));
+    if !(0..=9999).contains(&y) {
+        return None;
+    }
+    let rem = ms.rem_euclid(86_400_000);
+    let n = [
+        y / 1000,
+        y / 100 % 10,
+        y / 10 % 10,
+        y % 10,
+        -1,
+        mo / 10,
+        mo % 10,
+        -1,
+        d / 10,
+        d % 10,
+        -2,
+        rem / 36_000_000,
+        rem / 3_600_000 % 10,
+        -3,
+        rem / 600_000 % 6,
+        rem / 60_000 % 10,
+        -3,
+        rem / 10_000 % 6,
+        rem / 1000 % 10,
+    ];
+    let b: Vec<u8> = n
+        .iter()
+        .map(|&k| match k {
+            -1 => b'-',
+            -2 => b' ',
+            -3 => b':',
+            k => b'0' + k as u8,
+        })
+        .collect();
+    String::from_utf8(b).ok()
+}
+
 /// A year as `toISOString()` writes it: four digits, or six with a sign
 /// outside 0..=9999.
 pub fn iso_year(y: i64) -> String {
@@ -303,6 +344,19 @@ pub fn parse_when(s: &str, now: f64) -> Result<f64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn short_string_is_iso_string_shortened() {
+        let mut next = crate::test_rng::xorshift(5);
+        for _ in 0..20000 {
+            let ms = (next() % 253_402_300_800_000) as i64;
+            let iso = iso_string(ms);
+            let want = format!("{} {}", &iso[..10], &iso[11..19]);
+            assert_eq!(short_string(ms).as_deref(), Some(want.as_str()), "{ms}");
+        }
+        assert_eq!(short_string(253_402_300_800_000), None);
+        assert_eq!(short_string(-62_167_219_200_001), None);
+    }
+
     use super::*;
 
     #[test]

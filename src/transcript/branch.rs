@@ -25,6 +25,7 @@ use crate::path::path_to;
 use crate::session::Session;
 use std::collections::HashMap;
 use std::io::Write;
+use std::sync::mpsc;
 
 /// A group is written once it holds this many messages or bytes of JSON
 /// (a tool result further on is then shown on its own, not with its call).
@@ -36,6 +37,12 @@ const GROUP_BYTES: usize = 16 << 20;
 /// stops it before anything is written); a longer one is streamed, and an
 /// error stops it where it is.
 const HOLD: usize = 4 << 20;
+
+/// Groups go to the renderer's thread in batches of about this many bytes
+/// of JSON (or this many groups): a handoff per group (most are a few
+/// messages) cost more than the second core gave.
+const BATCH_BYTES: usize = 1 << 20;
+const BATCH_GROUPS: usize = 512;
 
 /// Write the branch from the root to `leaf` (None: pi's null leaf, no
 /// entries) as a transcript in `format` (Markdown or Text; Html is not
@@ -52,15 +59,15 @@ pub fn write_branch(
         Some(l) => path_to(s, l)?,
         None => Vec::new(),
     };
-    let mut w = Writer::new(s, format, opts, out, meta)?;
-    w.budget = 4 * path.len();
     // The latest context_edit on the path for each target id.
     let edits = context::latest_edits(s, &path)?;
-    for (k, &i) in path.iter().enumerate() {
-        w.entry(i, k, &path, &edits)?;
-    }
-    w.flush()?;
-    w.release()
+    with_writer(s, format, opts, true, out, meta, |w| {
+        w.budget = 4 * path.len();
+        for (k, &i) in path.iter().enumerate() {
+            w.entry(i, k, &path, &edits)?;
+        }
+        Ok(())
+    })
 }
 
 /// Write what the model is sent at `leaf` (None: pi's null leaf, no
@@ -77,14 +84,83 @@ pub fn write_sent(
     out: &mut impl Write,
 ) -> Result<()> {
     let ctx = context::build(s, leaf)?;
-    let mut w = Writer::new(s, format, opts, out, meta)?;
     // What is sent has no ids or labels on its turns.
-    w.named = false;
-    for item in ctx.items {
-        w.message(item)?;
-    }
-    w.flush()?;
-    w.release()
+    with_writer(s, format, opts, false, out, meta, |w| {
+        for item in ctx.items {
+            w.message(item)?;
+        }
+        Ok(())
+    })
+}
+
+/// Run `walk` with a [`Writer`] whose groups a second thread turns into
+/// text (a [`Renderer`]): reading and sorting the messages of one group
+/// goes on while the one before is built and rendered (those were most
+/// of a long transcript's time, on one core). The output is the same as
+/// on one thread: groups are rendered and written in order, and an error
+/// is the first one the one-thread order meets.
+fn with_writer<W: Write>(
+    s: &Session,
+    format: Format,
+    opts: Options,
+    named: bool,
+    out: &mut W,
+    meta: &Meta,
+    walk: impl FnOnce(&mut Writer<'_, W>) -> Result<()>,
+) -> Result<()> {
+    std::thread::scope(|scope| {
+        // A rendezvous: at most one group is rendered while the next is
+        // gathered (memory stays at two groups' worth).
+        let (groups, to_render) = mpsc::sync_channel::<Vec<Group>>(0);
+        let (rendered, texts) = mpsc::channel::<(String, Result<()>)>();
+        let mut r = Renderer {
+            s,
+            format,
+            opts,
+            named,
+            turns: 0,
+        };
+        scope.spawn(move || {
+            for batch in to_render {
+                let mut text = String::new();
+                let mut done = Ok(());
+                for g in batch {
+                    match r.render(g) {
+                        Ok(t) => text.push_str(&t),
+                        Err(e) => {
+                            done = Err(e);
+                            break;
+                        }
+                    }
+                }
+                if rendered.send((text, done)).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut w = Writer::new(s, out, meta, (format, opts), groups, texts)?;
+        let walked = walk(&mut w).and_then(|()| w.flush());
+        if w.failed {
+            // The renderer's error: the first.
+            return walked;
+        }
+        // Whatever was flushed before an error was rendered and written
+        // before it on one thread: written first, its error first.
+        let sent = w.send();
+        w.groups = None;
+        w.drain(true)?;
+        walked?;
+        sent?;
+        w.release()
+    })
+}
+
+/// Messages and marks to render together: `from` is the entry of each of
+/// `msgs`; each mark comes with the number of messages before it.
+struct Group {
+    msgs: Vec<Source>,
+    from: Vec<usize>,
+    marks: Vec<(usize, Mark)>,
 }
 
 /// What a transcript shows of a context item: its message as the model
@@ -127,11 +203,17 @@ pub fn source_of(s: &Session, item: Item) -> Result<Option<Source>> {
 /// the marks among them (each with the number of messages before it).
 struct Writer<'a, W: Write> {
     s: &'a Session,
-    format: Format,
     opts: Options,
     out: &'a mut W,
-    /// Turns written so far (Markdown numbers them).
-    turns: usize,
+    /// Where groups go to be rendered (None once all were sent).
+    groups: Option<mpsc::SyncSender<Vec<Group>>>,
+    /// The groups not yet sent, and their bytes of JSON.
+    batch: Vec<Group>,
+    batch_bytes: usize,
+    /// The rendered batches, in order, each with how its rendering ended.
+    texts: mpsc::Receiver<(String, Result<()>)>,
+    /// The renderer met an error (the first, returned).
+    failed: bool,
     msgs: Vec<Source>,
     /// The entry each of `msgs` comes from.
     from: Vec<usize>,
@@ -143,25 +225,38 @@ struct Writer<'a, W: Write> {
     budget: usize,
     /// The output not yet written (None once it was: see [`HOLD`]).
     held: Option<Vec<u8>>,
+}
+
+/// What turns a [`Group`] into text (on its own thread): the turns
+/// written so far, for Markdown's numbers.
+struct Renderer<'a> {
+    s: &'a Session,
+    format: Format,
+    opts: Options,
     /// Whether turns show their entry's id and label (the whole branch).
     named: bool,
+    turns: usize,
 }
 
 impl<'a, W: Write> Writer<'a, W> {
     /// A writer that has written the head (Markdown's title and fields).
     fn new(
         s: &'a Session,
-        format: Format,
-        opts: Options,
         out: &'a mut W,
         meta: &Meta,
+        (format, opts): (Format, Options),
+        groups: mpsc::SyncSender<Vec<Group>>,
+        texts: mpsc::Receiver<(String, Result<()>)>,
     ) -> Result<Self> {
         let mut w = Writer {
             s,
-            format,
             opts,
             out,
-            turns: 0,
+            groups: Some(groups),
+            batch: Vec::new(),
+            batch_bytes: 0,
+            texts,
+            failed: false,
             msgs: Vec::new(),
             from: Vec::new(),
             bytes: 0,
@@ -169,7 +264,6 @@ impl<'a, W: Write> Writer<'a, W> {
             kept_from: 0,
             budget: 0,
             held: Some(Vec::new()),
-            named: true,
         };
         if format == Format::Markdown {
             let mut head = String::new();
@@ -416,21 +510,103 @@ impl<'a, W: Write> Writer<'a, W> {
         Ok(())
     }
 
-    /// Write the group: its turns, each mark before the turn of the first
-    /// message after it.
+    /// Send the group to be rendered (what was rendered before it is
+    /// written first).
     fn flush(&mut self) -> Result<()> {
         if self.msgs.is_empty() && self.marks.is_empty() {
             return Ok(());
         }
-        let turns = build_indexed(&self.s.name, &self.msgs, self.opts)?;
+        self.batch.push(Group {
+            msgs: std::mem::take(&mut self.msgs),
+            from: std::mem::take(&mut self.from),
+            marks: std::mem::take(&mut self.marks),
+        });
+        self.batch_bytes += self.bytes;
+        self.bytes = 0;
+        if self.batch_bytes >= BATCH_BYTES || self.batch.len() >= BATCH_GROUPS {
+            self.send()?;
+        }
+        Ok(())
+    }
+
+    /// Send the batch to be rendered (what was rendered before it is
+    /// written first).
+    fn send(&mut self) -> Result<()> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        self.drain(false)?;
+        let batch = std::mem::take(&mut self.batch);
+        self.batch_bytes = 0;
+        let stopped = || Error::output(std::io::Error::other("the renderer stopped"));
+        match &self.groups {
+            Some(groups) => groups.send(batch).map_err(|_| stopped()),
+            None => Err(stopped()),
+        }
+    }
+
+    /// Write the groups rendered so far (`all`: wait for every one sent,
+    /// once no more will be); the first error stops it.
+    fn drain(&mut self, all: bool) -> Result<()> {
+        loop {
+            let text = match all {
+                true => match self.texts.recv() {
+                    Ok(t) => t,
+                    Err(_) => return Ok(()),
+                },
+                false => match self.texts.try_recv() {
+                    Ok(t) => t,
+                    Err(_) => return Ok(()),
+                },
+            };
+            let (text, done) = text;
+            self.write(&text)?;
+            if done.is_err() {
+                self.failed = true;
+                return done;
+            }
+        }
+    }
+
+    /// Write `text`, any control character a builder let through shown.
+    fn write(&mut self, text: &str) -> Result<()> {
+        let text = cleaned(text);
+        match &mut self.held {
+            Some(held) => {
+                held.extend_from_slice(text.as_bytes());
+                if held.len() >= HOLD {
+                    self.release()?;
+                }
+                Ok(())
+            }
+            None => self.out.write_all(text.as_bytes()).map_err(Error::output),
+        }
+    }
+
+    /// Write what is held, and from now on write as it comes.
+    fn release(&mut self) -> Result<()> {
+        match self.held.take() {
+            Some(held) => self.out.write_all(&held).map_err(Error::output),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Renderer<'_> {
+    /// The group's text: its turns, each mark before the turn of the first
+    /// message after it; any control character a builder let through
+    /// shown.
+    fn render(&mut self, g: Group) -> Result<String> {
+        let turns = build_indexed(&self.s.name, &g.msgs, self.opts)?;
+        drop(g.msgs);
         let mut text = String::new();
-        let mut marks = std::mem::take(&mut self.marks).into_iter().peekable();
+        let mut marks = g.marks.into_iter().peekable();
         for (k, mut turn) in turns {
             while let Some((_, m)) = marks.next_if(|(at, _)| *at <= k) {
                 self.mark(&mut text, &m);
             }
             if self.named {
-                self.name(&mut turn, self.from[k]);
+                self.name(&mut turn, g.from[k]);
             }
             let turn = &turn;
             self.turns += 1;
@@ -442,10 +618,10 @@ impl<'a, W: Write> Writer<'a, W> {
         for (_, m) in marks {
             self.mark(&mut text, &m);
         }
-        self.msgs.clear();
-        self.from.clear();
-        self.bytes = 0;
-        self.write(&text)
+        Ok(match cleaned(&text) {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(t) => t,
+        })
     }
 
     /// Give the turn of entry `i` its id, and the label on it (pi's
@@ -471,29 +647,6 @@ impl<'a, W: Write> Writer<'a, W> {
         match self.format {
             Format::Markdown => markdown::mark(text, m),
             _ => text::mark(text, m),
-        }
-    }
-
-    /// Write `text`, any control character a builder let through shown.
-    fn write(&mut self, text: &str) -> Result<()> {
-        let text = cleaned(text);
-        match &mut self.held {
-            Some(held) => {
-                held.extend_from_slice(text.as_bytes());
-                if held.len() >= HOLD {
-                    self.release()?;
-                }
-                Ok(())
-            }
-            None => self.out.write_all(text.as_bytes()).map_err(Error::output),
-        }
-    }
-
-    /// Write what is held, and from now on write as it comes.
-    fn release(&mut self) -> Result<()> {
-        match self.held.take() {
-            Some(held) => self.out.write_all(&held).map_err(Error::output),
-            None => Ok(()),
         }
     }
 }

@@ -645,6 +645,14 @@ fn tool_args(name: &str, b: &Object<'_>) -> Args {
 
 /// A message time (ms since the epoch) as `YYYY-MM-DD HH:MM:SS`.
 fn time_of(v: &[u8]) -> Option<String> {
+    // Most times are whole milliseconds of a year 0 to 9999: written at
+    // once (a float parse and three formats were a twentieth of the time).
+    if (1..=15).contains(&v.len()) && v.iter().all(u8::is_ascii_digit) {
+        let ms = v.iter().fold(0i64, |a, &d| a * 10 + (d - b'0') as i64);
+        if let Some(t) = crate::time::short_string(ms) {
+            return Some(t);
+        }
+    }
     let n: f64 = std::str::from_utf8(v).ok()?.parse().ok()?;
     if !n.is_finite() || n.abs() > 8.64e15 {
         return None;

@@ -25,6 +25,15 @@ pub fn pretty(json: &[u8]) -> String {
     };
     let mut i = 0;
     while i < canon.len() {
+        if strings.open && !strings.escaped {
+            // The plain run of a string is copied at once.
+            let end = plain_run(&canon, i);
+            out.extend_from_slice(&canon[i..end]);
+            i = end;
+            if i == canon.len() {
+                break;
+            }
+        }
         let c = canon[i];
         if strings.inside(c) {
             // JSON.stringify leaves DEL and the C1 controls raw: written as
@@ -71,7 +80,36 @@ pub fn pretty(json: &[u8]) -> String {
         }
         i += 1;
     }
-    String::from_utf8_lossy(&out).into_owned()
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Where the run of string bytes from `i` that need no look ends: at the
+/// next quote, backslash, DEL or 0xC2 (which leads the C1 controls), or
+/// at the end. Looked at 32 bytes at a time, without an early exit inside
+/// a block, so that a release build uses vector instructions.
+#[inline]
+fn plain_run(b: &[u8], i: usize) -> usize {
+    let stop =
+        |c: u8| (c == b'"') as u8 | (c == b'\\') as u8 | (c == 0x7f) as u8 | (c == 0xc2) as u8;
+    let mut at = i;
+    // Short strings (most keys) end in the first block: looked at
+    // directly.
+    while at < b.len() && at < i + 16 {
+        if stop(b[at]) != 0 {
+            return at;
+        }
+        at += 1;
+    }
+    for block in b[at..].chunks_exact(32) {
+        if block.iter().fold(0u8, |a, &c| a | stop(c)) != 0 {
+            break;
+        }
+        at += 32;
+    }
+    while at < b.len() && stop(b[at]) == 0 {
+        at += 1;
+    }
+    at
 }
 
 /// Where a byte-by-byte walk of JSON text is as to strings: the walk sets
@@ -104,7 +142,16 @@ impl Strings {
 /// The deepest nesting of objects and arrays in JSON text.
 fn max_depth(json: &[u8]) -> usize {
     let (mut depth, mut max, mut strings) = (0usize, 0usize, Strings::default());
-    for &c in json {
+    let mut i = 0;
+    while i < json.len() {
+        if strings.open && !strings.escaped {
+            i = plain_run(json, i);
+            if i == json.len() {
+                break;
+            }
+        }
+        let c = json[i];
+        i += 1;
         if strings.inside(c) {
             continue;
         }
@@ -135,5 +182,17 @@ mod tests {
             pretty("[\"\\u001b\u{7f}\u{9b}\u{85}é\"]".as_bytes()),
             "[\n  \"\\u001b\\u007f\\u009b\\u0085é\"\n]"
         );
+    }
+
+    #[test]
+    fn long_strings_keep_their_escapes_and_quotes() {
+        for at in [0, 1, 30, 31, 32, 33, 63, 64, 65, 100] {
+            let x = "x".repeat(at);
+            let json = format!(r#"{{"k":"{x}\"{x}\\","a":["{x}é{x}\u0085\u007f"]}}"#);
+            let want = format!(
+                "{{\n  \"k\": \"{x}\\\"{x}\\\\\",\n  \"a\": [\n    \"{x}é{x}\\u0085\\u007f\"\n  ]\n}}"
+            );
+            assert_eq!(pretty(json.as_bytes()), want, "{at}");
+        }
     }
 }
