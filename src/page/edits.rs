@@ -73,9 +73,8 @@ impl Edits {
             return Ok(Shown::Line(line, Some(e)));
         }
         let o = Object::parse_line(&line).ok().flatten();
-        match context::message_json(s, Item::Edited(i, e)) {
-            Ok(Some(m)) if o.is_some() => {
-                let o = o.expect("checked");
+        match (context::message_json(s, Item::Edited(i, e)), o) {
+            (Ok(Some(m)), Some(o)) => {
                 let mut v = b"{\"type\":\"message\"".to_vec();
                 for k in ["id", "parentId", "timestamp"] {
                     if let Some(r) = o.raw(k) {

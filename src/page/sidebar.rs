@@ -48,11 +48,10 @@ fn classes(ty: EntryType, obj: Option<&Object<'_>>, labelled: bool) -> String {
         | EntryType::ContextEdit
         | EntryType::ModelChange
         | EntryType::ThinkingLevelChange => c.push_str(" s"),
-        EntryType::Message => match role.as_deref() {
-            Some("toolResult") => c.push_str(" t"),
-            Some("user") => c.push_str(" u"),
-            Some("assistant") => {
-                let m = msg.as_ref().expect("role came from the message");
+        EntryType::Message => match (role.as_deref(), msg.as_ref()) {
+            (Some("toolResult"), _) => c.push_str(" t"),
+            (Some("user"), _) => c.push_str(" u"),
+            (Some("assistant"), Some(m)) => {
                 let text = m
                     .get("content")
                     .is_some_and(|r| tree_text::has_text_content(m.text, r));
@@ -178,10 +177,9 @@ fn row_text(
     edits: &Edits,
 ) -> Vec<tree_text::Seg> {
     let m = o.object("message");
-    if ty == EntryType::Message
-        && m.as_ref().and_then(|m| m.str("role")).as_deref() == Some("toolResult")
+    if let Some(m) =
+        m.filter(|m| ty == EntryType::Message && m.str("role").as_deref() == Some("toolResult"))
     {
-        let m = m.expect("checked");
         if let Some((name, args)) = super::tools::find_call(s, i, &m, edits) {
             return vec![(
                 display.format_tool_call(&name, args.as_deref()).into(),
