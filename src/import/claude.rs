@@ -626,28 +626,15 @@ impl Reader<'_> {
         }
         let resume = resume.and_then(|m| last[attach[m]]);
         let mut preamble = Vec::new();
-        if !self.unmapped.is_empty() {
-            self.warnings.push(Diagnostic::new(
-                self.file,
-                None,
-                format!(
-                    "{} line(s) or block(s) with no pi form (progress, hooks, snapshots...): kept in a `pi-import` custom entry",
-                    self.unmapped.len()
-                ),
-            ));
-            preamble.push(Node {
-                key: "pi-import:unmapped".into(),
-                parent: None,
-                timestamp: self.first_time.clone(),
-                body: Body::Custom {
-                    custom_type: "pi-import".into(),
-                    data: J::Obj(vec![
-                        ("agent", J::str("claude-code")),
-                        ("unmapped", J::Arr(std::mem::take(&mut self.unmapped))),
-                    ]),
-                },
-            });
-        }
+        super::keep_unmapped(
+            Agent::Claude,
+            self.file,
+            "line(s) or block(s)",
+            std::mem::take(&mut self.unmapped),
+            &self.first_time,
+            &mut preamble,
+            &mut self.warnings,
+        );
         if let Some((_, name)) = self.name.take() {
             preamble.push(Node {
                 key: "pi-import:name".into(),

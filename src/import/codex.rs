@@ -425,28 +425,15 @@ impl Reader {
             ));
         }
         let mut preamble = Vec::new();
-        if !self.unmapped.is_empty() {
-            self.warnings.push(Diagnostic::new(
-                &self.file,
-                None,
-                format!(
-                    "{} line(s) with no pi form (session_meta, events, snapshots...): kept in a `pi-import` custom entry",
-                    self.unmapped.len()
-                ),
-            ));
-            preamble.push(Node {
-                key: "pi-import:unmapped".into(),
-                parent: None,
-                timestamp: self.first_time.clone(),
-                body: Body::Custom {
-                    custom_type: "pi-import".into(),
-                    data: J::Obj(vec![
-                        ("agent", J::str("codex")),
-                        ("unmapped", J::Arr(std::mem::take(&mut self.unmapped))),
-                    ]),
-                },
-            });
-        }
+        super::keep_unmapped(
+            Agent::Codex,
+            &self.file,
+            "line(s)",
+            std::mem::take(&mut self.unmapped),
+            &self.first_time,
+            &mut preamble,
+            &mut self.warnings,
+        );
         Conversation {
             agent: Agent::Codex,
             session_id: self.session_id,

@@ -33,6 +33,47 @@ impl Agent {
     }
 }
 
+/// What a source held that has no pi form, kept in one `custom` entry
+/// (pi never sends it) and named in a warning: nothing is dropped
+/// silently. `what` says which lines they were, for the warning.
+pub(crate) fn keep_unmapped(
+    agent: Agent,
+    file: &str,
+    what: &str,
+    unmapped: Vec<J>,
+    time: &str,
+    preamble: &mut Vec<Node>,
+    warnings: &mut Vec<Diagnostic>,
+) {
+    if unmapped.is_empty() {
+        return;
+    }
+    warnings.push(Diagnostic::new(
+        file,
+        None,
+        format!(
+            "{} {what} with no pi form ({}): kept in a `pi-import` custom entry",
+            unmapped.len(),
+            match agent {
+                Agent::Claude => "progress, hooks, snapshots...",
+                Agent::Codex => "session_meta, events, snapshots...",
+            }
+        ),
+    ));
+    preamble.push(Node {
+        key: "pi-import:unmapped".into(),
+        parent: None,
+        timestamp: time.to_string(),
+        body: Body::Custom {
+            custom_type: "pi-import".into(),
+            data: J::Obj(vec![
+                ("agent", J::str(agent.name())),
+                ("unmapped", J::Arr(unmapped)),
+            ]),
+        },
+    });
+}
+
 /// One pi entry to write, before it has an id.
 pub(crate) struct Node {
     /// What names it in the source (a uuid, a message id, a call id): its
