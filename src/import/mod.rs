@@ -243,7 +243,14 @@ pub(crate) fn json_lines<'a>(
             if line.iter().all(u8::is_ascii_whitespace) {
                 return None;
             }
-            match serde_json::from_slice(line) {
+            // A line checked as UTF-8 at once (simdutf8) is parsed as a
+            // str: serde_json then checks no string again (a line that is
+            // not UTF-8 keeps from_slice's error).
+            let parsed = match simdutf8::basic::from_utf8(line) {
+                Ok(text) => serde_json::from_str(text),
+                Err(_) => serde_json::from_slice(line),
+            };
+            match parsed {
                 Ok(serde_json::Value::Object(o)) => Some((n, o)),
                 Ok(_) => {
                     warnings.push(Diagnostic::new(file, Some(n), "not a JSON object: skipped"));
