@@ -234,38 +234,46 @@ pub(crate) fn json_lines<'a>(
     bytes: &'a [u8],
     warnings: &'a mut Vec<Diagnostic>,
 ) -> impl Iterator<Item = (u64, serde_json::Map<String, serde_json::Value>)> + 'a {
-    bytes
-        .split(|&b| b == b'\n')
-        .enumerate()
-        .filter_map(move |(i, line)| {
-            let n = i as u64 + 1;
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            if line.iter().all(u8::is_ascii_whitespace) {
-                return None;
-            }
-            // A line checked as UTF-8 at once (simdutf8) is parsed as a
-            // str: serde_json then checks no string again (a line that is
-            // not UTF-8 keeps from_slice's error).
-            let parsed = match simdutf8::basic::from_utf8(line) {
-                Ok(text) => serde_json::from_str(text),
-                Err(_) => serde_json::from_slice(line),
-            };
-            match parsed {
-                Ok(serde_json::Value::Object(o)) => Some((n, o)),
-                Ok(_) => {
-                    warnings.push(Diagnostic::new(file, Some(n), "not a JSON object: skipped"));
-                    None
-                }
-                Err(e) => {
-                    warnings.push(Diagnostic::new(
-                        file,
-                        Some(n),
-                        format!("not JSON ({e}): skipped, the rest is imported"),
-                    ));
-                    None
-                }
-            }
+    // Lines cut with memchr (a byte-at-a-time split was 3% of an import).
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        (at <= bytes.len()).then(|| {
+            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+            let line = &bytes[at..end];
+            at = end + 1;
+            line
         })
+    })
+    .enumerate()
+    .filter_map(move |(i, line)| {
+        let n = i as u64 + 1;
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return None;
+        }
+        // A line checked as UTF-8 at once (simdutf8) is parsed as a
+        // str: serde_json then checks no string again (a line that is
+        // not UTF-8 keeps from_slice's error).
+        let parsed = match simdutf8::basic::from_utf8(line) {
+            Ok(text) => serde_json::from_str(text),
+            Err(_) => serde_json::from_slice(line),
+        };
+        match parsed {
+            Ok(serde_json::Value::Object(o)) => Some((n, o)),
+            Ok(_) => {
+                warnings.push(Diagnostic::new(file, Some(n), "not a JSON object: skipped"));
+                None
+            }
+            Err(e) => {
+                warnings.push(Diagnostic::new(
+                    file,
+                    Some(n),
+                    format!("not JSON ({e}): skipped, the rest is imported"),
+                ));
+                None
+            }
+        }
+    })
 }
 
 #[cfg(test)]
