@@ -12,9 +12,9 @@ type IdMap<V> = HashMap<Id, V, IdHash>;
 
 /// A cheap hasher for ids (most are a `u32`): a few multiplications
 /// instead of SipHash, keyed per process so that a crafted file cannot
-/// make its ids collide.
+/// make its ids collide. pi-import keys its tables of source ids with it too.
 #[derive(Clone, Copy, Debug)]
-struct IdHash {
+pub(crate) struct IdHash {
     seed: u64,
 }
 
@@ -37,7 +37,7 @@ impl BuildHasher for IdHash {
 }
 
 /// See [`IdHash`].
-struct IdHasher {
+pub(crate) struct IdHasher {
     h: u64,
 }
 

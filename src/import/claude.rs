@@ -22,8 +22,13 @@
 
 use super::{json_lines, millis, Agent, Body, Conversation, Node, J};
 use crate::error::Diagnostic;
+use crate::index::IdHash;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::HashMap as StdMap;
+
+/// The reader's tables of source ids (uuids, message and call ids), with
+/// the cheap keyed hasher: SipHash was 2% of an import.
+type HashMap<K, V> = StdMap<K, V, IdHash>;
 
 /// What a source line is to the tree.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -74,7 +79,7 @@ struct Assistant {
     key: String,
     timestamp: String,
     blocks: Vec<J>,
-    seen: std::collections::HashSet<u64>,
+    seen: std::collections::HashSet<u64, IdHash>,
     /// (id, name) of its tool calls, in order.
     calls: Vec<(String, String)>,
     model: String,
@@ -107,11 +112,11 @@ pub(crate) fn read(file: &str, bytes: &[u8]) -> Conversation {
     let mut r = Reader {
         file,
         lines: Vec::new(),
-        by_uuid: HashMap::new(),
+        by_uuid: HashMap::default(),
         msgs: Vec::new(),
         line_msg: Vec::new(),
-        by_message_id: HashMap::new(),
-        call_owner: HashMap::new(),
+        by_message_id: HashMap::default(),
+        call_owner: HashMap::default(),
         unmapped: Vec::new(),
         warnings: Vec::new(),
         name: None,
@@ -384,7 +389,7 @@ impl Reader<'_> {
         }
         let g = self.push(Msg::Results {
             of: owner,
-            results: HashMap::new(),
+            results: HashMap::default(),
             texts: Vec::new(),
             timestamp: timestamp.to_string(),
         });

@@ -30,9 +30,9 @@ struct Reader {
     pending: Vec<(String, String)>,
     /// Outputs of pending calls: (key, time, content), written in the
     /// order of the calls once all are in (or the chain goes on).
-    outputs: std::collections::HashMap<String, (String, String, J)>,
+    outputs: std::collections::HashMap<String, (String, String, J), crate::index::IdHash>,
     /// Every call seen: id → name.
-    names: std::collections::HashMap<String, String>,
+    names: std::collections::HashMap<String, String, crate::index::IdHash>,
     /// The entries that start a user turn, on the current chain.
     turns: Vec<usize>,
     last_assistant: Option<usize>,

@@ -39,14 +39,14 @@ pub(crate) fn uuid(parts: &[&str]) -> String {
 /// its key within the session; a collision draws again with a counter.
 pub(crate) struct EntryIds {
     seed: String,
-    taken: HashSet<String>,
+    taken: HashSet<String, crate::index::IdHash>,
 }
 
 impl EntryIds {
     pub(crate) fn new(seed: &str) -> Self {
         EntryIds {
             seed: seed.to_string(),
-            taken: HashSet::new(),
+            taken: HashSet::default(),
         }
     }
 
