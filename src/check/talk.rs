@@ -9,7 +9,7 @@ use crate::entry::EntryType;
 // Every line read here is valid JSON (the loader kept it): its values
 // are found by their quotes and brackets alone.
 use crate::store::raw;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
     let Some(leaf) = s.index.leaf else { return };
@@ -20,11 +20,12 @@ pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
     let Ok(path) = crate::path::path_to(s, leaf) else {
         return;
     };
-    let Some(mut read) = messages(s, &path, f) else {
-        return;
-    };
+    // pi throws on a message entry without a message anywhere on the
+    // path, and so does the build: only then are the path's messages
+    // looked at one by one, to name each such entry.
     let ctx = match context::build(s, Some(leaf)) {
         Ok(c) => c,
+        Err(_) if missing_messages(s, &path, f) => return,
         Err(e) => {
             let line = e.diag.at.as_ref().and_then(|l| l.line);
             f.push(Finding::new(
@@ -45,10 +46,10 @@ pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
             pairing.user(s, f);
             continue;
         }
-        // A message entry as it is in its line (read above); any other
+        // A message entry as it is in its line (read here); any other
         // item as pi builds it.
         let msg = match item {
-            Item::Entry(i) if s.entries[i].ty() == EntryType::Message => read.remove(&i),
+            Item::Entry(i) if s.entries[i].ty() == EntryType::Message => message(s, i),
             _ => None,
         };
         let Some(msg) = msg.or_else(|| built(s, item)) else {
@@ -160,11 +161,10 @@ fn built(s: &Session, item: Item) -> Option<Msg> {
     Some(Msg::of(&raw::object(&json, 0..json.len())))
 }
 
-/// The message entries on the path, each line read once: `message`
-/// entries without a message (pi throws reading its role: None, the
-/// context is not built then), else what the checks need of each.
-fn messages(s: &Session, path: &[usize], f: &mut Vec<Finding>) -> Option<HashMap<usize, Msg>> {
-    let mut read = HashMap::new();
+/// `message` entries on the path without a message (pi throws reading
+/// its role; the context is not built then), each a finding; whether
+/// there was one.
+fn missing_messages(s: &Session, path: &[usize], f: &mut Vec<Finding>) -> bool {
     let mut any = false;
     for &i in path {
         if s.entries[i].ty() != EntryType::Message {
@@ -174,28 +174,33 @@ fn messages(s: &Session, path: &[usize], f: &mut Vec<Finding>) -> Option<HashMap
         let Some(obj) = kept_object(&line) else {
             continue;
         };
-        match obj.raw("message") {
-            None | Some(b"null") => {
-                any = true;
-                f.push(
-                    Finding::new(
-                        MESSAGE_MISSING,
-                        Some(s.entries[i].line()),
-                        "a message entry on the leaf's path without a message",
-                    )
-                    .id(s.entries.id_string(i)),
-                );
-            }
-            Some(_) if !any => {
-                // A message that is not an object has no role: a user-side
-                // one to transformMessages.
-                let m = raw::sub_object(&obj, "message", true).map(|m| Msg::of(&m));
-                read.insert(i, m.unwrap_or_default());
-            }
-            Some(_) => {}
+        if matches!(obj.raw("message"), None | Some(b"null")) {
+            any = true;
+            f.push(
+                Finding::new(
+                    MESSAGE_MISSING,
+                    Some(s.entries[i].line()),
+                    "a message entry on the leaf's path without a message",
+                )
+                .id(s.entries.id_string(i)),
+            );
         }
     }
-    (!any).then_some(read)
+    any
+}
+
+/// What the checks need of the message entry `i`, read from its line
+/// when the context comes to it: one message at a time is held.
+fn message(s: &Session, i: usize) -> Option<Msg> {
+    let line = s.line(i).ok()?;
+    let obj = kept_object(&line)?;
+    // A message that is not an object has no role: a user-side one to
+    // transformMessages.
+    Some(
+        raw::sub_object(&obj, "message", true)
+            .map(|m| Msg::of(&m))
+            .unwrap_or_default(),
+    )
 }
 
 /// transformMessages' second pass: the calls of the last assistant

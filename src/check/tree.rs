@@ -177,9 +177,7 @@ fn cycles(s: &Session, f: &mut Vec<Finding>) {
     // 0 not seen, 1 on the walk being made, 2 done.
     let mut state = vec![0u8; n];
     let mut order = Vec::new();
-    let mut starts: Vec<usize> = s.index.leaf.into_iter().collect();
-    starts.extend(0..n);
-    for start in starts {
+    for start in s.index.leaf.into_iter().chain(0..n) {
         order.clear();
         let mut cur = start;
         while state[cur] == 0 {
