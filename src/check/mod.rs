@@ -40,6 +40,29 @@ pub(crate) fn quick_object<'a>(
     }
 }
 
+/// A message entry's line (valid JSON: the loader kept it) as an object,
+/// with the way to skip its strings: the checker's quote bits and
+/// container ends when the quick check takes the line (one SIMD pass,
+/// then every value is found without reading it again), else by memchr.
+/// None: not an object.
+pub(crate) fn marked_object<'l, 'c>(
+    checker: &'c mut Checker,
+    line: &'l [u8],
+) -> Option<(Object<'l>, crate::store::raw::Strings<'c>)> {
+    use crate::store::raw::Strings;
+    match checker.valid_object(line) {
+        Some(m) => {
+            let obj = Object {
+                text: line,
+                range: 0..line.len(),
+                members: m.to_vec(),
+            };
+            Some((obj, Strings::Marks(checker.marks())))
+        }
+        None => kept_object(line).map(|o| (o, Strings::Memchr)),
+    }
+}
+
 /// How bad a finding is: an error is something pi refuses or throws on
 /// (a cycle: a RangeError after seconds and gigabytes), or the provider
 /// rejects; a warning loses or hides part of

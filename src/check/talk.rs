@@ -40,6 +40,7 @@ pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
         }
     };
     let mut pairing = Pairing::default();
+    let mut checker = Checker::new();
     for &item in &ctx.items {
         if matches!(item, Item::CompactionSystem(_) | Item::CompactionSummary(_)) {
             // a user-side message to transformMessages
@@ -49,7 +50,9 @@ pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
         // A message entry as it is in its line (read here); any other
         // item as pi builds it.
         let msg = match item {
-            Item::Entry(i) if s.entries[i].ty() == EntryType::Message => message(s, i),
+            Item::Entry(i) if s.entries[i].ty() == EntryType::Message => {
+                message(s, i, &mut checker)
+            }
             _ => None,
         };
         let Some(msg) = msg.or_else(|| built(s, item)) else {
@@ -99,7 +102,7 @@ enum Block {
 }
 
 impl Msg {
-    fn of(m: &crate::json::Object<'_>) -> Msg {
+    fn of(m: &crate::json::Object<'_>, strings: raw::Strings<'_>) -> Msg {
         let text = |k: &str| m.str(k).map(|v| v.into_owned());
         let mut msg = Msg {
             role: text("role"),
@@ -120,17 +123,17 @@ impl Msg {
         if !has(b"\"toolCall\"") && !has(b"\"image\"") && !has(b"\\u") {
             return msg;
         }
-        let els = raw::elements(t, content);
-        msg.blocks = els.into_iter().map(|r| block(t, r)).collect();
+        let els = raw::elements_by(t, content, strings);
+        msg.blocks = els.into_iter().map(|r| block(t, r, strings)).collect();
         msg
     }
 }
 
-fn block(t: &[u8], r: std::ops::Range<usize>) -> Block {
+fn block(t: &[u8], r: std::ops::Range<usize>, strings: raw::Strings<'_>) -> Block {
     if t[r.start] != b'{' {
         return Block::Other;
     }
-    let b = raw::object(t, r);
+    let b = raw::object_by(t, r, strings);
     match b.str("type").as_deref() {
         Some("toolCall") => Block::ToolCall {
             id: b.str("id").unwrap_or_default().into_owned(),
@@ -158,7 +161,8 @@ fn built(s: &Session, item: Item) -> Option<Msg> {
     if json.first() != Some(&b'{') {
         return Some(Msg::default());
     }
-    Some(Msg::of(&raw::object(&json, 0..json.len())))
+    let strings = raw::Strings::Memchr;
+    Some(Msg::of(&raw::object(&json, 0..json.len()), strings))
 }
 
 /// `message` entries on the path without a message (pi throws reading
@@ -191,14 +195,14 @@ fn missing_messages(s: &Session, path: &[usize], f: &mut Vec<Finding>) -> bool {
 
 /// What the checks need of the message entry `i`, read from its line
 /// when the context comes to it: one message at a time is held.
-fn message(s: &Session, i: usize) -> Option<Msg> {
+fn message(s: &Session, i: usize, checker: &mut Checker) -> Option<Msg> {
     let line = s.line(i).ok()?;
-    let obj = kept_object(&line)?;
+    let (obj, strings) = marked_object(checker, &line)?;
     // A message that is not an object has no role: a user-side one to
     // transformMessages.
     Some(
-        raw::sub_object(&obj, "message", true)
-            .map(|m| Msg::of(&m))
+        raw::sub_object_by(&obj, "message", strings)
+            .map(|m| Msg::of(&m, strings))
             .unwrap_or_default(),
     )
 }

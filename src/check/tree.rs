@@ -17,6 +17,7 @@ pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
 /// Tool calls, in any assistant message of the file, whose arguments are
 /// null or missing (pi's /tree reads the raw entries, edits or not).
 fn null_arguments(s: &Session, f: &mut Vec<Finding>) {
+    let mut checker = Checker::new();
     for i in 0..s.entries.len() {
         if s.entries[i].ty() != EntryType::Message {
             continue;
@@ -29,11 +30,11 @@ fn null_arguments(s: &Session, f: &mut Vec<Finding>) {
         if !find(b"toolCall") && !find(b"\\u") {
             continue;
         }
-        let Some(obj) = kept_object(&line) else {
+        let Some((obj, strings)) = marked_object(&mut checker, &line) else {
             continue;
         };
         // valid JSON (the loader kept it): read by quotes and brackets
-        let Some(msg) = crate::store::raw::sub_object(&obj, "message", true) else {
+        let Some(msg) = crate::store::raw::sub_object_by(&obj, "message", strings) else {
             continue;
         };
         if msg.str("role").as_deref() != Some("assistant") {
@@ -42,11 +43,11 @@ fn null_arguments(s: &Session, f: &mut Vec<Finding>) {
         let Some(content) = msg.get("content").filter(|r| line[r.start] == b'[') else {
             continue;
         };
-        let els = crate::store::raw::elements(&line, content);
+        let els = crate::store::raw::elements_by(&line, content, strings);
         let mut bad = Vec::new();
         let mut names = Vec::new();
         for (k, r) in els.into_iter().enumerate() {
-            let b = crate::store::raw::object(&line, r.clone());
+            let b = crate::store::raw::object_by(&line, r.clone(), strings);
             if line[r.start] != b'{' || b.str("type").as_deref() != Some("toolCall") {
                 continue;
             }
