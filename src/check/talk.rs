@@ -119,7 +119,7 @@ impl Msg {
         // escape that could spell one) holds a block the checks look at:
         // any other is not walked block by block.
         let c = &t[content.clone()];
-        let has = |what: &[u8]| memchr::memmem::find(c, what).is_some();
+        let has = |what: &'static [u8]| holds(c, what);
         if !has(b"\"toolCall\"") && !has(b"\"image\"") && !has(b"\\u") {
             return msg;
         }

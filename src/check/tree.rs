@@ -26,7 +26,7 @@ fn null_arguments(s: &Session, f: &mut Vec<Finding>) {
         let Ok(line) = s.line(i) else { continue };
         // Only a line that may hold a tool call is parsed: one that names
         // it, or has a `\u` escape that could spell it.
-        let find = |what: &[u8]| memchr::memmem::find(&line, what).is_some();
+        let find = |what: &'static [u8]| holds(&line, what);
         if !find(b"toolCall") && !find(b"\\u") {
             continue;
         }

@@ -23,6 +23,7 @@ pub(crate) use lines::{
     check_line_lengths, line_too_long, max_line_from_env, read_stdin, read_stream,
 };
 pub use lines::{max_line, DEFAULT_MAX_LINE, MAX_LINE_ENV};
+pub use load::NOT_UTF8;
 
 use crate::entry::{Entries, EntryType, Id};
 use crate::error::{Diagnostic, Error, Result};
