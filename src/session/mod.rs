@@ -218,6 +218,14 @@ impl Session {
         }
     }
 
+    /// The bytes held in memory, given back (for a reader to reuse).
+    pub fn into_memory(self) -> Option<Vec<u8>> {
+        match self.backing {
+            Backing::Memory(b) => Some(b),
+            Backing::File(..) => None,
+        }
+    }
+
     /// The whole input, when it is held in memory (stdin).
     pub fn memory(&self) -> Option<&[u8]> {
         match &self.backing {
