@@ -17,9 +17,18 @@ pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
 /// Tool calls, in any assistant message of the file, whose arguments are
 /// null or missing (pi's /tree reads the raw entries, edits or not).
 fn null_arguments(s: &Session, f: &mut Vec<Finding>) {
+    use crate::entry::glance::{ROLE_TOOL_RESULT, ROLE_USER};
     let mut checker = Checker::new();
+    // The load's roles (a current file's): a message it proved a user's
+    // or a tool result's is no assistant's, and is not searched.
+    let roles = (s.roles.len() == s.entries.len()
+        && s.header.version >= crate::migrate::CURRENT_VERSION)
+        .then_some(&s.roles[..]);
     for i in 0..s.entries.len() {
         if s.entries[i].ty() != EntryType::Message {
+            continue;
+        }
+        if roles.is_some_and(|r| matches!(r[i], ROLE_USER | ROLE_TOOL_RESULT)) {
             continue;
         }
         let n = s.entries[i].line();
