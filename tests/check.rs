@@ -832,14 +832,46 @@ fn a_line_over_the_limit_is_a_finding() {
     );
 }
 
-/// Codes whose file the conformance generator gives pi 1.6.0 (one file,
-/// small): all of `corpus()` but image-too-large (a 7 MB file, and what pi
-/// does with it is the provider's answer, not observable in pi).
-fn pi_corpus() -> Vec<(&'static str, Vec<u8>, u64)> {
+/// More files of a code, where pi does something else with another case
+/// of it: (name, code, text, line).
+fn variants() -> Vec<(&'static str, &'static str, Vec<u8>, u64)> {
+    vec![(
+        // corpus()'s own-parent is off the leaf's path (pi opens it); here
+        // the leaf's path runs into it, and pi's walk never ends.
+        "own-parent-on-path",
+        "own-parent",
+        session(&[
+            user("aaaa0001", None, "hi"),
+            user("aaaa0002", Some("aaaa0002"), "x"),
+            user("aaaa0003", Some("aaaa0002"), "y"),
+        ])
+        .into_bytes(),
+        3,
+    )]
+}
+
+/// The files the conformance generator gives pi 1.6.0 (one file a name,
+/// small): (name, code, text, line). All of `corpus()` (named by their
+/// code) but image-too-large (a 7 MB file, and what pi does with it is
+/// the provider's answer, not observable in pi), and the `variants()`.
+fn pi_corpus() -> Vec<(&'static str, &'static str, Vec<u8>, u64)> {
     corpus()
         .into_iter()
         .filter(|(code, _, _)| *code != "image-too-large")
+        .map(|(code, text, line)| (code, code, text, line))
+        .chain(variants())
         .collect()
+}
+
+#[test]
+fn each_variant_is_found_at_its_line() {
+    let dir = TempDir::new("check-variants");
+    for (name, code, text, line) in variants() {
+        let f = dir.write(&format!("{name}.jsonl"), &text);
+        let (found, _) = findings(&f);
+        let hit = has(&found, code).unwrap_or_else(|| panic!("{name}: no {code} in {found:#?}"));
+        assert_eq!(hit["line"], line, "{name}: {hit}");
+    }
 }
 
 const PI_CORPUS_DIR: &str = "tests/conformance/check";
@@ -855,12 +887,12 @@ fn the_committed_corpus_is_what_the_tests_build() {
         std::fs::create_dir_all(&dir).unwrap();
     }
     let mut stale = Vec::new();
-    for (code, text, _) in pi_corpus() {
-        let f = dir.join(format!("{code}.jsonl"));
+    for (name, _, text, _) in pi_corpus() {
+        let f = dir.join(format!("{name}.jsonl"));
         if update {
             std::fs::write(&f, &text).unwrap();
         } else if std::fs::read(&f).ok().as_deref() != Some(&text[..]) {
-            stale.push(code);
+            stale.push(name);
         }
     }
     assert!(
@@ -887,8 +919,9 @@ fn arguments(pi: &Value) -> &Value {
     &pi["messages"][1]["content"][0]["arguments"]
 }
 
-/// For a code: a phrase of pi-check's "what pi does", and whether pi's
-/// recorded behaviour on the corpus file is what the phrase says.
+/// For a corpus file (a code, or a variant's name): a phrase of
+/// pi-check's "what pi does", and whether pi's recorded behaviour on the
+/// file is what the phrase says.
 fn what_pi_did(code: &str, pi: &Value) -> (&'static str, bool) {
     let opens = pi["outcome"] == "opens";
     let refused = pi["outcome"] == "throws"
@@ -956,6 +989,7 @@ fn what_pi_did(code: &str, pi: &Value) -> (&'static str, bool) {
             opens && texts(pi) == ["hi", "y"],
         ),
         "cycle" => ("then fails", !opens),
+        "own-parent-on-path" => ("then fails", !opens),
         "several-roots" => (
             "only the leaf's root reaches the context",
             opens && texts(pi) == ["x"],
@@ -1006,7 +1040,7 @@ fn meant_after_fix(code: &str, pi: &Value) -> bool {
         "arguments-null" | "arguments-not-object" => {
             arguments(pi).as_object().is_some_and(|o| o.is_empty())
         }
-        "cycle" => texts(pi) == ["x", "y"],
+        "cycle" | "own-parent-on-path" => texts(pi) == ["x", "y"],
         _ => texts(pi) == ["hi"] || texts(pi) == ["hi", "y"],
     }
 }
@@ -1020,16 +1054,20 @@ fn what_pi_check_says_pi_does_is_what_pi_did() {
     let dir = repo().join(PI_CORPUS_DIR);
     let answers = repo().join("tests/conformance/answers/pi-check");
     let corpus = pi_corpus();
-    let mut want: Vec<String> = corpus.iter().map(|(c, _, _)| format!("{c}.json")).collect();
+    let mut want: Vec<String> = corpus
+        .iter()
+        .map(|(name, ..)| format!("{name}.json"))
+        .collect();
     want.sort();
     assert_eq!(names_in(&answers, &[]), want, "regenerate the answers");
-    for (code, _, _) in corpus {
+    for (name, code, _, _) in corpus {
         let a: Value = serde_json::from_str(
-            &std::fs::read_to_string(answers.join(format!("{code}.json"))).unwrap(),
+            &std::fs::read_to_string(answers.join(format!("{name}.json"))).unwrap(),
         )
         .unwrap();
-        assert_eq!(a["code"], code);
-        let (found, _) = findings(&dir.join(format!("{code}.jsonl")));
+        // the generator names an answer by its file
+        assert_eq!(a["code"], name);
+        let (found, _) = findings(&dir.join(format!("{name}.jsonl")));
         let hit = has(&found, code).unwrap_or_else(|| panic!("{code}: not found in {found:#?}"));
         let claim = hit["pi"].as_str().unwrap();
         let pi = &a["pi"];
@@ -1044,7 +1082,7 @@ fn what_pi_check_says_pi_does_is_what_pi_did() {
                 "{code}: pi does not open it: {pi}"
             );
         }
-        let (phrase, agrees) = what_pi_did(code, pi);
+        let (phrase, agrees) = what_pi_did(name, pi);
         assert!(claim.contains(phrase), "{code}: {claim:?} lacks {phrase:?}");
         assert!(
             agrees,
@@ -1068,7 +1106,7 @@ fn what_pi_check_says_pi_does_is_what_pi_did() {
             "{code}: pi rewrote the repair: {p:#}"
         );
         assert!(
-            meant_after_fix(code, p),
+            meant_after_fix(name, p),
             "{code}: context after --fix: {p:#}"
         );
         let left = after["findings"].as_array().unwrap();

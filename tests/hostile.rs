@@ -426,14 +426,10 @@ fn memory_bound(size: u64) -> u64 {
 /// input (issue 30's report; put back once they are bounded). pi-grep
 /// --json keeps a line's 6.5 million submatches at once (1.6 GiB for the
 /// 100 MB line); pi-usage --by branch a row per leaf before it prints
-/// its table (1.1 GiB for a million leaves). pi-check holds the file and
-/// its tree's maps, about 6.5 times a million-deep chain of short entries
-/// (635 MiB for 97 MB; issue 33's memory, with its speed).
+/// its table (1.1 GiB for a million leaves).
 const MEMORY_LEFT_OUT: &[(&str, &str)] = &[
     ("huge-line", "pi-grep --json -C 1 PATTERN FILE"),
     ("million-siblings", "pi-usage FILE --by branch"),
-    ("deep-chain", "pi-check FILE"),
-    ("deep-chain", "pi-check --all --json"),
 ];
 
 /// Whether `c` is a control character a tool must not print raw: every

@@ -89,11 +89,20 @@ pub(super) fn pi_opens(bytes: &[u8]) -> bool {
     false
 }
 
-/// The facts of the bytes. `known`: the lines (in order) the loader
-/// already read as entries that are objects with a type other than
-/// `session`: nothing is left to find in them but their bytes' (line
-/// ends, UTF-8), so they are not parsed again.
-pub(super) fn check(bytes: &[u8], known: &[u64]) -> Facts {
+/// What the loader already found of some lines: `known`, the lines (in
+/// order) it read as entries that are objects with a type other than
+/// `session`, which have nothing left to find but their line ends, so
+/// are not parsed again; `not_utf8`, those of them that are not UTF-8
+/// (in order), so that their bytes are not checked again.
+#[derive(Default)]
+pub(super) struct Loaded<'a> {
+    pub known: &'a [u64],
+    pub not_utf8: &'a [u64],
+}
+
+/// The facts of the bytes, `loaded` the loader's findings.
+pub(super) fn check(bytes: &[u8], loaded: Loaded<'_>) -> Facts {
+    let known = loaded.known;
     let mut known = known.iter().copied().peekable();
     let mut f = Vec::new();
     if bytes.is_empty() {
@@ -108,8 +117,10 @@ pub(super) fn check(bytes: &[u8], known: &[u64]) -> Facts {
     let mut checker = Checker::new();
     let (mut crlf, mut first_crlf) = (0u64, 0u64);
     let last_start = last_nonblank_start(bytes);
-    // One look at the whole file; line by line only when it is not UTF-8.
-    let all_utf8 = simdutf8::basic::from_utf8(bytes).is_ok();
+    // Without the loader's lines: one look at the whole file, line by
+    // line only when it is not UTF-8. With them: only the lines it did not
+    // keep are looked at.
+    let all_utf8 = loaded.known.is_empty() && simdutf8::basic::from_utf8(bytes).is_ok();
     for (n, raw) in lines(bytes) {
         let at = raw.as_ptr() as usize - bytes.as_ptr() as usize;
         let last = Some(at) == last_start;
@@ -139,11 +150,16 @@ pub(super) fn check(bytes: &[u8], known: &[u64]) -> Facts {
             }
             continue;
         }
-        if !all_utf8 && simdutf8::basic::from_utf8(line).is_err() {
+        while known.next_if(|&k| k < n).is_some() {}
+        let is_known = known.next_if_eq(&n).is_some();
+        let bad_utf8 = match is_known {
+            true => loaded.not_utf8.binary_search(&n).is_ok(),
+            false => !all_utf8 && simdutf8::basic::from_utf8(line).is_err(),
+        };
+        if bad_utf8 {
             f.push(Finding::new(INVALID_UTF8, Some(n), "not valid UTF-8"));
         }
-        while known.next_if(|&k| k < n).is_some() {}
-        if known.next_if_eq(&n).is_some() {
+        if is_known {
             continue;
         }
         one_line(

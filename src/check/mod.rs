@@ -40,6 +40,48 @@ pub(crate) fn quick_object<'a>(
     }
 }
 
+/// A message entry's line (valid JSON: the loader kept it) as an object,
+/// with the way to skip its strings: the checker's quote bits and
+/// container ends when the quick check takes the line (one SIMD pass,
+/// then every value is found without reading it again), else by memchr.
+/// None: not an object.
+pub(crate) fn marked_object<'l, 'c>(
+    checker: &'c mut Checker,
+    line: &'l [u8],
+) -> Option<(Object<'l>, crate::store::raw::Strings<'c>)> {
+    use crate::store::raw::Strings;
+    match checker.valid_object(line) {
+        Some(m) => {
+            let obj = Object {
+                text: line,
+                range: 0..line.len(),
+                members: m.to_vec(),
+            };
+            Some((obj, Strings::Marks(checker.marks())))
+        }
+        None => kept_object(line).map(|o| (o, Strings::Memchr)),
+    }
+}
+
+/// Whether `hay` holds `needle`, by a searcher made once (memmem::find
+/// makes one a call, which costs more than the search on a short line).
+pub(crate) fn holds(hay: &[u8], needle: &'static [u8]) -> bool {
+    use memchr::memmem::Finder;
+    use std::sync::LazyLock;
+    static FINDERS: LazyLock<[Finder<'static>; 4]> = LazyLock::new(|| {
+        [
+            Finder::new(b"toolCall"),
+            Finder::new(b"\\u"),
+            Finder::new(b"\"toolCall\""),
+            Finder::new(b"\"image\""),
+        ]
+    });
+    match FINDERS.iter().find(|f| f.needle() == needle) {
+        Some(f) => f.find(hay).is_some(),
+        None => memchr::memmem::find(hay, needle).is_some(),
+    }
+}
+
 /// How bad a finding is: an error is something pi refuses or throws on
 /// (a cycle: a RangeError after seconds and gigabytes), or the provider
 /// rejects; a warning loses or hides part of
@@ -312,7 +354,7 @@ pub fn check_bytes(name: &str, bytes: Vec<u8>) -> Report {
     } else {
         (bytes, None)
     };
-    let facts = file::check(&bytes, &[]);
+    let facts = file::check(&bytes, file::Loaded::default());
     let mut findings = facts.findings;
     findings.extend(unread);
     Report {
@@ -331,7 +373,19 @@ fn with_session(s: Session) -> Report {
         .filter(|e| !matches!(e.ty(), EntryType::Session | EntryType::None))
         .map(|e| e.line())
         .collect();
-    let facts = file::check(s.memory().unwrap_or_default(), &known);
+    // The loader's warnings name the kept lines that are not UTF-8.
+    let mut not_utf8: Vec<u64> = s
+        .warnings
+        .iter()
+        .filter(|w| w.message == crate::session::NOT_UTF8)
+        .filter_map(|w| w.at.as_ref().and_then(|l| l.line))
+        .collect();
+    not_utf8.sort_unstable();
+    let loaded = file::Loaded {
+        known: &known,
+        not_utf8: &not_utf8,
+    };
+    let facts = file::check(s.memory().unwrap_or_default(), loaded);
     let mut findings = facts.findings;
     if s.version() >= crate::migrate::CURRENT_VERSION {
         tree::check(&s, &mut findings);

@@ -9,7 +9,7 @@ use crate::entry::EntryType;
 // Every line read here is valid JSON (the loader kept it): its values
 // are found by their quotes and brackets alone.
 use crate::store::raw;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
     let Some(leaf) = s.index.leaf else { return };
@@ -20,11 +20,12 @@ pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
     let Ok(path) = crate::path::path_to(s, leaf) else {
         return;
     };
-    let Some(mut read) = messages(s, &path, f) else {
-        return;
-    };
+    // pi throws on a message entry without a message anywhere on the
+    // path, and so does the build: only then are the path's messages
+    // looked at one by one, to name each such entry.
     let ctx = match context::build(s, Some(leaf)) {
         Ok(c) => c,
+        Err(_) if missing_messages(s, &path, f) => return,
         Err(e) => {
             let line = e.diag.at.as_ref().and_then(|l| l.line);
             f.push(Finding::new(
@@ -39,16 +40,19 @@ pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
         }
     };
     let mut pairing = Pairing::default();
+    let mut checker = Checker::new();
     for &item in &ctx.items {
         if matches!(item, Item::CompactionSystem(_) | Item::CompactionSummary(_)) {
             // a user-side message to transformMessages
             pairing.user(s, f);
             continue;
         }
-        // A message entry as it is in its line (read above); any other
+        // A message entry as it is in its line (read here); any other
         // item as pi builds it.
         let msg = match item {
-            Item::Entry(i) if s.entries[i].ty() == EntryType::Message => read.remove(&i),
+            Item::Entry(i) if s.entries[i].ty() == EntryType::Message => {
+                message(s, i, &mut checker)
+            }
             _ => None,
         };
         let Some(msg) = msg.or_else(|| built(s, item)) else {
@@ -98,7 +102,7 @@ enum Block {
 }
 
 impl Msg {
-    fn of(m: &crate::json::Object<'_>) -> Msg {
+    fn of(m: &crate::json::Object<'_>, strings: raw::Strings<'_>) -> Msg {
         let text = |k: &str| m.str(k).map(|v| v.into_owned());
         let mut msg = Msg {
             role: text("role"),
@@ -115,21 +119,21 @@ impl Msg {
         // escape that could spell one) holds a block the checks look at:
         // any other is not walked block by block.
         let c = &t[content.clone()];
-        let has = |what: &[u8]| memchr::memmem::find(c, what).is_some();
+        let has = |what: &'static [u8]| holds(c, what);
         if !has(b"\"toolCall\"") && !has(b"\"image\"") && !has(b"\\u") {
             return msg;
         }
-        let els = raw::elements(t, content);
-        msg.blocks = els.into_iter().map(|r| block(t, r)).collect();
+        let els = raw::elements_by(t, content, strings);
+        msg.blocks = els.into_iter().map(|r| block(t, r, strings)).collect();
         msg
     }
 }
 
-fn block(t: &[u8], r: std::ops::Range<usize>) -> Block {
+fn block(t: &[u8], r: std::ops::Range<usize>, strings: raw::Strings<'_>) -> Block {
     if t[r.start] != b'{' {
         return Block::Other;
     }
-    let b = raw::object(t, r);
+    let b = raw::object_by(t, r, strings);
     match b.str("type").as_deref() {
         Some("toolCall") => Block::ToolCall {
             id: b.str("id").unwrap_or_default().into_owned(),
@@ -157,14 +161,14 @@ fn built(s: &Session, item: Item) -> Option<Msg> {
     if json.first() != Some(&b'{') {
         return Some(Msg::default());
     }
-    Some(Msg::of(&raw::object(&json, 0..json.len())))
+    let strings = raw::Strings::Memchr;
+    Some(Msg::of(&raw::object(&json, 0..json.len()), strings))
 }
 
-/// The message entries on the path, each line read once: `message`
-/// entries without a message (pi throws reading its role: None, the
-/// context is not built then), else what the checks need of each.
-fn messages(s: &Session, path: &[usize], f: &mut Vec<Finding>) -> Option<HashMap<usize, Msg>> {
-    let mut read = HashMap::new();
+/// `message` entries on the path without a message (pi throws reading
+/// its role; the context is not built then), each a finding; whether
+/// there was one.
+fn missing_messages(s: &Session, path: &[usize], f: &mut Vec<Finding>) -> bool {
     let mut any = false;
     for &i in path {
         if s.entries[i].ty() != EntryType::Message {
@@ -174,28 +178,33 @@ fn messages(s: &Session, path: &[usize], f: &mut Vec<Finding>) -> Option<HashMap
         let Some(obj) = kept_object(&line) else {
             continue;
         };
-        match obj.raw("message") {
-            None | Some(b"null") => {
-                any = true;
-                f.push(
-                    Finding::new(
-                        MESSAGE_MISSING,
-                        Some(s.entries[i].line()),
-                        "a message entry on the leaf's path without a message",
-                    )
-                    .id(s.entries.id_string(i)),
-                );
-            }
-            Some(_) if !any => {
-                // A message that is not an object has no role: a user-side
-                // one to transformMessages.
-                let m = raw::sub_object(&obj, "message", true).map(|m| Msg::of(&m));
-                read.insert(i, m.unwrap_or_default());
-            }
-            Some(_) => {}
+        if matches!(obj.raw("message"), None | Some(b"null")) {
+            any = true;
+            f.push(
+                Finding::new(
+                    MESSAGE_MISSING,
+                    Some(s.entries[i].line()),
+                    "a message entry on the leaf's path without a message",
+                )
+                .id(s.entries.id_string(i)),
+            );
         }
     }
-    (!any).then_some(read)
+    any
+}
+
+/// What the checks need of the message entry `i`, read from its line
+/// when the context comes to it: one message at a time is held.
+fn message(s: &Session, i: usize, checker: &mut Checker) -> Option<Msg> {
+    let line = s.line(i).ok()?;
+    let (obj, strings) = marked_object(checker, &line)?;
+    // A message that is not an object has no role: a user-side one to
+    // transformMessages.
+    Some(
+        raw::sub_object_by(&obj, "message", strings)
+            .map(|m| Msg::of(&m, strings))
+            .unwrap_or_default(),
+    )
 }
 
 /// transformMessages' second pass: the calls of the last assistant

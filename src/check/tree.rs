@@ -17,23 +17,33 @@ pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
 /// Tool calls, in any assistant message of the file, whose arguments are
 /// null or missing (pi's /tree reads the raw entries, edits or not).
 fn null_arguments(s: &Session, f: &mut Vec<Finding>) {
+    use crate::entry::glance::{ROLE_TOOL_RESULT, ROLE_USER};
+    let mut checker = Checker::new();
+    // The load's roles (a current file's): a message it proved a user's
+    // or a tool result's is no assistant's, and is not searched.
+    let roles = (s.roles.len() == s.entries.len()
+        && s.header.version >= crate::migrate::CURRENT_VERSION)
+        .then_some(&s.roles[..]);
     for i in 0..s.entries.len() {
         if s.entries[i].ty() != EntryType::Message {
+            continue;
+        }
+        if roles.is_some_and(|r| matches!(r[i], ROLE_USER | ROLE_TOOL_RESULT)) {
             continue;
         }
         let n = s.entries[i].line();
         let Ok(line) = s.line(i) else { continue };
         // Only a line that may hold a tool call is parsed: one that names
         // it, or has a `\u` escape that could spell it.
-        let find = |what: &[u8]| memchr::memmem::find(&line, what).is_some();
+        let find = |what: &'static [u8]| holds(&line, what);
         if !find(b"toolCall") && !find(b"\\u") {
             continue;
         }
-        let Some(obj) = kept_object(&line) else {
+        let Some((obj, strings)) = marked_object(&mut checker, &line) else {
             continue;
         };
         // valid JSON (the loader kept it): read by quotes and brackets
-        let Some(msg) = crate::store::raw::sub_object(&obj, "message", true) else {
+        let Some(msg) = crate::store::raw::sub_object_by(&obj, "message", strings) else {
             continue;
         };
         if msg.str("role").as_deref() != Some("assistant") {
@@ -42,11 +52,11 @@ fn null_arguments(s: &Session, f: &mut Vec<Finding>) {
         let Some(content) = msg.get("content").filter(|r| line[r.start] == b'[') else {
             continue;
         };
-        let els = crate::store::raw::elements(&line, content);
+        let els = crate::store::raw::elements_by(&line, content, strings);
         let mut bad = Vec::new();
         let mut names = Vec::new();
         for (k, r) in els.into_iter().enumerate() {
-            let b = crate::store::raw::object(&line, r.clone());
+            let b = crate::store::raw::object_by(&line, r.clone(), strings);
             if line[r.start] != b'{' || b.str("type").as_deref() != Some("toolCall") {
                 continue;
             }
@@ -177,9 +187,7 @@ fn cycles(s: &Session, f: &mut Vec<Finding>) {
     // 0 not seen, 1 on the walk being made, 2 done.
     let mut state = vec![0u8; n];
     let mut order = Vec::new();
-    let mut starts: Vec<usize> = s.index.leaf.into_iter().collect();
-    starts.extend(0..n);
-    for start in starts {
+    for start in s.index.leaf.into_iter().chain(0..n) {
         order.clear();
         let mut cur = start;
         while state[cur] == 0 {

@@ -23,6 +23,10 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// (`pi-migrate -i` removes the mark).
 pub const BOM_REFUSED: &str = "starts with a byte order mark; pi refuses such a file";
 
+/// The warning on a kept line that is not valid UTF-8.
+pub const NOT_UTF8: &str =
+    "not valid UTF-8 (pi reads the bad bytes as U+FFFD; they are kept as they are)";
+
 /// Load a session held in memory.
 pub(super) fn load_bytes<'n>(bytes: &[u8], name: &'n str, opts: ReadOptions) -> Result<Loader<'n>> {
     let mut loader = Loader::new(name, opts);
@@ -216,10 +220,7 @@ impl<'n> Loader<'n> {
         let canonical = self.opts.canonical && quick;
         let bytes = obj.text;
         if !utf8 {
-            self.warn(
-                number,
-                "not valid UTF-8 (pi reads the bad bytes as U+FFFD; they are kept as they are)",
-            );
+            self.warn(number, NOT_UTF8);
         }
         let len = bytes.len() as u64;
         if self.header.is_none() && !self.tail {

@@ -23,6 +23,7 @@ pub(crate) use lines::{
     check_line_lengths, line_too_long, max_line_from_env, read_stdin, read_stream,
 };
 pub use lines::{max_line, DEFAULT_MAX_LINE, MAX_LINE_ENV};
+pub use load::NOT_UTF8;
 
 use crate::entry::{Entries, EntryType, Id};
 use crate::error::{Diagnostic, Error, Result};
@@ -214,6 +215,14 @@ impl Session {
         match &self.input {
             Input::File(p) => Some(p),
             Input::Stdin => None,
+        }
+    }
+
+    /// The bytes held in memory, given back (for a reader to reuse).
+    pub fn into_memory(self) -> Option<Vec<u8>> {
+        match self.backing {
+            Backing::Memory(b) => Some(b),
+            Backing::File(..) => None,
         }
     }
 

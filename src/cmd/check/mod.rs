@@ -243,7 +243,8 @@ fn check_source(
             return None;
         }
     }
-    let bytes = match read_checked(path.as_deref(), &name) {
+    let spare = SPARE.with(|b| std::mem::take(&mut *b.borrow_mut()));
+    let bytes = match read_into(path.as_deref(), &name, spare) {
         Ok(Read::Bytes(b)) => b,
         // Not read further (memory stays bounded): the one finding.
         Ok(Read::TooLong(line)) => {
@@ -276,6 +277,20 @@ fn check_source(
         (Some(p), Some(s)) => Some(Seen::of(p, s)),
         _ => None,
     };
+    // The bytes' memory reads the thread's next file: its pages are not
+    // asked of the kernel (and zeroed) again for every file.
+    if let Some(b) = report
+        .session
+        .and_then(|s| s.into_memory())
+        .or(report.bytes)
+    {
+        SPARE.with(|s| {
+            let mut s = s.borrow_mut();
+            if b.capacity() > s.capacity() {
+                *s = b;
+            }
+        });
+    }
     Some(Checked {
         name,
         path,
@@ -308,6 +323,16 @@ pub(crate) fn read(path: Option<&std::path::Path>, name: &str) -> Result<Vec<u8>
 /// [`read`], where a regular file with a line over the limit is said
 /// ([`Read::TooLong`]) rather than an error: a finding of its own.
 pub(crate) fn read_checked(path: Option<&std::path::Path>, name: &str) -> Result<Read> {
+    read_into(path, name, Vec::new())
+}
+
+thread_local! {
+    /// The memory of the last file a thread checked, for its next one.
+    static SPARE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`read_checked`] into `buf`'s memory (what it holds is dropped).
+fn read_into(path: Option<&std::path::Path>, name: &str, mut buf: Vec<u8>) -> Result<Read> {
     use std::io::Read as _;
     let Some(path) = path else {
         return crate::session::read_stdin(name).map(Read::Bytes);
@@ -330,8 +355,9 @@ pub(crate) fn read_checked(path: Option<&std::path::Path>, name: &str) -> Result
             };
         }
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.read_to_end(&mut bytes)
+    buf.clear();
+    buf.reserve(meta.len() as usize);
+    file.read_to_end(&mut buf)
         .map_err(|e| Error::io(name, &e))?;
-    Ok(Read::Bytes(bytes))
+    Ok(Read::Bytes(buf))
 }
