@@ -2,7 +2,7 @@
 //! (roles, notes, text, tool calls paired with their results, context
 //! edits), whatever the format.
 
-use super::{clean, pretty, Args, Note, Options, Part, Source, ToolResult, Turn, View};
+use super::{clean, clean_cow, pretty, Args, Note, Options, Part, Source, ToolResult, Turn, View};
 use crate::error::{Error, Result};
 use crate::json::{js, scan, Object, ObjectWriter};
 /// Parsed messages, for pairing tool calls with results.
@@ -193,7 +193,7 @@ fn system_turn(
                 format!(
                     "[section {}]\n{}",
                     clean(&key),
-                    clean(&js::escape::decode_string(sections.text, m.value.clone()))
+                    clean_cow(js::escape::decode_string(sections.text, m.value.clone()))
                 )
             } else {
                 format!("[section {}]\n{}", clean(&key), pretty(v))
@@ -295,11 +295,11 @@ fn assistant_turn(
         match b.str("type").as_deref() {
             Some("text") => turn
                 .parts
-                .push(Part::Text(clean(&b.str("text").unwrap_or_default()))),
+                .push(Part::Text(clean_cow(b.str("text").unwrap_or_default()))),
             Some("thinking") => {
                 let redacted = b.raw("redacted").is_some_and(js::truthy);
                 turn.parts.push(Part::Thinking {
-                    text: clean(&b.str("thinking").unwrap_or_default()),
+                    text: clean_cow(b.str("thinking").unwrap_or_default()),
                     redacted,
                 })
             }
@@ -550,7 +550,7 @@ fn content_parts(obj: &Object<'_>, key: &str) -> std::result::Result<Vec<Part>, 
     match t[r.start] {
         // pi 1.6 sends [] (or "") for null content.
         b'n' => Ok(vec![]),
-        b'"' => Ok(vec![Part::Text(clean(&js::escape::decode_string(t, r)))]),
+        b'"' => Ok(vec![Part::Text(clean_cow(js::escape::decode_string(t, r)))]),
         b'[' => {
             let mut parts = Vec::new();
             for el in scan::elements(t, r).map_err(|e| e.to_string())? {
@@ -565,7 +565,7 @@ fn content_parts(obj: &Object<'_>, key: &str) -> std::result::Result<Vec<Part>, 
                 };
                 match b.str("type").as_deref() {
                     Some("text") => {
-                        parts.push(Part::Text(clean(&b.str("text").unwrap_or_default())))
+                        parts.push(Part::Text(clean_cow(b.str("text").unwrap_or_default())))
                     }
                     Some("image") => parts.push(image(&b)?),
                     _ => parts.push(Part::Json(pretty(&t[el]))),

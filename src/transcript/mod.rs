@@ -207,6 +207,16 @@ pub fn clean(s: &str) -> String {
     cleaned(s).into_owned()
 }
 
+/// [`clean`] of a decoded string, kept without a copy when it holds
+/// nothing to clean (most message text: a copy per part was a tenth of a
+/// long transcript's building).
+pub fn clean_cow(s: std::borrow::Cow<'_, str>) -> String {
+    match s {
+        std::borrow::Cow::Owned(o) if first_control(o.as_bytes()).is_none() => o,
+        s => clean(&s),
+    }
+}
+
 /// Append `s` to `out` with [`clean`] applied: the runs between control
 /// characters are copied whole, only the controls a character at a time.
 fn clean_into(out: &mut String, mut s: &str) {
