@@ -2,7 +2,10 @@
 //! (roles, notes, text, tool calls paired with their results, context
 //! edits), whatever the format.
 
-use super::{clean, clean_cow, pretty, Args, Note, Options, Part, Source, ToolResult, Turn, View};
+use super::{
+    clean, clean_cow, pretty, pretty_canonical, Args, Note, Options, Part, Source, ToolResult,
+    Turn, View,
+};
 use crate::error::{Error, Result};
 use crate::json::{js, scan, Object, ObjectWriter};
 /// Parsed messages, for pairing tool calls with results.
@@ -625,10 +628,10 @@ fn tool_args(name: &str, b: &Object<'_>) -> Args {
                 continue;
             }
             any = true;
-            let v = js::stringify::canonical_vec(args.text, m.value.clone()).ok();
-            w.raw(&key, Some(v.as_deref().unwrap_or(b"null")));
+            // A message's JSON is JSON.stringify's: its values are too.
+            w.raw(&key, Some(&args.text[m.value.clone()]));
         }
-        any.then(|| pretty(&w.finish()))
+        any.then(|| pretty_canonical(&w.finish()))
     };
     if name == "bash" {
         if let Some(c) = args.str("command") {
@@ -640,7 +643,7 @@ fn tool_args(name: &str, b: &Object<'_>) -> Args {
             return Args::Path(clean(&p), rest(key));
         }
     }
-    Args::Json(pretty(&args.text[args.range.clone()]))
+    Args::Json(pretty_canonical(&args.text[args.range.clone()]))
 }
 
 /// A message time (ms since the epoch) as `YYYY-MM-DD HH:MM:SS`.

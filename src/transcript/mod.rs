@@ -19,6 +19,7 @@ mod text;
 pub use branch::{source_of, write_branch, write_sent};
 pub use build::build;
 pub use pretty::pretty;
+use pretty::pretty_canonical;
 
 use std::io::Write;
 
