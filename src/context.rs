@@ -395,7 +395,21 @@ pub fn message_json(session: &Session, item: Item) -> Result<Option<Vec<u8>>> {
     let i = item.entry();
     let e = &session.entries[i];
     let line = session.line(i)?;
-    let obj = session.object(&line, e.line())?;
+    // A message entry's line and its message, in one check of the line.
+    let (obj, msg_obj) = match e.ty() {
+        EntryType::Message => match Object::parse_line_and(&line, "message") {
+            Ok(Some((obj, m))) => (obj, Some(m)),
+            _ => (session.object(&line, e.line())?, None),
+        },
+        _ => (session.object(&line, e.line())?, None),
+    };
+    let message = || match &msg_obj {
+        Some(m) => match obj.raw("message") {
+            None | Some(b"null") => Err(no_message(session, i)),
+            Some(_) => Ok(m.clone()),
+        },
+        None => message_of(session, &obj, i),
+    };
     let c = |key: &str| canonical(session, &obj, key, i);
     let mut w = ObjectWriter::new();
     let (role, message) = match (item, &e.ty()) {
@@ -412,12 +426,12 @@ pub fn message_json(session: &Session, item: Item) -> Result<Option<Vec<u8>>> {
             let Some(msg) = c("message")? else {
                 // build() refuses such a path; a caller that made the item
                 // itself gets the same error.
-                message_of(session, &obj, i)?;
+                message()?;
                 return Ok(None);
             };
             // The message's members, found once (each look is a pass over
             // the message's text).
-            let m = message_of(session, &obj, i)?;
+            let m = message()?;
             let role = m
                 .as_ref()
                 .and_then(|m| m.str("role").map(|r| r.into_owned()))

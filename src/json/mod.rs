@@ -38,13 +38,15 @@ pub fn members(text: &[u8], range: Range<usize>) -> Result<Vec<Member>, SyntaxEr
     scan::members_scanned(text, range)
 }
 
+thread_local! {
+    /// The quick check's scratch space, one per thread.
+    static CHECKER: std::cell::RefCell<js::check::Checker> = Default::default();
+}
+
 /// The members of the object `v` by [`js::check::Checker::valid_object`],
 /// moved by `shift`; `None` when it does not take `v` (then the scanner
 /// decides).
 fn quick_members(v: &[u8], shift: usize) -> Option<Vec<Member>> {
-    thread_local! {
-        static CHECKER: std::cell::RefCell<js::check::Checker> = Default::default();
-    }
     if v.first() != Some(&b'{') {
         return None;
     }
@@ -69,6 +71,28 @@ fn quick_members(v: &[u8], shift: usize) -> Option<Vec<Member>> {
         .flatten()
 }
 
+/// The members of the object at `t[r]` from the marks of the quick check
+/// that took `t` (compact, valid): each member's end found in the marks,
+/// so the object's text is not read again.
+fn marked_members(t: &[u8], r: Range<usize>, marks: &js::check::Marks<'_>) -> Vec<Member> {
+    let mut out = Vec::new();
+    let mut pos = r.start + 1;
+    while t.get(pos) == Some(&b'"') {
+        let key_end = marks.string_end(pos);
+        let value = key_end + 1;
+        let value_end = marks.value_end(t, value);
+        out.push(Member {
+            key: pos..key_end,
+            value: value..value_end,
+        });
+        if t.get(value_end) != Some(&b',') {
+            break;
+        }
+        pos = value_end + 1;
+    }
+    out
+}
+
 /// A view of one JSON object: its text and the spans of its members.
 #[derive(Debug, Clone)]
 pub struct Object<'a> {
@@ -85,6 +109,53 @@ impl<'a> Object<'a> {
             text,
             range,
             members,
+        }))
+    }
+
+    /// [`Object::parse_line`] and the object that is `key`'s value in it
+    /// (None when it is absent or not an object), in one check of the
+    /// line: for a compact line (every line pi writes) the member's members
+    /// come from the check's marks, not from reading it again.
+    #[allow(clippy::type_complexity)]
+    pub fn parse_line_and(
+        text: &'a [u8],
+        key: &str,
+    ) -> Result<Option<(Self, Option<Self>)>, SyntaxError> {
+        let quick = (text.first() == Some(&b'{'))
+            .then(|| {
+                CHECKER
+                    .try_with(|c| {
+                        let mut c = c.try_borrow_mut().ok()?;
+                        let members = c.valid_object(text)?.to_vec();
+                        let sub = member_value(text, &members, key)
+                            .filter(|r| text[r.start] == b'{')
+                            .map(|r| (r.clone(), marked_members(text, r, &c.marks())));
+                        if text.len() > 1 << 20 {
+                            // Let a huge line's scratch space go.
+                            *c = js::check::Checker::new();
+                        }
+                        Some((members, sub))
+                    })
+                    .ok()
+                    .flatten()
+            })
+            .flatten();
+        if let Some((members, sub)) = quick {
+            let sub = sub.map(|(range, members)| Object {
+                text,
+                range,
+                members,
+            });
+            let obj = Object {
+                text,
+                range: 0..text.len(),
+                members,
+            };
+            return Ok(Some((obj, sub)));
+        }
+        Ok(Object::parse_line(text)?.map(|o| {
+            let sub = o.object(key);
+            (o, sub)
         }))
     }
 

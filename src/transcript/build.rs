@@ -2,7 +2,10 @@
 //! (roles, notes, text, tool calls paired with their results, context
 //! edits), whatever the format.
 
-use super::{clean, pretty, Args, Note, Options, Part, Source, ToolResult, Turn, View};
+use super::{
+    clean, clean_cow, pretty, pretty_canonical, Args, Note, Options, Part, Source, ToolResult,
+    Turn, View,
+};
 use crate::error::{Error, Result};
 use crate::json::{js, scan, Object, ObjectWriter};
 /// Parsed messages, for pairing tool calls with results.
@@ -193,7 +196,7 @@ fn system_turn(
                 format!(
                     "[section {}]\n{}",
                     clean(&key),
-                    clean(&js::escape::decode_string(sections.text, m.value.clone()))
+                    clean_cow(js::escape::decode_string(sections.text, m.value.clone()))
                 )
             } else {
                 format!("[section {}]\n{}", clean(&key), pretty(v))
@@ -295,11 +298,11 @@ fn assistant_turn(
         match b.str("type").as_deref() {
             Some("text") => turn
                 .parts
-                .push(Part::Text(clean(&b.str("text").unwrap_or_default()))),
+                .push(Part::Text(clean_cow(b.str("text").unwrap_or_default()))),
             Some("thinking") => {
                 let redacted = b.raw("redacted").is_some_and(js::truthy);
                 turn.parts.push(Part::Thinking {
-                    text: clean(&b.str("thinking").unwrap_or_default()),
+                    text: clean_cow(b.str("thinking").unwrap_or_default()),
                     redacted,
                 })
             }
@@ -550,7 +553,7 @@ fn content_parts(obj: &Object<'_>, key: &str) -> std::result::Result<Vec<Part>, 
     match t[r.start] {
         // pi 1.6 sends [] (or "") for null content.
         b'n' => Ok(vec![]),
-        b'"' => Ok(vec![Part::Text(clean(&js::escape::decode_string(t, r)))]),
+        b'"' => Ok(vec![Part::Text(clean_cow(js::escape::decode_string(t, r)))]),
         b'[' => {
             let mut parts = Vec::new();
             for el in scan::elements(t, r).map_err(|e| e.to_string())? {
@@ -565,7 +568,7 @@ fn content_parts(obj: &Object<'_>, key: &str) -> std::result::Result<Vec<Part>, 
                 };
                 match b.str("type").as_deref() {
                     Some("text") => {
-                        parts.push(Part::Text(clean(&b.str("text").unwrap_or_default())))
+                        parts.push(Part::Text(clean_cow(b.str("text").unwrap_or_default())))
                     }
                     Some("image") => parts.push(image(&b)?),
                     _ => parts.push(Part::Json(pretty(&t[el]))),
@@ -625,10 +628,10 @@ fn tool_args(name: &str, b: &Object<'_>) -> Args {
                 continue;
             }
             any = true;
-            let v = js::stringify::canonical_vec(args.text, m.value.clone()).ok();
-            w.raw(&key, Some(v.as_deref().unwrap_or(b"null")));
+            // A message's JSON is JSON.stringify's: its values are too.
+            w.raw(&key, Some(&args.text[m.value.clone()]));
         }
-        any.then(|| pretty(&w.finish()))
+        any.then(|| pretty_canonical(&w.finish()))
     };
     if name == "bash" {
         if let Some(c) = args.str("command") {
@@ -640,7 +643,7 @@ fn tool_args(name: &str, b: &Object<'_>) -> Args {
             return Args::Path(clean(&p), rest(key));
         }
     }
-    Args::Json(pretty(&args.text[args.range.clone()]))
+    Args::Json(pretty_canonical(&args.text[args.range.clone()]))
 }
 
 /// A message time (ms since the epoch) as `YYYY-MM-DD HH:MM:SS`.

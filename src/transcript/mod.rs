@@ -19,6 +19,7 @@ mod text;
 pub use branch::{source_of, write_branch, write_sent};
 pub use build::build;
 pub use pretty::pretty;
+use pretty::pretty_canonical;
 
 use std::io::Write;
 
@@ -205,6 +206,16 @@ pub fn clean(s: &str) -> String {
     // Most text holds nothing to clean: copied at once, not a character
     // at a time (cleaning was a fifth of a long transcript's time).
     cleaned(s).into_owned()
+}
+
+/// [`clean`] of a decoded string, kept without a copy when it holds
+/// nothing to clean (most message text: a copy per part was a tenth of a
+/// long transcript's building).
+pub fn clean_cow(s: std::borrow::Cow<'_, str>) -> String {
+    match s {
+        std::borrow::Cow::Owned(o) if first_control(o.as_bytes()).is_none() => o,
+        s => clean(&s),
+    }
 }
 
 /// Append `s` to `out` with [`clean`] applied: the runs between control

@@ -16,6 +16,21 @@ pub fn pretty(json: &[u8]) -> String {
         Ok(c) => c,
         Err(_) => return clean(&String::from_utf8_lossy(json)),
     };
+    indent(&canon)
+}
+
+/// [`pretty`] of a text that is already `JSON.stringify`'s (a value in a
+/// message's JSON, `context::message_json`): not checked or rewritten
+/// again (those two passes were half of a tool call's arguments' time).
+pub fn pretty_canonical(json: &[u8]) -> String {
+    if max_depth(json) >= js::MAX_DEPTH {
+        return clean(&String::from_utf8_lossy(json));
+    }
+    indent(json)
+}
+
+/// The indented text of `canon`, `JSON.stringify`'s text of a value.
+fn indent(canon: &[u8]) -> String {
     let mut out = Vec::with_capacity(canon.len() * 2);
     let mut depth = 0usize;
     let mut strings = Strings::default();
@@ -27,7 +42,7 @@ pub fn pretty(json: &[u8]) -> String {
     while i < canon.len() {
         if strings.open && !strings.escaped {
             // The plain run of a string is copied at once.
-            let end = plain_run(&canon, i);
+            let end = plain_run(canon, i);
             out.extend_from_slice(&canon[i..end]);
             i = end;
             if i == canon.len() {
