@@ -20,6 +20,8 @@ pub(crate) struct Edits {
     by_target: HashMap<String, usize>,
     /// Show originals (`--include-hidden`).
     pub originals: bool,
+    /// The tool calls of the messages above tool results, read once.
+    pub calls: super::tools::CallCache,
 }
 
 /// How an entry is shown.
@@ -50,6 +52,7 @@ impl Edits {
         Ok(Edits {
             by_target,
             originals,
+            calls: Default::default(),
         })
     }
 

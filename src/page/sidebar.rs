@@ -95,10 +95,10 @@ pub(crate) fn rows(
 ) -> Result<()> {
     let display = Display::with_home("");
     out.push_str("<ol class=\"tree\">\n");
-    for node in &layout.nodes {
+    layout.each(|_, node| {
         row(s, layout, node, &display, edits, out)?;
-        flush(out)?;
-    }
+        flush(out)
+    })?;
     out.push_str("</ol>\n");
     Ok(())
 }

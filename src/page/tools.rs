@@ -31,30 +31,96 @@ pub(crate) fn find_call(
     for _ in 0..CALL_SEARCH {
         let p = at?;
         if s.entries[p].ty() == crate::entry::EntryType::Message {
-            // As the page shows it: a context edit's redaction holds.
-            let line = match edits.shown(s, p).ok()? {
-                Shown::Line(l, _) => l,
-                Shown::Replaced(v, _) => std::borrow::Cow::Owned(v),
-                Shown::Omitted(_) => return None,
-            };
-            let o = Object::parse_line(&line).ok().flatten()?;
-            if let Some(am) = o.object("message") {
-                if am.str("role").as_deref() == Some("assistant") {
-                    for b in blocks(&am) {
-                        if b.str("type").as_deref() == Some("toolCall")
-                            && b.str("id").as_deref() == Some(&*want)
-                        {
-                            let name = b.str("name").unwrap_or_default().into_owned();
-                            return Some((name, b.canonical("arguments").ok().flatten()));
-                        }
-                    }
-                    return None;
+            match &*edits.calls.of(p, || above(s, p, edits)) {
+                Above::Stop => return None,
+                Above::Skip => {}
+                Above::Calls(calls) => {
+                    return calls
+                        .iter()
+                        .find(|c| c.id == *want)
+                        .map(|c| (c.name.clone(), c.args.clone()));
                 }
             }
         }
         at = s.index.parent_of(p);
     }
     None
+}
+
+/// One tool call of an assistant message.
+pub(crate) struct Call {
+    id: String,
+    name: String,
+    args: Option<Vec<u8>>,
+}
+
+/// What a message entry above a tool result is to [`find_call`].
+pub(crate) enum Above {
+    /// Unreadable or omitted by a context edit: the search stops.
+    Stop,
+    /// Not an assistant message: the search goes on up.
+    Skip,
+    /// An assistant message: its calls end the search.
+    Calls(Vec<Call>),
+}
+
+/// Message entry `p` as [`find_call`] reads it, as the page shows it (a
+/// context edit's redaction holds).
+fn above(s: &Session, p: usize, edits: &Edits) -> Above {
+    let line = match edits.shown(s, p) {
+        Ok(Shown::Line(l, _)) => l,
+        Ok(Shown::Replaced(v, _)) => std::borrow::Cow::Owned(v),
+        Ok(Shown::Omitted(_)) | Err(_) => return Above::Stop,
+    };
+    let Some(o) = Object::parse_line(&line).ok().flatten() else {
+        return Above::Stop;
+    };
+    let Some(am) = o.object("message") else {
+        return Above::Skip;
+    };
+    if am.str("role").as_deref() != Some("assistant") {
+        return Above::Skip;
+    }
+    Above::Calls(
+        blocks(&am)
+            .iter()
+            .filter(|b| b.str("type").as_deref() == Some("toolCall"))
+            .filter_map(|b| {
+                Some(Call {
+                    id: b.str("id")?.into_owned(),
+                    name: b.str("name").unwrap_or_default().into_owned(),
+                    args: b.canonical("arguments").ok().flatten(),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The last few entries [`find_call`] read: a tool result's call is in
+/// the message just above it, read again for the results that follow
+/// and for the sidebar row, so each is read and parsed once, not per result.
+#[derive(Default)]
+pub(crate) struct CallCache {
+    recent: std::cell::RefCell<std::collections::VecDeque<(usize, std::rc::Rc<Above>)>>,
+}
+
+/// How many entries [`CallCache`] keeps.
+const CACHED: usize = 16;
+
+impl CallCache {
+    /// Entry `p` as [`above`] reads it, from the cache or by `read`.
+    fn of(&self, p: usize, read: impl FnOnce() -> Above) -> std::rc::Rc<Above> {
+        if let Some((_, a)) = self.recent.borrow().iter().find(|(k, _)| *k == p) {
+            return a.clone();
+        }
+        let a = std::rc::Rc::new(read());
+        let mut r = self.recent.borrow_mut();
+        if r.len() == CACHED {
+            r.pop_front();
+        }
+        r.push_back((p, a.clone()));
+        a
+    }
 }
 
 /// The object blocks of a message's `content` array.
