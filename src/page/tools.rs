@@ -75,14 +75,16 @@ fn above(s: &Session, p: usize, edits: &Edits) -> Above {
     let Some(o) = Object::parse_line(&line).ok().flatten() else {
         return Above::Stop;
     };
-    let Some(am) = o.object("message") else {
-        return Above::Skip;
-    };
-    if am.str("role").as_deref() != Some("assistant") {
-        return Above::Skip;
+    match o.object("message") {
+        Some(am) if am.str("role").as_deref() == Some("assistant") => calls_of(&am),
+        _ => Above::Skip,
     }
+}
+
+/// The calls of the assistant message `am`.
+fn calls_of(am: &Object<'_>) -> Above {
     Above::Calls(
-        blocks(&am)
+        blocks(am)
             .iter()
             .filter(|b| b.str("type").as_deref() == Some("toolCall"))
             .filter_map(|b| {
@@ -108,6 +110,13 @@ pub(crate) struct CallCache {
 const CACHED: usize = 16;
 
 impl CallCache {
+    /// Keep the calls of entry `p`, an assistant message `am` as the page
+    /// shows it, parsed already for its own row or article: the results
+    /// that follow it find their calls here.
+    pub(crate) fn keep(&self, p: usize, am: &Object<'_>) {
+        self.of(p, || calls_of(am));
+    }
+
     /// Entry `p` as [`above`] reads it, from the cache or by `read`.
     fn of(&self, p: usize, read: impl FnOnce() -> Above) -> std::rc::Rc<Above> {
         if let Some((_, a)) = self.recent.borrow().iter().find(|(k, _)| *k == p) {
