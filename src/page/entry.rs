@@ -223,7 +223,7 @@ fn message(
             ("user", "User".into(), false)
         }
         "assistant" => {
-            edits.calls.keep(i, m);
+            tools::keep_calls(edits, i, m);
             assistant(m, out)
         }
         "toolResult" => {

@@ -177,10 +177,11 @@ fn row_text(
     edits: &Edits,
 ) -> Vec<tree_text::Seg> {
     let m = o.object("message");
-    if let Some(am) = m.as_ref().filter(|m| {
-        ty == EntryType::Message && m.str("role").as_deref() == Some("assistant")
-    }) {
-        edits.calls.keep(i, am);
+    if let Some(am) = m
+        .as_ref()
+        .filter(|m| ty == EntryType::Message && m.str("role").as_deref() == Some("assistant"))
+    {
+        super::tools::keep_calls(edits, i, am);
     }
     if let Some(m) =
         m.filter(|m| ty == EntryType::Message && m.str("role").as_deref() == Some("toolResult"))

@@ -3,7 +3,7 @@
 //! numbers, edits as diffs (pi's `details.diff`, else the call's old and
 //! new text), errors marked.
 
-use super::edits::{Edits, Shown};
+use super::edits::{Above, Call, Edits, Shown};
 use super::esc;
 use crate::json::js::string::string_value;
 use crate::json::scan;
@@ -47,23 +47,6 @@ pub(crate) fn find_call(
     None
 }
 
-/// One tool call of an assistant message.
-pub(crate) struct Call {
-    id: String,
-    name: String,
-    args: Option<Vec<u8>>,
-}
-
-/// What a message entry above a tool result is to [`find_call`].
-pub(crate) enum Above {
-    /// Unreadable or omitted by a context edit: the search stops.
-    Stop,
-    /// Not an assistant message: the search goes on up.
-    Skip,
-    /// An assistant message: its calls end the search.
-    Calls(Vec<Call>),
-}
-
 /// Message entry `p` as [`find_call`] reads it, as the page shows it (a
 /// context edit's redaction holds).
 fn above(s: &Session, p: usize, edits: &Edits) -> Above {
@@ -98,38 +81,11 @@ fn calls_of(am: &Object<'_>) -> Above {
     )
 }
 
-/// The last few entries [`find_call`] read: a tool result's call is in
-/// the message just above it, read again for the results that follow
-/// and for the sidebar row, so each is read and parsed once, not per result.
-#[derive(Default)]
-pub(crate) struct CallCache {
-    recent: std::cell::RefCell<std::collections::VecDeque<(usize, std::rc::Rc<Above>)>>,
-}
-
-/// How many entries [`CallCache`] keeps.
-const CACHED: usize = 16;
-
-impl CallCache {
-    /// Keep the calls of entry `p`, an assistant message `am` as the page
-    /// shows it, parsed already for its own row or article: the results
-    /// that follow it find their calls here.
-    pub(crate) fn keep(&self, p: usize, am: &Object<'_>) {
-        self.of(p, || calls_of(am));
-    }
-
-    /// Entry `p` as [`above`] reads it, from the cache or by `read`.
-    fn of(&self, p: usize, read: impl FnOnce() -> Above) -> std::rc::Rc<Above> {
-        if let Some((_, a)) = self.recent.borrow().iter().find(|(k, _)| *k == p) {
-            return a.clone();
-        }
-        let a = std::rc::Rc::new(read());
-        let mut r = self.recent.borrow_mut();
-        if r.len() == CACHED {
-            r.pop_front();
-        }
-        r.push_back((p, a.clone()));
-        a
-    }
+/// Keep the calls of entry `p`, an assistant message `am` as the page
+/// shows it, parsed already for its own row or article: the results that
+/// follow it find their calls without parsing it again.
+pub(crate) fn keep_calls(edits: &Edits, p: usize, am: &Object<'_>) {
+    edits.calls.of(p, || calls_of(am));
 }
 
 /// The object blocks of a message's `content` array.
