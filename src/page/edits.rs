@@ -20,6 +20,8 @@ pub(crate) struct Edits {
     by_target: HashMap<String, usize>,
     /// Show originals (`--include-hidden`).
     pub originals: bool,
+    /// The tool calls of the messages above tool results, read once.
+    pub calls: CallCache,
 }
 
 /// How an entry is shown.
@@ -50,6 +52,7 @@ impl Edits {
         Ok(Edits {
             by_target,
             originals,
+            calls: Default::default(),
         })
     }
 
@@ -89,5 +92,49 @@ impl Edits {
             }
             _ => Ok(Shown::Omitted(e)),
         }
+    }
+}
+
+/// One tool call of an assistant message.
+pub(crate) struct Call {
+    pub id: String,
+    pub name: String,
+    pub args: Option<Vec<u8>>,
+}
+
+/// What a message entry above a tool result is to find_call (tools.rs).
+pub(crate) enum Above {
+    /// Unreadable or omitted by a context edit: the search stops.
+    Stop,
+    /// Not an assistant message: the search goes on up.
+    Skip,
+    /// An assistant message: its calls end the search.
+    Calls(Vec<Call>),
+}
+
+/// The last few entries find_call (tools.rs) read: a tool result's call is in
+/// the message just above it, read again for the results that follow
+/// and for the sidebar row, so each is read and parsed once, not per result.
+#[derive(Default)]
+pub(crate) struct CallCache {
+    recent: std::cell::RefCell<std::collections::VecDeque<(usize, std::rc::Rc<Above>)>>,
+}
+
+/// How many entries [`CallCache`] keeps.
+const CACHED: usize = 16;
+
+impl CallCache {
+    /// Entry `p` as above (tools.rs) reads it, from the cache or by `read`.
+    pub(crate) fn of(&self, p: usize, read: impl FnOnce() -> Above) -> std::rc::Rc<Above> {
+        if let Some((_, a)) = self.recent.borrow().iter().find(|(k, _)| *k == p) {
+            return a.clone();
+        }
+        let a = std::rc::Rc::new(read());
+        let mut r = self.recent.borrow_mut();
+        if r.len() == CACHED {
+            r.pop_front();
+        }
+        r.push_back((p, a.clone()));
+        a
     }
 }

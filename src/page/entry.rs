@@ -222,7 +222,10 @@ fn message(
             tools::images(out, m);
             ("user", "User".into(), false)
         }
-        "assistant" => assistant(m, out),
+        "assistant" => {
+            tools::keep_calls(edits, i, m);
+            assistant(m, out)
+        }
         "toolResult" => {
             let err = m.raw("isError") == Some(b"true");
             if err {

@@ -7,16 +7,23 @@
 /// Append `s` to `out`, escaped for an HTML text node or a quoted attribute.
 pub(crate) fn text(out: &mut String, s: &str) {
     let clean = crate::transcript::clean(s);
-    for c in clean.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
+    // The five are ASCII: the runs between them are copied whole.
+    out.reserve(clean.len());
+    let mut from = 0;
+    for (k, b) in clean.bytes().enumerate() {
+        let entity = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            b'\'' => "&#39;",
+            _ => continue,
+        };
+        out.push_str(&clean[from..k]);
+        out.push_str(entity);
+        from = k + 1;
     }
+    out.push_str(&clean[from..]);
 }
 
 /// [`text`] as a new string.

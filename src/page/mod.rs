@@ -65,7 +65,7 @@ pub(crate) fn write(
     }
     buf.push_str(&format!(
         "</div>\n<div class=\"status\" id=\"status\">{} entries</div>\n",
-        layout.nodes.len()
+        layout.len()
     ));
     sidebar::rows(s, &layout, &edits, &mut buf, &mut flush)?;
     buf.push_str("</nav>\n<main");
@@ -95,11 +95,11 @@ fn body(
     flush: &mut dyn FnMut(&mut String) -> Result<()>,
 ) -> Result<()> {
     let mut written = vec![false; s.entries.len()];
-    for (k, node) in layout.nodes.iter().enumerate() {
+    layout.each(|k, node| {
         let i = node.entry as usize;
         if std::mem::replace(&mut written[i], true) {
             // Reached again through a repeated id: shown once.
-            continue;
+            return Ok(());
         }
         if node.branch_start {
             let line = s.entries[i].line();
@@ -118,16 +118,15 @@ fn body(
         }
         entry::article(s, node, layout.leaf, edits, buf)?;
         if node.children > 1 {
-            forks(s, layout, k, buf);
+            forks(s, layout, node, buf);
         }
-        flush(buf)?;
-    }
-    Ok(())
+        flush(buf)
+    })
 }
 
 /// After a branch point: a link to each of its children.
-fn forks(s: &Session, layout: &order::Layout, k: usize, buf: &mut String) {
-    let me = layout.nodes[k].entry;
+fn forks(s: &Session, layout: &order::Layout, node: &order::Node, buf: &mut String) {
+    let me = node.entry;
     let Some(kids) = layout.forks.get(&me) else {
         return;
     };

@@ -95,10 +95,10 @@ pub(crate) fn rows(
 ) -> Result<()> {
     let display = Display::with_home("");
     out.push_str("<ol class=\"tree\">\n");
-    for node in &layout.nodes {
+    layout.each(|_, node| {
         row(s, layout, node, &display, edits, out)?;
-        flush(out)?;
-    }
+        flush(out)
+    })?;
     out.push_str("</ol>\n");
     Ok(())
 }
@@ -177,6 +177,12 @@ fn row_text(
     edits: &Edits,
 ) -> Vec<tree_text::Seg> {
     let m = o.object("message");
+    if let Some(am) = m
+        .as_ref()
+        .filter(|m| ty == EntryType::Message && m.str("role").as_deref() == Some("assistant"))
+    {
+        super::tools::keep_calls(edits, i, am);
+    }
     if let Some(m) =
         m.filter(|m| ty == EntryType::Message && m.str("role").as_deref() == Some("toolResult"))
     {

@@ -145,6 +145,15 @@ pub(crate) fn to_fixed(x: f64, digits: usize) -> String {
         return crate::json::js::number::number_to_js(x);
     }
     let plain = format!("{:.*}", digits, x);
+    // A tie is x * 10^digits = k + 0.5 exactly, which a double holds, so
+    // the product rounds to it: any other product is no tie, and the slow
+    // exact check below (1100 digits) is left for the rare candidates.
+    if digits <= 15 {
+        let scaled = x.abs() * 10f64.powi(digits as i32);
+        if scaled < 4e15 && scaled.fract() != 0.5 {
+            return plain;
+        }
+    }
     // The exact decimal value of x: a tie is "5" then only zeros after
     // the kept digits.
     let exact = format!("{:.1100}", x.abs());
@@ -210,6 +219,8 @@ mod tests {
         assert_eq!(to_fixed(0.5549999999999999, 3), "0.555");
         assert_eq!(to_fixed(2.5, 0), "3");
         assert_eq!(to_fixed(9.9995, 3), format!("{:.3}", 9.9995));
+        assert_eq!(to_fixed(0.00125, 4), "0.0013");
+        assert_eq!(to_fixed(1.0000000000000002, 4), "1.0000");
     }
 
     #[test]

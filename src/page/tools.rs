@@ -3,7 +3,7 @@
 //! numbers, edits as diffs (pi's `details.diff`, else the call's old and
 //! new text), errors marked.
 
-use super::edits::{Edits, Shown};
+use super::edits::{Above, Call, Edits, Shown};
 use super::esc;
 use crate::json::js::string::string_value;
 use crate::json::scan;
@@ -31,30 +31,61 @@ pub(crate) fn find_call(
     for _ in 0..CALL_SEARCH {
         let p = at?;
         if s.entries[p].ty() == crate::entry::EntryType::Message {
-            // As the page shows it: a context edit's redaction holds.
-            let line = match edits.shown(s, p).ok()? {
-                Shown::Line(l, _) => l,
-                Shown::Replaced(v, _) => std::borrow::Cow::Owned(v),
-                Shown::Omitted(_) => return None,
-            };
-            let o = Object::parse_line(&line).ok().flatten()?;
-            if let Some(am) = o.object("message") {
-                if am.str("role").as_deref() == Some("assistant") {
-                    for b in blocks(&am) {
-                        if b.str("type").as_deref() == Some("toolCall")
-                            && b.str("id").as_deref() == Some(&*want)
-                        {
-                            let name = b.str("name").unwrap_or_default().into_owned();
-                            return Some((name, b.canonical("arguments").ok().flatten()));
-                        }
-                    }
-                    return None;
+            match &*edits.calls.of(p, || above(s, p, edits)) {
+                Above::Stop => return None,
+                Above::Skip => {}
+                Above::Calls(calls) => {
+                    return calls
+                        .iter()
+                        .find(|c| c.id == *want)
+                        .map(|c| (c.name.clone(), c.args.clone()));
                 }
             }
         }
         at = s.index.parent_of(p);
     }
     None
+}
+
+/// Message entry `p` as [`find_call`] reads it, as the page shows it (a
+/// context edit's redaction holds).
+fn above(s: &Session, p: usize, edits: &Edits) -> Above {
+    let line = match edits.shown(s, p) {
+        Ok(Shown::Line(l, _)) => l,
+        Ok(Shown::Replaced(v, _)) => std::borrow::Cow::Owned(v),
+        Ok(Shown::Omitted(_)) | Err(_) => return Above::Stop,
+    };
+    let Some(o) = Object::parse_line(&line).ok().flatten() else {
+        return Above::Stop;
+    };
+    match o.object("message") {
+        Some(am) if am.str("role").as_deref() == Some("assistant") => calls_of(&am),
+        _ => Above::Skip,
+    }
+}
+
+/// The calls of the assistant message `am`.
+fn calls_of(am: &Object<'_>) -> Above {
+    Above::Calls(
+        blocks(am)
+            .iter()
+            .filter(|b| b.str("type").as_deref() == Some("toolCall"))
+            .filter_map(|b| {
+                Some(Call {
+                    id: b.str("id")?.into_owned(),
+                    name: b.str("name").unwrap_or_default().into_owned(),
+                    args: b.canonical("arguments").ok().flatten(),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Keep the calls of entry `p`, an assistant message `am` as the page
+/// shows it, parsed already for its own row or article: the results that
+/// follow it find their calls without parsing it again.
+pub(crate) fn keep_calls(edits: &Edits, p: usize, am: &Object<'_>) {
+    edits.calls.of(p, || calls_of(am));
 }
 
 /// The object blocks of a message's `content` array.
