@@ -278,6 +278,7 @@ pub fn session(data: &[u8]) {
                     canonical,
                     glances: canonical,
                     roles: canonical,
+                    talk: canonical,
                 },
             )
         };

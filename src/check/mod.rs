@@ -63,24 +63,7 @@ pub(crate) fn marked_object<'l, 'c>(
     }
 }
 
-/// Whether `hay` holds `needle`, by a searcher made once (memmem::find
-/// makes one a call, which costs more than the search on a short line).
-pub(crate) fn holds(hay: &[u8], needle: &'static [u8]) -> bool {
-    use memchr::memmem::Finder;
-    use std::sync::LazyLock;
-    static FINDERS: LazyLock<[Finder<'static>; 4]> = LazyLock::new(|| {
-        [
-            Finder::new(b"toolCall"),
-            Finder::new(b"\\u"),
-            Finder::new(b"\"toolCall\""),
-            Finder::new(b"\"image\""),
-        ]
-    });
-    match FINDERS.iter().find(|f| f.needle() == needle) {
-        Some(f) => f.find(hay).is_some(),
-        None => memchr::memmem::find(hay, needle).is_some(),
-    }
-}
+pub(crate) use crate::entry::talk::holds;
 
 /// How bad a finding is: an error is something pi refuses or throws on
 /// (a cycle: a RangeError after seconds and gigabytes), or the provider
@@ -250,7 +233,7 @@ kinds! {
 
 /// The image size limit of [`IMAGE_TOO_LARGE`], decoded bytes: Anthropic's
 /// 5 MB per image (OpenAI and Google take 20 MB).
-pub const IMAGE_LIMIT: u64 = 5 * 1024 * 1024;
+pub const IMAGE_LIMIT: u64 = crate::entry::talk::IMAGE_LIMIT;
 
 /// What `--fix` would change for a finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -334,10 +317,12 @@ pub fn check_bytes(name: &str, bytes: Vec<u8>) -> Report {
     // (and proves) every line, and the file layer parses only the lines
     // the loader did not take as ordinary entries.
     let (bytes, unread) = if file::pi_opens(&bytes) {
-        // The roles let the context walk (talk) pass over the lines of
-        // user and tool messages without reading them again.
+        // The roles let the context's build pass over the lines of user
+        // and tool messages without reading them again, and what the load
+        // keeps of each message (talk) spares the checks all of them.
         let opts = ReadOptions {
             roles: true,
+            talk: true,
             ..ReadOptions::default()
         };
         match Session::from_bytes_or_back(name, bytes, opts) {

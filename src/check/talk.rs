@@ -8,7 +8,9 @@ use crate::context::{self, Item};
 use crate::entry::EntryType;
 // Every line read here is valid JSON (the loader kept it): its values
 // are found by their quotes and brackets alone.
+use crate::entry::talk::{Block, Class, Msg};
 use crate::store::raw;
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
@@ -55,103 +57,24 @@ pub(super) fn check(s: &Session, f: &mut Vec<Finding>) {
             }
             _ => None,
         };
-        let Some(msg) = msg.or_else(|| built(s, item)) else {
+        let Some(msg) = msg.or_else(|| built(s, item).map(Cow::Owned)) else {
             continue;
         };
         let at = Some(s.entries[item.entry()].line());
-        let id = s.entries.id_string(item.entry());
-        images(s, item, &msg, at, &id, f);
-        match msg.role.as_deref() {
-            Some("assistant") => {
-                arguments(s, item, &msg, at, &id, f);
+        // Only a finding needs the id as text.
+        let id = || s.entries.id_string(item.entry());
+        images(s, item, &msg, at, id, f);
+        match msg.class {
+            Class::Assistant | Class::AssistantSkipped => {
+                arguments(s, item, &msg, at, id, f);
                 pairing.assistant(s, &msg, item.entry(), f);
             }
-            Some("toolResult") => pairing.result(s, &msg, item.entry(), f),
-            Some("system") => {}
-            Some("bashExecution") if msg.exclude => {}
-            _ => pairing.user(s, f),
+            Class::ToolResult => pairing.result(s, &msg, item.entry(), f),
+            Class::System | Class::ExcludedBash => {}
+            Class::User => pairing.user(s, f),
         }
     }
     pairing.user(s, f);
-}
-
-/// What the checks need of one message, read from its (valid) JSON
-/// without building a value: the big strings are passed over by memchr.
-#[derive(Default)]
-struct Msg {
-    role: Option<String>,
-    call_id: Option<String>,
-    stop: Option<String>,
-    /// `excludeFromContext` is `true`.
-    exclude: bool,
-    /// The content's blocks, in order (a repair names them by index).
-    blocks: Vec<Block>,
-}
-
-enum Block {
-    ToolCall {
-        id: String,
-        name: String,
-        /// The JSON text of arguments that are neither an object nor null.
-        odd_args: Option<Vec<u8>>,
-    },
-    /// An image: its data's length, decoded, when that may be over the
-    /// limit (else 0).
-    Image(u64),
-    Other,
-}
-
-impl Msg {
-    fn of(m: &crate::json::Object<'_>, strings: raw::Strings<'_>) -> Msg {
-        let text = |k: &str| m.str(k).map(|v| v.into_owned());
-        let mut msg = Msg {
-            role: text("role"),
-            call_id: text("toolCallId"),
-            stop: text("stopReason"),
-            exclude: m.raw("excludeFromContext") == Some(b"true"),
-            blocks: Vec::new(),
-        };
-        let t = m.text;
-        let Some(content) = m.get("content").filter(|r| t[r.start] == b'[') else {
-            return msg;
-        };
-        // Only a content that names a tool call or an image (or has a `\u`
-        // escape that could spell one) holds a block the checks look at:
-        // any other is not walked block by block.
-        let c = &t[content.clone()];
-        let has = |what: &'static [u8]| holds(c, what);
-        if !has(b"\"toolCall\"") && !has(b"\"image\"") && !has(b"\\u") {
-            return msg;
-        }
-        let els = raw::elements_by(t, content, strings);
-        msg.blocks = els.into_iter().map(|r| block(t, r, strings)).collect();
-        msg
-    }
-}
-
-fn block(t: &[u8], r: std::ops::Range<usize>, strings: raw::Strings<'_>) -> Block {
-    if t[r.start] != b'{' {
-        return Block::Other;
-    }
-    let b = raw::object_by(t, r, strings);
-    match b.str("type").as_deref() {
-        Some("toolCall") => Block::ToolCall {
-            id: b.str("id").unwrap_or_default().into_owned(),
-            name: b.str("name").unwrap_or_default().into_owned(),
-            odd_args: b
-                .raw("arguments")
-                .filter(|a| a.first() != Some(&b'{') && *a != b"null")
-                .map(<[u8]>::to_vec),
-        },
-        Some("image") => Block::Image(match b.get("data") {
-            // Decoded, a string is no longer than its JSON text.
-            Some(d) if t[d.start] == b'"' && (d.len() as u64 - 2) / 4 * 3 > IMAGE_LIMIT => {
-                crate::json::js::decode_string(t, d).len() as u64 / 4 * 3
-            }
-            _ => 0,
-        }),
-        _ => Block::Other,
-    }
 }
 
 /// An item's message as pi builds it (a summary, a custom message, an
@@ -193,18 +116,25 @@ fn missing_messages(s: &Session, path: &[usize], f: &mut Vec<Finding>) -> bool {
     any
 }
 
-/// What the checks need of the message entry `i`, read from its line
-/// when the context comes to it: one message at a time is held.
-fn message(s: &Session, i: usize, checker: &mut Checker) -> Option<Msg> {
+/// What the checks need of the message entry `i`: the load's, else read
+/// from its line when the context comes to it (one message at a time is
+/// held).
+fn message<'s>(s: &'s Session, i: usize, checker: &mut Checker) -> Option<Cow<'s, Msg>> {
+    if let Some(m) = loaded(s, i) {
+        return Some(m);
+    }
     let line = s.line(i).ok()?;
     let (obj, strings) = marked_object(checker, &line)?;
-    // A message that is not an object has no role: a user-side one to
-    // transformMessages.
-    Some(
-        raw::sub_object_by(&obj, "message", strings)
-            .map(|m| Msg::of(&m, strings))
-            .unwrap_or_default(),
-    )
+    Some(Cow::Owned(Msg::of_entry(&obj, strings)))
+}
+
+/// The load's message of entry `i`, when it read it (a current file only:
+/// the checks read a migrated line otherwise).
+pub(super) fn loaded(s: &Session, i: usize) -> Option<Cow<'_, Msg>> {
+    if s.talk.len() != s.entries.len() || s.header.version < crate::migrate::CURRENT_VERSION {
+        return None;
+    }
+    s.talk.get(i)
 }
 
 /// transformMessages' second pass: the calls of the last assistant
@@ -223,8 +153,7 @@ impl Pairing {
         // transformMessages closes the calls before on a new assistant too.
         self.close(s, f);
         let calls = tool_calls(msg);
-        let stop = msg.stop.as_deref();
-        if matches!(stop, Some("error" | "aborted")) {
+        if msg.class == Class::AssistantSkipped {
             self.skipped
                 .extend(calls.into_iter().map(|(id, _)| (id, entry)));
             return;
@@ -293,7 +222,7 @@ impl Pairing {
 fn tool_calls(msg: &Msg) -> Vec<(String, String)> {
     msg.blocks
         .iter()
-        .filter_map(|b| match b {
+        .filter_map(|(_, b)| match b {
             Block::ToolCall { id, name, .. } => Some((id.clone(), name.clone())),
             _ => None,
         })
@@ -320,17 +249,23 @@ fn edit(s: &Session, entry: usize, replacement: Vec<u8>) -> Repair {
 
 /// Tool calls sent with arguments that are not an object (null or
 /// missing ones are the tree layer's [`ARGUMENTS_NULL`]).
-fn arguments(s: &Session, item: Item, msg: &Msg, at: Option<u64>, id: &str, f: &mut Vec<Finding>) {
+fn arguments(
+    s: &Session,
+    item: Item,
+    msg: &Msg,
+    at: Option<u64>,
+    id: impl Fn() -> String,
+    f: &mut Vec<Finding>,
+) {
     let bad: Vec<(usize, &str, &[u8])> = msg
         .blocks
         .iter()
-        .enumerate()
         .filter_map(|(k, b)| match b {
             Block::ToolCall {
                 name,
                 odd_args: Some(a),
                 ..
-            } => Some((k, name.as_str(), a.as_slice())),
+            } => Some((*k, name.as_str(), a.as_slice())),
             _ => None,
         })
         .collect();
@@ -338,6 +273,7 @@ fn arguments(s: &Session, item: Item, msg: &Msg, at: Option<u64>, id: &str, f: &
         return;
     }
     let which: Vec<usize> = bad.iter().map(|b| b.0).collect();
+    let id = id();
     let repair = sent(s, item).and_then(|json| {
         super::repair::content_with(&json, &which, |_| {
             Some((b"arguments".as_slice(), b"{}".to_vec()))
@@ -357,10 +293,10 @@ fn arguments(s: &Session, item: Item, msg: &Msg, at: Option<u64>, id: &str, f: &
                 crate::visible::field(name)
             ),
         )
-        .id(id);
+        .id(id.as_str());
         if let Some(r) = &repair {
             found = found.repair(Repair::Edit {
-                target: id_json(id),
+                target: id_json(&id),
                 replacement: r.clone(),
             });
         }
@@ -369,17 +305,28 @@ fn arguments(s: &Session, item: Item, msg: &Msg, at: Option<u64>, id: &str, f: &
 }
 
 /// Image blocks over [`IMAGE_LIMIT`] once decoded.
-fn images(s: &Session, item: Item, msg: &Msg, at: Option<u64>, id: &str, f: &mut Vec<Finding>) {
-    let size = |k: usize| match msg.blocks.get(k) {
-        Some(Block::Image(n)) => *n,
+fn images(
+    s: &Session,
+    item: Item,
+    msg: &Msg,
+    at: Option<u64>,
+    id: impl Fn() -> String,
+    f: &mut Vec<Finding>,
+) {
+    let size = |k: usize| match msg.blocks.iter().find(|b| b.0 == k) {
+        Some((_, Block::Image(n))) => *n,
         _ => 0,
     };
-    let big: Vec<usize> = (0..msg.blocks.len())
-        .filter(|&k| size(k) > IMAGE_LIMIT)
+    let big: Vec<usize> = msg
+        .blocks
+        .iter()
+        .filter(|b| matches!(b.1, Block::Image(n) if n > IMAGE_LIMIT))
+        .map(|b| b.0)
         .collect();
     if big.is_empty() {
         return;
     }
+    let id = id();
     let repair = sent(s, item).and_then(|json| {
         super::repair::replace_blocks(&json, &big, |k| {
             format!(
@@ -395,10 +342,10 @@ fn images(s: &Session, item: Item, msg: &Msg, at: Option<u64>, id: &str, f: &mut
             at,
             format!("an image of {n} bytes (the limit: {IMAGE_LIMIT})"),
         )
-        .id(id);
+        .id(id.as_str());
         if let Some(r) = &repair {
             found = found.repair(Repair::Edit {
-                target: id_json(id),
+                target: id_json(&id),
                 replacement: r.clone(),
             });
         }

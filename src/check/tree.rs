@@ -3,6 +3,7 @@
 //! make of its ids and parents.
 
 use super::*;
+use crate::entry::talk::{Block, Class};
 use crate::entry::{EntryType, Id};
 use crate::json::Object;
 
@@ -32,6 +33,13 @@ fn null_arguments(s: &Session, f: &mut Vec<Finding>) {
             continue;
         }
         let n = s.entries[i].line();
+        // What the load read of the message, when it did: its tool calls.
+        if let Some(msg) = super::talk::loaded(s, i) {
+            if matches!(msg.class, Class::Assistant | Class::AssistantSkipped) {
+                null_calls(s, i, &msg, f);
+            }
+            continue;
+        }
         let Ok(line) = s.line(i) else { continue };
         // Only a line that may hold a tool call is parsed: one that names
         // it, or has a `\u` escape that could spell it.
@@ -79,6 +87,39 @@ fn null_arguments(s: &Session, f: &mut Vec<Finding>) {
                 .repair(Repair::EmptyArguments(n, bad)),
             );
         }
+    }
+}
+
+/// [`null_arguments`] of the assistant message `msg` of entry `i`, as the
+/// load read it.
+fn null_calls(s: &Session, i: usize, msg: &crate::entry::talk::Msg, f: &mut Vec<Finding>) {
+    let mut bad = Vec::new();
+    let mut names = Vec::new();
+    for (k, b) in &msg.blocks {
+        if let Block::ToolCall {
+            name,
+            null_args: true,
+            ..
+        } = b
+        {
+            bad.push(*k);
+            names.push(crate::visible::field(name).into_owned());
+        }
+    }
+    if !bad.is_empty() {
+        let n = s.entries[i].line();
+        f.push(
+            Finding::new(
+                ARGUMENTS_NULL,
+                Some(n),
+                format!(
+                    "tool call(s) {} without arguments (null or missing)",
+                    names.join(", ")
+                ),
+            )
+            .id(id_of(s, i))
+            .repair(Repair::EmptyArguments(n, bad)),
+        );
     }
 }
 

@@ -12,6 +12,7 @@
 mod entries;
 pub(crate) mod glance;
 mod id;
+pub(crate) mod talk;
 #[cfg(test)]
 mod tests;
 

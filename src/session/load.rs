@@ -59,6 +59,8 @@ pub(super) struct Loader<'n> {
     spare_message: Vec<scan::Member>,
     /// For [`ReadOptions::roles`]: one per entry.
     pub(super) roles: Vec<u8>,
+    /// For [`ReadOptions::talk`]: one per entry.
+    pub(super) talk: crate::entry::talk::Talk,
 }
 
 impl<'n> Loader<'n> {
@@ -79,6 +81,7 @@ impl<'n> Loader<'n> {
             glances: Vec::new(),
             spare_message: Vec::new(),
             roles: Vec::new(),
+            talk: Default::default(),
         }
     }
 
@@ -103,6 +106,7 @@ impl<'n> Loader<'n> {
             .extend(tail.other_types.into_iter().map(|(i, x)| (i + at, x)));
         self.glances.extend(tail.glances);
         self.roles.extend(tail.roles);
+        self.talk.append(tail.talk);
         self.warnings.extend(tail.warnings.into_iter().map(|mut d| {
             shift_line(&mut d, lines);
             d
@@ -270,6 +274,14 @@ impl<'n> Loader<'n> {
                 _ => 0,
             });
         }
+        if self.opts.talk {
+            // Only a line the quick check took, whose quote bits are at
+            // hand: any other the checks read again, the way they read it.
+            let msg = (quick && ty == EntryType::Message).then(|| {
+                crate::entry::talk::Msg::of_entry(obj, Strings::Marks(self.checker.marks()))
+            });
+            self.talk.push(msg);
+        }
         match ty {
             EntryType::Session => self.warn(number, "a second session header; pi ignores it"),
             EntryType::Label | EntryType::SessionInfo => {
@@ -356,6 +368,7 @@ impl<'n> Loader<'n> {
             leaf_id_null: false,
             glances: self.glances,
             roles: self.roles,
+            talk: self.talk,
         };
         s.leaf_id_null = s
             .index

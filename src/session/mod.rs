@@ -71,6 +71,11 @@ pub struct ReadOptions {
     /// message, on the loading threads, where the quick check took the
     /// line; for `pi-convert`'s context walk.
     pub roles: bool,
+    /// Also keep what `pi-check`'s conversation and tree layers need of
+    /// each message entry ([`Session::talk`], `entry::talk`), read on the
+    /// loading threads where the quick check took the line, with its
+    /// quote bits: the checks then read no message line again.
+    pub talk: bool,
 }
 
 /// The session header (first line).
@@ -123,6 +128,8 @@ pub struct Session {
     /// With [`ReadOptions::roles`]: one per entry (0 for any entry but a
     /// message); otherwise empty.
     pub roles: Vec<u8>,
+    /// With [`ReadOptions::talk`]: the message entries' (empty without).
+    pub talk: crate::entry::talk::Talk,
 }
 
 impl Session {
