@@ -35,30 +35,35 @@ impl Seen {
     }
 }
 
-/// Findings across `files`: (index into `files`, finding).
-pub fn check(files: &[Seen]) -> Vec<(usize, Finding)> {
-    let mut out = Vec::new();
-    let mut by_id: HashMap<&str, usize> = HashMap::new();
-    for (k, s) in files.iter().enumerate() {
-        if let Some(&first) = by_id.get(s.id.as_str()) {
-            let other = crate::name::kept_path(&files[first].path).into_owned();
-            out.push((
-                k,
-                Finding::new(
-                    DUPLICATE_SESSION_ID,
-                    Some(s.line),
-                    format!(
-                        "session id {} is also the id of {}",
-                        crate::visible::field(&s.id),
-                        crate::visible::field(&other)
-                    ),
+/// The store layer over files taken one at a time, in order: what a file
+/// says of those before it (its findings do not wait for the files after
+/// it).
+#[derive(Default)]
+pub struct Across {
+    /// The first file of each session id.
+    by_id: HashMap<String, PathBuf>,
+}
+
+impl Across {
+    /// The findings of the next file.
+    pub fn file(&mut self, s: &Seen) -> Vec<Finding> {
+        let mut out = Vec::new();
+        if let Some(first) = self.by_id.get(s.id.as_str()) {
+            let other = crate::name::kept_path(first).into_owned();
+            out.push(Finding::new(
+                DUPLICATE_SESSION_ID,
+                Some(s.line),
+                format!(
+                    "session id {} is also the id of {}",
+                    crate::visible::field(&s.id),
+                    crate::visible::field(&other)
                 ),
             ));
         } else {
-            by_id.insert(&s.id, k);
+            self.by_id.insert(s.id.clone(), s.path.clone());
         }
         if let Some(f) = wrong_directory(s) {
-            out.push((k, f));
+            out.push(f);
         }
         if let Some(p) = s.parent_session.as_deref().filter(|p| !p.is_empty()) {
             let path = Path::new(p);
@@ -68,18 +73,15 @@ pub fn check(files: &[Seen]) -> Vec<(usize, Finding)> {
                 crate::write::dir_of(&s.path).join(path)
             };
             if !full.exists() {
-                out.push((
-                    k,
-                    Finding::new(
-                        PARENT_SESSION_MISSING,
-                        Some(s.line),
-                        format!("parentSession {} does not exist", crate::visible::field(p)),
-                    ),
+                out.push(Finding::new(
+                    PARENT_SESSION_MISSING,
+                    Some(s.line),
+                    format!("parentSession {} does not exist", crate::visible::field(p)),
                 ));
             }
         }
+        out
     }
-    out
 }
 
 /// A session in a project directory of the store (`--X--`) that is not

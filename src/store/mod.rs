@@ -48,5 +48,5 @@ pub use find::{
 };
 pub use info::Info;
 pub use list::{list, ListRequest};
-pub use parallel::{parallel_map, set_threads};
+pub use parallel::{parallel_in_order, parallel_map, set_threads};
 pub use select::{select, DirWalk, Request, Source};

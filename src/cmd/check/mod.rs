@@ -176,43 +176,65 @@ pub(crate) fn run(args: &Args, ctx: &mut Ctx) -> Result<Exit> {
         Source::File(p) => Some(p.as_path()),
         _ => None,
     }));
-    let mut checked: Vec<Option<Checked>> =
-        store::parallel_map(&sel.sources, |src| check_source(src, args.fix, log, &temps));
-    let seen: Vec<(usize, Seen)> = checked
-        .iter()
-        .enumerate()
-        .filter_map(|(k, c)| c.as_ref()?.seen.clone().map(|s| (k, s)))
-        .collect();
-    let only: Vec<Seen> = seen.iter().map(|(_, s)| s.clone()).collect();
-    for (j, f) in check::store::check(&only) {
-        if let Some(Some(c)) = checked.get_mut(seen[j].0) {
-            c.findings.push(f);
-        }
-    }
+    let check = |src: &Source| check_source(src, args.fix, log, &temps);
     let mut p = print::Printer::new(args, ctx);
     let mut left = false;
     let mut dirs = std::collections::HashSet::new();
-    for c in checked.into_iter().flatten() {
-        if let (true, false, Some(path)) = (args.fix, args.dry_run, &c.path) {
-            fix::remove_strays(path, &mut dirs);
-        }
-        p.file(ctx, &c)?;
-        let mut errors = c
-            .findings
-            .iter()
-            .any(|f| f.kind.severity == Severity::Error);
-        if args.fix && c.findings.iter().any(|f| f.repair.is_some()) {
-            if let Some(path) = &c.path {
-                match fix::fix(args, ctx, path, &c.name) {
-                    Ok(after) => errors = after,
-                    Err(e) => ctx.log.error(e),
-                }
+    let mut across = check::store::Across::default();
+    if args.fix {
+        // Every file is read (and the store layer looks across them)
+        // before any is repaired.
+        let mut checked = store::parallel_map(&sel.sources, check);
+        for c in checked.iter_mut().flatten() {
+            if let Some(seen) = &c.seen {
+                c.findings.extend(across.file(seen));
             }
         }
-        left |= errors;
+        for c in checked.into_iter().flatten() {
+            left |= take(args, ctx, &mut p, &mut dirs, c)?;
+        }
+    } else {
+        // Each file's findings are printed as soon as those before it
+        // are: what was found is not held for every file at once.
+        store::parallel_in_order(&sel.sources, check, |c| {
+            let Some(mut c) = c else { return Ok(()) };
+            if let Some(seen) = &c.seen {
+                c.findings.extend(across.file(seen));
+            }
+            left |= take(args, ctx, &mut p, &mut dirs, c)?;
+            Ok::<(), Error>(())
+        })?;
     }
     p.done(ctx)?;
     Ok(Exit::Found(!left))
+}
+
+/// Print what was found in one file and, with --fix, repair it: whether
+/// an error-level finding is left.
+fn take(
+    args: &Args,
+    ctx: &mut Ctx,
+    p: &mut print::Printer,
+    dirs: &mut std::collections::HashSet<PathBuf>,
+    c: Checked,
+) -> Result<bool> {
+    if let (true, false, Some(path)) = (args.fix, args.dry_run, &c.path) {
+        fix::remove_strays(path, dirs);
+    }
+    p.file(ctx, &c)?;
+    let mut errors = c
+        .findings
+        .iter()
+        .any(|f| f.kind.severity == Severity::Error);
+    if args.fix && c.findings.iter().any(|f| f.repair.is_some()) {
+        if let Some(path) = &c.path {
+            match fix::fix(args, ctx, path, &c.name) {
+                Ok(after) => errors = after,
+                Err(e) => ctx.log.error(e),
+            }
+        }
+    }
+    Ok(errors)
 }
 
 /// Check one source (None when it cannot be read: said as an error);

@@ -53,6 +53,9 @@ impl Printer {
         t.with_errors += u64::from(e > 0);
         t.with_findings += u64::from(!c.findings.is_empty());
         let out = ctx.out();
+        // The name as shown, made once a file; each line into one buffer.
+        let shown = crate::visible::message(&c.name);
+        let mut line = String::new();
         for f in &c.findings {
             if self.quiet && f.kind.severity != Severity::Error {
                 continue;
@@ -60,11 +63,13 @@ impl Printer {
             if self.json {
                 out.line(&json(&c.name, f))?;
             } else {
-                out.line(text(&c.name, f, self.color).as_bytes())?;
+                line.clear();
+                text(&mut line, &shown, f, self.color);
+                out.line(line.as_bytes())?;
             }
         }
         if !self.json && !self.quiet {
-            let name = crate::visible::message(&c.name);
+            let name = &shown;
             let summary = if c.findings.is_empty() {
                 format!("{name}: ok")
             } else {
@@ -91,37 +96,49 @@ impl Printer {
     }
 }
 
-/// `FILE:LINE: SEVERITY CODE: message (entry ID); pi 1.6.0 ...; --fix: ...`.
-fn text(name: &str, f: &Finding, color: bool) -> String {
-    let at = match f.line {
-        Some(l) => format!("{}:{l}", crate::visible::message(name)),
-        None => crate::visible::message(name).into_owned(),
-    };
+/// `FILE:LINE: SEVERITY CODE: message (entry ID); pi 1.6.0 ...; --fix: ...`,
+/// into `out`; `shown`: the file's name as printed.
+fn text(out: &mut String, shown: &str, f: &Finding, color: bool) {
+    use std::fmt::Write as _;
+    out.push_str(shown);
+    if let Some(l) = f.line {
+        let _ = write!(out, ":{l}");
+    }
+    out.push_str(": ");
     let sev = f.kind.severity.name();
-    let sev = match (color, f.kind.severity) {
-        (false, _) => sev.to_string(),
-        (true, Severity::Error) => format!("\x1b[1;31m{sev}\x1b[0m"),
-        (true, Severity::Warning) => format!("\x1b[33m{sev}\x1b[0m"),
-        (true, Severity::Info) => format!("\x1b[36m{sev}\x1b[0m"),
-    };
-    let id =
-        f.id.as_deref()
-            .map(|id| format!(" (entry {})", crate::visible::field(id)))
-            .unwrap_or_default();
-    let fix = match &f.repair {
-        Some(_) => format!("--fix: {}", f.kind.fix),
-        None => "not repaired by --fix".to_string(),
-    };
+    match (color, f.kind.severity) {
+        (false, _) => out.push_str(sev),
+        (true, Severity::Error) => out.push_str("\x1b[1;31merror\x1b[0m"),
+        (true, Severity::Warning) => out.push_str("\x1b[33mwarning\x1b[0m"),
+        (true, Severity::Info) => out.push_str("\x1b[36minfo\x1b[0m"),
+    }
+    out.push(' ');
+    out.push_str(f.kind.code);
+    out.push_str(": ");
+    out.push_str(&crate::visible::message(&f.message));
+    if let Some(id) = f.id.as_deref() {
+        out.push_str(" (entry ");
+        out.push_str(&crate::visible::field(id));
+        out.push(')');
+    }
     // "pi refuses ..." reads "pi 1.6.0 refuses ..."; any other "pi 1.6.0: ...".
-    let pi = match f.kind.pi.strip_prefix("pi ") {
-        Some(rest) => format!("pi 1.6.0 {rest}"),
-        None => format!("pi 1.6.0: {}", f.kind.pi),
-    };
-    format!(
-        "{at}: {sev} {}: {}{id}; {pi}; {fix}",
-        f.kind.code,
-        crate::visible::message(&f.message),
-    )
+    match f.kind.pi.strip_prefix("pi ") {
+        Some(rest) => {
+            out.push_str("; pi 1.6.0 ");
+            out.push_str(rest);
+        }
+        None => {
+            out.push_str("; pi 1.6.0: ");
+            out.push_str(f.kind.pi);
+        }
+    }
+    match &f.repair {
+        Some(_) => {
+            out.push_str("; --fix: ");
+            out.push_str(f.kind.fix);
+        }
+        None => out.push_str("; not repaired by --fix"),
+    }
 }
 
 /// The JSON object of one finding.
