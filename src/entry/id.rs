@@ -108,6 +108,8 @@ impl Id {
                 }
                 _ => k.to_string(),
             },
+            // Eight hex digits: nothing to escape.
+            Id::Hex8(n) => format!("\"{}\"", hex8(*n)),
             _ => {
                 let mut out = Vec::new();
                 js::escape::write_str(&mut out, &self.to_string());

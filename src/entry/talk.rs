@@ -7,6 +7,7 @@
 //! read twice; or by the checks themselves for a line the load did not
 //! read this way.
 
+use crate::json::scan::Member;
 use crate::json::Object;
 use crate::store::raw::{self, Strings};
 
@@ -97,9 +98,25 @@ impl Msg {
     /// strings skipped by `strings`): a message that is not an object has
     /// no role (a user-side one to transformMessages).
     pub fn of_entry(obj: &Object<'_>, strings: Strings<'_>) -> Msg {
-        raw::sub_object_by(obj, "message", strings)
-            .map(|m| Msg::of(&m, strings))
-            .unwrap_or_default()
+        Msg::of_entry_in(obj, strings, &mut Vec::new())
+    }
+
+    /// [`Msg::of_entry`], the message's members found into `spare` (kept
+    /// for the next: no allocation a line).
+    pub fn of_entry_in(obj: &Object<'_>, strings: Strings<'_>, spare: &mut Vec<Member>) -> Msg {
+        let Some(r) = obj.get("message").filter(|r| obj.text[r.start] == b'{') else {
+            return Msg::default();
+        };
+        let mut members = std::mem::take(spare);
+        raw::members_by(obj.text, r.clone(), &mut members, strings);
+        let m = Object {
+            text: obj.text,
+            range: r,
+            members,
+        };
+        let msg = Msg::of(&m, strings);
+        *spare = m.members;
+        msg
     }
 
     /// The message object `m`'s.

@@ -278,7 +278,8 @@ impl<'n> Loader<'n> {
             // Only a line the quick check took, whose quote bits are at
             // hand: any other the checks read again, the way they read it.
             let msg = (quick && ty == EntryType::Message).then(|| {
-                crate::entry::talk::Msg::of_entry(obj, Strings::Marks(self.checker.marks()))
+                let strings = Strings::Marks(self.checker.marks());
+                crate::entry::talk::Msg::of_entry_in(obj, strings, &mut self.spare_message)
             });
             self.talk.push(msg);
         }
