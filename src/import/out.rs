@@ -1,23 +1,28 @@
 //! The JSON an import writes: objects keep the order their members are
 //! given in (pi's own order), as `JSON.stringify` writes them.
 
+use super::value::{N, V};
 use crate::json::js;
+use std::borrow::Cow;
+use std::io::Write as _;
 
-/// A JSON value to write.
+/// A JSON value to write; its strings may borrow the source's.
 #[derive(Clone)]
-pub(crate) enum J {
+pub(crate) enum J<'a> {
     Null,
     Bool(bool),
     Num(f64),
-    Str(String),
-    Arr(Vec<J>),
-    Obj(Vec<(&'static str, J)>),
+    Str(Cow<'a, str>),
+    Arr(Vec<J<'a>>),
+    Obj(Vec<(&'static str, J<'a>)>),
     /// A value taken from the source as it is (its keys sorted).
     Val(serde_json::Value),
+    /// The same, read without serde_json's tree (Claude Code's lines).
+    Raw(V<'a>),
 }
 
-impl J {
-    pub(crate) fn str(s: impl Into<String>) -> J {
+impl<'a> J<'a> {
+    pub(crate) fn str(s: impl Into<Cow<'a, str>>) -> J<'a> {
         J::Str(s.into())
     }
 
@@ -51,6 +56,7 @@ impl J {
                 out.push(b'}');
             }
             J::Val(v) => write_value(v, out),
+            J::Raw(v) => write_v(v, out),
         }
     }
 }
@@ -86,6 +92,55 @@ fn write_value(v: &serde_json::Value, out: &mut Vec<u8>) {
                 write_str(out, k);
                 out.push(b':');
                 write_value(x, out);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+/// A source value read by `value::parse`, written as [`write_value`]
+/// writes serde_json's tree of it: keys sorted (a repeated key once, its
+/// last value), numbers as JavaScript prints them (`1.0` is `1`).
+pub(crate) fn write_v(v: &V<'_>, out: &mut Vec<u8>) {
+    match v {
+        V::Null => out.extend_from_slice(b"null"),
+        V::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        // Whole numbers by their digits, as serde_json's Number prints them.
+        V::Num(N::U(n)) => {
+            let _ = write!(out, "{n}");
+        }
+        V::Num(N::I(n)) => {
+            let _ = write!(out, "{n}");
+        }
+        V::Num(N::F(n)) => js::write_number(out, *n),
+        V::Str(s) => write_str(out, s),
+        V::Arr(items) => {
+            out.push(b'[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_v(x, out);
+            }
+            out.push(b']');
+        }
+        V::Obj(o) => {
+            let mut members: Vec<&(Cow<str>, V)> = o.iter().collect();
+            // Stable: of a repeated key, the last is last in its run.
+            members.sort_by(|a, b| a.0.cmp(&b.0));
+            out.push(b'{');
+            let mut first = true;
+            for (i, (k, x)) in members.iter().map(|m| (&m.0, &m.1)).enumerate() {
+                if members.get(i + 1).is_some_and(|next| next.0 == *k) {
+                    continue;
+                }
+                if !first {
+                    out.push(b',');
+                }
+                first = false;
+                write_str(out, k);
+                out.push(b':');
+                write_v(x, out);
             }
             out.push(b'}');
         }

@@ -118,7 +118,13 @@ fn order(parents: &[Option<usize>], resume: Option<usize>) -> Vec<usize> {
     out
 }
 
-fn header(c: &Conversation, id: &str, source: &str, len: u64, entries: usize) -> J {
+fn header<'a>(
+    c: &'a Conversation,
+    id: &'a str,
+    source: &'a str,
+    len: u64,
+    entries: usize,
+) -> J<'a> {
     J::Obj(vec![
         ("type", J::str("session")),
         ("version", J::Num(3.0)),
@@ -140,9 +146,9 @@ fn header(c: &Conversation, id: &str, source: &str, len: u64, entries: usize) ->
 
 /// Write one entry line (without its newline); the message or data is
 /// written where it is, not copied.
-fn write_entry(n: &Node, id: &str, parent: J, out: &mut Vec<u8>) {
+fn write_entry<'a>(n: &'a Node, id: &'a str, parent: J<'a>, out: &mut Vec<u8>) {
     let ts = J::str(&n.timestamp);
-    let common = |ty: &str| {
+    let common = |ty: &'static str| {
         vec![
             ("type", J::str(ty)),
             ("id", J::str(id)),
