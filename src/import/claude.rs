@@ -338,7 +338,7 @@ impl<'a> Reader<'_, 'a> {
             Some(V::Str(t)) => {
                 return Some(self.push(Msg::User {
                     key: uuid,
-                    content: J::Str(t),
+                    content: J::text(t),
                     timestamp,
                 }))
             }
@@ -437,8 +437,8 @@ impl<'a> Reader<'_, 'a> {
         let is_error = b.get("is_error").and_then(V::as_bool) == Some(true);
         let mut m = vec![
             ("role", J::str("toolResult")),
-            ("toolCallId", J::Str(id.clone())),
-            ("toolName", J::Str(name)),
+            ("toolCallId", J::text(id.clone())),
+            ("toolName", J::text(name)),
             ("content", content),
         ];
         if let Some(d) = details {
@@ -837,10 +837,7 @@ fn assistant_message<'a>(a: &mut Assistant<'a>) -> J<'a> {
                 J::Obj(m) => m
                     .iter()
                     .find(|(k, _)| *k == "text")
-                    .and_then(|(_, v)| match v {
-                        J::Str(s) => Some(s.as_ref()),
-                        _ => None,
-                    }),
+                    .and_then(|(_, v)| v.as_str()),
                 _ => None,
             })
             .collect();
@@ -851,7 +848,7 @@ fn assistant_message<'a>(a: &mut Assistant<'a>) -> J<'a> {
         ("content", J::Arr(std::mem::take(&mut a.blocks))),
         ("api", J::str("anthropic-messages")),
         ("provider", J::str("anthropic")),
-        ("model", J::Str(a.model.clone())),
+        ("model", J::text(a.model.clone())),
         ("usage", usage),
         ("stopReason", J::str(stop)),
     ];
@@ -898,8 +895,9 @@ fn s_of<'a>(v: &V<'a>, k: &str) -> S<'a> {
     s(v, k).unwrap_or_default()
 }
 
+/// A text block; a borrowed text is the source's or a literal ([`J::text`]).
 pub(crate) fn text_block<'a>(t: impl Into<S<'a>>) -> J<'a> {
-    J::Obj(vec![("type", J::str("text")), ("text", J::Str(t.into()))])
+    J::Obj(vec![("type", J::str("text")), ("text", J::text(t.into()))])
 }
 
 /// The string member `k` of `v`, moved out ("" when it is not a string):
@@ -930,17 +928,17 @@ fn assistant_block(mut b: V<'_>) -> Option<(J<'_>, Option<Call<'_>>)> {
         "thinking" => {
             let mut m = vec![
                 ("type", J::str("thinking")),
-                ("thinking", J::str(take_s(&mut b, "thinking"))),
+                ("thinking", J::text(take_s(&mut b, "thinking"))),
             ];
             if let Some(V::Str(sig)) = b.get_mut("signature") {
-                m.push(("thinkingSignature", J::str(std::mem::take(sig))));
+                m.push(("thinkingSignature", J::text(std::mem::take(sig))));
             }
             J::Obj(m)
         }
         "redacted_thinking" => J::Obj(vec![
             ("type", J::str("thinking")),
             ("thinking", J::str("")),
-            ("thinkingSignature", J::str(take_s(&mut b, "data"))),
+            ("thinkingSignature", J::text(take_s(&mut b, "data"))),
             ("redacted", J::Bool(true)),
         ]),
         "tool_use" => {
@@ -948,8 +946,8 @@ fn assistant_block(mut b: V<'_>) -> Option<(J<'_>, Option<Call<'_>>)> {
             let args = b.remove("input").unwrap_or(V::Obj(Vec::new()));
             let j = J::Obj(vec![
                 ("type", J::str("toolCall")),
-                ("id", J::Str(id.clone())),
-                ("name", J::Str(name.clone())),
+                ("id", J::text(id.clone())),
+                ("name", J::text(name.clone())),
                 ("arguments", J::Raw(args)),
             ]);
             return Some((j, Some((id, name))));
@@ -969,8 +967,8 @@ fn image_block<'a>(b: &V<'a>) -> J<'a> {
     }
     J::Obj(vec![
         ("type", J::str("image")),
-        ("data", J::str(data)),
-        ("mimeType", J::str(mime)),
+        ("data", J::text(data)),
+        ("mimeType", J::text(mime)),
     ])
 }
 

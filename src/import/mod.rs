@@ -189,7 +189,7 @@ fn is_result(n: &Node<'_>) -> bool {
     match &n.body {
         Body::Message(J::Obj(m)) => m
             .iter()
-            .any(|(k, v)| *k == "role" && matches!(v, J::Str(r) if r == "toolResult")),
+            .any(|(k, v)| *k == "role" && v.as_str() == Some("toolResult")),
         _ => false,
     }
 }

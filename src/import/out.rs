@@ -13,6 +13,9 @@ pub(crate) enum J<'a> {
     Bool(bool),
     Num(f64),
     Str(Cow<'a, str>),
+    /// A string of the source that held no escape (see [`J::text`]):
+    /// written as it is.
+    Src(&'a str),
     Arr(Vec<J<'a>>),
     Obj(Vec<(&'static str, J<'a>)>),
     /// A value taken from the source as it is (its keys sorted).
@@ -26,6 +29,27 @@ impl<'a> J<'a> {
         J::Str(s.into())
     }
 
+    /// A string read by `value::parse` (or a literal): a borrowed one is
+    /// the source's text between its quotes, which held no escape, and
+    /// JSON allows no raw `"`, `\` or control character there, so it
+    /// needs none when written (the escape check of every string was 7%
+    /// of an import).
+    pub(crate) fn text(s: Cow<'a, str>) -> J<'a> {
+        match s {
+            Cow::Borrowed(t) => J::Src(t),
+            Cow::Owned(t) => J::Str(Cow::Owned(t)),
+        }
+    }
+
+    /// The string this is, if it is one.
+    pub(crate) fn as_str(&self) -> Option<&str> {
+        match self {
+            J::Str(s) => Some(s),
+            J::Src(s) => Some(s),
+            _ => None,
+        }
+    }
+
     /// Append this value's JSON text to `out`.
     pub(crate) fn write(&self, out: &mut Vec<u8>) {
         match self {
@@ -33,6 +57,7 @@ impl<'a> J<'a> {
             J::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
             J::Num(n) => js::write_number(out, *n),
             J::Str(s) => write_str(out, s),
+            J::Src(s) => write_plain(out, s),
             J::Arr(items) => {
                 out.push(b'[');
                 for (i, v) in items.iter().enumerate() {
@@ -113,7 +138,7 @@ pub(crate) fn write_v(v: &V<'_>, out: &mut Vec<u8>) {
             let _ = write!(out, "{n}");
         }
         V::Num(N::F(n)) => js::write_number(out, *n),
-        V::Str(s) => write_str(out, s),
+        V::Str(s) => write_cow(out, s),
         V::Arr(items) => {
             out.push(b'[');
             for (i, x) in items.iter().enumerate() {
@@ -138,13 +163,31 @@ pub(crate) fn write_v(v: &V<'_>, out: &mut Vec<u8>) {
                     out.push(b',');
                 }
                 first = false;
-                write_str(out, k);
+                write_cow(out, k);
                 out.push(b':');
                 write_v(x, out);
             }
             out.push(b'}');
         }
     }
+}
+
+/// A string of `value::V`: a borrowed one held no escape in the source
+/// and needs none (see [`J::text`]); which one it is, is the point.
+#[allow(clippy::ptr_arg)]
+fn write_cow(out: &mut Vec<u8>, s: &Cow<'_, str>) {
+    match s {
+        Cow::Borrowed(t) => write_plain(out, t),
+        Cow::Owned(t) => write_str(out, t),
+    }
+}
+
+/// A string known to need no escape, between quotes.
+fn write_plain(out: &mut Vec<u8>, s: &str) {
+    out.reserve(s.len() + 2);
+    out.push(b'"');
+    out.extend_from_slice(s.as_bytes());
+    out.push(b'"');
 }
 
 /// A string as `JSON.stringify` writes it, runs that need no escape

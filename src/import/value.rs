@@ -22,7 +22,9 @@ pub(crate) enum V<'a> {
     Null,
     Bool(bool),
     Num(N),
-    /// Borrowed unless the source escaped something in it.
+    /// Borrowed unless the source escaped something in it: a borrowed
+    /// one holds no `"`, `\\` or control character (JSON allows none
+    /// unescaped), so it is written without an escape check.
     Str(Cow<'a, str>),
     Arr(Vec<V<'a>>),
     Obj(Obj<'a>),
