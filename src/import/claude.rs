@@ -436,7 +436,7 @@ impl<'a> Reader<'_, 'a> {
         let content = result_content(b.remove("content"));
         let is_error = b.get("is_error").and_then(V::as_bool) == Some(true);
         let mut m = vec![
-            ("role", J::str("toolResult")),
+            ("role", J::Src("toolResult")),
             ("toolCallId", J::text(id.clone())),
             ("toolName", J::text(name)),
             ("content", content),
@@ -706,7 +706,7 @@ fn entries_of<'a>(
             key.to_string(),
             timestamp.to_string(),
             Body::Message(J::Obj(vec![
-                ("role", J::str("user")),
+                ("role", J::Src("user")),
                 ("content", std::mem::replace(content, J::Null)),
                 ("timestamp", J::Num(millis(timestamp))),
             ])),
@@ -758,7 +758,7 @@ fn entries_of<'a>(
             }
             for (k, (ts, content)) in std::mem::take(texts).into_iter().enumerate() {
                 let msg = J::Obj(vec![
-                    ("role", J::str("user")),
+                    ("role", J::Src("user")),
                     ("content", content),
                     ("timestamp", J::Num(millis(&ts))),
                 ]);
@@ -777,7 +777,7 @@ fn entries_of<'a>(
 /// context needs one for every call).
 pub(crate) fn no_result<'a>(id: &str, name: &str, ts: &str) -> J<'a> {
     J::Obj(vec![
-        ("role", J::str("toolResult")),
+        ("role", J::Src("toolResult")),
         ("toolCallId", J::str(id.to_string())),
         ("toolName", J::str(name.to_string())),
         (
@@ -844,10 +844,10 @@ fn assistant_message<'a>(a: &mut Assistant<'a>) -> J<'a> {
         text.join("\n")
     });
     let mut m = vec![
-        ("role", J::str("assistant")),
+        ("role", J::Src("assistant")),
         ("content", J::Arr(std::mem::take(&mut a.blocks))),
-        ("api", J::str("anthropic-messages")),
-        ("provider", J::str("anthropic")),
+        ("api", J::Src("anthropic-messages")),
+        ("provider", J::Src("anthropic")),
         ("model", J::text(a.model.clone())),
         ("usage", usage),
         ("stopReason", J::str(stop)),
@@ -897,7 +897,7 @@ fn s_of<'a>(v: &V<'a>, k: &str) -> S<'a> {
 
 /// A text block; a borrowed text is the source's or a literal ([`J::text`]).
 pub(crate) fn text_block<'a>(t: impl Into<S<'a>>) -> J<'a> {
-    J::Obj(vec![("type", J::str("text")), ("text", J::text(t.into()))])
+    J::Obj(vec![("type", J::Src("text")), ("text", J::text(t.into()))])
 }
 
 /// The string member `k` of `v`, moved out ("" when it is not a string):
@@ -927,7 +927,7 @@ fn assistant_block(mut b: V<'_>) -> Option<(J<'_>, Option<Call<'_>>)> {
         "text" => text_block(take_s(&mut b, "text")),
         "thinking" => {
             let mut m = vec![
-                ("type", J::str("thinking")),
+                ("type", J::Src("thinking")),
                 ("thinking", J::text(take_s(&mut b, "thinking"))),
             ];
             if let Some(V::Str(sig)) = b.get_mut("signature") {
@@ -936,8 +936,8 @@ fn assistant_block(mut b: V<'_>) -> Option<(J<'_>, Option<Call<'_>>)> {
             J::Obj(m)
         }
         "redacted_thinking" => J::Obj(vec![
-            ("type", J::str("thinking")),
-            ("thinking", J::str("")),
+            ("type", J::Src("thinking")),
+            ("thinking", J::Src("")),
             ("thinkingSignature", J::text(take_s(&mut b, "data"))),
             ("redacted", J::Bool(true)),
         ]),
@@ -945,7 +945,7 @@ fn assistant_block(mut b: V<'_>) -> Option<(J<'_>, Option<Call<'_>>)> {
             let (id, name) = (take_s(&mut b, "id"), take_s(&mut b, "name"));
             let args = b.remove("input").unwrap_or(V::Obj(Vec::new()));
             let j = J::Obj(vec![
-                ("type", J::str("toolCall")),
+                ("type", J::Src("toolCall")),
                 ("id", J::text(id.clone())),
                 ("name", J::text(name.clone())),
                 ("arguments", J::Raw(args)),
@@ -966,7 +966,7 @@ fn image_block<'a>(b: &V<'a>) -> J<'a> {
         return text_block(format!("[image: {url}]"));
     }
     J::Obj(vec![
-        ("type", J::str("image")),
+        ("type", J::Src("image")),
         ("data", J::text(data)),
         ("mimeType", J::text(mime)),
     ])

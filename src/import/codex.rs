@@ -197,7 +197,7 @@ impl Reader {
                 let mut sig = Vec::new();
                 J::Val(p.clone()).write(&mut sig);
                 let block = J::Obj(vec![
-                    ("type", J::str("thinking")),
+                    ("type", J::Src("thinking")),
                     ("thinking", J::str(summary.join("\n\n"))),
                     (
                         "thinkingSignature",
@@ -237,7 +237,7 @@ impl Reader {
         }
         self.answer_pending(ts);
         let msg = J::Obj(vec![
-            ("role", J::str("user")),
+            ("role", J::Src("user")),
             ("content", J::Arr(blocks)),
             ("timestamp", J::Num(millis(ts))),
         ]);
@@ -272,7 +272,7 @@ impl Reader {
         let o = self.open_at(n, ts);
         o.calls.push((id.clone(), name.clone()));
         o.blocks.push(J::Obj(vec![
-            ("type", J::str("toolCall")),
+            ("type", J::Src("toolCall")),
             ("id", J::str(id)),
             ("name", J::str(name)),
             ("arguments", J::Val(args)),
@@ -302,7 +302,7 @@ impl Reader {
             ));
             self.answer_pending(ts);
             let msg = J::Obj(vec![
-                ("role", J::str("user")),
+                ("role", J::Src("user")),
                 ("content", content),
                 ("timestamp", J::Num(millis(ts))),
             ]);
@@ -357,9 +357,9 @@ impl Reader {
         self.answer_pending(&o.timestamp);
         let calls = !o.calls.is_empty();
         let msg = J::Obj(vec![
-            ("role", J::str("assistant")),
+            ("role", J::Src("assistant")),
             ("content", J::Arr(o.blocks)),
-            ("api", J::str("openai-responses")),
+            ("api", J::Src("openai-responses")),
             ("provider", J::str(self.provider.clone())),
             ("model", J::str(self.model.clone())),
             ("usage", usage_j(0.0, 0.0, 0.0, 0.0)),
@@ -393,7 +393,7 @@ impl Reader {
                 continue;
             };
             let msg = J::Obj(vec![
-                ("role", J::str("toolResult")),
+                ("role", J::Src("toolResult")),
                 ("toolCallId", J::str(id.clone())),
                 ("toolName", J::str(name)),
                 ("content", content),
@@ -483,7 +483,7 @@ fn content_block(b: &Value) -> Option<J<'static>> {
                 return Some(text_block(format!("[image: {url}]")));
             }
             Some(J::Obj(vec![
-                ("type", J::str("image")),
+                ("type", J::Src("image")),
                 ("data", J::str(data.to_string())),
                 ("mimeType", J::str(mime.to_string())),
             ]))

@@ -13,8 +13,9 @@ pub(crate) enum J<'a> {
     Bool(bool),
     Num(f64),
     Str(Cow<'a, str>),
-    /// A string of the source that held no escape (see [`J::text`]):
-    /// written as it is.
+    /// A string that needs no escape: one of the source's that held none
+    /// (see [`J::text`]), or a literal of this program without `"`, `\\`
+    /// or a control character. Written as it is.
     Src(&'a str),
     Arr(Vec<J<'a>>),
     Obj(Vec<(&'static str, J<'a>)>),
@@ -74,7 +75,8 @@ impl<'a> J<'a> {
                     if i > 0 {
                         out.push(b',');
                     }
-                    write_str(out, k);
+                    // Keys are this program's own names: none needs an escape.
+                    write_plain(out, k);
                     out.push(b':');
                     v.write(out);
                 }

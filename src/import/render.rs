@@ -38,7 +38,8 @@ pub(crate) fn render(c: &Conversation, source: &str, source_len: u64) -> Importe
     header(c, &id, source, source_len, order.len()).write(&mut out);
     out.push(b'\n');
     for &i in &order {
-        let parent = parents[i].map_or(J::Null, |p| J::str(&ids[p]));
+        // Ids are hex digits: no escape.
+        let parent = parents[i].map_or(J::Null, |p| J::Src(&ids[p]));
         write_entry(nodes[i], &ids[i], parent, &mut out);
         out.push(b'\n');
     }
@@ -126,7 +127,7 @@ fn header<'a>(
     entries: usize,
 ) -> J<'a> {
     J::Obj(vec![
-        ("type", J::str("session")),
+        ("type", J::Src("session")),
         ("version", J::Num(3.0)),
         ("id", J::str(id)),
         ("timestamp", J::str(&c.timestamp)),
@@ -150,8 +151,8 @@ fn write_entry<'a>(n: &'a Node, id: &'a str, parent: J<'a>, out: &mut Vec<u8>) {
     let ts = J::str(&n.timestamp);
     let common = |ty: &'static str| {
         vec![
-            ("type", J::str(ty)),
-            ("id", J::str(id)),
+            ("type", J::Src(ty)),
+            ("id", J::Src(id)),
             ("parentId", parent),
             ("timestamp", ts),
         ]
@@ -174,14 +175,14 @@ fn write_entry<'a>(n: &'a Node, id: &'a str, parent: J<'a>, out: &mut Vec<u8>) {
         } => {
             let mut m = common("compaction");
             m.push(("summary", J::str(summary)));
-            m.push(("firstKeptEntryId", J::str(id)));
+            m.push(("firstKeptEntryId", J::Src(id)));
             m.push(("tokensBefore", J::Num(*tokens_before)));
             J::Obj(m).write(out);
         }
         Body::Custom { custom_type, data } => {
             // pi writes type, customType, data, then id, parentId, timestamp.
             let head = vec![
-                ("type", J::str("custom")),
+                ("type", J::Src("custom")),
                 ("customType", J::str(custom_type)),
             ];
             with_tail(head, "data", data, out);
