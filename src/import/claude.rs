@@ -20,15 +20,16 @@
 //!   main file by old versions) stay branches of their own and are never
 //!   the resume point.
 
-use super::{json_lines, millis, Agent, Body, Conversation, Node, J};
+use super::value::{self, V};
+use super::{millis, Agent, Body, Conversation, Node, J};
 use crate::error::Diagnostic;
 use crate::index::IdHash;
-use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::HashMap as StdMap;
 
 /// The reader's tables of source ids (uuids, message and call ids), with
 /// the cheap keyed hasher: SipHash was 2% of an import.
-type HashMap<K, V> = StdMap<K, V, IdHash>;
+type HashMap<K, T> = StdMap<K, T, IdHash>;
 
 /// What a source line is to the tree.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -40,66 +41,72 @@ enum Kind {
     Other,
 }
 
-struct Line {
+/// A string of the source: borrowed unless the source escaped something
+/// in it (a `String` per string was much of an import's time).
+type S<'a> = Cow<'a, str>;
+
+struct Line<'a> {
     n: u64,
     kind: Kind,
-    parent: Option<String>,
-    logical: Option<String>,
+    parent: Option<S<'a>>,
+    logical: Option<S<'a>>,
     sidechain: bool,
-    timestamp: String,
-    obj: Map<String, Value>,
+    timestamp: S<'a>,
+    /// The line's object (null once placed).
+    obj: V<'a>,
 }
 
 /// A message of the conversation before it becomes entries.
-enum Msg {
-    Assistant(Assistant),
+enum Msg<'a> {
+    Assistant(Assistant<'a>),
     /// The results of one assistant message's calls (`of`), and text the
     /// user typed while they ran.
     Results {
         of: usize,
-        results: HashMap<String, J>,
-        texts: Vec<(String, J)>,
-        timestamp: String,
+        results: HashMap<S<'a>, J<'a>>,
+        texts: Vec<(S<'a>, J<'a>)>,
+        timestamp: S<'a>,
     },
     User {
-        key: String,
-        content: J,
-        timestamp: String,
+        key: S<'a>,
+        content: J<'a>,
+        timestamp: S<'a>,
     },
     Compaction {
-        key: String,
+        key: S<'a>,
         summary: String,
         tokens_before: f64,
-        timestamp: String,
+        timestamp: S<'a>,
     },
 }
 
 #[derive(Default)]
-struct Assistant {
-    key: String,
-    timestamp: String,
-    blocks: Vec<J>,
+struct Assistant<'a> {
+    key: S<'a>,
+    timestamp: S<'a>,
+    blocks: Vec<J<'a>>,
     seen: std::collections::HashSet<u64, IdHash>,
     /// (id, name) of its tool calls, in order.
-    calls: Vec<(String, String)>,
-    model: String,
-    usage: Option<Map<String, Value>>,
-    stop: Option<String>,
+    calls: Vec<(S<'a>, S<'a>)>,
+    model: S<'a>,
+    /// The message's `usage` object (null when it has none).
+    usage: V<'a>,
+    stop: Option<S<'a>>,
     error: bool,
     results: Option<usize>,
 }
 
-struct Reader<'a> {
-    file: &'a str,
-    lines: Vec<Line>,
-    by_uuid: HashMap<String, usize>,
-    msgs: Vec<Msg>,
+struct Reader<'f, 'a> {
+    file: &'f str,
+    lines: Vec<Line<'a>>,
+    by_uuid: HashMap<S<'a>, usize>,
+    msgs: Vec<Msg<'a>>,
     /// The message each user/assistant/boundary line belongs to.
     line_msg: Vec<Option<usize>>,
-    by_message_id: HashMap<String, usize>,
+    by_message_id: HashMap<S<'a>, usize>,
     /// Tool call id → its assistant message.
-    call_owner: HashMap<String, usize>,
-    unmapped: Vec<J>,
+    call_owner: HashMap<S<'a>, usize>,
+    unmapped: Vec<J<'a>>,
     warnings: Vec<Diagnostic>,
     name: Option<(String, String)>,
     session_id: String,
@@ -108,7 +115,7 @@ struct Reader<'a> {
 }
 
 /// Read a Claude Code session file.
-pub(crate) fn read(file: &str, bytes: &[u8]) -> Conversation {
+pub(crate) fn read<'a>(file: &str, bytes: &'a [u8]) -> Conversation<'a> {
     let mut r = Reader {
         file,
         lines: Vec::new(),
@@ -124,11 +131,18 @@ pub(crate) fn read(file: &str, bytes: &[u8]) -> Conversation {
         cwd: String::new(),
         first_time: String::new(),
     };
-    let mut warnings = Vec::new();
-    let parsed: Vec<_> = json_lines(file, bytes, &mut warnings).collect();
-    r.warnings = warnings;
-    for (n, obj) in parsed {
-        r.take_line(n, obj);
+    for (n, line) in super::lines(bytes) {
+        match value::parse(line) {
+            Ok(obj @ V::Obj(_)) => r.take_line(n, obj),
+            Ok(_) => r
+                .warnings
+                .push(Diagnostic::new(file, Some(n), "not a JSON object: skipped")),
+            Err(e) => r.warnings.push(Diagnostic::new(
+                file,
+                Some(n),
+                format!("not JSON ({e}): skipped, the rest is imported"),
+            )),
+        }
     }
     for i in 0..r.lines.len() {
         r.line_msg.push(None);
@@ -137,37 +151,41 @@ pub(crate) fn read(file: &str, bytes: &[u8]) -> Conversation {
     r.finish()
 }
 
-fn s(o: &Map<String, Value>, k: &str) -> Option<String> {
-    o.get(k).and_then(Value::as_str).map(str::to_string)
+/// String member `k` of `o` (a copy of a borrowed string costs nothing).
+fn s<'a>(o: &V<'a>, k: &str) -> Option<S<'a>> {
+    match o.get(k) {
+        Some(V::Str(t)) => Some(t.clone()),
+        _ => None,
+    }
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'_, 'a> {
     /// Keep a line: message lines and transparent ones by uuid, the rest
     /// (titles, snapshots, queue events) as names or unmapped.
-    fn take_line(&mut self, n: u64, obj: Map<String, Value>) {
+    fn take_line(&mut self, n: u64, obj: V<'a>) {
         let ty = s(&obj, "type").unwrap_or_default();
         if self.session_id.is_empty() {
-            self.session_id = s(&obj, "sessionId").unwrap_or_default();
+            self.session_id = s(&obj, "sessionId").unwrap_or_default().into_owned();
         }
         if self.cwd.is_empty() {
-            self.cwd = s(&obj, "cwd").unwrap_or_default();
+            self.cwd = s(&obj, "cwd").unwrap_or_default().into_owned();
         }
         let timestamp = s(&obj, "timestamp").unwrap_or_default();
         if self.first_time.is_empty() && !timestamp.is_empty() {
-            self.first_time = timestamp.clone();
+            self.first_time = timestamp.to_string();
         }
-        match ty.as_str() {
+        match ty.as_ref() {
             "summary" => {
                 if self.name.as_ref().is_none_or(|(k, _)| k == "summary") {
                     if let Some(t) = s(&obj, "summary") {
-                        self.name = Some(("summary".into(), t));
+                        self.name = Some(("summary".into(), t.into_owned()));
                     }
                 }
                 return;
             }
             "custom-title" => {
                 if let Some(t) = s(&obj, "customTitle") {
-                    self.name = Some(("title".into(), t));
+                    self.name = Some(("title".into(), t.into_owned()));
                 }
                 return;
             }
@@ -177,7 +195,7 @@ impl Reader<'_> {
             self.keep_unmapped(n, obj);
             return;
         };
-        let kind = match ty.as_str() {
+        let kind = match ty.as_ref() {
             "user" => Kind::User,
             "assistant" => Kind::Assistant,
             "system" if s(&obj, "subtype").as_deref() == Some("compact_boundary") => Kind::Boundary,
@@ -189,17 +207,17 @@ impl Reader<'_> {
             kind,
             parent: s(&obj, "parentUuid"),
             logical: s(&obj, "logicalParentUuid"),
-            sidechain: obj.get("isSidechain").and_then(Value::as_bool) == Some(true),
+            sidechain: obj.get("isSidechain").and_then(V::as_bool) == Some(true),
             timestamp,
             obj,
         };
         self.lines.push(line);
     }
 
-    fn keep_unmapped(&mut self, n: u64, obj: Map<String, Value>) {
+    fn keep_unmapped(&mut self, n: u64, obj: V<'a>) {
         self.unmapped.push(J::Obj(vec![
             ("line", J::Num(n as f64)),
-            ("value", J::Val(Value::Object(obj))),
+            ("value", J::Raw(obj)),
         ]));
     }
 
@@ -224,8 +242,8 @@ impl Reader<'_> {
         let mut obj = std::mem::take(&mut self.lines[i].obj);
         let line = &self.lines[i];
         let mut msg = match obj.remove("message") {
-            Some(Value::Object(m)) => m,
-            _ => Map::new(),
+            Some(m @ V::Obj(_)) => m,
+            _ => V::Obj(Vec::new()),
         };
         let uuid = s(&obj, "uuid").unwrap_or_default();
         let key = s(&msg, "id").unwrap_or(uuid);
@@ -242,7 +260,7 @@ impl Reader<'_> {
                 m
             }
         };
-        let error = obj.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true);
+        let error = obj.get("isApiErrorMessage").and_then(V::as_bool) == Some(true);
         let n = line.n;
         let mut unknown = Vec::new();
         if let Msg::Assistant(a) = &mut self.msgs[idx] {
@@ -250,8 +268,8 @@ impl Reader<'_> {
             if let Some(model) = s(&msg, "model") {
                 a.model = model;
             }
-            if let Some(Value::Object(u)) = msg.remove("usage") {
-                a.usage = Some(u);
+            if let Some(u @ V::Obj(_)) = msg.remove("usage") {
+                a.usage = u;
             }
             if let Some(stop) = s(&msg, "stop_reason") {
                 a.stop = Some(stop);
@@ -280,20 +298,14 @@ impl Reader<'_> {
         Some(idx)
     }
 
-    fn unknown_block(&mut self, n: u64, b: Value) {
-        let ty = b
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or("?")
-            .to_string();
+    fn unknown_block(&mut self, n: u64, b: V<'a>) {
+        let ty = b.get("type").and_then(V::as_str).unwrap_or("?").to_string();
         self.warnings.push(Diagnostic::new(
             self.file,
             Some(n),
             format!("a `{ty}` block has no pi form: kept in the `pi-import` custom entry"),
         ));
-        let mut o = Map::new();
-        o.insert("block".into(), b);
-        self.keep_unmapped(n, o);
+        self.keep_unmapped(n, V::Obj(vec![("block".into(), b)]));
     }
 
     fn place_user(&mut self, i: usize) -> Option<usize> {
@@ -302,8 +314,12 @@ impl Reader<'_> {
         let timestamp = line.timestamp.clone();
         let n = line.n;
         let uuid = s(&obj, "uuid").unwrap_or_default();
-        if obj.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
-            if let Some(b) = line.parent.as_ref().and_then(|p| self.by_uuid.get(p)) {
+        if obj.get("isCompactSummary").and_then(V::as_bool) == Some(true) {
+            if let Some(b) = line
+                .parent
+                .as_ref()
+                .and_then(|p| self.by_uuid.get(p.as_ref()))
+            {
                 if let Some(m) = self.line_msg.get(*b).copied().flatten() {
                     if let Msg::Compaction { summary, .. } = &mut self.msgs[m] {
                         *summary = text_of(obj.get("message").and_then(|m| m.get("content")));
@@ -313,23 +329,23 @@ impl Reader<'_> {
             }
         }
         let content = match obj.remove("message") {
-            Some(Value::Object(mut m)) => m.remove("content"),
+            Some(mut m @ V::Obj(_)) => m.remove("content"),
             _ => None,
         };
         let details = obj.remove("toolUseResult");
         let blocks = match content {
-            Some(Value::Array(b)) => b,
-            Some(Value::String(t)) => {
+            Some(V::Arr(b)) => b,
+            Some(V::Str(t)) => {
                 return Some(self.push(Msg::User {
                     key: uuid,
-                    content: J::Str(t),
+                    content: J::text(t),
                     timestamp,
                 }))
             }
             _ => Vec::new(),
         };
         let owner = blocks.iter().find_map(|b| {
-            let id = b.get("tool_use_id").and_then(Value::as_str)?;
+            let id = b.get("tool_use_id").and_then(V::as_str)?;
             self.call_owner.get(id).copied()
         });
         let Some(owner) = owner else {
@@ -340,13 +356,13 @@ impl Reader<'_> {
                 timestamp,
             }));
         };
-        let group = self.results_of(owner, &timestamp);
+        let group = self.results_of(owner, timestamp.clone());
         let mut rest = Vec::new();
-        let ours: Vec<Option<String>> = blocks
+        let ours: Vec<Option<S<'a>>> = blocks
             .iter()
             .map(|b| {
-                let id = b.get("tool_use_id").and_then(Value::as_str)?;
-                (self.call_owner.get(id) == Some(&owner)).then(|| id.to_string())
+                let id = s(b, "tool_use_id")?;
+                (self.call_owner.get(id.as_ref()) == Some(&owner)).then_some(id)
             })
             .collect();
         // Each result gets the line's details; the last one takes them.
@@ -375,13 +391,13 @@ impl Reader<'_> {
         Some(group)
     }
 
-    fn push(&mut self, m: Msg) -> usize {
+    fn push(&mut self, m: Msg<'a>) -> usize {
         self.msgs.push(m);
         self.msgs.len() - 1
     }
 
     /// The results message of assistant message `owner`, made on first use.
-    fn results_of(&mut self, owner: usize, timestamp: &str) -> usize {
+    fn results_of(&mut self, owner: usize, timestamp: S<'a>) -> usize {
         if let Msg::Assistant(a) = &self.msgs[owner] {
             if let Some(g) = a.results {
                 return g;
@@ -391,7 +407,7 @@ impl Reader<'_> {
             of: owner,
             results: HashMap::default(),
             texts: Vec::new(),
-            timestamp: timestamp.to_string(),
+            timestamp,
         });
         if let Msg::Assistant(a) = &mut self.msgs[owner] {
             a.results = Some(g);
@@ -403,9 +419,9 @@ impl Reader<'_> {
         &mut self,
         group: usize,
         n: u64,
-        id: String,
-        mut b: Value,
-        details: Option<Value>,
+        id: S<'a>,
+        mut b: V<'a>,
+        details: Option<V<'a>>,
         ts: &str,
     ) {
         let of = match &self.msgs[group] {
@@ -417,16 +433,16 @@ impl Reader<'_> {
             _ => None,
         }
         .unwrap_or_default();
-        let content = result_content(b.as_object_mut().and_then(|o| o.remove("content")));
-        let is_error = b.get("is_error").and_then(Value::as_bool) == Some(true);
+        let content = result_content(b.remove("content"));
+        let is_error = b.get("is_error").and_then(V::as_bool) == Some(true);
         let mut m = vec![
-            ("role", J::str("toolResult")),
-            ("toolCallId", J::str(&id)),
-            ("toolName", J::str(name)),
+            ("role", J::Src("toolResult")),
+            ("toolCallId", J::text(id.clone())),
+            ("toolName", J::text(name)),
             ("content", content),
         ];
         if let Some(d) = details {
-            m.push(("details", J::Val(d)));
+            m.push(("details", J::Raw(d)));
         }
         m.push(("isError", J::Bool(is_error)));
         m.push(("timestamp", J::Num(millis(ts))));
@@ -445,10 +461,10 @@ impl Reader<'_> {
 
     /// A user message's content blocks in pi's form; a tool result that
     /// answers no call becomes text.
-    fn user_content(&mut self, n: u64, blocks: Vec<Value>) -> J {
+    fn user_content(&mut self, n: u64, blocks: Vec<V<'a>>) -> J<'a> {
         let mut out = Vec::new();
         for mut b in blocks {
-            match b.get("type").and_then(Value::as_str) {
+            match b.get("type").and_then(V::as_str) {
                 Some("text") => out.push(text_block(take_s(&mut b, "text"))),
                 Some("image") => out.push(image_block(&b)),
                 Some("tool_result") => {
@@ -469,7 +485,7 @@ impl Reader<'_> {
         let meta = line.obj.get("compactMetadata");
         let tokens = meta
             .and_then(|m| m.get("preTokens"))
-            .and_then(Value::as_f64)
+            .and_then(V::as_f64)
             .unwrap_or(0.0);
         let key = s(&line.obj, "uuid").unwrap_or_default();
         let timestamp = line.timestamp.clone();
@@ -499,7 +515,7 @@ impl Reader<'_> {
         let mut steps = 0;
         while let Some(uuid) = next {
             steps += 1;
-            let Some(&j) = self.by_uuid.get(&uuid) else {
+            let Some(&j) = self.by_uuid.get(uuid.as_ref()) else {
                 return self.newest_before(i);
             };
             if steps > self.lines.len() || (line.kind == Kind::Boundary && j > i) {
@@ -526,7 +542,7 @@ impl Reader<'_> {
         })
     }
 
-    fn finish(mut self) -> Conversation {
+    fn finish(mut self) -> Conversation<'a> {
         let msgs = self.msgs.len();
         // Each message's parent, from its first line.
         let mut parent: Vec<Option<usize>> = vec![None; msgs];
@@ -551,10 +567,10 @@ impl Reader<'_> {
                     !a.calls.is_empty() && a.results.is_none(),
                     a.timestamp.clone(),
                 ),
-                _ => (false, String::new()),
+                _ => (false, S::default()),
             };
             if calls {
-                let g = self.results_of(m, &ts);
+                let g = self.results_of(m, ts);
                 parent.push(Some(m));
                 first_line.push(None);
                 debug_assert_eq!(g + 1, parent.len());
@@ -569,7 +585,7 @@ impl Reader<'_> {
 
     /// The messages as pi entries: each message one entry (results one
     /// per call, then the texts), its children under its last.
-    fn build(mut self, parent: Vec<Option<usize>>, resume: Option<usize>) -> Conversation {
+    fn build(mut self, parent: Vec<Option<usize>>, resume: Option<usize>) -> Conversation<'a> {
         let mut msgs = std::mem::take(&mut self.msgs);
         // Where a message's children hang: an assistant message's results.
         let attach: Vec<usize> = msgs
@@ -664,7 +680,11 @@ impl Reader<'_> {
 /// The entries of message `m`: (key, ISO time, body). Each message is
 /// turned into entries once: its contents are moved out, not copied (an
 /// assistant message keeps its key and calls for its results).
-fn entries_of(msgs: &mut [Msg], m: usize, missing: &mut usize) -> Vec<(String, String, Body)> {
+fn entries_of<'a>(
+    msgs: &mut [Msg<'a>],
+    m: usize,
+    missing: &mut usize,
+) -> Vec<(String, String, Body<'a>)> {
     let calls = match &msgs[m] {
         Msg::Results { of, .. } => match &msgs[*of] {
             Msg::Assistant(a) => Some((a.key.clone(), a.calls.clone())),
@@ -674,8 +694,8 @@ fn entries_of(msgs: &mut [Msg], m: usize, missing: &mut usize) -> Vec<(String, S
     };
     match &mut msgs[m] {
         Msg::Assistant(a) => vec![(
-            a.key.clone(),
-            a.timestamp.clone(),
+            a.key.to_string(),
+            a.timestamp.to_string(),
             Body::Message(assistant_message(a)),
         )],
         Msg::User {
@@ -683,10 +703,10 @@ fn entries_of(msgs: &mut [Msg], m: usize, missing: &mut usize) -> Vec<(String, S
             content,
             timestamp,
         } => vec![(
-            key.clone(),
-            timestamp.clone(),
+            key.to_string(),
+            timestamp.to_string(),
             Body::Message(J::Obj(vec![
-                ("role", J::str("user")),
+                ("role", J::Src("user")),
                 ("content", std::mem::replace(content, J::Null)),
                 ("timestamp", J::Num(millis(timestamp))),
             ])),
@@ -697,8 +717,8 @@ fn entries_of(msgs: &mut [Msg], m: usize, missing: &mut usize) -> Vec<(String, S
             tokens_before,
             timestamp,
         } => vec![(
-            key.clone(),
-            timestamp.clone(),
+            key.to_string(),
+            timestamp.to_string(),
             Body::Compaction {
                 summary: std::mem::take(summary),
                 tokens_before: *tokens_before,
@@ -732,17 +752,21 @@ fn entries_of(msgs: &mut [Msg], m: usize, missing: &mut usize) -> Vec<(String, S
                 };
                 v.push((
                     format!("result:{id}"),
-                    timestamp.clone(),
+                    timestamp.to_string(),
                     Body::Message(body),
                 ));
             }
             for (k, (ts, content)) in std::mem::take(texts).into_iter().enumerate() {
                 let msg = J::Obj(vec![
-                    ("role", J::str("user")),
+                    ("role", J::Src("user")),
                     ("content", content),
                     ("timestamp", J::Num(millis(&ts))),
                 ]);
-                v.push((format!("results-text:{key}:{k}"), ts, Body::Message(msg)));
+                v.push((
+                    format!("results-text:{key}:{k}"),
+                    ts.into_owned(),
+                    Body::Message(msg),
+                ));
             }
             v
         }
@@ -751,11 +775,11 @@ fn entries_of(msgs: &mut [Msg], m: usize, missing: &mut usize) -> Vec<(String, S
 
 /// The error result given to a call the file holds no result for (pi's
 /// context needs one for every call).
-pub(crate) fn no_result(id: &str, name: &str, ts: &str) -> J {
+pub(crate) fn no_result<'a>(id: &str, name: &str, ts: &str) -> J<'a> {
     J::Obj(vec![
-        ("role", J::str("toolResult")),
-        ("toolCallId", J::str(id)),
-        ("toolName", J::str(name)),
+        ("role", J::Src("toolResult")),
+        ("toolCallId", J::str(id.to_string())),
+        ("toolName", J::str(name.to_string())),
         (
             "content",
             J::Arr(vec![text_block(
@@ -767,9 +791,9 @@ pub(crate) fn no_result(id: &str, name: &str, ts: &str) -> J {
     ])
 }
 
-fn assistant_message(a: &mut Assistant) -> J {
-    let u = a.usage.take().unwrap_or_default();
-    let n = |k: &str| u.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+fn assistant_message<'a>(a: &mut Assistant<'a>) -> J<'a> {
+    let u = std::mem::take(&mut a.usage);
+    let n = |k: &str| u.get(k).and_then(V::as_f64).unwrap_or(0.0);
     let (input, output) = (n("input_tokens"), n("output_tokens"));
     let (read, write) = (
         n("cache_read_input_tokens"),
@@ -813,21 +837,18 @@ fn assistant_message(a: &mut Assistant) -> J {
                 J::Obj(m) => m
                     .iter()
                     .find(|(k, _)| *k == "text")
-                    .and_then(|(_, v)| match v {
-                        J::Str(s) => Some(s.as_str()),
-                        _ => None,
-                    }),
+                    .and_then(|(_, v)| v.as_str()),
                 _ => None,
             })
             .collect();
         text.join("\n")
     });
     let mut m = vec![
-        ("role", J::str("assistant")),
+        ("role", J::Src("assistant")),
         ("content", J::Arr(std::mem::take(&mut a.blocks))),
-        ("api", J::str("anthropic-messages")),
-        ("provider", J::str("anthropic")),
-        ("model", J::str(&a.model)),
+        ("api", J::Src("anthropic-messages")),
+        ("provider", J::Src("anthropic")),
+        ("model", J::text(a.model.clone())),
         ("usage", usage),
         ("stopReason", J::str(stop)),
     ];
@@ -840,10 +861,10 @@ fn assistant_message(a: &mut Assistant) -> J {
 
 /// What tells a block from another of the same message: a call's id, else
 /// a hash of its JSON text (a block written twice counts once).
-fn block_key(b: &Value) -> u64 {
+fn block_key(b: &V<'_>) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    let field = |k: &str| b.get(k).and_then(Value::as_str);
+    let field = |k: &str| b.get(k).and_then(V::as_str);
     match field("id")
         .or_else(|| field("text"))
         .or_else(|| field("thinking"))
@@ -851,81 +872,83 @@ fn block_key(b: &Value) -> u64 {
         Some(t) => (field("type"), t).hash(&mut h),
         None => {
             let mut text = Vec::new();
-            J::Val(b.clone()).write(&mut text);
+            super::out::write_v(b, &mut text);
             text.hash(&mut h);
         }
     }
     h.finish()
 }
 
-fn content_blocks(v: Option<Value>) -> Vec<Value> {
+fn content_blocks(v: Option<V<'_>>) -> Vec<V<'_>> {
     match v {
-        Some(Value::Array(b)) => b,
-        Some(Value::String(t)) => vec![serde_json::json!({"type": "text", "text": t})],
+        Some(V::Arr(b)) => b,
+        Some(t @ V::Str(_)) => vec![V::Obj(vec![
+            ("type".into(), V::Str("text".into())),
+            ("text".into(), t),
+        ])],
         _ => Vec::new(),
     }
 }
 
-fn s_of(v: &Value, k: &str) -> String {
-    v.get(k)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
+/// String member `k` of `v` ("" when it is not a string).
+fn s_of<'a>(v: &V<'a>, k: &str) -> S<'a> {
+    s(v, k).unwrap_or_default()
 }
 
-pub(crate) fn text_block(t: impl Into<String>) -> J {
-    J::Obj(vec![("type", J::str("text")), ("text", J::Str(t.into()))])
+/// A text block; a borrowed text is the source's or a literal ([`J::text`]).
+pub(crate) fn text_block<'a>(t: impl Into<S<'a>>) -> J<'a> {
+    J::Obj(vec![("type", J::Src("text")), ("text", J::text(t.into()))])
 }
 
 /// The string member `k` of `v`, moved out ("" when it is not a string):
 /// tool outputs and texts are the big strings, never copied.
-fn take_s(v: &mut Value, k: &str) -> String {
+fn take_s<'a>(v: &mut V<'a>, k: &str) -> S<'a> {
     match v.get_mut(k) {
-        Some(Value::String(t)) => std::mem::take(t),
-        _ => String::new(),
+        Some(V::Str(t)) => std::mem::take(t),
+        _ => S::default(),
     }
 }
 
 /// Whether pi has a form for an assistant block (see [`assistant_block`]).
-fn known_assistant_block(b: &Value) -> bool {
+fn known_assistant_block(b: &V<'_>) -> bool {
     matches!(
-        b.get("type").and_then(Value::as_str),
+        b.get("type").and_then(V::as_str),
         Some("text" | "thinking" | "redacted_thinking" | "tool_use")
     )
 }
 
+/// A call's (id, name).
+type Call<'a> = (S<'a>, S<'a>);
+
 /// An assistant block in pi's form, and the call it makes; None for a
 /// block pi has no form for. Its strings are moved, not copied.
-fn assistant_block(mut b: Value) -> Option<(J, Option<(String, String)>)> {
-    let j = match b.get("type").and_then(Value::as_str)? {
+fn assistant_block(mut b: V<'_>) -> Option<(J<'_>, Option<Call<'_>>)> {
+    let j = match b.get("type").and_then(V::as_str)? {
         "text" => text_block(take_s(&mut b, "text")),
         "thinking" => {
             let mut m = vec![
-                ("type", J::str("thinking")),
-                ("thinking", J::str(take_s(&mut b, "thinking"))),
+                ("type", J::Src("thinking")),
+                ("thinking", J::text(take_s(&mut b, "thinking"))),
             ];
-            if let Some(Value::String(sig)) = b.get_mut("signature") {
-                m.push(("thinkingSignature", J::str(std::mem::take(sig))));
+            if let Some(V::Str(sig)) = b.get_mut("signature") {
+                m.push(("thinkingSignature", J::text(std::mem::take(sig))));
             }
             J::Obj(m)
         }
         "redacted_thinking" => J::Obj(vec![
-            ("type", J::str("thinking")),
-            ("thinking", J::str("")),
-            ("thinkingSignature", J::str(take_s(&mut b, "data"))),
+            ("type", J::Src("thinking")),
+            ("thinking", J::Src("")),
+            ("thinkingSignature", J::text(take_s(&mut b, "data"))),
             ("redacted", J::Bool(true)),
         ]),
         "tool_use" => {
             let (id, name) = (take_s(&mut b, "id"), take_s(&mut b, "name"));
-            let args = match b.as_object_mut().and_then(|o| o.remove("input")) {
-                Some(a) => a,
-                None => Value::Object(Map::new()),
-            };
+            let args = b.remove("input").unwrap_or(V::Obj(Vec::new()));
             let j = J::Obj(vec![
-                ("type", J::str("toolCall")),
-                ("id", J::str(&id)),
-                ("name", J::str(&name)),
-                ("arguments", J::Val(args)),
+                ("type", J::Src("toolCall")),
+                ("id", J::text(id.clone())),
+                ("name", J::text(name.clone())),
+                ("arguments", J::Raw(args)),
             ]);
             return Some((j, Some((id, name))));
         }
@@ -934,7 +957,7 @@ fn assistant_block(mut b: Value) -> Option<(J, Option<(String, String)>)> {
     Some((j, None))
 }
 
-fn image_block(b: &Value) -> J {
+fn image_block<'a>(b: &V<'a>) -> J<'a> {
     let src = b.get("source");
     let data = src.map(|s| s_of(s, "data")).unwrap_or_default();
     let mime = src.map(|s| s_of(s, "media_type")).unwrap_or_default();
@@ -943,22 +966,23 @@ fn image_block(b: &Value) -> J {
         return text_block(format!("[image: {url}]"));
     }
     J::Obj(vec![
-        ("type", J::str("image")),
-        ("data", J::str(data)),
-        ("mimeType", J::str(mime)),
+        ("type", J::Src("image")),
+        ("data", J::text(data)),
+        ("mimeType", J::text(mime)),
     ])
 }
 
 /// A tool result's content as pi's blocks.
-fn result_content(v: Option<Value>) -> J {
+fn result_content(v: Option<V<'_>>) -> J<'_> {
     match v {
-        Some(Value::String(t)) => J::Arr(vec![text_block(t)]),
-        Some(Value::Array(b)) => J::Arr(
+        Some(V::Str(t)) => J::Arr(vec![text_block(t)]),
+        Some(V::Arr(b)) => J::Arr(
             b.into_iter()
-                .map(|mut b| match b.get("type").and_then(Value::as_str) {
+                .map(|mut b| match b.get("type").and_then(V::as_str) {
                     Some("image") => image_block(&b),
                     Some("text") => text_block(take_s(&mut b, "text")),
-                    _ => text_block(b.to_string()),
+                    // Rare: serde_json's own text of it, as before.
+                    _ => text_block(b.to_value().to_string()),
                 })
                 .collect(),
         ),
@@ -967,12 +991,12 @@ fn result_content(v: Option<Value>) -> J {
 }
 
 /// The text of a content: the string, or its text blocks joined.
-fn text_of(v: Option<&Value>) -> String {
+fn text_of(v: Option<&V<'_>>) -> String {
     match v {
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(b)) => b
+        Some(V::Str(t)) => t.to_string(),
+        Some(V::Arr(b)) => b
             .iter()
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .filter_map(|b| b.get("text").and_then(V::as_str))
             .collect::<Vec<_>>()
             .join("\n"),
         _ => String::new(),

@@ -16,21 +16,21 @@ use serde_json::{Map, Value};
 struct Open {
     key: String,
     timestamp: String,
-    blocks: Vec<J>,
+    blocks: Vec<J<'static>>,
     calls: Vec<(String, String)>,
 }
 
 #[derive(Default)]
 struct Reader {
     file: String,
-    nodes: Vec<Node>,
+    nodes: Vec<Node<'static>>,
     cur: Option<usize>,
     open: Option<Open>,
     /// Calls of the last assistant message whose results are not written.
     pending: Vec<(String, String)>,
     /// Outputs of pending calls: (key, time, content), written in the
     /// order of the calls once all are in (or the chain goes on).
-    outputs: std::collections::HashMap<String, (String, String, J), crate::index::IdHash>,
+    outputs: std::collections::HashMap<String, (String, String, J<'static>), crate::index::IdHash>,
     /// Every call seen: id → name.
     names: std::collections::HashMap<String, String, crate::index::IdHash>,
     /// The entries that start a user turn, on the current chain.
@@ -42,13 +42,13 @@ struct Reader {
     cwd: String,
     first_time: String,
     tokens: f64,
-    unmapped: Vec<J>,
+    unmapped: Vec<J<'static>>,
     missing: usize,
     warnings: Vec<Diagnostic>,
 }
 
 /// Read a Codex rollout file.
-pub(crate) fn read(file: &str, bytes: &[u8]) -> Conversation {
+pub(crate) fn read(file: &str, bytes: &[u8]) -> Conversation<'static> {
     let mut r = Reader {
         file: file.to_string(),
         provider: "openai".into(),
@@ -197,9 +197,12 @@ impl Reader {
                 let mut sig = Vec::new();
                 J::Val(p.clone()).write(&mut sig);
                 let block = J::Obj(vec![
-                    ("type", J::str("thinking")),
+                    ("type", J::Src("thinking")),
                     ("thinking", J::str(summary.join("\n\n"))),
-                    ("thinkingSignature", J::str(String::from_utf8_lossy(&sig))),
+                    (
+                        "thinkingSignature",
+                        J::str(String::from_utf8_lossy(&sig).into_owned()),
+                    ),
                 ]);
                 self.open_at(n, ts).blocks.push(block);
             }
@@ -213,7 +216,7 @@ impl Reader {
         let role = s(p, "role");
         let blocks: Vec<J> = match p.get("content") {
             Some(Value::Array(a)) => a.iter().filter_map(content_block).collect(),
-            Some(Value::String(t)) => vec![text_block(t)],
+            Some(Value::String(t)) => vec![text_block(t.clone())],
             _ => Vec::new(),
         };
         if role == "assistant" {
@@ -234,7 +237,7 @@ impl Reader {
         }
         self.answer_pending(ts);
         let msg = J::Obj(vec![
-            ("role", J::str("user")),
+            ("role", J::Src("user")),
             ("content", J::Arr(blocks)),
             ("timestamp", J::Num(millis(ts))),
         ]);
@@ -269,7 +272,7 @@ impl Reader {
         let o = self.open_at(n, ts);
         o.calls.push((id.clone(), name.clone()));
         o.blocks.push(J::Obj(vec![
-            ("type", J::str("toolCall")),
+            ("type", J::Src("toolCall")),
             ("id", J::str(id)),
             ("name", J::str(name)),
             ("arguments", J::Val(args)),
@@ -280,10 +283,10 @@ impl Reader {
         self.close();
         let id = s(p, "call_id");
         let content = match p.get("output") {
-            Some(Value::String(t)) => J::Arr(vec![text_block(t)]),
+            Some(Value::String(t)) => J::Arr(vec![text_block(t.clone())]),
             Some(Value::Array(a)) => J::Arr(a.iter().filter_map(content_block).collect()),
             Some(Value::Object(o)) => match o.get("content") {
-                Some(Value::String(t)) => J::Arr(vec![text_block(t)]),
+                Some(Value::String(t)) => J::Arr(vec![text_block(t.clone())]),
                 _ => J::Arr(vec![text_block(Value::Object(o.clone()).to_string())]),
             },
             _ => J::Arr(Vec::new()),
@@ -299,7 +302,7 @@ impl Reader {
             ));
             self.answer_pending(ts);
             let msg = J::Obj(vec![
-                ("role", J::str("user")),
+                ("role", J::Src("user")),
                 ("content", content),
                 ("timestamp", J::Num(millis(ts))),
             ]);
@@ -354,11 +357,11 @@ impl Reader {
         self.answer_pending(&o.timestamp);
         let calls = !o.calls.is_empty();
         let msg = J::Obj(vec![
-            ("role", J::str("assistant")),
+            ("role", J::Src("assistant")),
             ("content", J::Arr(o.blocks)),
-            ("api", J::str("openai-responses")),
-            ("provider", J::str(&self.provider)),
-            ("model", J::str(&self.model)),
+            ("api", J::Src("openai-responses")),
+            ("provider", J::str(self.provider.clone())),
+            ("model", J::str(self.model.clone())),
             ("usage", usage_j(0.0, 0.0, 0.0, 0.0)),
             ("stopReason", J::str(if calls { "toolUse" } else { "stop" })),
             ("timestamp", J::Num(millis(&o.timestamp))),
@@ -390,8 +393,8 @@ impl Reader {
                 continue;
             };
             let msg = J::Obj(vec![
-                ("role", J::str("toolResult")),
-                ("toolCallId", J::str(&id)),
+                ("role", J::Src("toolResult")),
+                ("toolCallId", J::str(id.clone())),
                 ("toolName", J::str(name)),
                 ("content", content),
                 ("isError", J::Bool(false)),
@@ -402,7 +405,7 @@ impl Reader {
         self.outputs.clear();
     }
 
-    fn push(&mut self, key: String, ts: &str, body: Body) -> usize {
+    fn push(&mut self, key: String, ts: &str, body: Body<'static>) -> usize {
         self.nodes.push(Node {
             key,
             parent: self.cur,
@@ -413,7 +416,7 @@ impl Reader {
         self.nodes.len() - 1
     }
 
-    fn finish(mut self) -> Conversation {
+    fn finish(mut self) -> Conversation<'static> {
         if self.missing > 0 {
             self.warnings.push(Diagnostic::new(
                 &self.file,
@@ -467,7 +470,7 @@ fn is_meta(p: &Value) -> bool {
 }
 
 /// A content item in pi's form: text, or an image from its data URL.
-fn content_block(b: &Value) -> Option<J> {
+fn content_block(b: &Value) -> Option<J<'static>> {
     match s(b, "type").as_str() {
         "input_text" | "output_text" | "text" => Some(text_block(s(b, "text"))),
         "input_image" => {
@@ -480,16 +483,16 @@ fn content_block(b: &Value) -> Option<J> {
                 return Some(text_block(format!("[image: {url}]")));
             }
             Some(J::Obj(vec![
-                ("type", J::str("image")),
-                ("data", J::str(data)),
-                ("mimeType", J::str(mime)),
+                ("type", J::Src("image")),
+                ("data", J::str(data.to_string())),
+                ("mimeType", J::str(mime.to_string())),
             ]))
         }
         _ => Some(text_block(b.to_string())),
     }
 }
 
-fn usage_j(input: f64, output: f64, cache_read: f64, total: f64) -> J {
+fn usage_j(input: f64, output: f64, cache_read: f64, total: f64) -> J<'static> {
     let zero = || J::Num(0.0);
     J::Obj(vec![
         ("input", J::Num(input)),

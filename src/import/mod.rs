@@ -9,6 +9,7 @@ mod codex;
 mod ids;
 mod out;
 mod render;
+mod value;
 
 pub(crate) use out::J;
 pub(crate) use render::{render, Imported};
@@ -36,13 +37,13 @@ impl Agent {
 /// What a source held that has no pi form, kept in one `custom` entry
 /// (pi never sends it) and named in a warning: nothing is dropped
 /// silently. `what` says which lines they were, for the warning.
-pub(crate) fn keep_unmapped(
+pub(crate) fn keep_unmapped<'a>(
     agent: Agent,
     file: &str,
     what: &str,
-    unmapped: Vec<J>,
+    unmapped: Vec<J<'a>>,
     time: &str,
-    preamble: &mut Vec<Node>,
+    preamble: &mut Vec<Node<'a>>,
     warnings: &mut Vec<Diagnostic>,
 ) {
     if unmapped.is_empty() {
@@ -75,7 +76,7 @@ pub(crate) fn keep_unmapped(
 }
 
 /// One pi entry to write, before it has an id.
-pub(crate) struct Node {
+pub(crate) struct Node<'a> {
     /// What names it in the source (a uuid, a message id, a call id): its
     /// id is drawn from this, so it does not move when the source grows.
     pub key: String,
@@ -83,24 +84,24 @@ pub(crate) struct Node {
     pub parent: Option<usize>,
     /// ISO time.
     pub timestamp: String,
-    pub body: Body,
+    pub body: Body<'a>,
 }
 
 /// What an entry holds.
-pub(crate) enum Body {
+pub(crate) enum Body<'a> {
     /// A `message` entry: the AgentMessage.
-    Message(J),
+    Message(J<'a>),
     /// A `compaction` entry: nothing before it is sent again
     /// (`firstKeptEntryId` is its own id, as pi writes when it keeps nothing).
     Compaction { summary: String, tokens_before: f64 },
     /// A `custom` entry (pi never sends it): what could not be mapped.
-    Custom { custom_type: String, data: J },
+    Custom { custom_type: String, data: J<'a> },
     /// A `session_info` entry: the session's name.
     Name(String),
 }
 
 /// A source read as a tree of pi entries.
-pub(crate) struct Conversation {
+pub(crate) struct Conversation<'a> {
     pub agent: Agent,
     /// The source's own session id.
     pub session_id: String,
@@ -110,8 +111,8 @@ pub(crate) struct Conversation {
     /// Entries before the conversation (what was not mapped, the name):
     /// chained, the first conversation root hung under the last, so they
     /// add no leaf.
-    pub preamble: Vec<Node>,
-    pub nodes: Vec<Node>,
+    pub preamble: Vec<Node<'a>>,
+    pub nodes: Vec<Node<'a>>,
     /// The entry the source agent would resume from: written last, so pi
     /// continues there.
     pub resume: Option<usize>,
@@ -120,7 +121,7 @@ pub(crate) struct Conversation {
 }
 
 /// Read `bytes` (the source `file`) as `agent`'s session.
-pub(crate) fn read(agent: Agent, file: &str, bytes: &[u8]) -> Conversation {
+pub(crate) fn read<'a>(agent: Agent, file: &str, bytes: &'a [u8]) -> Conversation<'a> {
     let mut c = match agent {
         Agent::Claude => claude::read(file, bytes),
         Agent::Codex => codex::read(file, bytes),
@@ -140,7 +141,7 @@ pub(crate) fn read(agent: Agent, file: &str, bytes: &[u8]) -> Conversation {
 
 /// Cut every loop of parent links (pi would walk one forever): the entry
 /// where the walk meets itself becomes a root. Returns how many were cut.
-fn break_cycles(nodes: &mut [Node]) -> usize {
+fn break_cycles(nodes: &mut [Node<'_>]) -> usize {
     // 0: not seen, 1: on the walk now, 2: done.
     let mut state = vec![0u8; nodes.len()];
     let mut cut = 0;
@@ -184,11 +185,11 @@ fn break_cycles(nodes: &mut [Node]) -> usize {
 }
 
 /// Whether an entry is a `toolResult` message.
-fn is_result(n: &Node) -> bool {
+fn is_result(n: &Node<'_>) -> bool {
     match &n.body {
         Body::Message(J::Obj(m)) => m
             .iter()
-            .any(|(k, v)| *k == "role" && matches!(v, J::Str(r) if r == "toolResult")),
+            .any(|(k, v)| *k == "role" && v.as_str() == Some("toolResult")),
         _ => false,
     }
 }
@@ -227,13 +228,9 @@ pub(crate) fn millis(iso: &str) -> f64 {
     }
 }
 
-/// The texts of the lines of `bytes`, each with its 1-based number; a
-/// line that is not a JSON object is a warning (`FILE:LINE`) and skipped.
-pub(crate) fn json_lines<'a>(
-    file: &'a str,
-    bytes: &'a [u8],
-    warnings: &'a mut Vec<Diagnostic>,
-) -> impl Iterator<Item = (u64, serde_json::Map<String, serde_json::Value>)> + 'a {
+/// The lines of `bytes` that are not blank, each with its 1-based number
+/// (without its `\r`).
+pub(crate) fn lines(bytes: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
     // Lines cut with memchr (a byte-at-a-time split was 3% of an import).
     let mut at = 0;
     std::iter::from_fn(move || {
@@ -245,12 +242,20 @@ pub(crate) fn json_lines<'a>(
         })
     })
     .enumerate()
-    .filter_map(move |(i, line)| {
-        let n = i as u64 + 1;
+    .filter_map(|(i, line)| {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.iter().all(u8::is_ascii_whitespace) {
-            return None;
-        }
+        (!line.iter().all(u8::is_ascii_whitespace)).then_some((i as u64 + 1, line))
+    })
+}
+
+/// The texts of the lines of `bytes`, each with its 1-based number; a
+/// line that is not a JSON object is a warning (`FILE:LINE`) and skipped.
+pub(crate) fn json_lines<'a>(
+    file: &'a str,
+    bytes: &'a [u8],
+    warnings: &'a mut Vec<Diagnostic>,
+) -> impl Iterator<Item = (u64, serde_json::Map<String, serde_json::Value>)> + 'a {
+    lines(bytes).filter_map(move |(n, line)| {
         // A line checked as UTF-8 at once (simdutf8) is parsed as a
         // str: serde_json then checks no string again (a line that is
         // not UTF-8 keeps from_slice's error).
@@ -280,12 +285,12 @@ pub(crate) fn json_lines<'a>(
 mod tests {
     use super::*;
 
-    fn node(parent: Option<usize>, role: &str) -> Node {
+    fn node(parent: Option<usize>, role: &str) -> Node<'static> {
         Node {
             key: String::new(),
             parent,
             timestamp: String::new(),
-            body: Body::Message(J::Obj(vec![("role", J::str(role))])),
+            body: Body::Message(J::Obj(vec![("role", J::str(role.to_string()))])),
         }
     }
 

@@ -1,24 +1,54 @@
 //! The JSON an import writes: objects keep the order their members are
 //! given in (pi's own order), as `JSON.stringify` writes them.
 
+use super::value::{N, V};
 use crate::json::js;
+use std::borrow::Cow;
+use std::io::Write as _;
 
-/// A JSON value to write.
+/// A JSON value to write; its strings may borrow the source's.
 #[derive(Clone)]
-pub(crate) enum J {
+pub(crate) enum J<'a> {
     Null,
     Bool(bool),
     Num(f64),
-    Str(String),
-    Arr(Vec<J>),
-    Obj(Vec<(&'static str, J)>),
+    Str(Cow<'a, str>),
+    /// A string that needs no escape: one of the source's that held none
+    /// (see [`J::text`]), or a literal of this program without `"`, `\\`
+    /// or a control character. Written as it is.
+    Src(&'a str),
+    Arr(Vec<J<'a>>),
+    Obj(Vec<(&'static str, J<'a>)>),
     /// A value taken from the source as it is (its keys sorted).
     Val(serde_json::Value),
+    /// The same, read without serde_json's tree (Claude Code's lines).
+    Raw(V<'a>),
 }
 
-impl J {
-    pub(crate) fn str(s: impl Into<String>) -> J {
+impl<'a> J<'a> {
+    pub(crate) fn str(s: impl Into<Cow<'a, str>>) -> J<'a> {
         J::Str(s.into())
+    }
+
+    /// A string read by `value::parse` (or a literal): a borrowed one is
+    /// the source's text between its quotes, which held no escape, and
+    /// JSON allows no raw `"`, `\` or control character there, so it
+    /// needs none when written (the escape check of every string was 7%
+    /// of an import).
+    pub(crate) fn text(s: Cow<'a, str>) -> J<'a> {
+        match s {
+            Cow::Borrowed(t) => J::Src(t),
+            Cow::Owned(t) => J::Str(Cow::Owned(t)),
+        }
+    }
+
+    /// The string this is, if it is one.
+    pub(crate) fn as_str(&self) -> Option<&str> {
+        match self {
+            J::Str(s) => Some(s),
+            J::Src(s) => Some(s),
+            _ => None,
+        }
     }
 
     /// Append this value's JSON text to `out`.
@@ -28,6 +58,7 @@ impl J {
             J::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
             J::Num(n) => js::write_number(out, *n),
             J::Str(s) => write_str(out, s),
+            J::Src(s) => write_plain(out, s),
             J::Arr(items) => {
                 out.push(b'[');
                 for (i, v) in items.iter().enumerate() {
@@ -44,13 +75,15 @@ impl J {
                     if i > 0 {
                         out.push(b',');
                     }
-                    write_str(out, k);
+                    // Keys are this program's own names: none needs an escape.
+                    write_plain(out, k);
                     out.push(b':');
                     v.write(out);
                 }
                 out.push(b'}');
             }
             J::Val(v) => write_value(v, out),
+            J::Raw(v) => write_v(v, out),
         }
     }
 }
@@ -90,6 +123,73 @@ fn write_value(v: &serde_json::Value, out: &mut Vec<u8>) {
             out.push(b'}');
         }
     }
+}
+
+/// A source value read by `value::parse`, written as [`write_value`]
+/// writes serde_json's tree of it: keys sorted (a repeated key once, its
+/// last value), numbers as JavaScript prints them (`1.0` is `1`).
+pub(crate) fn write_v(v: &V<'_>, out: &mut Vec<u8>) {
+    match v {
+        V::Null => out.extend_from_slice(b"null"),
+        V::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        // Whole numbers by their digits, as serde_json's Number prints them.
+        V::Num(N::U(n)) => {
+            let _ = write!(out, "{n}");
+        }
+        V::Num(N::I(n)) => {
+            let _ = write!(out, "{n}");
+        }
+        V::Num(N::F(n)) => js::write_number(out, *n),
+        V::Str(s) => write_cow(out, s),
+        V::Arr(items) => {
+            out.push(b'[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_v(x, out);
+            }
+            out.push(b']');
+        }
+        V::Obj(o) => {
+            let mut members: Vec<&(Cow<str>, V)> = o.iter().collect();
+            // Stable: of a repeated key, the last is last in its run.
+            members.sort_by(|a, b| a.0.cmp(&b.0));
+            out.push(b'{');
+            let mut first = true;
+            for (i, (k, x)) in members.iter().map(|m| (&m.0, &m.1)).enumerate() {
+                if members.get(i + 1).is_some_and(|next| next.0 == *k) {
+                    continue;
+                }
+                if !first {
+                    out.push(b',');
+                }
+                first = false;
+                write_cow(out, k);
+                out.push(b':');
+                write_v(x, out);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+/// A string of `value::V`: a borrowed one held no escape in the source
+/// and needs none (see [`J::text`]); which one it is, is the point.
+#[allow(clippy::ptr_arg)]
+fn write_cow(out: &mut Vec<u8>, s: &Cow<'_, str>) {
+    match s {
+        Cow::Borrowed(t) => write_plain(out, t),
+        Cow::Owned(t) => write_str(out, t),
+    }
+}
+
+/// A string known to need no escape, between quotes.
+fn write_plain(out: &mut Vec<u8>, s: &str) {
+    out.reserve(s.len() + 2);
+    out.push(b'"');
+    out.extend_from_slice(s.as_bytes());
+    out.push(b'"');
 }
 
 /// A string as `JSON.stringify` writes it, runs that need no escape

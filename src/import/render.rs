@@ -38,7 +38,8 @@ pub(crate) fn render(c: &Conversation, source: &str, source_len: u64) -> Importe
     header(c, &id, source, source_len, order.len()).write(&mut out);
     out.push(b'\n');
     for &i in &order {
-        let parent = parents[i].map_or(J::Null, |p| J::str(&ids[p]));
+        // Ids are hex digits: no escape.
+        let parent = parents[i].map_or(J::Null, |p| J::Src(&ids[p]));
         write_entry(nodes[i], &ids[i], parent, &mut out);
         out.push(b'\n');
     }
@@ -118,9 +119,15 @@ fn order(parents: &[Option<usize>], resume: Option<usize>) -> Vec<usize> {
     out
 }
 
-fn header(c: &Conversation, id: &str, source: &str, len: u64, entries: usize) -> J {
+fn header<'a>(
+    c: &'a Conversation,
+    id: &'a str,
+    source: &'a str,
+    len: u64,
+    entries: usize,
+) -> J<'a> {
     J::Obj(vec![
-        ("type", J::str("session")),
+        ("type", J::Src("session")),
         ("version", J::Num(3.0)),
         ("id", J::str(id)),
         ("timestamp", J::str(&c.timestamp)),
@@ -140,12 +147,12 @@ fn header(c: &Conversation, id: &str, source: &str, len: u64, entries: usize) ->
 
 /// Write one entry line (without its newline); the message or data is
 /// written where it is, not copied.
-fn write_entry(n: &Node, id: &str, parent: J, out: &mut Vec<u8>) {
+fn write_entry<'a>(n: &'a Node, id: &'a str, parent: J<'a>, out: &mut Vec<u8>) {
     let ts = J::str(&n.timestamp);
-    let common = |ty: &str| {
+    let common = |ty: &'static str| {
         vec![
-            ("type", J::str(ty)),
-            ("id", J::str(id)),
+            ("type", J::Src(ty)),
+            ("id", J::Src(id)),
             ("parentId", parent),
             ("timestamp", ts),
         ]
@@ -168,14 +175,14 @@ fn write_entry(n: &Node, id: &str, parent: J, out: &mut Vec<u8>) {
         } => {
             let mut m = common("compaction");
             m.push(("summary", J::str(summary)));
-            m.push(("firstKeptEntryId", J::str(id)));
+            m.push(("firstKeptEntryId", J::Src(id)));
             m.push(("tokensBefore", J::Num(*tokens_before)));
             J::Obj(m).write(out);
         }
         Body::Custom { custom_type, data } => {
             // pi writes type, customType, data, then id, parentId, timestamp.
             let head = vec![
-                ("type", J::str("custom")),
+                ("type", J::Src("custom")),
                 ("customType", J::str(custom_type)),
             ];
             with_tail(head, "data", data, out);
