@@ -1118,3 +1118,34 @@ fn what_pi_check_says_pi_does_is_what_pi_did() {
         assert_eq!(after["fixStatus"], 0, "{code}: --fix left an error");
     }
 }
+
+/// Past the cap of findings per code, each code's "N more of these" line
+/// comes in the order the codes first appear, the same on every run.
+#[test]
+fn more_of_these_lines_come_in_first_appearance_order() {
+    let dir = TempDir::new("check-cap");
+    let mut entries = vec![user("aaaa0001", None, "hi")];
+    for i in 0..25 {
+        entries.push("[1]".to_string());
+        entries.push(other(
+            "label",
+            &format!("bbbb{i:04}"),
+            Some("aaaa0001"),
+            &format!(r#","targetId":"ffff{i:04}","label":"x""#),
+        ));
+    }
+    entries.push(user("aaaa0002", Some("aaaa0001"), "hi"));
+    let f = dir.write("cap.jsonl", session(&entries).as_bytes());
+    // Line 3 is `[1]`: no-id, no-type and not-object (a line's codes in
+    // name order); line 4 the label of a missing entry.
+    let want = ["no-id", "no-type", "not-object", "label-target-missing"];
+    for _ in 0..3 {
+        let (found, _) = findings(&f);
+        let more: Vec<&str> = found
+            .iter()
+            .filter(|f| f["message"].as_str().unwrap().ends_with("more of these"))
+            .map(|f| f["code"].as_str().unwrap())
+            .collect();
+        assert_eq!(more, want, "{found:#?}");
+    }
+}

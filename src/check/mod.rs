@@ -408,12 +408,20 @@ pub fn check_file(path: Option<&std::path::Path>, name: &str, bytes: Vec<u8>) ->
 /// many more there were.
 fn cap(mut findings: Vec<Finding>) -> Vec<Finding> {
     findings.sort_by_key(|f| (f.line.unwrap_or(0), f.kind.code));
-    let mut counts: std::collections::HashMap<&str, usize> = Default::default();
+    // Codes in the order they first appear: the "more of these" lines come
+    // out the same on every run (a hash map's order changed per process).
+    let mut counts: Vec<(&str, usize)> = Vec::new();
     let mut out = Vec::with_capacity(findings.len());
     for f in findings {
-        let n = counts.entry(f.kind.code).or_default();
-        *n += 1;
-        if *n <= PER_CODE || f.repair.is_some() {
+        let at = match counts.iter().position(|(c, _)| *c == f.kind.code) {
+            Some(at) => at,
+            None => {
+                counts.push((f.kind.code, 0));
+                counts.len() - 1
+            }
+        };
+        counts[at].1 += 1;
+        if counts[at].1 <= PER_CODE || f.repair.is_some() {
             out.push(f);
         }
     }
